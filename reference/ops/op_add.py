@@ -1,0 +1,13 @@
+"""ADD reference kernel (not implemented yet)."""
+from __future__ import annotations
+
+import numpy as np
+
+from .base import Kernel
+
+
+class Add(Kernel):
+    kind = "ADD"
+
+    def run(self, *inputs: np.ndarray) -> np.ndarray:
+        raise NotImplementedError("ADD")

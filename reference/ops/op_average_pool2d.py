@@ -1,0 +1,13 @@
+"""AVERAGE_POOL_2D reference kernel (not implemented yet)."""
+from __future__ import annotations
+
+import numpy as np
+
+from .base import Kernel
+
+
+class AveragePool2D(Kernel):
+    kind = "AVERAGE_POOL_2D"
+
+    def run(self, *inputs: np.ndarray) -> np.ndarray:
+        raise NotImplementedError("AVERAGE_POOL_2D")

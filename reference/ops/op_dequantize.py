@@ -1,0 +1,13 @@
+"""DEQUANTIZE reference kernel (not implemented yet)."""
+from __future__ import annotations
+
+import numpy as np
+
+from .base import Kernel
+
+
+class Dequantize(Kernel):
+    kind = "DEQUANTIZE"
+
+    def run(self, *inputs: np.ndarray) -> np.ndarray:
+        raise NotImplementedError("DEQUANTIZE")

@@ -1,0 +1,13 @@
+"""LOGISTIC reference kernel (not implemented yet)."""
+from __future__ import annotations
+
+import numpy as np
+
+from .base import Kernel
+
+
+class Logistic(Kernel):
+    kind = "LOGISTIC"
+
+    def run(self, *inputs: np.ndarray) -> np.ndarray:
+        raise NotImplementedError("LOGISTIC")

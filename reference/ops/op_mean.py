@@ -1,0 +1,13 @@
+"""MEAN reference kernel (not implemented yet)."""
+from __future__ import annotations
+
+import numpy as np
+
+from .base import Kernel
+
+
+class Mean(Kernel):
+    kind = "MEAN"
+
+    def run(self, *inputs: np.ndarray) -> np.ndarray:
+        raise NotImplementedError("MEAN")

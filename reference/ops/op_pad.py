@@ -1,0 +1,13 @@
+"""PAD reference kernel (not implemented yet)."""
+from __future__ import annotations
+
+import numpy as np
+
+from .base import Kernel
+
+
+class Pad(Kernel):
+    kind = "PAD"
+
+    def run(self, *inputs: np.ndarray) -> np.ndarray:
+        raise NotImplementedError("PAD")

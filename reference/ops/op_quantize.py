@@ -1,0 +1,13 @@
+"""QUANTIZE reference kernel (not implemented yet)."""
+from __future__ import annotations
+
+import numpy as np
+
+from .base import Kernel
+
+
+class Quantize(Kernel):
+    kind = "QUANTIZE"
+
+    def run(self, *inputs: np.ndarray) -> np.ndarray:
+        raise NotImplementedError("QUANTIZE")

@@ -1,0 +1,13 @@
+"""SOFTMAX reference kernel (not implemented yet)."""
+from __future__ import annotations
+
+import numpy as np
+
+from .base import Kernel
+
+
+class Softmax(Kernel):
+    kind = "SOFTMAX"
+
+    def run(self, *inputs: np.ndarray) -> np.ndarray:
+        raise NotImplementedError("SOFTMAX")

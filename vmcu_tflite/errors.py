@@ -1,0 +1,42 @@
+"""Errors the tools report to users, each tied to the exit code of the interface contract.
+
+A command-line tool catches `VmcuError`, prints `<tool>: error: <message>` as one line on stderr
+and exits with `exit_code`; anything else escaping is a bug in the tool, not in the user's model.
+"""
+from __future__ import annotations
+
+EXIT_OK = 0
+EXIT_OUTPUTS_DIFFER = 1
+EXIT_BAD_INPUT = 2
+EXIT_DOES_NOT_FIT = 3
+EXIT_HAZARD = 4
+
+
+class VmcuError(Exception):
+    """Base of every user-facing error; the message is one line."""
+
+    exit_code = EXIT_BAD_INPUT
+
+
+class ModelError(VmcuError):
+    """The file is not a TFLite model this tool supports (corrupt, float, unsupported op, ...)."""
+
+    exit_code = EXIT_BAD_INPUT
+
+
+class UsageError(VmcuError):
+    """The command line or an input file given on it is wrong."""
+
+    exit_code = EXIT_BAD_INPUT
+
+
+class BudgetError(VmcuError):
+    """The plan needs more RAM than `--ram-budget` allows."""
+
+    exit_code = EXIT_DOES_NOT_FIT
+
+
+class HazardError(VmcuError):
+    """A step read pool bytes that no longer hold the segment it expected: the plan is wrong."""
+
+    exit_code = EXIT_HAZARD

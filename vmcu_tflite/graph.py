@@ -1,0 +1,134 @@
+"""The model as the converter sees it: typed, immutable tensors and ops in a networkx graph.
+
+The reader builds a `Graph` straight from the flatbuffer; the passes return new `Graph`s. Nothing
+here knows about TFLite's flatbuffer classes, so every later stage (planner, interpreter, codegen)
+works on plain Python values.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any, Mapping
+
+import networkx as nx
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Quantization:
+    """Affine quantization: real = scale * (q - zero_point), per tensor or per channel on `axis`."""
+
+    scale: tuple[float, ...]
+    zero_point: tuple[int, ...]
+    axis: int = 0
+
+    @property
+    def per_channel(self) -> bool:
+        return len(self.scale) > 1
+
+
+@dataclass(frozen=True, eq=False)
+class Tensor:
+    """A tensor of the model. `data` is set (read-only) for constants, None for activations."""
+
+    index: int
+    name: str
+    shape: tuple[int, ...]
+    dtype: str
+    quant: Quantization | None = None
+    data: np.ndarray | None = field(default=None, repr=False)
+
+    @property
+    def is_constant(self) -> bool:
+        return self.data is not None
+
+    @property
+    def num_elements(self) -> int:
+        return int(np.prod(self.shape, dtype=np.int64))
+
+    @property
+    def num_bytes(self) -> int:
+        return self.num_elements * np.dtype(self.dtype).itemsize
+
+    @property
+    def scale(self) -> float:
+        """The per-tensor scale; per-channel tensors must use `quant.scale`."""
+        assert self.quant is not None and not self.quant.per_channel, self.name
+        return self.quant.scale[0]
+
+    @property
+    def zero_point(self) -> int:
+        assert self.quant is not None and not self.quant.per_channel, self.name
+        return self.quant.zero_point[0]
+
+
+@dataclass(frozen=True, eq=False)
+class Op:
+    """One TFLite operator. `inputs` keep TFLite's positions; -1 marks an omitted optional input."""
+
+    index: int
+    kind: str
+    inputs: tuple[int, ...]
+    outputs: tuple[int, ...]
+    options: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+
+
+@dataclass(frozen=True)
+class IOPort:
+    """A graph input or output as the application sees it.
+
+    `tensor` is the int8 tensor inside the pool. `dtype` is what the application passes or receives:
+    "int8", or "float32" when the model had a QUANTIZE/DEQUANTIZE at its boundary, in which case the
+    values are converted with `tensor`'s scale and zero point outside the pool.
+    """
+
+    tensor: int
+    dtype: str
+    shape: tuple[int, ...]
+
+
+@dataclass(frozen=True, eq=False)
+class Graph:
+    """Ops in execution order, their tensors, and the model's I/O.
+
+    `aliases` maps a tensor to the tensor whose bytes it shares (RESHAPE, SQUEEZE and empty PADs
+    become aliases: same bytes, another shape). `dag` has one node per op index, with an edge
+    producer -> consumer labelled by the tensor that flows along it.
+    """
+
+    name: str
+    tensors: Mapping[int, Tensor]
+    ops: tuple[Op, ...]
+    inputs: tuple[IOPort, ...]
+    outputs: tuple[IOPort, ...]
+    aliases: Mapping[int, int] = field(default_factory=lambda: MappingProxyType({}))
+
+    @property
+    def dag(self) -> nx.DiGraph:
+        g = nx.DiGraph()
+        producer = {}
+        for op in self.ops:
+            g.add_node(op.index, kind=op.kind)
+            for t in op.outputs:
+                producer[t] = op.index
+        for op in self.ops:
+            for t in op.inputs:
+                if t in producer:
+                    g.add_edge(producer[t], op.index, tensor=t)
+        return g
+
+    def storage_of(self, tensor: int) -> int:
+        """The tensor that owns the bytes of `tensor` (itself unless it is an alias)."""
+        while tensor in self.aliases:
+            tensor = self.aliases[tensor]
+        return tensor
+
+    def activations(self, op: Op) -> tuple[int, ...]:
+        """The op's non-constant inputs, in TFLite's order."""
+        return tuple(t for t in op.inputs if t >= 0 and not self.tensors[t].is_constant)
+
+    def consumers(self, tensor: int) -> list[Op]:
+        return [op for op in self.ops if tensor in op.inputs]
+
+    def producer(self, tensor: int) -> Op | None:
+        return next((op for op in self.ops if tensor in op.outputs), None)

@@ -1,0 +1,98 @@
+"""Helpers shared by the ops' prepare functions: padding, per-channel requantization, activations.
+
+A prepare function turns one `Op` of a `Graph` into a frozen params object that holds everything
+the kernel needs at run time (TFLite Micro computes the same in its kernels' Prepare). The
+reference interpreter and the C code generator both consume these params.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import ModelError
+from ..graph import Graph, Op, Tensor
+from ..quant import activation_range, quantize_multiplier
+
+PADDING_SAME, PADDING_VALID = 0, 1
+
+
+@dataclass(frozen=True)
+class Requantization:
+    """Per-output-channel Q31 multipliers and shifts plus the clamp of the fused activation."""
+
+    multiplier: tuple[int, ...]
+    shift: tuple[int, ...]
+    act_min: int
+    act_max: int
+
+
+def window_padding(in_size: int, out_size: int, filter_size: int, stride: int, dilation: int,
+                   padding: int, folded: tuple[int, int] = (0, 0)) -> int:
+    """Zeros implicitly added before the first input row/column (TFLite's ComputePaddingWithOffset).
+
+    `folded` is an explicit (before, after) PAD that a pass folded into this op: it is added on top
+    of what SAME padding computes over the already padded input.
+    """
+    padded = in_size + folded[0] + folded[1]
+    if padding == PADDING_SAME:
+        effective = (filter_size - 1) * dilation + 1
+        total = max((out_size - 1) * stride + effective - padded, 0)
+        return folded[0] + total // 2
+    return folded[0]
+
+
+def output_size(in_size: int, filter_size: int, stride: int, dilation: int, padding: int,
+                folded: tuple[int, int] = (0, 0)) -> int:
+    """Spatial output size as TFLite computes it, over the input plus any folded PAD."""
+    padded = in_size + folded[0] + folded[1]
+    effective = (filter_size - 1) * dilation + 1
+    if padding == PADDING_SAME:
+        return (padded + stride - 1) // stride
+    return (padded + stride - effective) // stride
+
+
+def tensor(graph: Graph, op: Op, position: int) -> Tensor | None:
+    """The op's input at `position`, or None when it is omitted (-1) or absent."""
+    if position >= len(op.inputs) or op.inputs[position] < 0:
+        return None
+    return graph.tensors[op.inputs[position]]
+
+
+def output(graph: Graph, op: Op, position: int = 0) -> Tensor:
+    return graph.tensors[op.outputs[position]]
+
+
+def require(condition: bool, op: Op, message: str) -> None:
+    """Refuse an op configuration the kernels do not implement, naming the op."""
+    if not condition:
+        raise ModelError(f"operator {op.kind} at index {op.index}: {message}")
+
+
+def requantization(op: Op, input_: Tensor, filter_: Tensor, output_: Tensor, channels: int) -> Requantization:
+    """Per-channel output multipliers as TFLite's PopulateConvolutionQuantizationParams."""
+    require(all(z == 0 for z in filter_.quant.zero_point), op, "filter zero points must be 0")
+    scales = filter_.quant.scale
+    require(len(scales) in (1, channels), op, f"{len(scales)} filter scales for {channels} channels")
+    pairs = [quantize_multiplier(input_.scale * scales[c if len(scales) > 1 else 0] / output_.scale)
+             for c in range(channels)]
+    act_min, act_max = activation_range(op.options.get("fused_activation_function", 0),
+                                        output_.scale, output_.zero_point)
+    return Requantization(multiplier=tuple(m for m, _ in pairs), shift=tuple(s for _, s in pairs),
+                          act_min=act_min, act_max=act_max)
+
+
+def bias_values(graph: Graph, op: Op, position: int, channels: int) -> np.ndarray:
+    """The int32 bias, or zeros when the model has none."""
+    bias = tensor(graph, op, position)
+    if bias is None:
+        return np.zeros(channels, dtype=np.int32)
+    require(bias.dtype == "int32" and bias.is_constant, op, "bias must be a constant int32 tensor")
+    return bias.data.reshape(-1)
+
+
+def constant(graph: Graph, op: Op, position: int, what: str) -> np.ndarray:
+    """A constant input (weights, axes, shapes); a non-constant one is not supported."""
+    t = tensor(graph, op, position)
+    require(t is not None and t.is_constant, op, f"{what} must be a constant tensor")
+    return t.data

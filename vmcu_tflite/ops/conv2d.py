@@ -1,0 +1,63 @@
+"""CONV_2D: int8 convolution with per-channel requantization, NHWC input, OHWI filter."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..graph import Graph, Op
+from .common import Requantization, bias_values, output, output_size, require, requantization, tensor, window_padding
+
+KIND = "CONV_2D"
+
+
+@dataclass(frozen=True, eq=False)
+class Conv2DParams:
+    input_shape: tuple[int, int, int, int]
+    output_shape: tuple[int, int, int, int]
+    filter: np.ndarray  # [C_out, K_h, K_w, C_in / groups] int8
+    bias: np.ndarray  # [C_out] int32
+    stride: tuple[int, int]  # (h, w)
+    dilation: tuple[int, int]  # (h, w)
+    padding: tuple[int, int]  # implicit zeros before the first (row, column)
+    input_offset: int  # -input zero point
+    output_offset: int  # output zero point
+    requant: Requantization
+
+
+def conv_geometry(graph: Graph, op: Op, kernel_hw: tuple[int, int]):
+    """Stride, dilation and top/left padding of a windowed op, PADs folded into it included."""
+    o = op.options
+    in_shape = graph.tensors[op.inputs[0]].shape
+    out_shape = output(graph, op).shape
+    stride = (o.get("stride_h", 1), o.get("stride_w", 1))
+    dilation = (o.get("dilation_h_factor", 1), o.get("dilation_w_factor", 1))
+    folded = o.get("folded_padding", ((0, 0), (0, 0)))
+    padding = o.get("padding", 0)
+    for axis in (0, 1):
+        expected = output_size(in_shape[1 + axis], kernel_hw[axis], stride[axis], dilation[axis], padding, folded[axis])
+        require(expected == out_shape[1 + axis], op,
+                f"output {'height' if axis == 0 else 'width'} {out_shape[1 + axis]} does not match the computed {expected}")
+    pad = tuple(window_padding(in_shape[1 + a], out_shape[1 + a], kernel_hw[a], stride[a], dilation[a], padding,
+                               folded[a]) for a in (0, 1))
+    return stride, dilation, pad
+
+
+def prepare(graph: Graph, op: Op) -> Conv2DParams:
+    input_, filter_, out = tensor(graph, op, 0), tensor(graph, op, 1), output(graph, op)
+    require(len(input_.shape) == 4 and filter_.is_constant and len(filter_.shape) == 4, op,
+            "expects a 4-D input and a constant 4-D filter")
+    require(input_.shape[3] % filter_.shape[3] == 0, op, "input channels are not a multiple of the filter depth")
+    stride, dilation, padding = conv_geometry(graph, op, filter_.shape[1:3])
+    channels = out.shape[3]
+    return Conv2DParams(
+        input_shape=input_.shape, output_shape=out.shape, filter=filter_.data,
+        bias=bias_values(graph, op, 2, channels), stride=stride, dilation=dilation, padding=padding,
+        input_offset=-input_.zero_point, output_offset=out.zero_point,
+        requant=requantization(op, input_, filter_, out, channels))
+
+
+def macs(params: Conv2DParams) -> int:
+    _, h, w, c_out = params.output_shape
+    _, k_h, k_w, c_in = params.filter.shape
+    return params.output_shape[0] * h * w * c_out * k_h * k_w * c_in

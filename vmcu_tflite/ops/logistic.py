@@ -1,0 +1,11 @@
+"""LOGISTIC (not implemented yet)."""
+from __future__ import annotations
+
+from ..graph import Graph, Op
+from .common import require
+
+KIND = "LOGISTIC"
+
+
+def prepare(graph: Graph, op: Op):
+    require(False, op, "not implemented yet")

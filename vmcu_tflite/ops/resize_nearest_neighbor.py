@@ -1,0 +1,11 @@
+"""RESIZE_NEAREST_NEIGHBOR (not implemented yet)."""
+from __future__ import annotations
+
+from ..graph import Graph, Op
+from .common import require
+
+KIND = "RESIZE_NEAREST_NEIGHBOR"
+
+
+def prepare(graph: Graph, op: Op):
+    require(False, op, "not implemented yet")

@@ -1,0 +1,191 @@
+"""TFLite flatbuffer -> `Graph`, validating up front.
+
+Every reason to refuse a model is found here and reported as a one-line `ModelError`, so later
+stages can assume a well-formed int8 graph of supported ops with static shapes.
+"""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+import numpy as np
+import tflite
+
+from .errors import ModelError
+from .graph import Graph, IOPort, Op, Quantization, Tensor
+from .ops import SUPPORTED_OPS
+
+_TENSOR_TYPES = {
+    tflite.TensorType.FLOAT32: "float32",
+    tflite.TensorType.FLOAT16: "float16",
+    tflite.TensorType.INT32: "int32",
+    tflite.TensorType.UINT8: "uint8",
+    tflite.TensorType.INT64: "int64",
+    tflite.TensorType.BOOL: "bool",
+    tflite.TensorType.INT16: "int16",
+    tflite.TensorType.INT8: "int8",
+}
+_OP_NAMES = {v: k for k, v in vars(tflite.BuiltinOperator).items() if not k.startswith("_")}
+_OPTION_CLASSES = {v: k for k, v in vars(tflite.BuiltinOptions).items() if not k.startswith("_")}
+_FILE_IDENTIFIER = b"TFL3"
+
+
+def read_model(path: str | Path) -> Graph:
+    """Read and validate a .tflite file."""
+    path = Path(path)
+    try:
+        data = path.read_bytes()
+    except OSError as err:
+        raise ModelError(f"cannot read {path}: {err.strerror}") from None
+    return parse_model(data, name=path.stem)
+
+
+def parse_model(data: bytes, name: str = "model") -> Graph:
+    """Parse flatbuffer bytes into a validated `Graph`."""
+    if len(data) < 8 or data[4:8] != _FILE_IDENTIFIER:
+        raise ModelError("not a TFLite model (no 'TFL3' file identifier)")
+    try:
+        model = tflite.Model.GetRootAsModel(data, 0)
+        graph = _build_graph(model, data, name)
+    except ModelError:
+        raise
+    except Exception as err:  # the flatbuffer library reports corruption as arbitrary exceptions
+        raise ModelError(f"corrupt or truncated TFLite flatbuffer ({type(err).__name__} while reading it)") from None
+    _check_activations(graph)
+    return graph
+
+
+def _build_graph(model: tflite.Model, data: bytes, name: str) -> Graph:
+    if model.SubgraphsLength() != 1:
+        raise ModelError(f"the model has {model.SubgraphsLength()} subgraphs; only single-subgraph models are supported")
+    subgraph = model.Subgraphs(0)
+    ops = tuple(_read_op(model, subgraph.Operators(i), i) for i in range(subgraph.OperatorsLength()))
+    unsupported = next((op for op in ops if op.kind not in SUPPORTED_OPS), None)
+    if unsupported is not None:
+        raise ModelError(f"unsupported operator {unsupported.kind} at index {unsupported.index}; "
+                         f"supported: {', '.join(sorted(SUPPORTED_OPS))}")
+    tensors = {i: _read_tensor(model, subgraph.Tensors(i), i, data) for i in range(subgraph.TensorsLength())}
+    for op in ops:
+        for t in op.inputs + op.outputs:
+            if t >= len(tensors) or t < -1:
+                raise ModelError(f"operator {op.kind} at index {op.index} refers to tensor {t}, which does not exist")
+    inputs = tuple(int(t) for t in subgraph.InputsAsNumpy()) if not subgraph.InputsIsNone() else ()
+    outputs = tuple(int(t) for t in subgraph.OutputsAsNumpy()) if not subgraph.OutputsIsNone() else ()
+    if not inputs or not outputs:
+        raise ModelError("the model declares no inputs or no outputs")
+    return Graph(
+        name=name,
+        tensors=MappingProxyType(tensors),
+        ops=ops,
+        inputs=tuple(IOPort(t, tensors[t].dtype, tensors[t].shape) for t in inputs),
+        outputs=tuple(IOPort(t, tensors[t].dtype, tensors[t].shape) for t in outputs),
+    )
+
+
+def _read_op(model: tflite.Model, op: tflite.Operator, index: int) -> Op:
+    code = model.OperatorCodes(op.OpcodeIndex())
+    # Codes above 127 live only in builtin_code; older files keep them in the deprecated byte.
+    builtin = max(code.BuiltinCode(), code.DeprecatedBuiltinCode())
+    kind = _OP_NAMES.get(builtin, f"BUILTIN_{builtin}")
+    if kind == "CUSTOM":
+        kind = f"CUSTOM({code.CustomCode().decode(errors='replace')})"
+    return Op(
+        index=index,
+        kind=kind,
+        inputs=tuple(int(t) for t in op.InputsAsNumpy()) if not op.InputsIsNone() else (),
+        outputs=tuple(int(t) for t in op.OutputsAsNumpy()) if not op.OutputsIsNone() else (),
+        options=MappingProxyType(_read_options(op)),
+    )
+
+
+def _snake(name: str) -> str:
+    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "_", name).lower()
+
+
+def _read_options(op: tflite.Operator) -> dict[str, Any]:
+    """All scalar and vector fields of the op's builtin options table, in snake_case."""
+    class_name = _OPTION_CLASSES.get(op.BuiltinOptionsType())
+    table = op.BuiltinOptions()
+    if class_name in (None, "NONE") or table is None:
+        return {}
+    options = getattr(tflite, class_name)()
+    options.Init(table.Bytes, table.Pos)
+    fields = {}
+    for attr in dir(options):
+        if attr.startswith(("_", "GetRootAs", "Init")) or attr.endswith(("BufferHasIdentifier", "Length", "IsNone")):
+            continue
+        if attr.endswith("AsNumpy"):
+            base = attr[: -len("AsNumpy")]
+            is_none = getattr(options, base + "IsNone", lambda: False)()
+            fields[_snake(base)] = () if is_none else tuple(int(v) for v in getattr(options, attr)())
+        elif not hasattr(options, attr + "AsNumpy"):
+            value = getattr(options, attr)()
+            fields[_snake(attr)] = value
+    return fields
+
+
+def _read_tensor(model: tflite.Model, tensor: tflite.Tensor, index: int, data: bytes) -> Tensor:
+    name = tensor.Name().decode(errors="replace")
+    dtype = _TENSOR_TYPES.get(tensor.Type(), f"type{tensor.Type()}")
+    if tensor.ShapeSignatureLength() and any(d < 0 for d in tensor.ShapeSignatureAsNumpy()):
+        raise ModelError(f"tensor {index} '{name}' has a dynamic shape {tuple(tensor.ShapeSignatureAsNumpy())}; "
+                         "only static shapes are supported")
+    shape = () if tensor.ShapeIsNone() else tuple(int(d) for d in tensor.ShapeAsNumpy())
+    if any(d < 0 for d in shape):
+        raise ModelError(f"tensor {index} '{name}' has an unknown shape {shape}")
+    return Tensor(index=index, name=name, shape=shape, dtype=dtype,
+                  quant=_read_quantization(tensor), data=_read_buffer(model, tensor, index, name, dtype, shape, data))
+
+
+def _read_quantization(tensor: tflite.Tensor) -> Quantization | None:
+    q = tensor.Quantization()
+    if q is None or q.ScaleIsNone() or q.ScaleLength() == 0:
+        return None
+    scale = tuple(float(s) for s in q.ScaleAsNumpy())
+    zero_point = tuple(int(z) for z in q.ZeroPointAsNumpy()) if not q.ZeroPointIsNone() else (0,) * len(scale)
+    return Quantization(scale=scale, zero_point=zero_point, axis=q.QuantizedDimension())
+
+
+def _read_buffer(model, tensor, index, name, dtype, shape, data) -> np.ndarray | None:
+    buffer = model.Buffers(tensor.Buffer())
+    if buffer is None:
+        return None
+    if buffer.Offset() > 1:  # large models keep constant data after the flatbuffer itself
+        raw = data[buffer.Offset(): buffer.Offset() + buffer.Size()]
+        if len(raw) != buffer.Size():
+            raise ModelError(f"corrupt or truncated TFLite flatbuffer (tensor {index} '{name}' data is cut off)")
+    elif buffer.DataLength():
+        raw = buffer.DataAsNumpy().tobytes()
+    else:
+        return None
+    if dtype not in ("int8", "int16", "int32", "int64", "uint8", "float32", "float16", "bool"):
+        raise ModelError(f"tensor {index} '{name}' has unsupported constant type {dtype}")
+    expected = int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize
+    if len(raw) != expected:
+        raise ModelError(f"corrupt TFLite flatbuffer: tensor {index} '{name}' holds {len(raw)} bytes, "
+                         f"its shape {shape} needs {expected}")
+    array = np.frombuffer(raw, dtype=dtype).reshape(shape).copy()
+    array.flags.writeable = False
+    return array
+
+
+def _check_activations(graph: Graph) -> None:
+    """Activations must be int8; float32 is allowed only as the model's quantized boundary."""
+    boundary = {p.tensor for p in graph.inputs} | {p.tensor for p in graph.outputs}
+    for op in graph.ops:
+        for t in op.inputs + op.outputs:
+            if t < 0 or graph.tensors[t].is_constant:
+                continue
+            tensor = graph.tensors[t]
+            if tensor.dtype == "int8":
+                if tensor.quant is None:
+                    raise ModelError(f"tensor {t} '{tensor.name}' is int8 without quantization parameters")
+                continue
+            at_boundary = t in boundary and op.kind in ("QUANTIZE", "DEQUANTIZE") and tensor.dtype == "float32"
+            if at_boundary:
+                continue
+            kind = {"float32": "float", "float16": "float16", "int16": "int16"}.get(tensor.dtype, tensor.dtype)
+            raise ModelError(f"{kind} activations are not supported (tensor {t} '{tensor.name}', operator "
+                             f"{op.kind} at index {op.index}); convert the model with full int8 quantization")
