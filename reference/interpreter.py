@@ -1,17 +1,110 @@
-"""Placeholder: runs a single-op model by calling its kernel directly (replaced by the pool interpreter)."""
+"""The reference interpreter: executes a plan's steps over the simulated pool.
+
+It is the specification of what the C runtime does: the same steps in the same order, reading
+and writing the same pool addresses. Kernels only compute; every activation byte goes through
+`SimulatedPool`, which fails on the first byte a wrong plan would corrupt.
+"""
 from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable, Sequence
 
 import numpy as np
 
-from vmcu_tflite.ops import prepare
-from vmcu_tflite.reader import parse_model
+from vmcu_tflite.errors import UsageError
+from vmcu_tflite.pipeline import Program, compile_model
+
 from .ops import make_kernel
+from .pool import Access, SimulatedPool
 
 
-def run_model_bytes(model: bytes, inputs):
-    graph = parse_model(model)
-    (op,) = graph.ops
-    kernel = make_kernel(op.kind, prepare(graph, op))
-    acts = graph.activations(op)
-    feed = dict(zip([p.tensor for p in graph.inputs], inputs))
-    return [kernel.run(*[np.asarray(feed[t]) for t in acts])]
+@dataclass
+class Result:
+    outputs: list[np.ndarray]
+    tensors: dict[int, np.ndarray] = field(default_factory=dict)  # every step output, when recorded
+    order: list[int] = field(default_factory=list)  # tensor indices in the order they were produced
+
+
+class Interpreter:
+    """Runs one `Program`; kernels are built once and reused across invocations."""
+
+    def __init__(self, program: Program, trace: Callable[[str], None] | None = None) -> None:
+        self.program = program
+        self.trace = trace
+        self.kernels = [make_kernel(s.kernel, s.params) for s in program.steps]
+        planned = {s.index: s for s in program.plan.steps}
+        if len(planned) != len(program.steps) or any(planned[s.index].kernel != s.kernel for s in program.steps):
+            raise UsageError("the plan does not match the model's steps (was it made for another model?)")
+
+    def _access(self, step_index: int, tensor: int) -> Access:
+        graph = self.program.graph
+        storage = graph.storage_of(tensor)
+        if step_index < 0:
+            kernel, ops = "input", ()
+        elif step_index >= len(self.program.steps):
+            kernel, ops = "output", ()
+        else:
+            kernel, ops = self.program.steps[step_index].kernel, self.program.steps[step_index].ops
+        shape = graph.tensors[tensor].shape
+        return Access(step=step_index, kernel=kernel, ops=ops, tensor=storage,
+                      tensor_name=graph.tensors[storage].name, segment_bytes=shape[-1] if shape else 1)
+
+    def run(self, inputs: Sequence[np.ndarray], record: bool = False) -> Result:
+        graph, plan = self.program.graph, self.program.plan
+        if len(inputs) != len(graph.inputs):
+            raise UsageError(f"the model takes {len(graph.inputs)} inputs, got {len(inputs)}")
+        pool = SimulatedPool(plan.pool_bytes, self.trace)
+        base = lambda t: plan.offsets[graph.storage_of(t)]  # noqa: E731
+        result = Result(outputs=[])
+        for port, value in zip(graph.inputs, inputs):
+            value = np.asarray(value)
+            if tuple(value.shape) != tuple(port.shape):
+                raise UsageError(f"input tensor {port.tensor} has shape {tuple(port.shape)}, got {value.shape}")
+            tensor = graph.tensors[port.tensor]
+            if port.dtype == "float32":
+                from .ops.op_quantize import quantize_float  # noqa  (temporary)
+                data = quantize_float(value, tensor.scale, tensor.zero_point)
+            else:
+                data = value.astype(np.int8)
+            pool.store(self._access(-1, port.tensor), base(port.tensor), 0, data)
+        dying = self._last_reads()
+        for step, kernel in zip(self.program.steps, self.kernels):
+            args = [pool.load(self._access(step.index, t), base(t), 0, graph.tensors[t].num_bytes)
+                    .reshape(graph.tensors[t].shape) for t in step.inputs]
+            out = kernel.run(*args)
+            t_out = step.outputs[0]
+            pool.store(self._access(step.index, t_out), base(t_out), 0, out)
+            if record:
+                result.tensors[t_out] = out
+                result.order.append(t_out)
+            for t in dying.get(step.index, ()):
+                pool.free(self._access(step.index, t), base(t), 0, graph.tensors[t].num_bytes)
+        end = len(self.program.steps)
+        for port in graph.outputs:
+            tensor = graph.tensors[port.tensor]
+            data = pool.load(self._access(end, port.tensor), base(port.tensor), 0, tensor.num_bytes)
+            data = data.reshape(port.shape)
+            if port.dtype == "float32":
+                from .ops.op_dequantize import dequantize  # noqa  (temporary)
+                data = dequantize(data, tensor.scale, tensor.zero_point)
+            result.outputs.append(data)
+        return result
+
+    def _last_reads(self) -> dict[int, list[int]]:
+        """Step index -> tensors whose storage no later step (nor the application) reads."""
+        graph = self.program.graph
+        kept = {graph.storage_of(p.tensor) for p in graph.outputs}
+        last: dict[int, tuple[int, int]] = {}
+        for step in self.program.steps:
+            for t in step.inputs:
+                last[graph.storage_of(t)] = (step.index, t)
+        dying: dict[int, list[int]] = {}
+        for storage, (index, t) in last.items():
+            if storage not in kept:
+                dying.setdefault(index, []).append(t)
+        return dying
+
+
+def run_model_bytes(model: bytes, inputs: Sequence[np.ndarray], planner: str = "tensor") -> list[np.ndarray]:
+    """Compile and run in one call (tests and quick checks)."""
+    return Interpreter(compile_model(model, planner)).run(inputs).outputs

@@ -95,7 +95,8 @@ class ModelBuilder:
             o.builtinOptions = opts
         self._ops.append(o)
 
-    def build(self) -> bytes:
+    def build(self, subgraphs: int = 1) -> bytes:
+        """The model's bytes; `subgraphs` > 1 repeats the subgraph (to test that we refuse it)."""
         model = schema.ModelT()
         model.version = 3
         model.description = b"vmcu-tflite test model"
@@ -113,7 +114,7 @@ class ModelBuilder:
         sub.operators = self._ops
         sub.inputs = list(self.inputs)
         sub.outputs = list(self.outputs)
-        model.subgraphs = [sub]
+        model.subgraphs = [sub] * subgraphs
         model.buffers = self._buffers
         builder = flatbuffers.Builder(1024)
         builder.Finish(model.Pack(builder), file_identifier=b"TFL3")

@@ -64,13 +64,18 @@ class Tensor:
 
 @dataclass(frozen=True, eq=False)
 class Op:
-    """One TFLite operator. `inputs` keep TFLite's positions; -1 marks an omitted optional input."""
+    """One TFLite operator. `inputs` keep TFLite's positions; -1 marks an omitted optional input.
+
+    `folded` lists the indices of TFLite operators a pass merged into this one (a PAD folded into
+    the convolution that consumes it), so reports can name every original operator.
+    """
 
     index: int
     kind: str
     inputs: tuple[int, ...]
     outputs: tuple[int, ...]
     options: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+    folded: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -54,3 +54,39 @@ def activation_range(activation: int, scale: float, zero_point: int) -> tuple[in
         return (max(INT8_MIN, quantize(-1.0, scale, zero_point)),
                 min(INT8_MAX, quantize(1.0, scale, zero_point)))
     raise ValueError(f"unsupported fused activation {activation}")
+
+
+def quantize_multiplier_smaller_than_one_exp(real_multiplier: float) -> tuple[int, int]:
+    """TFLite's QuantizeMultiplierSmallerThanOneExp: a multiplier in (0, 1), shift <= 0.
+
+    TFLite aborts outside that range; callers validate first, this raises ValueError.
+    """
+    if not 0.0 < real_multiplier < 1.0:
+        raise ValueError(f"multiplier {real_multiplier} is not in (0, 1)")
+    multiplier, shift = quantize_multiplier(real_multiplier)
+    if shift > 0:
+        raise ValueError(f"multiplier {real_multiplier} rounds up to 1")
+    return multiplier, shift
+
+
+def quantize_multiplier_greater_than_one(real_multiplier: float) -> tuple[int, int]:
+    """TFLite's QuantizeMultiplierGreaterThanOne: a multiplier above 1, left shift >= 0."""
+    if not real_multiplier > 1.0:
+        raise ValueError(f"multiplier {real_multiplier} is not above 1")
+    return quantize_multiplier(real_multiplier)
+
+
+def preprocess_softmax_scaling(beta: float, input_scale: float, input_integer_bits: int) -> tuple[int, int]:
+    """TFLite's PreprocessSoftmaxScaling (double rounding build): beta * scale as a Q(bits) multiplier.
+
+    Returns (multiplier, left_shift). The real multiplier is capped at 2**31 - 1 and must exceed 1.
+    """
+    real = min(float(beta) * float(input_scale) * float(1 << (31 - input_integer_bits)), float((1 << 31) - 1))
+    return quantize_multiplier_greater_than_one(real)
+
+
+def calculate_input_radius(input_integer_bits: int, input_left_shift: int, total_signed_bits: int = 31) -> int:
+    """TFLite's CalculateInputRadius: the largest input difference whose rescaled value still fits."""
+    max_input_rescaled = (1.0 * ((1 << input_integer_bits) - 1) * float(1 << (total_signed_bits - input_integer_bits))
+                          / float(1 << input_left_shift))
+    return int(math.floor(max_input_rescaled))

@@ -59,3 +59,30 @@ def window_taps(x: np.ndarray, kernel_hw, stride, dilation, padding, out_hw, fil
 def exact_matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Integer matrix product through float64 BLAS: exact while every partial sum stays below 2**53."""
     return np.rint(a.astype(np.float64) @ b.astype(np.float64)).astype(np.int64)
+
+
+def tap_views(x: np.ndarray, kernel_hw, stride, dilation, padding, out_hw, fill=0):
+    """Yield (ky, kx, view) for each filter tap: view[n, oy, ox, c] is the input that tap reads.
+
+    Like `window_taps` but one tap at a time, so kernels can accumulate (sum, max) without holding
+    every tap of every window at once. Positions outside the input read `fill`.
+    """
+    n, h, w, c = x.shape
+    (k_h, k_w), (s_h, s_w), (d_h, d_w), (p_h, p_w), (o_h, o_w) = kernel_hw, stride, dilation, padding, out_hw
+    need_h = (o_h - 1) * s_h + (k_h - 1) * d_h + 1
+    need_w = (o_w - 1) * s_w + (k_w - 1) * d_w + 1
+    padded = np.full((n, max(need_h, h + p_h), max(need_w, w + p_w), c), fill, dtype=x.dtype)
+    padded[:, p_h:p_h + h, p_w:p_w + w, :] = x
+    for ky in range(k_h):
+        for kx in range(k_w):
+            y0, x0 = ky * d_h, kx * d_w
+            yield ky, kx, padded[:, y0:y0 + (o_h - 1) * s_h + 1:s_h, x0:x0 + (o_w - 1) * s_w + 1:s_w, :]
+
+
+def with_constants(constants, activations) -> list[np.ndarray]:
+    """The op's operands in TFLite order: each None slot of `constants` takes the next activation."""
+    activations = list(activations)
+    if len(activations) != sum(c is None for c in constants):
+        raise ValueError(f"{len(activations)} activation inputs for {sum(c is None for c in constants)} slots")
+    pending = iter(activations)
+    return [next(pending) if c is None else c for c in constants]

@@ -96,3 +96,18 @@ def constant(graph: Graph, op: Op, position: int, what: str) -> np.ndarray:
     t = tensor(graph, op, position)
     require(t is not None and t.is_constant, op, f"{what} must be a constant tensor")
     return t.data
+
+
+def constant_inputs(graph: Graph, op: Op, positions: range | None = None) -> tuple[np.ndarray | None, ...]:
+    """Per input position: the constant's data, or None for an activation the kernel receives.
+
+    For ops whose operands may be either (ADD's second addend, one CONCATENATION input), the
+    constants ride in the params and the kernel's `run` gets only the activations, in order.
+    """
+    positions = range(len(op.inputs)) if positions is None else positions
+    result = []
+    for position in positions:
+        t = tensor(graph, op, position)
+        require(t is not None, op, f"input {position} is missing")
+        result.append(t.data if t.is_constant else None)
+    return tuple(result)

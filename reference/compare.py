@@ -1,0 +1,61 @@
+"""Compare a run of the reference interpreter with TFLite Micro, tensor by tensor.
+
+When outputs differ, the useful answer is the first tensor (in execution order) whose values
+differ: the step that produced it is the one to look at.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+
+from vmcu_tflite.pipeline import Program
+
+from .interpreter import Result
+from .oracle import run_tflm
+
+
+@dataclass(frozen=True)
+class Divergence:
+    tensor: int
+    name: str
+    where: str  # "step 5 (CONV_2D, TFLite op 11)" or "output 0"
+    differing: int
+    total: int
+    first_index: tuple[int, ...]
+    ours: object
+    theirs: object
+
+    def __str__(self) -> str:
+        return (f"first diverging tensor: {self.tensor} '{self.name}' ({self.where}): {self.differing} of "
+                f"{self.total} values differ; first at {self.first_index}: ours {self.ours}, "
+                f"TFLite Micro {self.theirs}")
+
+
+def _differing(mine: np.ndarray, theirs: np.ndarray) -> np.ndarray:
+    """Indices whose bit patterns differ (floats must match exactly too)."""
+    bits = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}[mine.dtype.itemsize]
+    return np.argwhere(mine.view(bits) != theirs.view(bits))
+
+
+def first_divergence(model: bytes, program: Program, inputs: Sequence[np.ndarray], ours: Result) -> Divergence | None:
+    """None when every recorded tensor and every output is bit-identical to TFLite Micro's."""
+    graph = program.graph
+    outputs, inner = run_tflm(model, inputs, len(graph.outputs), tensors=ours.order)
+    producer = {s.outputs[0]: s for s in program.steps}
+    candidates = [(t, ours.tensors[t], inner[t], f"step {producer[t].index} ({producer[t].kernel}, TFLite op "
+                   f"{', '.join(map(str, producer[t].ops))})") for t in ours.order]
+    candidates += [(p.tensor, mine, theirs, f"output {i}")
+                   for i, (p, mine, theirs) in enumerate(zip(graph.outputs, ours.outputs, outputs))]
+    for t, mine, theirs, where in candidates:
+        mine, theirs = np.asarray(mine), np.asarray(theirs)
+        name = graph.tensors[t].name
+        if mine.shape != theirs.shape or mine.dtype != theirs.dtype:
+            return Divergence(t, name, where, mine.size, mine.size, (), f"{mine.dtype}{list(mine.shape)}",
+                              f"{theirs.dtype}{list(theirs.shape)}")
+        wrong = _differing(mine, theirs)
+        if len(wrong):
+            first = tuple(int(i) for i in wrong[0])
+            return Divergence(t, name, where, len(wrong), mine.size, first, mine[first].item(), theirs[first].item())
+    return None

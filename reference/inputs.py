@@ -1,0 +1,44 @@
+"""Model inputs and outputs as the application sees them: .npz files or seeded random values."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+from vmcu_tflite.errors import UsageError
+from vmcu_tflite.graph import Graph
+
+
+def random_inputs(graph: Graph, seed: int) -> list[np.ndarray]:
+    """Uniform int8 values, or for a float input uniform reals over its quantized range."""
+    rng = np.random.default_rng(seed)
+    values = []
+    for port in graph.inputs:
+        q = rng.integers(-128, 128, size=port.shape).astype(np.int8)
+        if port.dtype == "float32":
+            t = graph.tensors[port.tensor]
+            span = rng.uniform(-0.5, 0.5, size=port.shape)
+            values.append(((q.astype(np.float64) - t.zero_point + span) * t.scale).astype(np.float32))
+        else:
+            values.append(q)
+    return values
+
+
+def load_inputs(path: Path, graph: Graph) -> list[np.ndarray]:
+    try:
+        with np.load(path) as data:
+            missing = [f"input_{i}" for i in range(len(graph.inputs)) if f"input_{i}" not in data]
+            if missing:
+                raise UsageError(f"{path} lacks {', '.join(missing)}")
+            values = [np.asarray(data[f"input_{i}"]) for i in range(len(graph.inputs))]
+    except (OSError, ValueError) as err:
+        raise UsageError(f"cannot read inputs from {path}: {err}") from None
+    for i, (port, value) in enumerate(zip(graph.inputs, values)):
+        if value.dtype != np.dtype(port.dtype):
+            raise UsageError(f"input_{i} is {value.dtype}, the model takes {port.dtype}")
+    return values
+
+
+def save_outputs(path: Path, outputs: Sequence[np.ndarray]) -> None:
+    np.savez(path, **{f"output_{i}": out for i, out in enumerate(outputs)})

@@ -1,0 +1,90 @@
+"""The simulated pool: activation bytes addressed modulo the pool size, every byte tagged.
+
+Each byte records which tensor (storage) it holds and which byte of that tensor, or that it is
+free. A load checks that every byte still holds what the reader expects; a store checks that it
+overwrites only free bytes. Either failure is a plan hazard, reported with the step, the op, the
+tensor, the segment and the pool address, so a wrong plan fails at the exact byte it goes wrong.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+from vmcu_tflite.errors import HazardError
+
+FREE = -1
+
+
+@dataclass(frozen=True)
+class Access:
+    """Who touches the pool, for error messages and traces."""
+
+    step: int
+    kernel: str
+    ops: tuple[int, ...]
+    tensor: int
+    tensor_name: str
+    segment_bytes: int
+
+
+class SimulatedPool:
+    def __init__(self, size: int, trace: Callable[[str], None] | None = None) -> None:
+        self.size = size
+        self.data = np.zeros(size, dtype=np.int8)
+        self.owner = np.full(size, FREE, dtype=np.int64)  # storage tensor index, or FREE
+        self.byte = np.full(size, FREE, dtype=np.int64)  # byte index inside that tensor
+        self._trace = trace
+
+    def _addresses(self, base: int, start: int, length: int) -> np.ndarray:
+        return (base + start + np.arange(length, dtype=np.int64)) % self.size
+
+    def _where(self, who: Access, offset: int, address: int) -> str:
+        return (f"step {who.step} ({who.kernel}, TFLite op {', '.join(map(str, who.ops)) or '-'}): tensor "
+                f"{who.tensor} '{who.tensor_name}' segment {offset // who.segment_bytes} (byte {offset}) "
+                f"at pool address {address}")
+
+    def _held(self, address: int) -> str:
+        owner = self.owner[address]
+        return "a free byte" if owner == FREE else f"byte {self.byte[address]} of tensor {owner}"
+
+    def store(self, who: Access, base: int, start: int, values: np.ndarray) -> None:
+        """Write `values` as bytes [start, start + len) of tensor `who.tensor` at base + start."""
+        values = np.ascontiguousarray(values, dtype=np.int8).reshape(-1)
+        addr = self._addresses(base, start, values.size)
+        busy = np.flatnonzero(self.owner[addr] != FREE)
+        if busy.size:
+            i = busy[0]
+            raise HazardError(f"plan hazard: {self._where(who, start + i, int(addr[i]))} is written over "
+                              f"{self._held(int(addr[i]))}, which is still to be read")
+        self.data[addr] = values
+        self.owner[addr] = who.tensor
+        self.byte[addr] = start + np.arange(values.size)
+        self._log("store", who, base, start, values.size)
+
+    def load(self, who: Access, base: int, start: int, length: int) -> np.ndarray:
+        """Read bytes [start, start + length) of tensor `who.tensor`, checking every tag."""
+        addr = self._addresses(base, start, length)
+        expected = start + np.arange(length)
+        wrong = np.flatnonzero((self.owner[addr] != who.tensor) | (self.byte[addr] != expected))
+        if wrong.size:
+            i = wrong[0]
+            raise HazardError(f"plan hazard: {self._where(who, start + i, int(addr[i]))} was expected "
+                              f"but the pool holds {self._held(int(addr[i]))}")
+        self._log("load", who, base, start, length)
+        return self.data[addr].copy()
+
+    def free(self, who: Access, base: int, start: int, length: int) -> None:
+        """Release bytes of `who.tensor` that no later step reads."""
+        addr = self._addresses(base, start, length)
+        mine = self.owner[addr] == who.tensor
+        self.owner[addr[mine]] = FREE
+        self.byte[addr[mine]] = FREE
+        self._log("free", who, base, start, length)
+
+    def _log(self, event: str, who: Access, base: int, start: int, length: int) -> None:
+        if self._trace is not None:
+            first = (base + start) % self.size
+            self._trace(f"step {who.step:3d} {who.kernel:<24s} {event:<5s} tensor {who.tensor:4d} "
+                        f"bytes [{start}, {start + length}) at pool [{first}, {(first + length - 1) % self.size}]")

@@ -1,0 +1,76 @@
+"""Every kind of bad model exits 2 with one line naming the problem, never a traceback."""
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from tests.tflite_builder import ModelBuilder, random_weights
+from vmcu_tflite.cli.common import run_tool
+from vmcu_tflite.cli.convert import main as convert_main
+
+
+def conv_model(dtype: str = "int8", signature=None, op: str = "CONV_2D", subgraphs: int = 1) -> bytes:
+    rng = np.random.default_rng(0)
+    b = ModelBuilder()
+    quant = {} if dtype == "float32" else {"scale": 0.05, "zero_point": 0}
+    x = b.tensor((1, 6, 6, 2), dtype=dtype, shape_signature=signature, **quant)
+    y = b.tensor((1, 6, 6, 3), dtype=dtype, **quant)
+    if op == "CONV_2D":
+        w = b.const(random_weights(rng, (3, 1, 1, 2)).astype(dtype if dtype == "float32" else "int8"),
+                    **({} if dtype == "float32" else {"scale": 0.01, "zero_point": 0}))
+        b.op("CONV_2D", [x, w, -1], [y], padding=0, stride_h=1, stride_w=1)
+    else:
+        y = b.tensor((1, 6, 6, 2), dtype=dtype, **quant)
+        b.op(op, [x], [y])
+    b.inputs, b.outputs = [x], [y]
+    return b.build(subgraphs=subgraphs)
+
+
+def convert(tmp_path, data: bytes, capsys):
+    model = tmp_path / "model.tflite"
+    model.write_bytes(data)
+    out = tmp_path / "out"
+    code = run_tool("vmcu-convert", convert_main, [str(model), "-o", str(out)])
+    err = capsys.readouterr().err
+    return code, err, out
+
+
+CASES = {
+    "not tflite": (b"this is not a flatbuffer at all, just text" * 4, "not a TFLite model"),
+    "truncated": (conv_model()[:150], "corrupt or truncated"),
+    "two subgraphs": (conv_model(subgraphs=2), "2 subgraphs"),
+    "float": (conv_model("float32"), "float activations are not supported"),
+    "int16": (conv_model("int16"), "int16 activations are not supported"),
+    "unsupported op": (conv_model(op="TANH"), "unsupported operator TANH at index 0; supported: ADD,"),
+    "dynamic shape": (conv_model(signature=(-1, 6, 6, 2)), "dynamic shape"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_bad_model_exits_2_with_one_line(case, tmp_path, capsys):
+    data, expected = CASES[case]
+    code, err, out = convert(tmp_path, data, capsys)
+    assert code == 2
+    assert err.count("\n") == 1 and err.startswith("vmcu-convert: error: "), err
+    assert expected in err
+    assert not out.exists(), "nothing may be written on failure"
+
+
+def test_every_truncation_is_reported_cleanly(tmp_path, capsys):
+    data = conv_model()
+    for cut in range(8, len(data), 37):
+        code, err, _ = convert(tmp_path, data[:cut], capsys)
+        assert code == 2 and err.startswith("vmcu-convert: error: ") and err.count("\n") == 1, (cut, err)
+
+
+def test_console_script_prints_no_traceback(tmp_path):
+    model = tmp_path / "bad.tflite"
+    model.write_bytes(b"\0" * 64)
+    proc = subprocess.run([sys.executable, "-c", "import sys; from vmcu_tflite.cli.convert import entry; "
+                           "sys.exit(entry())", str(model), "-o", str(tmp_path / "o")],
+                          capture_output=True, text=True)
+    assert proc.returncode == 2
+    assert "Traceback" not in proc.stderr and proc.stderr.strip().count("\n") == 0, proc.stderr

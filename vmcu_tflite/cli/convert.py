@@ -1,0 +1,43 @@
+"""vmcu-convert: plan a TFLite model for the circular pool and write the plan.
+
+Nothing is written to the output folder unless the whole conversion succeeded.
+"""
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Sequence
+
+from ..errors import BudgetError
+from ..pipeline import compile_model
+from ..planner import PLANNERS
+from .common import parse_bytes, run_tool
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="vmcu-convert", description=__doc__.splitlines()[0])
+    parser.add_argument("model", type=Path, help="int8 .tflite model")
+    parser.add_argument("-o", "--output", type=Path, required=True, help="folder to write plan.json into")
+    parser.add_argument("--planner", choices=sorted(PLANNERS), default="tensor",
+                        help="memory planner (default: %(default)s)")
+    parser.add_argument("--ram-budget", type=parse_bytes, metavar="BYTES",
+                        help="fail with exit code 3 if the pool needs more (e.g. 128K)")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    program = compile_model(args.model, args.planner)
+    plan = program.plan
+    if args.ram_budget is not None and plan.pool_bytes > args.ram_budget:
+        raise BudgetError(f"the plan needs {plan.pool_bytes} bytes of pool, {plan.pool_bytes - args.ram_budget} "
+                          f"more than the budget of {args.ram_budget}")
+    args.output.mkdir(parents=True, exist_ok=True)
+    (args.output / "plan.json").write_text(plan.dumps(program.graph))
+    print(f"{args.model.name}: {len(program.steps)} steps, pool {plan.pool_bytes} bytes "
+          f"({plan.planner} planner), {plan.macs} MACs -> {args.output / 'plan.json'}")
+    return 0
+
+
+def entry() -> int:
+    return run_tool("vmcu-convert", main)

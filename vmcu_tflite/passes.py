@@ -1,0 +1,98 @@
+"""Graph rewrites that leave only real int8 work for the planner.
+
+- Graph-boundary QUANTIZE (float -> int8) and DEQUANTIZE (int8 -> float) become part of the I/O
+  description: the application's float values are converted outside the pool.
+- RESHAPE, SQUEEZE and PADs that add nothing only rename bytes: their output becomes an alias of
+  their input, with no step and no copy.
+- A PAD whose only consumer is a convolution is folded into it as extra implicit padding; the
+  pad value is the zero point, which is exactly what the convolution's implicit padding means.
+
+Each pass returns a new `Graph`; the original is never modified.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+from types import MappingProxyType
+
+from .graph import Graph, IOPort, Op
+
+_PAD_CONSUMERS = ("CONV_2D", "DEPTHWISE_CONV_2D")
+
+
+def simplify(graph: Graph) -> Graph:
+    """All passes, in the order that lets each see the previous one's result."""
+    return fold_pads(alias_reshapes(strip_boundary_quantization(graph)))
+
+
+def strip_boundary_quantization(graph: Graph) -> Graph:
+    """Turn float-boundary QUANTIZE/DEQUANTIZE ops into float `IOPort`s."""
+    removed: set[int] = set()
+    inputs, outputs = [], []
+    for port in graph.inputs:
+        consumers = graph.consumers(port.tensor)
+        if port.dtype == "float32" and len(consumers) == 1 and consumers[0].kind == "QUANTIZE":
+            quantize = consumers[0]
+            removed.add(quantize.index)
+            port = IOPort(quantize.outputs[0], "float32", port.shape)
+        inputs.append(port)
+    for port in graph.outputs:
+        producer = graph.producer(port.tensor)
+        if port.dtype == "float32" and producer is not None and producer.kind == "DEQUANTIZE":
+            removed.add(producer.index)
+            port = IOPort(producer.inputs[0], "float32", port.shape)
+        outputs.append(port)
+    ops = tuple(op for op in graph.ops if op.index not in removed)
+    return replace(graph, ops=ops, inputs=tuple(inputs), outputs=tuple(outputs))
+
+
+def _is_empty_pad(graph: Graph, op: Op) -> bool:
+    if op.kind != "PAD":
+        return False
+    paddings = graph.tensors[op.inputs[1]]
+    return paddings.is_constant and not paddings.data.any()
+
+
+def alias_reshapes(graph: Graph) -> Graph:
+    """RESHAPE, SQUEEZE and all-zero PADs share their input's bytes."""
+    aliases = dict(graph.aliases)
+    ops = []
+    for op in graph.ops:
+        same_bytes = op.kind in ("RESHAPE", "SQUEEZE") or _is_empty_pad(graph, op)
+        if same_bytes and _same_quantization(graph, op.inputs[0], op.outputs[0]):
+            aliases[op.outputs[0]] = op.inputs[0]
+        else:
+            ops.append(op)
+    return replace(graph, ops=tuple(ops), aliases=MappingProxyType(aliases))
+
+
+def _same_quantization(graph: Graph, a: int, b: int) -> bool:
+    qa, qb = graph.tensors[a].quant, graph.tensors[b].quant
+    return qa == qb and graph.tensors[a].dtype == graph.tensors[b].dtype
+
+
+def fold_pads(graph: Graph) -> Graph:
+    """Fold a spatial PAD into the one convolution that reads it."""
+    outputs = {p.tensor for p in graph.outputs}
+    folded: dict[int, Op] = {}  # consumer op index -> rewritten op
+    dropped: set[int] = set()
+    for pad in graph.ops:
+        if pad.kind != "PAD" or pad.outputs[0] in outputs:
+            continue
+        consumers = graph.consumers(pad.outputs[0])
+        paddings = graph.tensors[pad.inputs[1]]
+        if len(consumers) != 1 or consumers[0].kind not in _PAD_CONSUMERS or not paddings.is_constant:
+            continue
+        conv = consumers[0]
+        amounts = paddings.data.reshape(-1, 2)
+        spatial_only = len(amounts) == 4 and not amounts[0].any() and not amounts[3].any()
+        if not spatial_only or conv.inputs[0] != pad.outputs[0] or conv.index in folded:
+            continue
+        if not _same_quantization(graph, pad.inputs[0], pad.outputs[0]):
+            continue
+        options = dict(conv.options)
+        options["folded_padding"] = (tuple(int(v) for v in amounts[1]), tuple(int(v) for v in amounts[2]))
+        folded[conv.index] = replace(conv, inputs=(pad.inputs[0],) + conv.inputs[1:],
+                                     options=MappingProxyType(options), folded=conv.folded + (pad.index,))
+        dropped.add(pad.index)
+    ops = tuple(folded.get(op.index, op) for op in graph.ops if op.index not in dropped)
+    return replace(graph, ops=ops)

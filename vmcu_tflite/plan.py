@@ -1,0 +1,79 @@
+"""A memory plan: where every activation buffer lives in the pool and how each step streams.
+
+This is what the reference interpreter executes, what the C code generator emits and what
+`plan.json` records (the fields the interface contract names, plus the tensor table needed to
+execute the plan again).
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass
+from typing import Any, Mapping
+
+from .errors import UsageError
+from .graph import Graph
+from .lifetimes import Buffer
+
+
+@dataclass(frozen=True)
+class PlannedStep:
+    index: int
+    kernel: str
+    ops: tuple[int, ...]
+    segment_bytes: int
+    gap_segments: int
+    footprint_bytes: int
+    macs: int
+    streaming: bool  # False: the step reads whole tensors and writes to a separate buffer
+
+
+@dataclass(frozen=True)
+class Plan:
+    model: str
+    planner: str
+    pool_bytes: int
+    tensor_level_bytes: int
+    offsets: Mapping[int, int]  # storage tensor -> base address in the pool
+    buffers: Mapping[int, Buffer]
+    steps: tuple[PlannedStep, ...]
+
+    @property
+    def macs(self) -> int:
+        return sum(s.macs for s in self.steps)
+
+    def to_json(self, graph: Graph) -> dict[str, Any]:
+        def port(p):
+            t = graph.tensors[p.tensor]
+            return {"tensor": p.tensor, "storage": graph.storage_of(p.tensor), "dtype": p.dtype,
+                    "shape": list(p.shape), "scale": t.scale, "zero_point": t.zero_point}
+
+        return {
+            "model": self.model,
+            "planner": self.planner,
+            "pool_bytes": self.pool_bytes,
+            "macs": self.macs,
+            "tensor_level_bytes": self.tensor_level_bytes,
+            "inputs": [port(p) for p in graph.inputs],
+            "outputs": [port(p) for p in graph.outputs],
+            "tensors": [{"index": b.tensor, "name": graph.tensors[b.tensor].name, "offset": self.offsets[b.tensor],
+                         "bytes": b.size, "first_step": b.first, "last_step": b.last}
+                        for b in self.buffers.values()],
+            "steps": [dict(asdict(s), ops=list(s.ops)) for s in self.steps],
+        }
+
+    def dumps(self, graph: Graph) -> str:
+        return json.dumps(self.to_json(graph), indent=1) + "\n"
+
+
+def load_plan(text: str) -> Plan:
+    """Read back a plan.json (to execute a plan that was written earlier or edited by hand)."""
+    try:
+        data = json.loads(text)
+        buffers = {t["index"]: Buffer(t["index"], t["bytes"], t["first_step"], t["last_step"]) for t in data["tensors"]}
+        return Plan(
+            model=data["model"], planner=data["planner"], pool_bytes=int(data["pool_bytes"]),
+            tensor_level_bytes=int(data["tensor_level_bytes"]),
+            offsets={t["index"]: int(t["offset"]) for t in data["tensors"]}, buffers=buffers,
+            steps=tuple(PlannedStep(**dict(s, ops=tuple(s["ops"]))) for s in data["steps"]))
+    except (ValueError, KeyError, TypeError) as err:
+        raise UsageError(f"not a valid plan.json ({type(err).__name__}: {err})") from None

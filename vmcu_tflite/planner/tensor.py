@@ -1,0 +1,55 @@
+"""Whole-tensor planner: TFLite Micro's greedy strategy, the baseline every segment plan is compared to.
+
+Buffers are placed largest first; each goes to the lowest address where it overlaps no already
+placed buffer whose lifetime it shares. Nothing is shared within a step, so a step needs its
+inputs plus its outputs plus whatever else is live. TFLite Micro aligns to 16 bytes; we align to
+`alignment` (4 by default: word access on Cortex-M), so the result never exceeds its head.
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+from ..graph import Graph
+from ..lifetimes import Buffer, buffer_lifetimes, live_at
+from ..plan import Plan, PlannedStep
+from ..steps import Step
+
+
+def _align(value: int, alignment: int) -> int:
+    return -(-value // alignment) * alignment
+
+
+def greedy_offsets(buffers: Sequence[Buffer], alignment: int = 4) -> dict[int, int]:
+    """First-fit by decreasing size over time-overlapping buffers; deterministic tie-breaks."""
+    placed: list[tuple[int, Buffer]] = []
+    offsets: dict[int, int] = {}
+    for buf in sorted(buffers, key=lambda b: (-b.size, b.first, b.tensor)):
+        overlapping = sorted((off, other) for off, other in placed
+                             if other.first <= buf.last and buf.first <= other.last)
+        candidate = 0
+        for off, other in overlapping:
+            if candidate + buf.size <= off:
+                break
+            candidate = max(candidate, _align(off + other.size, alignment))
+        offsets[buf.tensor] = candidate
+        placed.append((candidate, buf))
+    return offsets
+
+
+def segment_bytes(graph: Graph, step: Step) -> int:
+    """A pixel's channels (the last dimension) of the step's output: the unit reports speak of."""
+    shape = graph.tensors[step.outputs[0]].shape
+    return shape[-1] if shape else 1
+
+
+def plan_tensors(graph: Graph, steps: Sequence[Step], alignment: int = 4) -> Plan:
+    buffers = buffer_lifetimes(graph, steps)
+    offsets = greedy_offsets(list(buffers.values()), alignment)
+    pool = max((offsets[t] + b.size for t, b in buffers.items()), default=0)
+    planned = tuple(
+        PlannedStep(index=s.index, kernel=s.kernel, ops=s.ops, segment_bytes=segment_bytes(graph, s),
+                    gap_segments=0, footprint_bytes=sum(b.size for b in live_at(buffers, s.index)),
+                    macs=s.macs, streaming=False)
+        for s in steps)
+    return Plan(model=graph.name, planner="tensor", pool_bytes=pool, tensor_level_bytes=pool,
+                offsets=offsets, buffers=buffers, steps=planned)
