@@ -45,7 +45,7 @@ CASES = {
     "float": (conv_model("float32"), "float activations are not supported"),
     "int16": (conv_model("int16"), "int16 activations are not supported"),
     "unsupported op": (conv_model(op="TANH"), "unsupported operator TANH at index 0; supported: ADD,"),
-    "dynamic shape": (conv_model(signature=(-1, 6, 6, 2)), "dynamic shape"),
+    "dynamic shape": (conv_model(signature=(1, -1, 6, 2)), "dynamic shape"),
 }
 
 
@@ -57,6 +57,12 @@ def test_bad_model_exits_2_with_one_line(case, tmp_path, capsys):
     assert err.count("\n") == 1 and err.startswith("vmcu-convert: error: "), err
     assert expected in err
     assert not out.exists(), "nothing may be written on failure"
+
+
+def test_dynamic_batch_runs_at_the_stored_batch(tmp_path, capsys):
+    code, err, out = convert(tmp_path, conv_model(signature=(-1, 6, 6, 2)), capsys)
+    assert code == 0, err
+    assert (out / "plan.json").exists()
 
 
 def test_every_truncation_is_reported_cleanly(tmp_path, capsys):

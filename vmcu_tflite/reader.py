@@ -129,9 +129,12 @@ def _read_options(op: tflite.Operator) -> dict[str, Any]:
 def _read_tensor(model: tflite.Model, tensor: tflite.Tensor, index: int, data: bytes) -> Tensor:
     name = tensor.Name().decode(errors="replace")
     dtype = _TENSOR_TYPES.get(tensor.Type(), f"type{tensor.Type()}")
-    if tensor.ShapeSignatureLength() and any(d < 0 for d in tensor.ShapeSignatureAsNumpy()):
-        raise ModelError(f"tensor {index} '{name}' has a dynamic shape {tuple(tensor.ShapeSignatureAsNumpy())}; "
-                         "only static shapes are supported")
+    # A dynamic batch (-1 in dimension 0, as Keras exports) runs at the stored batch, as in TFLite
+    # Micro; any other dynamic dimension would plan memory for a placeholder size.
+    signature = tuple(int(d) for d in tensor.ShapeSignatureAsNumpy()) if tensor.ShapeSignatureLength() else ()
+    if any(d < 0 for d in signature[1:]):
+        raise ModelError(f"tensor {index} '{name}' has a dynamic shape {signature}; only static shapes "
+                         "(or a dynamic batch) are supported")
     shape = () if tensor.ShapeIsNone() else tuple(int(d) for d in tensor.ShapeAsNumpy())
     if any(d < 0 for d in shape):
         raise ModelError(f"tensor {index} '{name}' has an unknown shape {shape}")

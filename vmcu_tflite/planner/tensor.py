@@ -24,8 +24,8 @@ def greedy_offsets(buffers: Sequence[Buffer], alignment: int = 4) -> dict[int, i
     placed: list[tuple[int, Buffer]] = []
     offsets: dict[int, int] = {}
     for buf in sorted(buffers, key=lambda b: (-b.size, b.first, b.tensor)):
-        overlapping = sorted((off, other) for off, other in placed
-                             if other.first <= buf.last and buf.first <= other.last)
+        overlapping = sorted(((off, other) for off, other in placed
+                              if other.first <= buf.last and buf.first <= other.last), key=lambda p: p[0])
         candidate = 0
         for off, other in overlapping:
             if candidate + buf.size <= off:

@@ -1,0 +1,372 @@
+"""Generate the int8 TFLite test fixtures in this folder.
+
+Needs TensorFlow, a development-only dependency that nothing else in the
+project imports:
+
+    pip install tensorflow-cpu
+    python models/generate.py
+
+Every fixture is a small Keras model with random (seeded) weights, converted
+by the TFLite converter to a full-integer int8 model calibrated on random
+data.  Running the script rewrites every fixture listed in FIXTURES.
+"""
+
+import contextlib
+import io
+import os
+import warnings
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+os.environ.setdefault("TF_ENABLE_ONEDNN_OPTS", "0")  # reproducible float maths
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+import tensorflow as tf
+
+warnings.filterwarnings("ignore", message="Statistics for quantized inputs")
+
+OUT_DIR = Path(__file__).resolve().parent
+SEED = 20240601
+CALIBRATION_SAMPLES = 64
+LOGIT_GAIN = 16.0
+
+layers = tf.keras.layers
+
+
+def uniform(low, high):
+    """A random-uniform initializer seeded from the global seed at call time."""
+    return tf.keras.initializers.RandomUniform(low, high)
+
+
+def random_bias():
+    """Small random biases, so that every bias tensor is exercised."""
+    return uniform(-0.1, 0.1)
+
+
+# ---------------------------------------------------------------- layer helpers
+
+
+def conv(filters, kernel, strides=1, padding="same", activation=None, **kwargs):
+    """Conv2D with a random bias."""
+    return layers.Conv2D(filters, kernel, strides=strides, padding=padding,
+                         activation=activation, bias_initializer=random_bias(),
+                         **kwargs)
+
+
+def depthwise(kernel, strides=1, padding="same", activation=None, **kwargs):
+    """DepthwiseConv2D with a random bias."""
+    return layers.DepthwiseConv2D(kernel, strides=strides, padding=padding,
+                                  activation=activation, bias_initializer=random_bias(),
+                                  **kwargs)
+
+
+def dense(units, activation=None):
+    """Dense layer with a random bias."""
+    return layers.Dense(units, activation=activation, bias_initializer=random_bias())
+
+
+def logits(units):
+    """Dense layer with large weights, so the softmax after it is far from uniform."""
+    wide = tf.keras.initializers.VarianceScaling(LOGIT_GAIN)
+    return layers.Dense(units, kernel_initializer=wide, bias_initializer=random_bias())
+
+
+def batch_norm():
+    """BatchNormalization with random scale and offset (folded by the converter)."""
+    return layers.BatchNormalization(gamma_initializer=uniform(0.5, 1.5),
+                                     beta_initializer=uniform(-0.2, 0.2))
+
+
+def relu_n1_to_1(x):
+    """Clip to [-1, 1]; the converter fuses it as RELU_N1_TO_1."""
+    return layers.Lambda(lambda t: tf.clip_by_value(t, -1.0, 1.0))(x)
+
+
+def resize_nearest(x, factor):
+    """Nearest-neighbour upsampling that converts to RESIZE_NEAREST_NEIGHBOR."""
+    height, width = x.shape[1] * factor, x.shape[2] * factor
+    return layers.Lambda(
+        lambda t: tf.image.resize(t, (height, width), method="nearest"))(x)
+
+
+def inverted_residual(x, expand, out_channels, strides=1, depth_multiplier=1):
+    """MobileNetV2 block: 1x1 expand, 3x3 depthwise, 1x1 project (+ residual)."""
+    y = conv(expand, 1)(x)
+    y = layers.ReLU(6.0)(batch_norm()(y))
+    y = depthwise(3, strides=strides, depth_multiplier=depth_multiplier)(y)
+    y = layers.ReLU(6.0)(batch_norm()(y))
+    y = batch_norm()(conv(out_channels, 1)(y))
+    if strides == 1 and x.shape[-1] == out_channels:
+        y = layers.Add()([x, y])
+    return y
+
+
+# -------------------------------------------------------------------- fixtures
+
+
+def conv_stack():
+    """CONV_2D: kernels 1, 2, 3, 5 and 3x1, strides 1 and 2, SAME and VALID, RELU, RELU6."""
+    x = inp = layers.Input((16, 16, 3), batch_size=1)
+    x = conv(8, 3, activation="relu")(x)
+    x = conv(12, 5, strides=2, activation="relu6")(x)
+    x = conv(16, 1, padding="valid")(x)
+    x = conv(8, 3, strides=2, activation="relu")(x)
+    x = conv(8, (3, 1), padding="valid", activation="relu6")(x)
+    x = conv(6, 2, padding="valid")(x)
+    return tf.keras.Model(inp, x)
+
+
+def dilated_conv():
+    """CONV_2D with dilation 2, SAME and VALID padding."""
+    x = inp = layers.Input((16, 16, 4), batch_size=1)
+    x = conv(8, 3, dilation_rate=2, activation="relu")(x)
+    x = conv(8, 3, dilation_rate=2, padding="valid")(x)
+    return tf.keras.Model(inp, x)
+
+
+def depthwise_block():
+    """MobileNetV2 inverted residual blocks with BatchNorm, depth multiplier 1 and 2."""
+    x = inp = layers.Input((16, 16, 8), batch_size=1)
+    x = inverted_residual(x, expand=32, out_channels=8)
+    x = inverted_residual(x, expand=16, out_channels=24, strides=2, depth_multiplier=2)
+    return tf.keras.Model(inp, x)
+
+
+def pad_conv():
+    """ZeroPadding2D (PAD) before a VALID conv and two VALID depthwise convs, MCUNet style."""
+    x = inp = layers.Input((16, 16, 3), batch_size=1)
+    x = layers.ZeroPadding2D(1)(x)
+    x = conv(8, 3, strides=2, padding="valid", activation="relu6")(x)
+    x = layers.ZeroPadding2D(1)(x)
+    x = depthwise(3, strides=2, padding="valid", activation="relu6")(x)
+    x = layers.ZeroPadding2D(((2, 1), (1, 2)))(x)
+    x = depthwise(3, padding="valid")(x)
+    return tf.keras.Model(inp, x)
+
+
+def pool_mean_softmax():
+    """AVERAGE_POOL_2D, MAX_POOL_2D, global MEAN, FULLY_CONNECTED and SOFTMAX."""
+    x = inp = layers.Input((16, 16, 4), batch_size=1)
+    x = conv(8, 3, activation="relu")(x)
+    x = layers.AveragePooling2D(2)(x)
+    x = conv(16, 3, activation="relu")(x)
+    x = layers.MaxPooling2D(3, strides=2, padding="same")(x)
+    x = layers.MaxPooling2D(2, strides=1, padding="valid")(x)
+    x = layers.GlobalAveragePooling2D()(x)
+    x = logits(10)(x)
+    x = layers.Softmax()(x)
+    return tf.keras.Model(inp, x)
+
+
+def fc_batch():
+    """FULLY_CONNECTED on 4 rows ([4, 16] -> [4, 8]) with RELU and RELU_N1_TO_1."""
+    x = inp = layers.Input((16,), batch_size=4)
+    x = dense(32, activation="relu")(x)
+    x = relu_n1_to_1(dense(16)(x))
+    x = dense(8)(x)
+    return tf.keras.Model(inp, x)
+
+
+def fc_per_channel():
+    """fc_batch again, with per-channel FC weights (the converter's newer default)."""
+    return fc_batch()
+
+
+def elementwise():
+    """Same-shape ADD and MUL, LOGISTIC and channel CONCATENATION."""
+    x = inp = layers.Input((8, 8, 8), batch_size=1)
+    a = conv(8, 1)(x)
+    b = conv(8, 3)(x)
+    total = layers.Add()([a, b])
+    gated = layers.Multiply()([a, layers.Activation("sigmoid")(b)])
+    x = layers.Concatenate(axis=-1)([total, gated, x])
+    x = conv(8, 1, activation="relu")(x)
+    return tf.keras.Model(inp, x)
+
+
+def squeeze_excite():
+    """Squeeze-and-excitation: global MEAN, FC, LOGISTIC and a broadcasting MUL."""
+    x = inp = layers.Input((8, 8, 16), batch_size=1)
+    x = conv(16, 3, activation="relu")(x)
+    s = layers.GlobalAveragePooling2D(keepdims=True)(x)
+    s = conv(4, 1, activation="relu")(s)
+    s = conv(16, 1, activation="sigmoid")(s)
+    x = layers.Multiply()([x, s])
+    return tf.keras.Model(inp, x)
+
+
+def resize_transpose():
+    """RESIZE_NEAREST_NEIGHBOR (x2), TRANSPOSE, RESHAPE then FULLY_CONNECTED."""
+    x = inp = layers.Input((4, 4, 8), batch_size=1)
+    x = conv(8, 1, activation="relu")(x)
+    x = resize_nearest(x, 2)
+    x = conv(4, 3, activation="relu")(x)
+    x = layers.Permute((3, 1, 2))(x)
+    x = layers.Reshape((4 * 8 * 8,))(x)
+    x = dense(10)(x)
+    return tf.keras.Model(inp, x)
+
+
+def squeeze():
+    """SQUEEZE, which the converter keeps only with two dynamic dims (frozen to [1, 1, 1, 4] after)."""
+    x = inp = layers.Input((None, 1, 4), batch_size=None)
+    x = conv(8, 1)(x)
+    x = layers.Lambda(lambda t: tf.squeeze(t, axis=[2]))(x)
+    return tf.keras.Model(inp, x)
+
+
+def float_io_classifier():
+    """Float32 in and out (QUANTIZE, DEQUANTIZE) around a conv/depthwise/MEAN/FC classifier."""
+    x = inp = layers.Input((12, 12, 3), batch_size=1)
+    x = conv(8, 3, strides=2, activation="relu6")(x)
+    x = depthwise(3, activation="relu6")(x)
+    x = conv(16, 1, activation="relu6")(x)
+    x = layers.GlobalAveragePooling2D()(x)
+    x = logits(5)(x)
+    x = layers.Softmax()(x)
+    return tf.keras.Model(inp, x)
+
+
+def float_io_residual():
+    """Float32 in and out (QUANTIZE, DEQUANTIZE) around conv, conv, ADD with the block input."""
+    x = inp = layers.Input((8, 8, 8), batch_size=1)
+    y = conv(8, 3, activation="relu")(x)
+    y = conv(8, 3)(y)
+    x = layers.Add()([x, y])
+    x = layers.ReLU()(x)
+    return tf.keras.Model(inp, x)
+
+
+def kws_like():
+    """Keyword-spotting DS-CNN: 10x4 stride-2 conv on 49x10x1, DS blocks, avg pool, FC, softmax."""
+    x = inp = layers.Input((49, 10, 1), batch_size=1)
+    x = conv(24, (10, 4), strides=2)(x)
+    x = layers.ReLU()(batch_norm()(x))
+    for _ in range(2):
+        x = depthwise(3)(x)
+        x = layers.ReLU()(batch_norm()(x))
+        x = conv(24, 1)(x)
+        x = layers.ReLU()(batch_norm()(x))
+    x = layers.AveragePooling2D(pool_size=x.shape[1:3])(x)
+    x = layers.Flatten()(x)
+    x = logits(12)(x)
+    x = layers.Softmax()(x)
+    return tf.keras.Model(inp, x)
+
+
+@dataclass(frozen=True)
+class Fixture:
+    name: str
+    build: Callable[[], tf.keras.Model]
+    float_io: bool = False
+    per_channel_dense: bool = False
+    freeze_shapes: bool = False  # drop the dynamic shape signature, keeping the static shapes
+
+
+FIXTURES = [
+    Fixture("conv_stack", conv_stack),
+    Fixture("dilated_conv", dilated_conv),
+    Fixture("depthwise_block", depthwise_block),
+    Fixture("pad_conv", pad_conv),
+    Fixture("pool_mean_softmax", pool_mean_softmax),
+    Fixture("fc_batch", fc_batch),
+    Fixture("fc_per_channel", fc_per_channel, per_channel_dense=True),
+    Fixture("elementwise", elementwise),
+    Fixture("squeeze_excite", squeeze_excite),
+    Fixture("resize_transpose", resize_transpose),
+    Fixture("squeeze", squeeze, freeze_shapes=True),
+    Fixture("float_io_classifier", float_io_classifier, float_io=True),
+    Fixture("float_io_residual", float_io_residual, float_io=True),
+    Fixture("kws_like", kws_like),
+]
+
+
+# ------------------------------------------------------------------ conversion
+
+
+def input_shape(model):
+    """The model's input shape with unknown dimensions set to 1."""
+    return tuple(1 if d is None else d for d in model.inputs[0].shape)
+
+
+def calibration_data(shape, rng):
+    """Random uniform samples in [-1, 1] used for calibration."""
+    return rng.uniform(-1.0, 1.0, (CALIBRATION_SAMPLES,) + shape).astype(np.float32)
+
+
+def calibrate_batch_norm(model, samples):
+    """Set every BatchNorm's moving statistics to those of the random samples.
+
+    With random weights the default statistics (mean 0, variance 1) leave some
+    activations with a tiny range, which gives unusable quantization scales.
+    """
+    batch = np.concatenate(samples)
+    for layer in model.layers:
+        if isinstance(layer, layers.BatchNormalization):
+            probe = tf.keras.Model(model.input, layer.input)
+            activations = probe(batch, training=False).numpy()
+            axes = tuple(range(activations.ndim - 1))
+            layer.moving_mean.assign(activations.mean(axis=axes))
+            layer.moving_variance.assign(activations.var(axis=axes))
+
+
+def convert(model, samples, fixture):
+    """Convert to a full-integer int8 TFLite flatbuffer.
+
+    Conv and depthwise weights are quantized per channel.  Dense weights are
+    quantized per tensor, as most deployed models have them, unless the
+    fixture asks for the converter's newer per-channel default.
+    """
+    converter = tf.lite.TFLiteConverter.from_keras_model(model)
+    converter.optimizations = [tf.lite.Optimize.DEFAULT]
+    converter.representative_dataset = lambda: ([s] for s in samples)
+    converter.target_spec.supported_ops = [tf.lite.OpsSet.TFLITE_BUILTINS_INT8]
+    # Private switch (TF >= 2.15) that restores per-tensor Dense weights.
+    converter._experimental_disable_per_channel_quantization_for_dense_layers = (
+        not fixture.per_channel_dense)
+    if not fixture.float_io:
+        converter.inference_input_type = tf.int8
+        converter.inference_output_type = tf.int8
+    with contextlib.redirect_stdout(io.StringIO()):  # silence Keras' export listing
+        return converter.convert()
+
+
+def freeze_shapes(data):
+    """The same model with every tensor's shape signature removed: all shapes become static."""
+    import flatbuffers
+    from tensorflow.lite.python import schema_py_generated as schema
+
+    model = schema.ModelT.InitFromPackedBuf(data, 0)
+    for subgraph in model.subgraphs:
+        for tensor in subgraph.tensors:
+            tensor.shapeSignature = None
+    builder = flatbuffers.Builder(len(data) + 1024)
+    builder.Finish(model.Pack(builder), file_identifier=b"TFL3")
+    return bytes(builder.Output())
+
+
+def generate(fixture):
+    """Build, calibrate and convert one fixture; returns the flatbuffer bytes."""
+    tf.keras.backend.clear_session()  # restart layer names at conv2d, dense, ...
+    tf.keras.utils.set_random_seed(SEED)
+    model = fixture.build()
+    rng = np.random.default_rng(SEED)
+    samples = calibration_data(input_shape(model), rng)
+    calibrate_batch_norm(model, samples)
+    data = convert(model, samples, fixture)
+    return freeze_shapes(data) if fixture.freeze_shapes else data
+
+
+def main():
+    for fixture in FIXTURES:
+        data = generate(fixture)
+        path = OUT_DIR / f"{fixture.name}.tflite"
+        path.write_bytes(data)
+        print(f"{path.name}: {len(data)} bytes")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Installs everything the test suite needs on a fresh Debian machine, then runs the whole suite.
+# The same command runs locally and in CI (.ci/run calls this file).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+apt_packages=(cmake gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm)
+missing=()
+for pkg in "${apt_packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+python3 -m venv .venv
+.venv/bin/pip install -q --upgrade pip
+.venv/bin/pip install -q -e '.[test]'
+exec .venv/bin/python -m pytest -q -p no:cacheprovider "$@"

@@ -1,0 +1,58 @@
+"""Whole models through the simulated pool, bit-exact with TFLite Micro.
+
+Runs every fixture in models/ and every real model in ../shared/models (skipped only when that
+folder is absent) exactly as a user would: `vmcu-run MODEL --seed N --compare-tflm`.
+"""
+from __future__ import annotations
+
+import pytest
+
+from tests.models_under_test import FIXTURES, REAL_MODELS
+from vmcu_reference.cli import main as run_main
+from vmcu_reference.inputs import random_inputs
+from vmcu_reference.oracle import tflm_arena_bytes
+from vmcu_tflite.cli.common import run_tool
+from vmcu_tflite.pipeline import compile_model
+
+ALL_MODELS = FIXTURES + REAL_MODELS
+SMALL_SEEDS = (1, 7, 12345)
+
+
+def _id(path):
+    return path.stem
+
+
+def _compare(model, seed, capsys) -> None:
+    code = run_tool("vmcu-run", run_main, [str(model), "--seed", str(seed), "--compare-tflm"])
+    out = capsys.readouterr()
+    assert code == 0, out.out + out.err
+    assert "bit-exact with TFLite Micro" in out.out
+
+
+@pytest.mark.parametrize("seed", SMALL_SEEDS)
+@pytest.mark.parametrize("model", FIXTURES, ids=_id)
+def test_fixture_bit_exact(model, seed, capsys):
+    _compare(model, seed, capsys)
+
+
+@pytest.mark.skipif(not REAL_MODELS, reason="../shared/models is absent")
+@pytest.mark.parametrize("model", REAL_MODELS, ids=_id)
+def test_real_model_bit_exact(model, capsys):
+    seed = 1 + sum(model.name.encode()) % 1000  # a different seed per model, stable across runs
+    _compare(model, 1, capsys)
+    _compare(model, seed, capsys)
+
+
+@pytest.mark.parametrize("model", ALL_MODELS, ids=_id)
+def test_tensor_plan_never_exceeds_tflm_head(model):
+    program = compile_model(model, "tensor")
+    arena = tflm_arena_bytes(model.read_bytes(), random_inputs(program.graph, 0))
+    assert program.plan.pool_bytes <= arena["head"], (program.plan.pool_bytes, arena)
+
+
+def test_fixtures_cover_every_supported_op():
+    """The committed fixtures exercise every op the reader accepts."""
+    from vmcu_tflite.ops import SUPPORTED_OPS
+    from vmcu_tflite.reader import read_model
+    seen = {op.kind for model in FIXTURES for op in read_model(model).ops}
+    assert SUPPORTED_OPS <= seen, sorted(SUPPORTED_OPS - seen)
