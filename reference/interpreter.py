@@ -15,6 +15,8 @@ from vmcu_tflite.errors import UsageError
 from vmcu_tflite.pipeline import Program, compile_model
 
 from .ops import make_kernel
+from .ops.op_dequantize import dequantize
+from .ops.op_quantize import quantize_float
 from .pool import Access, SimulatedPool
 
 
@@ -62,7 +64,6 @@ class Interpreter:
                 raise UsageError(f"input tensor {port.tensor} has shape {tuple(port.shape)}, got {value.shape}")
             tensor = graph.tensors[port.tensor]
             if port.dtype == "float32":
-                from .ops.op_quantize import quantize_float  # noqa  (temporary)
                 data = quantize_float(value, tensor.scale, tensor.zero_point)
             else:
                 data = value.astype(np.int8)
@@ -85,7 +86,6 @@ class Interpreter:
             data = pool.load(self._access(end, port.tensor), base(port.tensor), 0, tensor.num_bytes)
             data = data.reshape(port.shape)
             if port.dtype == "float32":
-                from .ops.op_dequantize import dequantize  # noqa  (temporary)
                 data = dequantize(data, tensor.scale, tensor.zero_point)
             result.outputs.append(data)
         return result

@@ -39,7 +39,7 @@ def run_tflm(model: bytes, inputs: Sequence[np.ndarray], num_outputs: int, tenso
         interpreter.set_input(x, i)
     interpreter.invoke()
     outputs = [np.array(interpreter.get_output(i)) for i in range(num_outputs)]
-    inner = {t: np.array(interpreter.GetTensor(t, 0)) for t in tensors}
+    inner = {t: np.array(interpreter.GetTensor(t, 0)["tensor_data"]) for t in tensors}
     return outputs, inner
 
 

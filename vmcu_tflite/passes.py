@@ -57,8 +57,9 @@ def alias_reshapes(graph: Graph) -> Graph:
     aliases = dict(graph.aliases)
     ops = []
     for op in graph.ops:
-        same_bytes = op.kind in ("RESHAPE", "SQUEEZE") or _is_empty_pad(graph, op)
-        if same_bytes and _same_quantization(graph, op.inputs[0], op.outputs[0]):
+        # TFLite Micro copies these bytes unchanged, even when the output declares other
+        # quantization parameters (MCUNet's final RESHAPE does), so sharing them is exact.
+        if op.kind in ("RESHAPE", "SQUEEZE") or _is_empty_pad(graph, op):
             aliases[op.outputs[0]] = op.inputs[0]
         else:
             ops.append(op)

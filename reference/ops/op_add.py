@@ -1,13 +1,32 @@
-"""ADD reference kernel (not implemented yet)."""
+"""ADD reference kernel: TFLite's reference_integer_ops AddFunc, broadcast like numpy."""
 from __future__ import annotations
 
 import numpy as np
 
-from .base import Kernel
+from ..fixed_point import multiply_by_quantized_multiplier_smaller_than_one_exp as scale_down
+from ..fixed_point import wrap_int32
+from .base import Kernel, with_constants
+
+
+def broadcast_operands(a: np.ndarray, b: np.ndarray, output_shape) -> tuple[np.ndarray, np.ndarray]:
+    """Both operands as int64 arrays broadcast to the output's shape (ranks may differ)."""
+    a, b = np.asarray(a, dtype=np.int64), np.asarray(b, dtype=np.int64)
+    full = np.broadcast_shapes(a.shape, b.shape)
+    rank = max(len(full), len(output_shape))
+    full = (1,) * (rank - len(full)) + tuple(full)
+    return np.broadcast_to(a, full), np.broadcast_to(b, full)
 
 
 class Add(Kernel):
     kind = "ADD"
 
-    def run(self, *inputs: np.ndarray) -> np.ndarray:
-        raise NotImplementedError("ADD")
+    def run(self, *activations: np.ndarray) -> np.ndarray:
+        p = self.params
+        a, b = broadcast_operands(*with_constants(p.constants, activations), p.output_shape)
+        shifted1 = (a + p.input1_offset) << p.left_shift
+        shifted2 = (b + p.input2_offset) << p.left_shift
+        scaled1 = scale_down(shifted1, p.input1_multiplier, p.input1_shift)
+        scaled2 = scale_down(shifted2, p.input2_multiplier, p.input2_shift)
+        raw_sum = wrap_int32(scaled1 + scaled2)
+        raw_out = scale_down(raw_sum, p.output_multiplier, p.output_shift) + p.output_offset
+        return np.clip(raw_out, p.act_min, p.act_max).astype(np.int8).reshape(p.output_shape)

@@ -1,13 +1,15 @@
-"""CONCATENATION reference kernel (not implemented yet)."""
+"""CONCATENATION reference kernel: a plain join along the axis (TFLite's reference Concatenation)."""
 from __future__ import annotations
 
 import numpy as np
 
-from .base import Kernel
+from .base import Kernel, with_constants
 
 
 class Concatenation(Kernel):
     kind = "CONCATENATION"
 
-    def run(self, *inputs: np.ndarray) -> np.ndarray:
-        raise NotImplementedError("CONCATENATION")
+    def run(self, *activations: np.ndarray) -> np.ndarray:
+        p = self.params
+        parts = [np.asarray(x, dtype=np.int8) for x in with_constants(p.constants, activations)]
+        return np.concatenate(parts, axis=p.axis).reshape(p.output_shape)

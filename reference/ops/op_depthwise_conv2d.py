@@ -1,13 +1,23 @@
-"""DEPTHWISE_CONV_2D reference kernel (not implemented yet)."""
+"""DEPTHWISE_CONV_2D reference kernel: TFLite's DepthwiseConvPerChannel (int32 accumulation)."""
 from __future__ import annotations
 
 import numpy as np
 
-from .base import Kernel
+from .base import Kernel, requantize_channels, tap_views
 
 
 class DepthwiseConv2D(Kernel):
     kind = "DEPTHWISE_CONV_2D"
 
-    def run(self, *inputs: np.ndarray) -> np.ndarray:
-        raise NotImplementedError("DEPTHWISE_CONV_2D")
+    def run(self, x: np.ndarray) -> np.ndarray:
+        p = self.params
+        n, o_h, o_w, c_out = p.output_shape
+        _, k_h, k_w, _ = p.filter.shape
+        shifted = x.astype(np.int32) + np.int32(p.input_offset)  # padding then contributes exactly 0
+        if p.depth_multiplier > 1:  # output channel c reads input channel c // depth_multiplier
+            shifted = np.repeat(shifted, p.depth_multiplier, axis=3)
+        weights = p.filter[0].astype(np.int32)
+        acc = np.zeros((n, o_h, o_w, c_out), dtype=np.int32)  # wraps as TFLite's int32 accumulator
+        for ky, kx, view in tap_views(shifted, (k_h, k_w), p.stride, p.dilation, p.padding, (o_h, o_w)):
+            acc += view * weights[ky, kx]
+        return requantize_channels(acc, p.bias, p.output_offset, p.requant)

@@ -1,4 +1,4 @@
-"""PAD reference kernel (not implemented yet)."""
+"""PAD reference kernel: the input bytes surrounded by the pad value (no requantization)."""
 from __future__ import annotations
 
 import numpy as np
@@ -9,5 +9,6 @@ from .base import Kernel
 class Pad(Kernel):
     kind = "PAD"
 
-    def run(self, *inputs: np.ndarray) -> np.ndarray:
-        raise NotImplementedError("PAD")
+    def run(self, x: np.ndarray) -> np.ndarray:
+        p = self.params
+        return np.pad(x.reshape(p.input_shape), p.paddings, constant_values=p.pad_value).astype(np.int8)

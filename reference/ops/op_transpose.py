@@ -1,4 +1,4 @@
-"""TRANSPOSE reference kernel (not implemented yet)."""
+"""TRANSPOSE reference kernel."""
 from __future__ import annotations
 
 import numpy as np
@@ -9,5 +9,6 @@ from .base import Kernel
 class Transpose(Kernel):
     kind = "TRANSPOSE"
 
-    def run(self, *inputs: np.ndarray) -> np.ndarray:
-        raise NotImplementedError("TRANSPOSE")
+    def run(self, x: np.ndarray) -> np.ndarray:
+        p = self.params
+        return np.ascontiguousarray(np.transpose(x, p.perm)).astype(np.int8)

@@ -1,11 +1,55 @@
-"""AVERAGE_POOL_2D (not implemented yet)."""
+"""AVERAGE_POOL_2D: int8 mean over each window's in-bounds taps, rounded half away from zero.
+
+Also holds the geometry shared with MAX_POOL_2D (`PoolParams`, `prepare_pool`).
+"""
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+import numpy as np
+
 from ..graph import Graph, Op
-from .common import require
+from ..quant import activation_range
+from .common import output, require, tensor
+from .conv2d import conv_geometry
 
 KIND = "AVERAGE_POOL_2D"
 
 
-def prepare(graph: Graph, op: Op):
-    require(False, op, "not implemented yet")
+@dataclass(frozen=True)
+class PoolParams:
+    input_shape: tuple[int, int, int, int]
+    output_shape: tuple[int, int, int, int]
+    filter: tuple[int, int]  # (h, w)
+    stride: tuple[int, int]  # (h, w)
+    padding: tuple[int, int]  # positions before the first input (row, column), folded PAD included
+    # A PAD folded into the pool, ((top, bottom), (left, right)): unlike the implicit padding, its
+    # positions are real taps holding `pad_value` (they count in the average and in the max).
+    folded: tuple[tuple[int, int], tuple[int, int]]
+    pad_value: int  # the folded PAD's value: the zero point shared by the pool's input and output
+    act_min: int
+    act_max: int
+
+
+def prepare_pool(graph: Graph, op: Op) -> PoolParams:
+    input_, out = tensor(graph, op, 0), output(graph, op)
+    o = op.options
+    require(len(op.inputs) == 1 and len(op.outputs) == 1, op, "expects 1 input and 1 output")
+    require(len(input_.shape) == 4 and len(out.shape) == 4, op, "expects a 4-D input and a 4-D output")
+    require(out.shape[0] == input_.shape[0] and out.shape[3] == input_.shape[3], op,
+            f"output shape {out.shape} does not keep the batch and channels of input {input_.shape}")
+    kernel = (o.get("filter_height", 0), o.get("filter_width", 0))
+    require(min(kernel) >= 1 and o.get("stride_h", 1) >= 1 and o.get("stride_w", 1) >= 1, op,
+            f"invalid filter {kernel} or stride")
+    # As TFLite Micro's PoolingPrepare: the scale difference is taken in float32.
+    require(abs(float(np.float32(input_.scale) - np.float32(out.scale))) <= 1e-6
+            and input_.zero_point == out.zero_point, op, "input and output quantization must be equal")
+    stride, _, padding = conv_geometry(graph, op, kernel)
+    folded = tuple(tuple(int(v) for v in pair) for pair in o.get("folded_padding", ((0, 0), (0, 0))))
+    act_min, act_max = activation_range(o.get("fused_activation_function", 0), out.scale, out.zero_point)
+    return PoolParams(input_shape=input_.shape, output_shape=out.shape, filter=kernel, stride=stride,
+                      padding=padding, folded=folded, pad_value=out.zero_point, act_min=act_min, act_max=act_max)
+
+
+def prepare(graph: Graph, op: Op) -> PoolParams:
+    return prepare_pool(graph, op)

@@ -1,11 +1,52 @@
-"""CONCATENATION (not implemented yet)."""
+"""CONCATENATION: int8 tensors joined along one axis (negative axes count from the end).
+
+TFLite Micro copies bytes and does not requantize: its Prepare requires every int8 input to have
+the output's scale and zero point, no fused activation, at most 10 inputs of at most 6-D.
+Constant inputs ride in the params.
+"""
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+import numpy as np
+
 from ..graph import Graph, Op
-from .common import require
+from .common import constant_inputs, output, require, tensor
 
 KIND = "CONCATENATION"
+MAX_INPUTS = 10
+MAX_RANK = 6
 
 
-def prepare(graph: Graph, op: Op):
-    require(False, op, "not implemented yet")
+@dataclass(frozen=True, eq=False)
+class ConcatenationParams:
+    axis: int  # non-negative
+    output_shape: tuple[int, ...]
+    constants: tuple[np.ndarray | None, ...]  # per input: constant data, or None for an activation
+
+
+def prepare(graph: Graph, op: Op) -> ConcatenationParams:
+    require(1 <= len(op.inputs) <= MAX_INPUTS and len(op.outputs) == 1, op,
+            f"expects 1 to {MAX_INPUTS} inputs and one output")
+    require(op.options.get("fused_activation_function", 0) == 0, op, "a fused activation is not supported")
+    out = output(graph, op)
+    inputs = [tensor(graph, op, i) for i in range(len(op.inputs))]
+    require(all(t is not None for t in inputs), op, "an input is missing")
+    rank = len(out.shape)
+    require(1 <= rank <= MAX_RANK, op, f"{rank}-D tensors are not supported (1-D to {MAX_RANK}-D)")
+    axis = op.options.get("axis", 0)
+    axis = axis + rank if axis < 0 else axis
+    require(0 <= axis < rank, op, f"axis {op.options.get('axis', 0)} is out of range for {rank}-D tensors")
+    for i, t in enumerate([*inputs, out]):
+        name = "output" if i == len(inputs) else f"input {i}"
+        require(t.dtype == "int8", op, f"{name} type {t.dtype} is not supported (int8 only)")
+        require(t.quant is not None and not t.quant.per_channel, op, f"{name} needs a per-tensor scale")
+    for i, t in enumerate(inputs):
+        require(t.scale == out.scale and t.zero_point == out.zero_point, op,
+                f"input {i} is quantized ({t.scale:g}, {t.zero_point}) unlike the output "
+                f"({out.scale:g}, {out.zero_point}); TFLite Micro does not requantize")
+        require(len(t.shape) == rank and all(t.shape[d] == out.shape[d] for d in range(rank) if d != axis), op,
+                f"input {i} shape {t.shape} does not match output shape {out.shape} off axis {axis}")
+    require(sum(t.shape[axis] for t in inputs) == out.shape[axis], op,
+            f"the inputs' sizes along axis {axis} do not add up to the output's {out.shape[axis]}")
+    return ConcatenationParams(axis=axis, output_shape=out.shape, constants=constant_inputs(graph, op))

@@ -1,11 +1,26 @@
-"""DEQUANTIZE (not implemented yet)."""
+"""DEQUANTIZE: int8 -> float32, real = scale * (q - zero_point) computed in double, stored as float."""
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from ..graph import Graph, Op
-from .common import require
+from .common import output, require, tensor
 
 KIND = "DEQUANTIZE"
 
 
-def prepare(graph: Graph, op: Op):
-    require(False, op, "not implemented yet")
+@dataclass(frozen=True)
+class DequantizeParams:
+    output_shape: tuple[int, ...]
+    scale: float
+    zero_point: int
+
+
+def prepare(graph: Graph, op: Op) -> DequantizeParams:
+    require(len(op.inputs) == 1 and len(op.outputs) == 1, op, "expects one input and one output")
+    input_, out = tensor(graph, op, 0), output(graph, op)
+    require(input_.dtype == "int8", op, f"input type {input_.dtype} is not supported (int8 only)")
+    require(out.dtype == "float32", op, f"output type {out.dtype} is not supported (float32 only)")
+    require(input_.quant is not None and not input_.quant.per_channel, op, "the input needs a per-tensor scale")
+    require(input_.shape == out.shape, op, f"input shape {input_.shape} differs from output shape {out.shape}")
+    return DequantizeParams(output_shape=out.shape, scale=input_.scale, zero_point=input_.zero_point)

@@ -1,11 +1,72 @@
-"""FULLY_CONNECTED (not implemented yet)."""
+"""FULLY_CONNECTED: int8 [M, K] x [N, K]^T + bias, per-tensor or per-channel requantization.
+
+TFLite Micro takes the row count from the output: M = output size / N, and reads the input as
+M consecutive rows of K values whatever its shape (keep_num_dims only changes the output shape).
+"""
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+import numpy as np
+
 from ..graph import Graph, Op
-from .common import require
+from ..quant import activation_range, quantize_multiplier
+from .common import Requantization, bias_values, output, require, requantization, tensor
 
 KIND = "FULLY_CONNECTED"
 
 
-def prepare(graph: Graph, op: Op):
-    require(False, op, "not implemented yet")
+@dataclass(frozen=True, eq=False)
+class FullyConnectedParams:
+    rows: int  # M
+    output_shape: tuple[int, ...]
+    filter: np.ndarray  # [N, K] int8
+    bias: np.ndarray  # [N] int32 (zeros when the model has none)
+    input_offset: int  # -input zero point
+    output_offset: int  # output zero point
+    requant: Requantization  # one multiplier/shift per output channel (repeated when per-tensor)
+
+
+def _per_tensor_requantization(op: Op, input_, filter_, bias, out, channels: int) -> Requantization:
+    """TFLite's GetQuantizedConvolutionMultipler: the scale product is taken in float32."""
+    product = float(np.float32(input_.scale) * np.float32(filter_.quant.scale[0]))
+    require(product >= 0, op, "negative input x filter scale")
+    if bias is not None:
+        bias_scale = bias.quant.scale[0] if bias.quant is not None else 0.0
+        require(abs(product - bias_scale) / out.scale <= 0.02, op,
+                "bias scale differs from input scale x filter scale")
+    multiplier, shift = quantize_multiplier(product / out.scale)
+    act_min, act_max = activation_range(op.options.get("fused_activation_function", 0), out.scale, out.zero_point)
+    return Requantization(multiplier=(multiplier,) * channels, shift=(shift,) * channels,
+                          act_min=act_min, act_max=act_max)
+
+
+def prepare(graph: Graph, op: Op) -> FullyConnectedParams:
+    input_, filter_, bias, out = tensor(graph, op, 0), tensor(graph, op, 1), tensor(graph, op, 2), output(graph, op)
+    require(len(op.inputs) in (2, 3) and len(op.outputs) == 1, op, "expects 2 or 3 inputs and 1 output")
+    require(op.options.get("weights_format", 0) == 0, op, "only the DEFAULT weights format is supported")
+    require(filter_ is not None and filter_.is_constant and len(filter_.shape) == 2, op,
+            "expects a constant 2-D [N, K] filter")
+    require(filter_.dtype == "int8" and filter_.quant is not None, op, "the filter must be quantized int8")
+    require(all(z == 0 for z in filter_.quant.zero_point), op, "filter zero points must be 0")
+    channels, depth = filter_.shape
+    require(len(out.shape) >= 1 and out.shape[-1] == channels, op,
+            f"output's last dimension {out.shape[-1] if out.shape else None} != filter rows {channels}")
+    rows = out.num_elements // channels
+    require(input_.num_elements == rows * depth, op,
+            f"input of {input_.num_elements} values is not {rows} rows of {depth}")
+    bias_data = bias_values(graph, op, 2, channels)
+    require(bias_data.size == channels, op, f"bias has {bias_data.size} values for {channels} channels")
+    if filter_.quant.per_channel:
+        require(len(filter_.quant.scale) == channels and filter_.quant.axis == 0, op,
+                "per-channel filter scales must be one per output channel (dimension 0)")
+        requant = requantization(op, input_, filter_, out, channels)
+    else:
+        requant = _per_tensor_requantization(op, input_, filter_, bias, out, channels)
+    return FullyConnectedParams(rows=rows, output_shape=out.shape, filter=filter_.data, bias=bias_data,
+                                input_offset=-input_.zero_point, output_offset=out.zero_point, requant=requant)
+
+
+def macs(params: FullyConnectedParams) -> int:
+    channels, depth = params.filter.shape
+    return params.rows * channels * depth

@@ -1,11 +1,64 @@
-"""MEAN (not implemented yet)."""
+"""MEAN: int8 average over constant axes, with input and output quantization that may differ.
+
+As TFLite Micro's QuantizedMeanOrSum: an int32 sum per output, minus input zero point x count,
+then one MultiplyByQuantizedMultiplier whose multiplier folds in 1 / count. The fold is computed
+here once: the Q31 multiplier of input scale / output scale is shifted left by
+s = min(floor(log2(count)), 32, 31 + shift), divided by count (truncating) and the shift lowered by s.
+"""
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+import numpy as np
+
 from ..graph import Graph, Op
-from .common import require
+from ..quant import quantize_multiplier
+from .common import constant, output, require, tensor
 
 KIND = "MEAN"
 
 
-def prepare(graph: Graph, op: Op):
-    require(False, op, "not implemented yet")
+@dataclass(frozen=True)
+class MeanParams:
+    input_shape: tuple[int, ...]
+    output_shape: tuple[int, ...]
+    axes: tuple[int, ...]  # reduced input dimensions, non-negative, sorted, without duplicates
+    count: int  # input values averaged into each output value
+    input_zero_point: int
+    output_zero_point: int
+    multiplier: int  # Q31, 1 / count included
+    shift: int  # power-of-two exponent (negative: right shift)
+
+
+def mean_multiplier(real_multiplier: float, count: int) -> tuple[int, int]:
+    """The Q31 multiplier and exponent of real_multiplier / count, the integer way TFLite Micro does it."""
+    multiplier, shift = quantize_multiplier(real_multiplier)
+    if count <= 0:
+        return multiplier, shift
+    s = min(count.bit_length() - 1, 32, 31 + shift)
+    return (multiplier << s) // count, shift - s
+
+
+def prepare(graph: Graph, op: Op) -> MeanParams:
+    input_, out = tensor(graph, op, 0), output(graph, op)
+    require(len(op.inputs) == 2 and len(op.outputs) == 1, op, "expects 2 inputs (data, axes) and 1 output")
+    axis_tensor = tensor(graph, op, 1)
+    require(axis_tensor is not None and axis_tensor.dtype == "int32", op, "axes must be an int32 tensor")
+    raw_axes = [int(a) for a in constant(graph, op, 1, "axes").reshape(-1)]
+    rank = len(input_.shape)
+    axes: list[int] = []
+    for a in raw_axes:
+        resolved = a + rank if a < 0 else a
+        require(0 <= resolved < rank, op, f"axis {a} is out of range for a {rank}-D input")
+        if resolved not in axes:
+            axes.append(resolved)
+    axes.sort()
+    kept = [d for i, d in enumerate(input_.shape) if i not in axes]
+    expected = int(np.prod(kept, dtype=np.int64))
+    require(out.num_elements == expected, op,
+            f"output shape {out.shape} does not hold the {expected} values of the reduction")
+    count = int(np.prod([input_.shape[a] for a in axes], dtype=np.int64))
+    multiplier, shift = mean_multiplier(input_.scale / out.scale, count)
+    return MeanParams(input_shape=input_.shape, output_shape=out.shape, axes=tuple(axes), count=count,
+                      input_zero_point=input_.zero_point, output_zero_point=out.zero_point,
+                      multiplier=multiplier, shift=shift)

@@ -1,11 +1,32 @@
-"""TRANSPOSE (not implemented yet)."""
+"""TRANSPOSE: int8 permutation of up to 5 axes, the permutation a constant int32 input."""
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from ..graph import Graph, Op
-from .common import require
+from .common import constant, output, require, tensor
 
 KIND = "TRANSPOSE"
+MAX_RANK = 5  # TFLite Micro's Prepare limit
 
 
-def prepare(graph: Graph, op: Op):
-    require(False, op, "not implemented yet")
+@dataclass(frozen=True)
+class TransposeParams:
+    perm: tuple[int, ...]
+    output_shape: tuple[int, ...]
+
+
+def prepare(graph: Graph, op: Op) -> TransposeParams:
+    require(len(op.inputs) == 2 and len(op.outputs) == 1, op, "expects an input, a permutation and one output")
+    input_, out = tensor(graph, op, 0), output(graph, op)
+    require(input_.dtype == "int8" and out.dtype == "int8", op, "only int8 tensors are supported")
+    rank = len(input_.shape)
+    require(1 <= rank <= MAX_RANK, op, f"{rank}-D input is not supported (1-D to {MAX_RANK}-D)")
+    perm_tensor = tensor(graph, op, 1)
+    require(perm_tensor is not None and perm_tensor.dtype == "int32" and perm_tensor.shape == (rank,), op,
+            f"the permutation must be an int32 tensor of shape ({rank},)")
+    perm = tuple(int(v) for v in constant(graph, op, 1, "the permutation"))
+    require(sorted(perm) == list(range(rank)), op, f"{perm} is not a permutation of {rank} axes")
+    expected = tuple(input_.shape[d] for d in perm)
+    require(out.shape == expected, op, f"output shape {out.shape} does not match the permuted {expected}")
+    return TransposeParams(perm=perm, output_shape=out.shape)

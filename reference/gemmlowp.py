@@ -1,0 +1,136 @@
+"""gemmlowp's FixedPoint<int32_t, IntegerBits> transcendental functions, vectorized on numpy arrays.
+
+TFLite's int8 SOFTMAX and LOGISTIC evaluate exp and 1/(1+x) with gemmlowp's fixed-point
+polynomials and Newton-Raphson steps. A fixed-point value is passed around as its raw int32
+(held in an int64 array); the number of integer bits of the format is an explicit argument where
+the function depends on it. Additions wrap like C int32 arithmetic on the targets TFLite runs on.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .fixed_point import (INT32_MAX, INT32_MIN, rounding_divide_by_pot, saturating_rounding_doubling_high_mul,
+                          wrap_int32)
+
+# Raw Q0.31 constants used by gemmlowp (they encode the values named beside them).
+_EXP_MINUS_ONE_EIGHTH = 1895147668  # exp(-1/8)
+_ONE_THIRD = 715827883  # 1/3
+_FORTY_EIGHT_OVER_SEVENTEEN_Q2 = 1515870810  # 48/17 in Q2.29
+_MINUS_THIRTY_TWO_OVER_SEVENTEEN_Q2 = -1010580540  # -32/17 in Q2.29
+# exp(-2**k) in Q0.31 for k = -2 .. 4: the barrel shifter of exp_on_negative_values.
+_EXP_BARREL = ((-2, 1672461947), (-1, 1302514674), (0, 790015084), (1, 290630308), (2, 39332535),
+               (3, 720401), (4, 242))
+
+
+def _add(a, b) -> np.ndarray:
+    return wrap_int32(np.asarray(a, dtype=np.int64) + np.asarray(b, dtype=np.int64))
+
+
+def _sub(a, b) -> np.ndarray:
+    return wrap_int32(np.asarray(a, dtype=np.int64) - np.asarray(b, dtype=np.int64))
+
+
+def _mul(a, b) -> np.ndarray:
+    """FixedPoint * FixedPoint: the raw product is a saturating rounding doubling high multiply."""
+    return saturating_rounding_doubling_high_mul(a, b)
+
+
+def saturating_rounding_multiply_by_pot(x, exponent: int) -> np.ndarray:
+    """gemmlowp::SaturatingRoundingMultiplyByPOT<exponent> on int32 raws."""
+    x = np.asarray(x, dtype=np.int64)
+    if exponent == 0:
+        return x
+    if exponent < 0:
+        return rounding_divide_by_pot(x, -exponent)
+    threshold = (1 << (31 - exponent)) - 1
+    shifted = wrap_int32(x << exponent)
+    return np.where(x > threshold, INT32_MAX, np.where(x < -threshold, INT32_MIN, shifted))
+
+
+def rescale(x, src_integer_bits: int, dst_integer_bits: int) -> np.ndarray:
+    """gemmlowp::Rescale: the same real value in a format with another number of integer bits."""
+    return saturating_rounding_multiply_by_pot(x, src_integer_bits - dst_integer_bits)
+
+
+def rounding_half_sum(a, b) -> np.ndarray:
+    """(a + b) / 2 rounded half away from zero, as gemmlowp's int32 RoundingHalfSum."""
+    total = np.asarray(a, dtype=np.int64) + np.asarray(b, dtype=np.int64)
+    biased = total + np.where(total >= 0, 1, -1)
+    return np.where(biased >= 0, biased // 2, -((-biased) // 2))  # C division truncates
+
+
+def one(integer_bits: int) -> int:
+    """FixedPoint::One(): the largest raw in Q0, else exactly 1.0."""
+    return INT32_MAX if integer_bits == 0 else 1 << (31 - integer_bits)
+
+
+def exp_on_interval_between_negative_one_quarter_and_0_excl(a) -> np.ndarray:
+    """exp(a) for a Q0.31 raw a in [-1/4, 0): a fourth-order Taylor expansion around -1/8."""
+    x = _add(a, 1 << 28)  # a + 1/8
+    x2 = _mul(x, x)
+    x3 = _mul(x2, x)
+    x4 = _mul(x2, x2)
+    x4_over_4 = saturating_rounding_multiply_by_pot(x4, -2)
+    poly = saturating_rounding_multiply_by_pot(_add(_mul(_add(x4_over_4, x3), _ONE_THIRD), x2), -1)
+    return _add(_EXP_MINUS_ONE_EIGHTH, _mul(_EXP_MINUS_ONE_EIGHTH, _add(x, poly)))
+
+
+def exp_on_negative_values(a, integer_bits: int) -> np.ndarray:
+    """exp(a) as a Q0.31 raw for a raw `a` <= 0 with `integer_bits` integer bits."""
+    a = np.asarray(a, dtype=np.int64)
+    fractional_bits = 31 - integer_bits
+    one_quarter = 1 << (fractional_bits - 2)
+    a_mod_quarter_minus_one_quarter = _sub(a & (one_quarter - 1), one_quarter)
+    result = exp_on_interval_between_negative_one_quarter_and_0_excl(
+        rescale(a_mod_quarter_minus_one_quarter, integer_bits, 0))
+    remainder = _sub(a_mod_quarter_minus_one_quarter, a)
+    for exponent, multiplier in _EXP_BARREL:
+        if integer_bits > exponent:
+            bit = 1 << (fractional_bits + exponent)
+            result = np.where((remainder & bit) != 0, _mul(result, multiplier), result)
+    if integer_bits > 5:
+        clamp = -(1 << (36 - integer_bits))  # -32.0
+        result = np.where(a < clamp, 0, result)
+    return np.where(a == 0, one(0), result)
+
+
+def one_over_one_plus_x_for_x_in_0_1(a) -> np.ndarray:
+    """1 / (1 + a) as a Q0.31 raw for a Q0.31 raw a in [0, 1): three Newton-Raphson steps."""
+    half_denominator = rounding_half_sum(a, one(0))
+    x = _add(_FORTY_EIGHT_OVER_SEVENTEEN_Q2, _mul(half_denominator, _MINUS_THIRTY_TWO_OVER_SEVENTEEN_Q2))
+    for _ in range(3):
+        one_minus_half_denominator_times_x = _sub(one(2), _mul(half_denominator, x))
+        x = _add(x, rescale(_mul(x, one_minus_half_denominator_times_x), 4, 2))
+    return rescale(x, 1, 0)  # x / 2, read as Q1 then brought to Q0
+
+
+def logistic(a, integer_bits: int) -> np.ndarray:
+    """1 / (1 + exp(-a)) as a Q0.31 raw for any raw `a` with `integer_bits` integer bits."""
+    a = np.asarray(a, dtype=np.int64)
+    positive = a > 0
+    abs_input = np.where(positive, a, wrap_int32(-a))
+    result_if_positive = one_over_one_plus_x_for_x_in_0_1(exp_on_negative_values(wrap_int32(-abs_input),
+                                                                                  integer_bits))
+    result_if_negative = _sub(one(0), result_if_positive)
+    return np.where(a == 0, 1 << 30, np.where(positive, result_if_positive, result_if_negative))
+
+
+def count_leading_zeros_u32(x) -> np.ndarray:
+    """Leading zero bits of x read as uint32 (32 for 0)."""
+    u = np.asarray(x, dtype=np.int64) & 0xFFFFFFFF
+    width = np.zeros(u.shape, dtype=np.int64)  # index of the highest set bit, plus one
+    for shift in (16, 8, 4, 2, 1):
+        big = (u >> shift) > 0
+        width = width + np.where(big, shift, 0)
+        u = np.where(big, u >> shift, u)
+    return 32 - (width + (u > 0))
+
+
+def get_reciprocal(x, x_integer_digits: int) -> tuple[np.ndarray, np.ndarray]:
+    """TFLite's GetReciprocal: (Q0.31 raw of 2**num_bits_over_unit / x, num_bits_over_unit)."""
+    x = np.asarray(x, dtype=np.int64)
+    headroom_plus_one = count_leading_zeros_u32(x)
+    num_bits_over_unit = x_integer_digits - headroom_plus_one
+    shifted = ((x & 0xFFFFFFFF) << headroom_plus_one) & 0xFFFFFFFF
+    shifted_sum_minus_one = wrap_int32(shifted - (1 << 31))
+    return one_over_one_plus_x_for_x_in_0_1(shifted_sum_minus_one), num_bits_over_unit

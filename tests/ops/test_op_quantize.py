@@ -1,0 +1,68 @@
+"""QUANTIZE against TFLite Micro: float32 -> int8 (rounding ties, clamping) and int8 -> int8."""
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, settings, strategies as st
+
+from tests.op_harness import assert_matches_tflm
+from tests.tflite_builder import ModelBuilder
+from vmcu_reference.ops.op_quantize import quantize_float
+
+
+def build_quantize(shape, in_dtype, in_quant, out_quant) -> bytes:
+    b = ModelBuilder()
+    x = b.tensor(shape, dtype=in_dtype, **in_quant)
+    y = b.tensor(shape, scale=out_quant[0], zero_point=out_quant[1])
+    b.op("QUANTIZE", [x], [y])
+    b.inputs, b.outputs = [x], [y]
+    return b.build()
+
+
+def float_inputs(rng, shape, scale, zero_point) -> np.ndarray:
+    """Values spread over and beyond the int8 range, many of them at or next to rounding ties."""
+    n = int(np.prod(shape))
+    k = rng.integers(-200, 200, size=n) - zero_point
+    ties = ((k + 0.5) * np.float32(scale)).astype(np.float32)
+    nudged = np.nextafter(ties, rng.choice([-np.inf, np.inf], size=n).astype(np.float32))
+    uniform = rng.uniform(-300, 300, size=n).astype(np.float32) * np.float32(scale)
+    pick = rng.integers(0, 3, size=n)
+    return np.choose(pick, [ties, nudged, uniform]).astype(np.float32).reshape(shape)
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.lists(st.integers(1, 6), min_size=1, max_size=4), st.integers(0, 2**31))
+def test_quantize_float_bit_exact(shape, seed):
+    rng = np.random.default_rng(seed)
+    scale = float(np.exp(rng.uniform(np.log(1e-3), np.log(2.0))))
+    zp = int(rng.integers(-128, 128))
+    model = build_quantize(shape, "float32", {}, (scale, zp))
+    data = float_inputs(rng, shape, scale, zp)
+    assert_matches_tflm(model, [data])
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.lists(st.integers(1, 6), min_size=1, max_size=4), st.integers(0, 2**31))
+def test_requantize_int8_bit_exact(shape, seed):
+    rng = np.random.default_rng(seed)
+    in_scale = float(rng.uniform(0.005, 0.5))
+    # output scale from 1/64 to 16 times the input's, and sometimes the same
+    ratio = 1.0 if rng.integers(0, 5) == 0 else float(np.exp(rng.uniform(np.log(1 / 64), np.log(16.0))))
+    in_zp, out_zp = int(rng.integers(-128, 128)), int(rng.integers(-128, 128))
+    model = build_quantize(shape, "int8", dict(scale=in_scale, zero_point=in_zp), (in_scale * ratio, out_zp))
+    data = rng.integers(-128, 128, size=shape).astype(np.int8)
+    assert_matches_tflm(model, [data])
+
+
+def test_quantize_float_rounds_half_away_from_zero():
+    x = np.array([0.5, -0.5, 1.5, -1.5, 2.5, -2.5, 0.49999997, 300.0, -300.0], dtype=np.float32)
+    assert quantize_float(x, 1.0, 0).tolist() == [1, -1, 2, -2, 3, -3, 0, 127, -128]
+    assert quantize_float(x, 1.0, 10).tolist() == [11, 9, 12, 8, 13, 7, 10, 127, -128]
+
+
+def test_quantize_float_out_of_range_like_tflm():
+    """inf, NaN and huge values: TFLite's float -> int32 cast is undefined there; on x86 it yields
+    INT32_MIN, to which the zero point is then added with wrap-around. We reproduce that."""
+    x = np.array([np.inf, -np.inf, np.nan, 1e30, -1e30, 3e9, -3e9, 2.2e9, -2.2e9, 0.0], dtype=np.float32)
+    for zp in (-100, 0, 100):
+        ours = assert_matches_tflm(build_quantize(x.shape, "float32", {}, (1.0, zp)), [x])
+        assert ours[0][-1] == zp
