@@ -8,13 +8,10 @@ from ..fixed_point import wrap_int32
 from .base import Kernel, with_constants
 
 
-def broadcast_operands(a: np.ndarray, b: np.ndarray, output_shape) -> tuple[np.ndarray, np.ndarray]:
-    """Both operands as int64 arrays broadcast to the output's shape (ranks may differ)."""
-    a, b = np.asarray(a, dtype=np.int64), np.asarray(b, dtype=np.int64)
-    full = np.broadcast_shapes(a.shape, b.shape)
-    rank = max(len(full), len(output_shape))
-    full = (1,) * (rank - len(full)) + tuple(full)
-    return np.broadcast_to(a, full), np.broadcast_to(b, full)
+def broadcast_operands(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Both operands as int64 arrays broadcast against each other (numpy's rules are TFLite's)."""
+    a, b = np.broadcast_arrays(np.asarray(a, dtype=np.int64), np.asarray(b, dtype=np.int64))
+    return a, b
 
 
 class Add(Kernel):
@@ -22,7 +19,7 @@ class Add(Kernel):
 
     def run(self, *activations: np.ndarray) -> np.ndarray:
         p = self.params
-        a, b = broadcast_operands(*with_constants(p.constants, activations), p.output_shape)
+        a, b = broadcast_operands(*with_constants(p.constants, activations))
         shifted1 = (a + p.input1_offset) << p.left_shift
         shifted2 = (b + p.input2_offset) << p.left_shift
         scaled1 = scale_down(shifted1, p.input1_multiplier, p.input1_shift)

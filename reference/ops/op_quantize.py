@@ -17,7 +17,8 @@ def quantize_float(x: np.ndarray, scale: float, zero_point: int) -> np.ndarray:
     convert as x86's cvttss2si does (to INT32_MIN) before the zero point is added with int32
     wrap-around; finite inputs of sane magnitude never get there.
     """
-    q = np.asarray(x, dtype=np.float32) / np.float32(scale)
+    with np.errstate(over="ignore", invalid="ignore"):  # inf and NaN are handled below, as TFLite does
+        q = np.asarray(x, dtype=np.float32) / np.float32(scale)
     q64 = q.astype(np.float64)  # exact; adding 0.5 in float64 is exact too
     rounded = np.copysign(np.floor(np.abs(q64) + 0.5), q64)
     in_range = (rounded > -_INT32_LIMIT - 1) & (rounded < _INT32_LIMIT)  # False for NaN

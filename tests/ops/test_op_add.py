@@ -84,3 +84,14 @@ def test_add_rejects_output_scale_tflm_cannot_represent():
     graph = parse_model(b.build())
     with pytest.raises(ModelError, match="ADD"):
         prepare(graph, graph.ops[0])
+
+
+def test_add_same_tensor_twice():
+    """x + x: the kernel receives the activation once per operand."""
+    b = ModelBuilder()
+    x = b.tensor((2, 3, 5), scale=0.05, zero_point=-7)
+    y = b.tensor((2, 3, 5), scale=0.08, zero_point=4)
+    b.op("ADD", [x, x], [y], fused_activation_function=1)
+    b.inputs, b.outputs = [x], [y]
+    data = np.random.default_rng(0).integers(-128, 128, size=(2, 3, 5)).astype(np.int8)
+    assert_matches_tflm(b.build(), [data])

@@ -33,3 +33,25 @@ def test_dequantize_rounds_the_double_product_once():
     q = np.arange(-128, 128).astype(np.int8)
     expected = (np.float64(scale) * (q.astype(np.float64) - 5)).astype(np.float32)
     assert np.array_equal(dequantize(q, scale, 5), expected)
+
+
+def test_dequantize_kernel_matches_tflm():
+    """The pipeline turns a boundary DEQUANTIZE into an I/O conversion; run the kernel itself too."""
+    from vmcu_reference.ops import make_kernel
+    from vmcu_reference.oracle import run_tflm
+    from vmcu_tflite.ops import prepare
+    from vmcu_tflite.reader import parse_model
+
+    shape = (2, 256)
+    b = ModelBuilder()
+    x = b.tensor(shape, scale=0.0123, zero_point=17)
+    y = b.tensor(shape, dtype="float32")
+    b.op("DEQUANTIZE", [x], [y])
+    b.inputs, b.outputs = [x], [y]
+    model = b.build()
+    data = np.stack([np.arange(-128, 128), np.arange(127, -129, -1)]).astype(np.int8)
+    graph = parse_model(model)
+    ours = make_kernel("DEQUANTIZE", prepare(graph, graph.ops[0])).run(data)
+    theirs, _ = run_tflm(model, [data], num_outputs=1)
+    assert ours.dtype == np.float32 and ours.shape == shape
+    assert np.array_equal(ours, theirs[0])

@@ -66,3 +66,21 @@ def test_quantize_float_out_of_range_like_tflm():
     for zp in (-100, 0, 100):
         ours = assert_matches_tflm(build_quantize(x.shape, "float32", {}, (1.0, zp)), [x])
         assert ours[0][-1] == zp
+
+
+def test_quantize_kernel_float_input_matches_tflm():
+    """The pipeline turns a boundary QUANTIZE into an I/O conversion; run the kernel itself too."""
+    from vmcu_reference.ops import make_kernel
+    from vmcu_reference.oracle import run_tflm
+    from vmcu_tflite.ops import prepare
+    from vmcu_tflite.reader import parse_model
+
+    rng = np.random.default_rng(3)
+    shape, scale, zp = (2, 5, 7), 0.037, -9
+    model = build_quantize(shape, "float32", {}, (scale, zp))
+    data = float_inputs(rng, shape, scale, zp)
+    graph = parse_model(model)
+    ours = make_kernel("QUANTIZE", prepare(graph, graph.ops[0])).run(data)
+    theirs, _ = run_tflm(model, [data], num_outputs=1)
+    assert ours.dtype == np.int8 and ours.shape == shape
+    assert np.array_equal(ours, theirs[0])
