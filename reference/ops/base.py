@@ -42,17 +42,11 @@ def window_taps(x: np.ndarray, kernel_hw, stride, dilation, padding, out_hw, fil
     Positions outside the input read `fill`; kernels that must skip them (pooling) pass a
     sentinel and mask it.
     """
-    n, h, w, c = x.shape
-    (k_h, k_w), (s_h, s_w), (d_h, d_w), (p_h, p_w), (o_h, o_w) = kernel_hw, stride, dilation, padding, out_hw
-    need_h = (o_h - 1) * s_h + (k_h - 1) * d_h + 1
-    need_w = (o_w - 1) * s_w + (k_w - 1) * d_w + 1
-    padded = np.full((n, max(need_h, h + p_h), max(need_w, w + p_w), c), fill, dtype=x.dtype)
-    padded[:, p_h:p_h + h, p_w:p_w + w, :] = x
+    n, _, _, c = x.shape
+    (k_h, k_w), (o_h, o_w) = kernel_hw, out_hw
     taps = np.empty((n, o_h, o_w, k_h, k_w, c), dtype=x.dtype)
-    for ky in range(k_h):
-        for kx in range(k_w):
-            y0, x0 = ky * d_h, kx * d_w
-            taps[:, :, :, ky, kx, :] = padded[:, y0:y0 + (o_h - 1) * s_h + 1:s_h, x0:x0 + (o_w - 1) * s_w + 1:s_w, :]
+    for ky, kx, view in tap_views(x, kernel_hw, stride, dilation, padding, out_hw, fill):
+        taps[:, :, :, ky, kx, :] = view
     return taps
 
 

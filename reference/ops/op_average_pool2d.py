@@ -10,14 +10,6 @@ import numpy as np
 from .base import Kernel, tap_views
 
 
-def apply_folded_padding(x: np.ndarray, params) -> tuple[np.ndarray, tuple[int, int]]:
-    """The input with a folded PAD made explicit, and the implicit padding left over it."""
-    (top, bottom), (left, right) = params.folded
-    if top or bottom or left or right:
-        x = np.pad(x, ((0, 0), (top, bottom), (left, right), (0, 0)), constant_values=params.pad_value)
-    return x, (params.padding[0] - top, params.padding[1] - left)
-
-
 def in_bounds_count(size: int, out_size: int, kernel: int, stride: int, pad: int) -> np.ndarray:
     """How many of each output position's filter taps fall inside an input of `size`."""
     origin = np.arange(out_size) * stride - pad
@@ -30,7 +22,7 @@ class AveragePool2D(Kernel):
     def run(self, x: np.ndarray) -> np.ndarray:
         p = self.params
         _, o_h, o_w, _ = p.output_shape
-        x, padding = apply_folded_padding(x, p)
+        padding = p.padding
         acc = np.zeros(p.output_shape, dtype=np.int64)
         for _, _, view in tap_views(x.astype(np.int64), p.filter, p.stride, (1, 1), padding, (o_h, o_w)):
             acc += view

@@ -4,7 +4,6 @@ from __future__ import annotations
 import numpy as np
 
 from .base import Kernel, tap_views
-from .op_average_pool2d import apply_folded_padding
 
 
 class MaxPool2D(Kernel):
@@ -13,9 +12,8 @@ class MaxPool2D(Kernel):
     def run(self, x: np.ndarray) -> np.ndarray:
         p = self.params
         _, o_h, o_w, _ = p.output_shape
-        x, padding = apply_folded_padding(x, p)
         # Out-of-bounds taps read -128, the value TFLite starts its maximum from: they never win.
         result = np.full(p.output_shape, -128, dtype=np.int8)
-        for _, _, view in tap_views(x, p.filter, p.stride, (1, 1), padding, (o_h, o_w), fill=-128):
+        for _, _, view in tap_views(x, p.filter, p.stride, (1, 1), p.padding, (o_h, o_w), fill=-128):
             np.maximum(result, view, out=result)
         return np.clip(result, p.act_min, p.act_max).astype(np.int8)

@@ -1,4 +1,4 @@
-"""MAX_POOL_2D against TFLite Micro: filter sizes, strides, SAME/VALID, activations, folded PADs."""
+"""MAX_POOL_2D against TFLite Micro: filter sizes, strides, SAME/VALID, activations, after a PAD."""
 from __future__ import annotations
 
 import numpy as np
@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from tests.op_harness import assert_matches_tflm
-from tests.ops.test_op_average_pool2d import assert_folded_pad_matches, build_pool, pool_cases
+from tests.ops.test_op_average_pool2d import assert_pad_then_pool_matches, build_pool, pool_cases
 from vmcu_tflite.errors import ModelError
 from vmcu_tflite.ops import prepare
 from vmcu_tflite.reader import parse_model
@@ -22,8 +22,8 @@ def test_max_pool2d_bit_exact(case):
 @settings(max_examples=25, deadline=None)
 @given(pool_cases(), st.tuples(st.tuples(st.integers(0, 2), st.integers(0, 2)),
                                st.tuples(st.integers(0, 2), st.integers(0, 2))))
-def test_max_pool2d_folded_pad(case, pad):
-    assert_folded_pad_matches("MAX_POOL_2D", case, pad)
+def test_max_pool2d_after_pad(case, pad):
+    assert_pad_then_pool_matches("MAX_POOL_2D", case, pad)
 
 
 def test_max_pool2d_padding_never_wins():

@@ -22,11 +22,7 @@ class PoolParams:
     output_shape: tuple[int, int, int, int]
     filter: tuple[int, int]  # (h, w)
     stride: tuple[int, int]  # (h, w)
-    padding: tuple[int, int]  # positions before the first input (row, column), folded PAD included
-    # A PAD folded into the pool, ((top, bottom), (left, right)): unlike the implicit padding, its
-    # positions are real taps holding `pad_value` (they count in the average and in the max).
-    folded: tuple[tuple[int, int], tuple[int, int]]
-    pad_value: int  # the folded PAD's value: the zero point shared by the pool's input and output
+    padding: tuple[int, int]  # implicit positions before the first input (row, column)
     act_min: int
     act_max: int
 
@@ -45,10 +41,9 @@ def prepare_pool(graph: Graph, op: Op) -> PoolParams:
     require(abs(float(np.float32(input_.scale) - np.float32(out.scale))) <= 1e-6
             and input_.zero_point == out.zero_point, op, "input and output quantization must be equal")
     stride, _, padding = conv_geometry(graph, op, kernel)
-    folded = tuple(tuple(int(v) for v in pair) for pair in o.get("folded_padding", ((0, 0), (0, 0))))
     act_min, act_max = activation_range(o.get("fused_activation_function", 0), out.scale, out.zero_point)
     return PoolParams(input_shape=input_.shape, output_shape=out.shape, filter=kernel, stride=stride,
-                      padding=padding, folded=folded, pad_value=out.zero_point, act_min=act_min, act_max=act_max)
+                      padding=padding, act_min=act_min, act_max=act_max)
 
 
 def prepare(graph: Graph, op: Op) -> PoolParams:
