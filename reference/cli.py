@@ -31,7 +31,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("model", type=Path, help="int8 .tflite model")
     source = parser.add_mutually_exclusive_group()
     source.add_argument("--plan", type=Path, help="plan.json written by vmcu-convert")
-    source.add_argument("--planner", choices=sorted(PLANNERS), default="tensor",
+    source.add_argument("--planner", choices=sorted(PLANNERS), default="vmcu",
                         help="plan with this planner when no --plan is given (default: %(default)s)")
     feed = parser.add_mutually_exclusive_group()
     feed.add_argument("--inputs", type=Path, help=".npz with input_0, input_1, ...")
@@ -44,7 +44,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _program(args) -> Program:
     graph = read_model(args.model)
-    program = compile_graph(graph, "tensor" if args.plan else args.planner)
+    program = compile_graph(graph, "tensor" if args.plan else args.planner)  # a --plan replaces it
     if args.plan:
         try:
             text = args.plan.read_text()

@@ -13,11 +13,14 @@ import numpy as np
 
 from vmcu_tflite.errors import UsageError
 from vmcu_tflite.pipeline import Program, compile_model
+from vmcu_tflite.plan import workspace_id
+from vmcu_tflite.planner.streaming import access_pattern
 
 from .ops import make_kernel
 from .ops.op_dequantize import dequantize
 from .ops.op_quantize import quantize_float
 from .pool import Access, SimulatedPool
+from .streaming import replay_in_place_channels, replay_segments
 
 
 @dataclass
@@ -34,11 +37,12 @@ class Interpreter:
         self.program = program
         self.trace = trace
         self.kernels = [make_kernel(s.kernel, s.params) for s in program.steps]
-        planned = {s.index: s for s in program.plan.steps}
-        if len(planned) != len(program.steps) or any(planned[s.index].kernel != s.kernel for s in program.steps):
+        self.planned = {s.index: s for s in program.plan.steps}
+        if len(self.planned) != len(program.steps) or any(self.planned[s.index].kernel != s.kernel
+                                                          for s in program.steps):
             raise UsageError("the plan does not match the model's steps (was it made for another model?)")
 
-    def _access(self, step_index: int, tensor: int) -> Access:
+    def _access(self, step_index: int, tensor: int, segment: int | None = None) -> Access:
         graph = self.program.graph
         storage = graph.storage_of(tensor)
         if step_index < 0:
@@ -47,9 +51,11 @@ class Interpreter:
             kernel, ops = "output", ()
         else:
             kernel, ops = self.program.steps[step_index].kernel, self.program.steps[step_index].ops
+        if tensor < 0:  # a step's workspace
+            return Access(step_index, kernel, ops, tensor, f"workspace of step {step_index}", segment or 1)
         shape = graph.tensors[tensor].shape
-        return Access(step=step_index, kernel=kernel, ops=ops, tensor=storage,
-                      tensor_name=graph.tensors[storage].name, segment_bytes=shape[-1] if shape else 1)
+        return Access(step=step_index, kernel=kernel, ops=ops, tensor=storage, tensor_name=graph.tensors[storage].name,
+                      segment_bytes=segment or (shape[-1] if shape else 1))
 
     def run(self, inputs: Sequence[np.ndarray], record: bool = False) -> Result:
         graph, plan = self.program.graph, self.program.plan
@@ -74,7 +80,7 @@ class Interpreter:
                     .reshape(graph.tensors[t].shape) for t in step.inputs]
             out = kernel.run(*args)
             t_out = step.outputs[0]
-            pool.store(self._access(step.index, t_out), base(t_out), 0, out)
+            self._write_output(pool, step, out, base)
             if record:
                 result.tensors[t_out] = out
                 result.order.append(t_out)
@@ -89,6 +95,24 @@ class Interpreter:
                 data = dequantize(data, tensor.scale, tensor.zero_point)
             result.outputs.append(data)
         return result
+
+    def _write_output(self, pool: SimulatedPool, step, out: np.ndarray, base) -> None:
+        """Store the step's output the way its kernel does: at once, by segments, or in place."""
+        graph, planned = self.program.graph, self.planned[step.index]
+        t_out, segment = step.outputs[0], planned.segment_bytes
+        out_who = self._access(step.index, t_out, segment)
+        if planned.in_place:
+            (x,) = planned.streamed_inputs
+            ws = workspace_id(step.index)
+            replay_in_place_channels(pool, self._access(step.index, x, segment), base(x), graph.tensors[x].shape,
+                                     self._access(step.index, ws, segment), self.program.plan.offsets[ws],
+                                     out_who, base(t_out), out, segment)
+        elif planned.streamed_inputs:
+            streamed = [(self._access(step.index, x, segment), base(x), graph.tensors[x].num_bytes,
+                         access_pattern(graph, step, x, segment)) for x in planned.streamed_inputs]
+            replay_segments(pool, streamed, out_who, base(t_out), out)
+        else:
+            pool.store(out_who, base(t_out), 0, out)
 
     def _last_reads(self) -> dict[int, list[int]]:
         """Step index -> tensors whose storage no later step (nor the application) reads."""
@@ -105,6 +129,6 @@ class Interpreter:
         return dying
 
 
-def run_model_bytes(model: bytes, inputs: Sequence[np.ndarray], planner: str = "tensor") -> list[np.ndarray]:
+def run_model_bytes(model: bytes, inputs: Sequence[np.ndarray], planner: str = "vmcu") -> list[np.ndarray]:
     """Compile and run in one call (tests and quick checks)."""
     return Interpreter(compile_model(model, planner)).run(inputs).outputs

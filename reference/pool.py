@@ -37,8 +37,8 @@ class SimulatedPool:
         self.byte = np.full(size, FREE, dtype=np.int64)  # byte index inside that tensor
         self._trace = trace
 
-    def _addresses(self, base: int, start: int, length: int) -> np.ndarray:
-        return (base + start + np.arange(length, dtype=np.int64)) % self.size
+    def _addresses(self, base: int, offsets: np.ndarray) -> np.ndarray:
+        return (base + offsets) % self.size
 
     def _where(self, who: Access, offset: int, address: int) -> str:
         return (f"step {who.step} ({who.kernel}, TFLite op {', '.join(map(str, who.ops)) or '-'}): tensor "
@@ -51,40 +51,53 @@ class SimulatedPool:
 
     def store(self, who: Access, base: int, start: int, values: np.ndarray) -> None:
         """Write `values` as bytes [start, start + len) of tensor `who.tensor` at base + start."""
-        values = np.ascontiguousarray(values, dtype=np.int8).reshape(-1)
-        addr = self._addresses(base, start, values.size)
-        busy = np.flatnonzero(self.owner[addr] != FREE)
-        if busy.size:
-            i = busy[0]
-            raise HazardError(f"plan hazard: {self._where(who, start + i, int(addr[i]))} is written over "
-                              f"{self._held(int(addr[i]))}, which is still to be read")
-        self.data[addr] = values
-        self.owner[addr] = who.tensor
-        self.byte[addr] = start + np.arange(values.size)
-        self._log("store", who, base, start, values.size)
+        values = np.asarray(values).reshape(-1)
+        self.store_at(who, base, start + np.arange(values.size), values)
 
     def load(self, who: Access, base: int, start: int, length: int) -> np.ndarray:
         """Read bytes [start, start + length) of tensor `who.tensor`, checking every tag."""
-        addr = self._addresses(base, start, length)
-        expected = start + np.arange(length)
-        wrong = np.flatnonzero((self.owner[addr] != who.tensor) | (self.byte[addr] != expected))
-        if wrong.size:
-            i = wrong[0]
-            raise HazardError(f"plan hazard: {self._where(who, start + i, int(addr[i]))} was expected "
-                              f"but the pool holds {self._held(int(addr[i]))}")
-        self._log("load", who, base, start, length)
-        return self.data[addr].copy()
+        return self.load_at(who, base, start + np.arange(length))
 
     def free(self, who: Access, base: int, start: int, length: int) -> None:
-        """Release bytes of `who.tensor` that no later step reads."""
-        addr = self._addresses(base, start, length)
-        mine = self.owner[addr] == who.tensor
-        self.owner[addr[mine]] = FREE
-        self.byte[addr[mine]] = FREE
-        self._log("free", who, base, start, length)
+        """Release bytes [start, start + length) of `who.tensor`: no later step reads them."""
+        self.free_at(who, base, start + np.arange(length))
 
-    def _log(self, event: str, who: Access, base: int, start: int, length: int) -> None:
-        if self._trace is not None:
-            first = (base + start) % self.size
+    def store_at(self, who: Access, base: int, offsets: np.ndarray, values: np.ndarray) -> None:
+        """Write bytes `offsets` of tensor `who.tensor`; each must land on a free byte."""
+        values = np.ascontiguousarray(values, dtype=np.int8).reshape(-1)
+        addr = self._addresses(base, offsets)
+        busy = np.flatnonzero(self.owner[addr] != FREE)
+        if busy.size:
+            i = busy[0]
+            raise HazardError(f"plan hazard: {self._where(who, int(offsets[i]), int(addr[i]))} is written over "
+                              f"{self._held(int(addr[i]))}, which is still to be read")
+        self.data[addr] = values
+        self.owner[addr] = who.tensor
+        self.byte[addr] = offsets
+        self._log("store", who, base, offsets)
+
+    def load_at(self, who: Access, base: int, offsets: np.ndarray) -> np.ndarray:
+        """Read bytes `offsets` of tensor `who.tensor`, checking that each still holds them."""
+        addr = self._addresses(base, offsets)
+        wrong = np.flatnonzero((self.owner[addr] != who.tensor) | (self.byte[addr] != offsets))
+        if wrong.size:
+            i = wrong[0]
+            raise HazardError(f"plan hazard: {self._where(who, int(offsets[i]), int(addr[i]))} was expected "
+                              f"but the pool holds {self._held(int(addr[i]))}")
+        self._log("load", who, base, offsets)
+        return self.data[addr].copy()
+
+    def free_at(self, who: Access, base: int, offsets: np.ndarray) -> None:
+        addr = self._addresses(base, offsets)
+        addr = addr[self.owner[addr] == who.tensor]
+        self.owner[addr] = FREE
+        self.byte[addr] = FREE
+        self._log("free", who, base, offsets)
+
+    def _log(self, event: str, who: Access, base: int, offsets: np.ndarray) -> None:
+        if self._trace is not None and offsets.size:
+            lo, hi = int(offsets.min()), int(offsets.max())
+            first = (base + lo) % self.size
+            span = "" if hi - lo + 1 == offsets.size else f" ({offsets.size} bytes, strided)"
             self._trace(f"step {who.step:3d} {who.kernel:<24s} {event:<5s} tensor {who.tensor:4d} "
-                        f"bytes [{start}, {start + length}) at pool [{first}, {(first + length - 1) % self.size}]")
+                        f"bytes [{lo}, {hi + 1}){span} at pool {first}..{(base + hi) % self.size}")

@@ -24,7 +24,7 @@ def corrupt(program, tensor: int, offset: int):
 
 
 def test_output_written_over_live_input_is_a_hazard():
-    program = compile_model(conv_chain())
+    program = compile_model(conv_chain(), "tensor")
     step = program.steps[0]
     bad = corrupt(program, step.outputs[0], program.plan.offsets[step.inputs[0]] + 5)
     with pytest.raises(HazardError) as err:
@@ -38,7 +38,7 @@ def test_output_written_over_live_input_is_a_hazard():
 
 def test_wrapping_plan_reads_modulo_pool_size():
     """Tensors placed across the end of the pool wrap to address 0 and read back intact."""
-    program = compile_model(conv_chain())  # A[108 B] -> B[288 B] -> C[144 B]
+    program = compile_model(conv_chain(), "tensor")  # A[108 B] -> B[288 B] -> C[144 B]
     a, b, c = program.steps[0].inputs[0], program.steps[0].outputs[0], program.steps[1].outputs[0]
     x = np.arange(108, dtype=np.int64).astype(np.int8).reshape(1, 6, 6, 3)
     expected = Interpreter(program).run([x]).outputs[0]
@@ -64,12 +64,12 @@ def test_pool_load_checks_every_byte():
 def test_cli_reports_hazard_with_exit_code_4(tmp_path, capsys):
     model = tmp_path / "chain.tflite"
     model.write_bytes(conv_chain())
-    assert run_tool("vmcu-convert", convert_main, [str(model), "-o", str(tmp_path / "out")]) == 0
+    assert run_tool("vmcu-convert", convert_main, [str(model), "-o", str(tmp_path / "out"), "--planner", "tensor"]) == 0
     plan_path = tmp_path / "out" / "plan.json"
     plan = json.loads(plan_path.read_text())
     step = plan["steps"][1]
     tensors = {t["index"]: t for t in plan["tensors"]}
-    program = compile_model(conv_chain())
+    program = compile_model(conv_chain(), "tensor")
     reader, writer = program.steps[1].inputs[0], program.steps[1].outputs[0]
     tensors[writer]["offset"] = tensors[reader]["offset"]  # step 1 writes over the input it reads
     plan_path.write_text(json.dumps(plan))

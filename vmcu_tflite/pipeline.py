@@ -21,13 +21,13 @@ class Program:
     plan: Plan
 
 
-def compile_graph(graph: Graph, planner: str = "tensor") -> Program:
+def compile_graph(graph: Graph, planner: str = "vmcu") -> Program:
     simple = simplify(graph)
     steps = build_steps(simple)
     return Program(simple, steps, make_plan(simple, steps, planner))
 
 
-def compile_model(model: str | Path | bytes, planner: str = "tensor") -> Program:
+def compile_model(model: str | Path | bytes, planner: str = "vmcu") -> Program:
     """A .tflite path or its bytes -> Program (raises ModelError for models we do not support)."""
     graph = parse_model(model) if isinstance(model, bytes) else read_model(model)
     return compile_graph(graph, planner)

@@ -15,6 +15,15 @@ from .graph import Graph
 from .lifetimes import Buffer
 
 
+def workspace_id(step: int) -> int:
+    """Workspaces are buffers too; they take negative ids so they never clash with tensors."""
+    return -1 - step
+
+
+def workspace_step(buffer: int) -> int:
+    return -1 - buffer
+
+
 @dataclass(frozen=True)
 class PlannedStep:
     index: int
@@ -24,7 +33,17 @@ class PlannedStep:
     gap_segments: int
     footprint_bytes: int
     macs: int
-    streaming: bool  # False: the step reads whole tensors and writes to a separate buffer
+    # Inputs the output is written over as they are consumed; empty: the step reads whole tensors
+    # and writes its output apart from them (kernels without a segment form, or no gain).
+    streamed_inputs: tuple[int, ...] = ()
+    in_place: bool = False  # channel segment by channel segment, output over input (depthwise)
+    workspace_bytes: int = 0  # pool bytes the step uses for itself (buffer id -1 - index)
+
+    @property
+    def mode(self) -> str:
+        if self.in_place:
+            return "in-place"
+        return "segment" if self.streamed_inputs else "whole-tensor"
 
 
 @dataclass(frozen=True)
@@ -55,10 +74,12 @@ class Plan:
             "tensor_level_bytes": self.tensor_level_bytes,
             "inputs": [port(p) for p in graph.inputs],
             "outputs": [port(p) for p in graph.outputs],
-            "tensors": [{"index": b.tensor, "name": graph.tensors[b.tensor].name, "offset": self.offsets[b.tensor],
+            "tensors": [{"index": b.tensor, "name": graph.tensors[b.tensor].name if b.tensor >= 0
+                         else f"workspace of step {workspace_step(b.tensor)}", "offset": self.offsets[b.tensor],
                          "bytes": b.size, "first_step": b.first, "last_step": b.last}
                         for b in self.buffers.values()],
-            "steps": [dict(asdict(s), ops=list(s.ops)) for s in self.steps],
+            "steps": [dict(asdict(s), ops=list(s.ops), streamed_inputs=list(s.streamed_inputs), mode=s.mode)
+                      for s in self.steps],
         }
 
     def dumps(self, graph: Graph) -> str:
@@ -74,6 +95,7 @@ def load_plan(text: str) -> Plan:
             model=data["model"], planner=data["planner"], pool_bytes=int(data["pool_bytes"]),
             tensor_level_bytes=int(data["tensor_level_bytes"]),
             offsets={t["index"]: int(t["offset"]) for t in data["tensors"]}, buffers=buffers,
-            steps=tuple(PlannedStep(**dict(s, ops=tuple(s["ops"]))) for s in data["steps"]))
+            steps=tuple(PlannedStep(**{k: v for k, v in s.items() if k != "mode"} | {
+                "ops": tuple(s["ops"]), "streamed_inputs": tuple(s["streamed_inputs"])}) for s in data["steps"]))
     except (ValueError, KeyError, TypeError) as err:
         raise UsageError(f"not a valid plan.json ({type(err).__name__}: {err})") from None

@@ -18,7 +18,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="vmcu-convert", description=__doc__.splitlines()[0])
     parser.add_argument("model", type=Path, help="int8 .tflite model")
     parser.add_argument("-o", "--output", type=Path, required=True, help="folder to write plan.json into")
-    parser.add_argument("--planner", choices=sorted(PLANNERS), default="tensor",
+    parser.add_argument("--planner", choices=sorted(PLANNERS), default="vmcu",
                         help="memory planner (default: %(default)s)")
     parser.add_argument("--ram-budget", type=parse_bytes, metavar="BYTES",
                         help="fail with exit code 3 if the pool needs more (e.g. 128K)")

@@ -8,11 +8,12 @@ from ..graph import Graph
 from ..plan import Plan
 from ..steps import Step
 from .tensor import plan_tensors
+from .vmcu import plan_vmcu
 
-PLANNERS = {"tensor": plan_tensors}
+PLANNERS = {"vmcu": plan_vmcu, "tensor": plan_tensors}
 
 
-def make_plan(graph: Graph, steps: Sequence[Step], planner: str = "tensor") -> Plan:
+def make_plan(graph: Graph, steps: Sequence[Step], planner: str = "vmcu") -> Plan:
     if planner not in PLANNERS:
         raise UsageError(f"unknown planner '{planner}'; available: {', '.join(sorted(PLANNERS))}")
     return PLANNERS[planner](graph, steps)

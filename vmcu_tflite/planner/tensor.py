@@ -10,9 +10,11 @@ from __future__ import annotations
 from typing import Sequence
 
 from ..graph import Graph
-from ..lifetimes import Buffer, buffer_lifetimes, live_at
+from ..lifetimes import Buffer, buffer_lifetimes
 from ..plan import Plan, PlannedStep
 from ..steps import Step
+from .footprint import step_footprints
+from .streaming import default_segment
 
 
 def _align(value: int, alignment: int) -> int:
@@ -36,20 +38,14 @@ def greedy_offsets(buffers: Sequence[Buffer], alignment: int = 4) -> dict[int, i
     return offsets
 
 
-def segment_bytes(graph: Graph, step: Step) -> int:
-    """A pixel's channels (the last dimension) of the step's output: the unit reports speak of."""
-    shape = graph.tensors[step.outputs[0]].shape
-    return shape[-1] if shape else 1
-
-
 def plan_tensors(graph: Graph, steps: Sequence[Step], alignment: int = 4) -> Plan:
     buffers = buffer_lifetimes(graph, steps)
     offsets = greedy_offsets(list(buffers.values()), alignment)
     pool = max((offsets[t] + b.size for t, b in buffers.items()), default=0)
+    footprints = step_footprints(buffers, offsets, pool)
     planned = tuple(
-        PlannedStep(index=s.index, kernel=s.kernel, ops=s.ops, segment_bytes=segment_bytes(graph, s),
-                    gap_segments=0, footprint_bytes=sum(b.size for b in live_at(buffers, s.index)),
-                    macs=s.macs, streaming=False)
+        PlannedStep(index=s.index, kernel=s.kernel, ops=s.ops, segment_bytes=default_segment(graph, s),
+                    gap_segments=0, footprint_bytes=footprints[s.index], macs=s.macs)
         for s in steps)
     return Plan(model=graph.name, planner="tensor", pool_bytes=pool, tensor_level_bytes=pool,
                 offsets=offsets, buffers=buffers, steps=planned)

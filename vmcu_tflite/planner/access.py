@@ -1,0 +1,156 @@
+"""Segment access functions of the streaming kernels (paper section 3).
+
+A streaming kernel runs over an iteration box (row-major: the last dimension varies fastest) and
+each iteration writes one output segment. For the input it streams over, each iteration reads a
+byte range. Both are written as sums of clipped affine functions of the iteration vector: the
+paper's access matrices A_u and offsets V_u composed with the row-major mapping vector L_addr,
+plus the clamps that borders (padding) and partial last segments need.
+
+The same description serves three readers: the gap solver (symbolically, with CP-SAT), the
+reference interpreter (evaluated on every iteration, to replay loads, frees and stores in the
+kernel's order) and the C code generator.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Term:
+    """coef * clip(weights . i + offset, lo, hi)."""
+
+    coef: int
+    weights: tuple[int, ...]
+    offset: int = 0
+    lo: int | None = None
+    hi: int | None = None
+
+    def evaluate(self, grid: np.ndarray) -> np.ndarray:
+        value = np.tensordot(np.asarray(self.weights, dtype=np.int64), grid, axes=1) + self.offset
+        if self.lo is not None or self.hi is not None:
+            value = np.clip(value, self.lo, self.hi)
+        return self.coef * value
+
+
+@dataclass(frozen=True)
+class Expr:
+    """A byte offset as a sum of terms plus a constant."""
+
+    const: int
+    terms: tuple[Term, ...] = ()
+
+    def evaluate(self, grid: np.ndarray) -> np.ndarray:
+        total = np.full(grid.shape[1:], self.const, dtype=np.int64)
+        for term in self.terms:
+            total = total + term.evaluate(grid)
+        return total
+
+
+def affine(weights: Sequence[int], const: int = 0) -> Expr:
+    return Expr(const, (Term(1, tuple(weights)),))
+
+
+@dataclass(frozen=True)
+class AccessPattern:
+    """How one step streams: iterations, output bytes written, and streamed-input bytes read.
+
+    `read_lo`/`read_hi` bound the bytes iteration i reads (hi exclusive); every byte below the
+    smallest `read_lo` of the iterations still to come is consumed and may be overwritten.
+    """
+
+    dims: tuple[int, ...]
+    write_lo: Expr
+    write_hi: Expr
+    read_lo: Expr
+    read_hi: Expr
+
+    @property
+    def iterations(self) -> int:
+        return int(np.prod(self.dims, dtype=np.int64))
+
+    def grid(self) -> np.ndarray:
+        """All iteration vectors in execution order: array [len(dims), iterations]."""
+        return np.indices(self.dims, dtype=np.int64).reshape(len(self.dims), -1)
+
+    def schedule(self) -> dict[str, np.ndarray]:
+        grid = self.grid()
+        return {name: getattr(self, name).evaluate(grid) for name in ("write_lo", "write_hi", "read_lo", "read_hi")}
+
+
+def _segments(channels: int, segment: int) -> int:
+    return -(-channels // segment)
+
+
+def windowed(in_shape, out_shape, kernel_hw, stride, dilation, padding, segment: int, channel_reads: bool):
+    """Conv, depthwise conv and pooling: iterations (n, oy, ox, output-channel segment).
+
+    The window of output pixel (oy, ox) starts at input row oy*s - pad and column ox*s - pad,
+    clipped to the input; `channel_reads` says the iteration reads only its own channel segment
+    (depthwise, pooling) rather than every input channel (convolution).
+    """
+    n, h, w, c_in = in_shape
+    _, o_h, o_w, c_out = out_shape
+    q = _segments(c_out, segment)
+    dims = (n, o_h, o_w, q)
+    (k_h, k_w), (s_h, s_w), (d_h, d_w), (p_h, p_w) = kernel_hw, stride, dilation, padding
+    pixel_out = (o_h * o_w * c_out, o_w * c_out, c_out, 0)
+    write_lo = Expr(0, (Term(1, pixel_out), Term(segment, (0, 0, 0, 1))))
+    write_hi = Expr(0, (Term(1, pixel_out), Term(1, (0, 0, 0, segment), segment, hi=c_out)))
+    first_row = Term(w * c_in, (0, s_h, 0, 0), -p_h, lo=0, hi=h - 1)
+    first_col = Term(c_in, (0, 0, s_w, 0), -p_w, lo=0, hi=w - 1)
+    last_row = Term(w * c_in, (0, s_h, 0, 0), -p_h + (k_h - 1) * d_h, lo=0, hi=h - 1)
+    last_col = Term(c_in, (0, 0, s_w, 0), -p_w + (k_w - 1) * d_w, lo=0, hi=w - 1)
+    batch = Term(h * w * c_in, (1, 0, 0, 0))
+    if channel_reads:
+        read_lo = Expr(0, (batch, first_row, first_col, Term(segment, (0, 0, 0, 1))))
+        read_hi = Expr(0, (batch, last_row, last_col, Term(1, (0, 0, 0, segment), segment, hi=c_in)))
+    else:
+        read_lo = Expr(0, (batch, first_row, first_col))
+        read_hi = Expr(c_in, (batch, last_row, last_col))
+    return AccessPattern(dims, write_lo, write_hi, read_lo, read_hi)
+
+
+def rows(m: int, k: int, n: int, segment: int) -> AccessPattern:
+    """A GEMM In[M, K] x W[K, N] (fully connected, pointwise conv): iterations (row, output segment).
+
+    Each iteration reads its whole input row (weights are in flash) and writes one segment of
+    its output row.
+    """
+    q = _segments(n, segment)
+    return AccessPattern(
+        dims=(m, q),
+        write_lo=Expr(0, (Term(n, (1, 0)), Term(segment, (0, 1)))),
+        write_hi=Expr(0, (Term(n, (1, 0)), Term(1, (0, segment), segment, hi=n))),
+        read_lo=affine((k, 0)),
+        read_hi=affine((k, 0), k),
+    )
+
+
+def elementwise(total: int, segment: int) -> AccessPattern:
+    """Same-shape element-wise ops (and softmax with segment = a row): read segment i, write segment i."""
+    q = _segments(total, segment)
+    return AccessPattern(
+        dims=(q,),
+        write_lo=affine((segment,)),
+        write_hi=Expr(0, (Term(1, (segment,), segment, hi=total),)),
+        read_lo=affine((segment,)),
+        read_hi=Expr(0, (Term(1, (segment,), segment, hi=total),)),
+    )
+
+
+def channel_reduction(pixels: int, channels: int, segment: int) -> AccessPattern:
+    """MEAN over every pixel of an [N=1, H, W, C] input: one channel segment at a time.
+
+    Iteration q reads channel segment q of every pixel, accumulates, then writes output segment q.
+    """
+    q = _segments(channels, segment)
+    return AccessPattern(
+        dims=(q,),
+        write_lo=affine((segment,)),
+        write_hi=Expr(0, (Term(1, (segment,), segment, hi=channels),)),
+        read_lo=affine((segment,)),
+        read_hi=Expr((pixels - 1) * channels, (Term(1, (segment,), segment, hi=channels),)),
+    )

@@ -1,0 +1,105 @@
+"""Whole-graph placement: base addresses of every buffer in a circular pool of P bytes.
+
+For two buffers live at the same time, let d = (b_c - b_a) mod P. They are disjoint in the
+circle exactly when size_a <= d <= P - size_c. An output Y that streams over a dying input X
+(distance g from the gap solver) may instead take any d = (b_X - b_Y) mod P in [g, P - size_X]:
+it starts at least g bytes before X and its tail never wraps onto X's unread end.
+
+For a fixed P this is a CP-SAT feasibility model (one boolean per pair for the modulo); P itself
+is found by bisection between a lower bound (the most any single step must hold) and a plan
+known to work. Every solve runs single-threaded with a deterministic time budget, so the same
+model always yields the same plan; an undecided solve counts as "does not fit".
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Mapping
+
+from ortools.sat.python import cp_model
+
+from ..lifetimes import Buffer
+
+
+@dataclass(frozen=True)
+class Overlap:
+    """Y may start `distance` bytes before X (both storage tensors) instead of staying apart.
+
+    With `exact`, Y must start exactly there (an in-place kernel).
+    """
+
+    x: int
+    y: int
+    distance: int
+    exact: bool = False
+
+
+def _pairs(buffers: Mapping[int, Buffer]) -> list[tuple[Buffer, Buffer]]:
+    ordered = sorted(buffers.values(), key=lambda b: b.tensor)
+    return [(a, c) for i, a in enumerate(ordered) for c in ordered[i + 1:] if a.first <= c.last and c.first <= a.last]
+
+
+def lower_bound(buffers: Mapping[int, Buffer], overlaps: list[Overlap]) -> int:
+    """No pool can be smaller than what one step must hold, shared output bytes deducted."""
+    steps = range(min(b.first for b in buffers.values()), max(b.last for b in buffers.values()) + 1)
+    bound = 0
+    for step in steps:
+        live = sum(b.size for b in buffers.values() if b.first <= step <= b.last)
+        shared = {}
+        for o in overlaps:
+            y = buffers[o.y]
+            if y.first == step:
+                shared[o.y] = min(y.size, shared.get(o.y, 0) + y.size - min(o.distance, y.size))
+        bound = max(bound, live - sum(shared.values()))
+    return bound
+
+
+def fits(buffers: Mapping[int, Buffer], overlaps: list[Overlap], pool: int, hint: Mapping[int, int] | None = None,
+         budget: float = 5.0) -> dict[int, int] | None:
+    """Base addresses in a pool of `pool` bytes, or None if none was found within the budget."""
+    if any(b.size > pool for b in buffers.values()):
+        return None
+    model = cp_model.CpModel()
+    base = {t: model.NewIntVar(0, pool - 1, f"b{t}") for t in sorted(buffers)}
+    first = min(buffers.values(), key=lambda b: (b.first, b.tensor))
+    model.Add(base[first.tensor] == 0)  # the circle has no start: pin one buffer
+    relaxed = {(o.x, o.y): o for o in overlaps} | {(o.y, o.x): None for o in overlaps}
+    for a, c in _pairs(buffers):
+        if (a.tensor, c.tensor) in relaxed:
+            x, y = (a, c) if relaxed[(a.tensor, c.tensor)] is not None else (c, a)
+            overlap = relaxed[(x.tensor, y.tensor)]
+            low = min(overlap.distance, y.size)
+            high = low if overlap.exact else pool - x.size
+        else:
+            x, y, low, high = c, a, a.size, pool - c.size
+        if low > high:
+            return None
+        # d = (b_x - b_y) mod P
+        wrap = model.NewBoolVar(f"w{x.tensor}_{y.tensor}")
+        d = model.NewIntVar(low, high, f"d{x.tensor}_{y.tensor}")
+        model.Add(d == base[x.tensor] - base[y.tensor] + pool * wrap)
+    if hint:
+        for t, v in hint.items():
+            if t in base and v < pool:
+                model.AddHint(base[t], v)
+    solver = cp_model.CpSolver()
+    solver.parameters.num_workers = 1
+    solver.parameters.random_seed = 0
+    solver.parameters.max_deterministic_time = budget
+    if solver.Solve(model) not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        return None
+    return {t: int(solver.Value(v)) for t, v in base.items()}
+
+
+def smallest_pool(buffers: Mapping[int, Buffer], overlaps: list[Overlap], known: Mapping[int, int],
+                  known_pool: int, budget: float = 5.0) -> tuple[int, dict[int, int]]:
+    """Bisect the pool size between the lower bound and a known valid placement."""
+    best_pool, best = known_pool, dict(known)
+    low = lower_bound(buffers, overlaps)
+    while low < best_pool:
+        pool = (low + best_pool) // 2
+        found = fits(buffers, overlaps, pool, best, budget)
+        if found is None:
+            low = pool + 1
+        else:
+            best_pool, best = pool, found
+    return best_pool, best

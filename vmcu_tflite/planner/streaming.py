@@ -1,0 +1,168 @@
+"""Which steps stream, over which inputs, with which segment size, and how close the output may start.
+
+A step streams over an input that dies with it: its output may be written over input bytes the
+step has already consumed. Each kernel kind says how it walks its tensors (`access_pattern`);
+the gap solver turns that into the least input-to-output distance. Steps whose kernel has no
+segment form (TRANSPOSE, RESIZE, CONCATENATION, PAD, broadcasting operands) stay whole-tensor.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+from ..graph import Graph
+from ..lifetimes import Buffer
+from ..steps import Step
+from .access import AccessPattern, channel_reduction, elementwise, rows, windowed
+from .gap import min_distance
+
+
+@dataclass(frozen=True)
+class Stream:
+    """The output of `step` may start `distance` bytes before `tensor` (an input that dies here).
+
+    `exact`: the output must start exactly there (an in-place kernel writes each channel back
+    where it read it).
+    """
+
+    step: int
+    tensor: int
+    distance: int
+    exact: bool = False
+
+
+@dataclass(frozen=True)
+class StepStreaming:
+    segment_bytes: int
+    streams: tuple[Stream, ...]
+    workspace_bytes: int = 0  # pool bytes the step needs for itself while it runs
+    in_place: bool = False  # channel-plane depthwise: see `in_place_depthwise`
+
+
+def in_place_depthwise(graph: Graph, step: Step, tensor: int) -> bool:
+    """Depthwise with multiplier 1 can run channel segment by channel segment in place.
+
+    It copies a channel segment's plane of its input into a workspace, then writes that segment
+    of the output over the same channels (TinyEngine's in-place depthwise): the output shares the
+    input's base and channel stride, and the step needs only segment x H x W extra bytes.
+    """
+    return step.kernel == "DEPTHWISE_CONV_2D" and step.params.depth_multiplier == 1 and step.inputs[0] == tensor
+
+
+def _conv(graph: Graph, step: Step, position: int, segment: int) -> AccessPattern | None:
+    p = step.params
+    _, k_h, k_w, c_per_group = p.filter.shape
+    pointwise = (k_h, k_w) == (1, 1) and p.stride == (1, 1) and p.padding == (0, 0)
+    if pointwise and c_per_group == p.input_shape[3]:
+        n, h, w, c_in = p.input_shape
+        return rows(n * h * w, c_in, p.output_shape[3], segment)
+    return windowed(p.input_shape, p.output_shape, (k_h, k_w), p.stride, p.dilation, p.padding, segment,
+                    channel_reads=False)
+
+
+def _depthwise(graph: Graph, step: Step, position: int, segment: int) -> AccessPattern | None:
+    p = step.params
+    return windowed(p.input_shape, p.output_shape, p.filter.shape[1:3], p.stride, p.dilation, p.padding, segment,
+                    channel_reads=p.depth_multiplier == 1)
+
+
+def _pool(graph: Graph, step: Step, position: int, segment: int) -> AccessPattern | None:
+    p = step.params
+    return windowed(p.input_shape, p.output_shape, p.filter, p.stride, (1, 1), p.padding, segment, channel_reads=True)
+
+
+def _fully_connected(graph: Graph, step: Step, position: int, segment: int) -> AccessPattern | None:
+    p = step.params
+    n, k = p.filter.shape
+    return rows(p.rows, k, n, segment)
+
+
+def _same_shape(graph: Graph, step: Step, position: int, segment: int) -> AccessPattern | None:
+    """Element-wise ops stream over an operand only when it is not broadcast."""
+    x, y = graph.tensors[step.inputs[position]], graph.tensors[step.outputs[0]]
+    if x.num_elements != y.num_elements or x.shape != y.shape:
+        return None
+    return elementwise(y.num_bytes, segment)
+
+
+def _softmax(graph: Graph, step: Step, position: int, segment: int) -> AccessPattern | None:
+    y = graph.tensors[step.outputs[0]]
+    return elementwise(y.num_bytes, y.shape[-1]) if segment == y.shape[-1] else None
+
+
+def _mean(graph: Graph, step: Step, position: int, segment: int) -> AccessPattern | None:
+    p = step.params
+    if len(p.input_shape) != 4 or p.input_shape[0] != 1 or p.axes != (1, 2):
+        return None
+    _, h, w, c = p.input_shape
+    return channel_reduction(h * w, c, segment)
+
+
+PatternFn = Callable[[Graph, Step, int, int], "AccessPattern | None"]
+ACCESS: dict[str, PatternFn] = {
+    "CONV_2D": _conv, "DEPTHWISE_CONV_2D": _depthwise, "AVERAGE_POOL_2D": _pool, "MAX_POOL_2D": _pool,
+    "FULLY_CONNECTED": _fully_connected, "ADD": _same_shape, "MUL": _same_shape, "LOGISTIC": _same_shape,
+    "QUANTIZE": _same_shape, "SOFTMAX": _softmax, "MEAN": _mean,
+}
+
+
+def access_pattern(graph: Graph, step: Step, tensor: int, segment: int) -> AccessPattern | None:
+    """How `step` walks input `tensor` with `segment`-byte output segments; None if it cannot stream."""
+    fn = ACCESS.get(step.kernel)
+    return fn(graph, step, step.inputs.index(tensor), segment) if fn is not None else None
+
+
+def default_segment(graph: Graph, step: Step) -> int:
+    """The paper's choice: FC min(input row, output row); conv-like min(C_in, C_out); else the last dim."""
+    y = graph.tensors[step.outputs[0]]
+    x = graph.tensors[step.inputs[0]] if step.inputs else y
+    if step.kernel == "FULLY_CONNECTED":
+        return min(step.params.filter.shape)
+    return max(1, min(x.shape[-1] if x.shape else 1, y.shape[-1] if y.shape else 1))
+
+
+def segment_candidates(graph: Graph, step: Step) -> list[int]:
+    """The default and its halvings down to 4 bytes, largest first (fewer modulo wraps first)."""
+    default = default_segment(graph, step)
+    candidates = [default]
+    while candidates[-1] % 2 == 0 and candidates[-1] // 2 >= 4:
+        candidates.append(candidates[-1] // 2)
+    return candidates
+
+
+def choose_streaming(graph: Graph, steps: Sequence[Step], buffers: dict[int, Buffer],
+                     segment_override: int | None = None) -> dict[int, StepStreaming]:
+    """Per step, the segment size that lets the output start closest to its dying inputs."""
+    kept = {graph.storage_of(p.tensor) for p in graph.outputs}
+    chosen: dict[int, StepStreaming] = {}
+    for step in steps:
+        out = graph.tensors[step.outputs[0]]
+        dying = [t for t in dict.fromkeys(step.inputs)
+                 if buffers[graph.storage_of(t)].last == step.index and graph.storage_of(t) not in kept
+                 and graph.storage_of(t) != graph.storage_of(step.outputs[0])]
+        best: tuple[int, StepStreaming] | None = None
+        sizes = [segment_override] if segment_override else segment_candidates(graph, step)
+        for segment in sizes:
+            streams, cost = [], 0
+            for t in dying:
+                pattern = access_pattern(graph, step, t, segment)
+                if pattern is None:
+                    continue
+                distance = max(0, min_distance(pattern) or 0)
+                # Bytes beyond the larger of input and output that streaming still needs.
+                cost += min(distance, out.num_bytes) - max(0, out.num_bytes - graph.tensors[t].num_bytes)
+                if distance < out.num_bytes:  # otherwise placing the output apart is as good
+                    streams.append(Stream(step.index, t, distance))
+            if streams and (best is None or cost < best[0]):
+                best = (cost, StepStreaming(segment, tuple(streams)))
+        for t in dying:
+            if not in_place_depthwise(graph, step, t):
+                continue
+            n, h, w, c = step.params.input_shape
+            for segment in [c] + [d for d in (16, 8, 4, 2, 1) if d < c and c % d == 0]:
+                cost = segment * n * h * w
+                if best is None or cost < best[0]:
+                    best = (cost, StepStreaming(segment, (Stream(step.index, t, 0, exact=True),), cost, True))
+        if best is not None:
+            chosen[step.index] = best[1]
+    return chosen

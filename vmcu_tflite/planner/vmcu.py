@@ -1,0 +1,54 @@
+"""The vMCU planner: segment-level overlap inside steps, circular placement across the graph.
+
+1. Per step, `streaming` picks the segment size and, for each input that dies there, the least
+   distance its output may start before it (paper eq. 1).
+2. `placement` finds the smallest circular pool in which every buffer gets a base address such
+   that live buffers never collide, except where a step's output may overlap its input.
+The whole-tensor plan is both the baseline reported next to ours and the starting point of the
+search, so the vMCU pool is never larger.
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+from ..graph import Graph
+from ..lifetimes import Buffer, buffer_lifetimes
+from ..plan import Plan, PlannedStep, workspace_id
+from ..steps import Step
+from .footprint import step_footprints
+from .placement import Overlap, smallest_pool
+from .streaming import choose_streaming, default_segment
+from .tensor import plan_tensors
+
+
+def plan_vmcu(graph: Graph, steps: Sequence[Step], segment_override: int | None = None) -> Plan:
+    baseline = plan_tensors(graph, steps)
+    buffers = buffer_lifetimes(graph, steps)
+    streaming = choose_streaming(graph, steps, buffers, segment_override)
+    overlaps = [Overlap(graph.storage_of(s.tensor), graph.storage_of(steps[s.step].outputs[0]), s.distance, s.exact)
+                for chosen in streaming.values() for s in chosen.streams]
+    # Workspaces live only during their step; a known valid placement puts them after the baseline.
+    workspaces = {workspace_id(k): Buffer(workspace_id(k), c.workspace_bytes, k, k)
+                  for k, c in streaming.items() if c.workspace_bytes}
+    known = dict(baseline.offsets) | {w: baseline.pool_bytes for w in workspaces}
+    known_pool = baseline.pool_bytes + max((b.size for b in workspaces.values()), default=0)
+    buffers = buffers | workspaces
+    pool, offsets = smallest_pool(buffers, overlaps, known, known_pool)
+    footprints = step_footprints(buffers, offsets, pool)
+    planned = []
+    for step in steps:
+        chosen = streaming.get(step.index)
+        out = graph.tensors[step.outputs[0]]
+        segment = chosen.segment_bytes if chosen else default_segment(graph, step)
+        gap = 0
+        if chosen and not chosen.in_place:
+            # Bytes the step needs beyond the larger of its streamed input and its output.
+            gap = max(max(0, s.distance - max(0, out.num_bytes - graph.tensors[s.tensor].num_bytes))
+                      for s in chosen.streams)
+        planned.append(PlannedStep(
+            index=step.index, kernel=step.kernel, ops=step.ops, segment_bytes=segment,
+            gap_segments=-(-gap // segment), footprint_bytes=footprints[step.index], macs=step.macs,
+            streamed_inputs=tuple(s.tensor for s in chosen.streams) if chosen else (),
+            in_place=bool(chosen and chosen.in_place), workspace_bytes=chosen.workspace_bytes if chosen else 0))
+    return Plan(model=graph.name, planner="vmcu", pool_bytes=pool, tensor_level_bytes=baseline.pool_bytes,
+                offsets=offsets, buffers=buffers, steps=tuple(planned))
