@@ -22,17 +22,18 @@ def _id(path):
     return path.stem
 
 
-def _compare(model, seed, capsys) -> None:
-    code = run_tool("vmcu-run", run_main, [str(model), "--seed", str(seed), "--compare-tflm"])
+def _compare(model, seed, capsys, planner: str = "vmcu") -> None:
+    code = run_tool("vmcu-run", run_main, [str(model), "--seed", str(seed), "--compare-tflm", "--planner", planner])
     out = capsys.readouterr()
     assert code == 0, out.out + out.err
     assert "bit-exact with TFLite Micro" in out.out
 
 
+@pytest.mark.parametrize("planner", ["vmcu", "tensor"])
 @pytest.mark.parametrize("seed", SMALL_SEEDS)
 @pytest.mark.parametrize("model", FIXTURES, ids=_id)
-def test_fixture_bit_exact(model, seed, capsys):
-    _compare(model, seed, capsys)
+def test_fixture_bit_exact(model, seed, planner, capsys):
+    _compare(model, seed, capsys, planner)
 
 
 @pytest.mark.skipif(not REAL_MODELS, reason="../shared/models is absent")
@@ -41,6 +42,19 @@ def test_real_model_bit_exact(model, capsys):
     seed = 1 + sum(model.name.encode()) % 1000  # a different seed per model, stable across runs
     _compare(model, 1, capsys)
     _compare(model, seed, capsys)
+    _compare(model, seed + 1, capsys, "tensor")
+
+
+# Pool sizes the vMCU planner must reach without fusion (TinyEngine: 247,808 for MCUNet).
+POOL_TARGETS = {"mcunet-320kb-1mb_imagenet": 190_000, "mlperf-kws-dscnn": 8_600, "mcunet-vww1": 80_000}
+
+
+@pytest.mark.skipif(not REAL_MODELS, reason="../shared/models is absent")
+@pytest.mark.parametrize("model", [m for m in REAL_MODELS if m.stem in POOL_TARGETS], ids=_id)
+def test_vmcu_pool_targets(model):
+    plan = compile_model(model, "vmcu").plan
+    assert plan.pool_bytes <= POOL_TARGETS[model.stem], plan.pool_bytes
+    assert plan.pool_bytes < plan.tensor_level_bytes
 
 
 @pytest.mark.parametrize("model", ALL_MODELS, ids=_id)

@@ -99,3 +99,17 @@ def test_fully_connected_rejects_filter_zero_point():
     graph = parse_model(model)
     with pytest.raises(ModelError, match="FULLY_CONNECTED at index 0: filter zero points"):
         fully_connected.prepare(graph, graph.ops[0])
+
+
+def test_fully_connected_per_tensor_multiplier_in_double():
+    """MLPerf AD01's last layer: an accumulator of -88337 rounds to -117 only with the double-precision
+    multiplier (float32 scale products give -118)."""
+    b = ModelBuilder()
+    x = b.tensor((1, 1), scale=0.024790890514850616, zero_point=-128)
+    w = b.const(np.ones((1, 1), np.int8), scale=0.0195566825568676, zero_point=0)
+    bias = b.const(np.array([-88337], np.int32), scale=0.0004848275857511908, zero_point=0)
+    y = b.tensor((1, 1), scale=0.36449846625328064, zero_point=96)
+    b.op("FULLY_CONNECTED", [x, w, bias], [y])
+    b.inputs, b.outputs = [x], [y]
+    (out,) = assert_matches_tflm(b.build(), [np.array([[-128]], np.int8)])
+    assert out[0, 0] == -117 + 96

@@ -1,0 +1,57 @@
+"""The gap solver (CP-SAT over the access functions) against the closed form and brute force."""
+from __future__ import annotations
+
+from hypothesis import given, settings, strategies as st
+
+from vmcu_tflite.planner.access import channel_reduction, elementwise, rows, windowed
+from vmcu_tflite.planner.gap import brute_force_distance, min_distance
+
+
+@settings(max_examples=150, deadline=None)
+@given(m=st.integers(1, 40), n=st.integers(1, 12), k=st.integers(1, 12), segment=st.integers(1, 16))
+def test_gemm_matches_the_closed_form(m, n, k, segment):
+    """In[M, K] x W[K, N] with row segments: footprint = max(MN, MK) + min(N, K) - 1 segments."""
+    pattern = rows(m, k * segment, n * segment, segment)
+    distance = min_distance(pattern)
+    assert distance == brute_force_distance(pattern)
+    x, y = m * k * segment, m * n * segment
+    footprint = max(x + max(distance or 0, 0), y)
+    if m * n > 1:
+        assert footprint == max(x, y) + (min(n, k) - 1) * segment
+        gap = max(distance, 0) - max(0, y - x)  # bytes beyond the larger tensor
+        assert gap == (min(n, k) - 1) * segment
+
+
+@st.composite
+def window_cases(draw):
+    k_h, k_w = draw(st.integers(1, 7)), draw(st.integers(1, 7))
+    s_h, s_w = draw(st.integers(1, 3)), draw(st.integers(1, 3))
+    d_h, d_w = draw(st.integers(1, 2)), draw(st.integers(1, 2))
+    h = draw(st.integers((k_h - 1) * d_h + 1, 14))
+    w = draw(st.integers((k_w - 1) * d_w + 1, 14))
+    p_h, p_w = draw(st.integers(0, k_h // 2)), draw(st.integers(0, k_w // 2))
+    o_h = (h + 2 * p_h - (k_h - 1) * d_h - 1) // s_h + 1
+    o_w = (w + 2 * p_w - (k_w - 1) * d_w - 1) // s_w + 1
+    c_in = draw(st.integers(1, 24))
+    channel_reads = draw(st.booleans())
+    c_out = c_in if channel_reads else draw(st.integers(1, 24))
+    return dict(in_shape=(draw(st.integers(1, 2)), h, w, c_in), out_shape=(1, o_h, o_w, c_out),
+                kernel_hw=(k_h, k_w), stride=(s_h, s_w), dilation=(d_h, d_w), padding=(p_h, p_w),
+                segment=draw(st.integers(1, c_out)), channel_reads=channel_reads)
+
+
+@settings(max_examples=150, deadline=None)
+@given(window_cases())
+def test_windowed_solver_equals_brute_force(case):
+    case["out_shape"] = (case["in_shape"][0],) + case["out_shape"][1:]
+    pattern = windowed(**case)
+    assert min_distance(pattern) == brute_force_distance(pattern)
+
+
+@settings(max_examples=60, deadline=None)
+@given(total=st.integers(1, 3000), segment=st.integers(1, 64), pixels=st.integers(1, 50), channels=st.integers(1, 40))
+def test_elementwise_and_reduction_stream_in_place(total, segment, pixels, channels):
+    for pattern in (elementwise(total, segment), channel_reduction(pixels, channels, min(segment, channels))):
+        distance = min_distance(pattern)
+        assert distance == brute_force_distance(pattern)
+        assert distance is None or distance <= 0  # the output can start right on the input

@@ -1,0 +1,88 @@
+"""vMCU plans: hazard-free and bit-exact, optimal where eq. 1 says so, deterministic."""
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from tests.models_under_test import conv_chain
+from tests.random_graphs import random_graphs
+from tests.tflite_builder import ModelBuilder, random_bias, random_weights
+from vmcu_reference.interpreter import Interpreter
+from vmcu_reference.oracle import run_tflm
+from vmcu_tflite.errors import HazardError
+from vmcu_tflite.pipeline import compile_model
+
+
+def assert_runs_bit_exact(model: bytes, data: np.ndarray, planner: str = "vmcu") -> None:
+    program = compile_model(model, planner)
+    ours = Interpreter(program).run([data]).outputs
+    theirs, _ = run_tflm(model, [data], len(ours))
+    for a, b in zip(ours, theirs):
+        np.testing.assert_array_equal(a, b)
+
+
+@settings(max_examples=40, deadline=None)
+@given(random_graphs())
+def test_random_graphs_plan_hazard_free_and_bit_exact(case):
+    model, data = case
+    assert_runs_bit_exact(model, data)
+    vmcu, tensor = compile_model(model, "vmcu").plan, compile_model(model, "tensor").plan
+    assert vmcu.pool_bytes <= tensor.pool_bytes
+
+
+def fc_model(m: int, k: int, n: int, seed: int) -> tuple[bytes, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    b = ModelBuilder()
+    x = b.tensor((m, k), scale=0.05, zero_point=3)
+    w = b.const(random_weights(rng, (n, k)), scale=0.01, zero_point=0)
+    bias = b.const(random_bias(rng, n), scale=0.0005, zero_point=0)
+    y = b.tensor((m, n), scale=0.2 * np.sqrt(k), zero_point=-1)
+    b.op("FULLY_CONNECTED", [x, w, bias], [y])
+    b.inputs, b.outputs = [x], [y]
+    return b.build(), rng.integers(-128, 128, (m, k)).astype(np.int8)
+
+
+def pointwise_model(hw: int, c_in: int, c_out: int, seed: int) -> tuple[bytes, np.ndarray]:
+    model = conv_chain(channels=(c_in, c_out), hw=hw, seed=seed)
+    return model, np.random.default_rng(seed).integers(-128, 128, (1, hw, hw, c_in)).astype(np.int8)
+
+
+def _closer(program, step_index: int, by: int):
+    """The same plan with the step's output `by` bytes closer to its streamed input."""
+    plan, graph = program.plan, program.graph
+    y = graph.storage_of(program.steps[step_index].outputs[0])
+    offsets = dict(plan.offsets)
+    offsets[y] = (offsets[y] + by) % plan.pool_bytes
+    return replace(program, plan=replace(plan, offsets=offsets))
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.sampled_from(["fc", "pointwise"]), st.integers(1, 6), st.integers(1, 24), st.integers(1, 24),
+       st.integers(0, 1000))
+def test_single_layer_reaches_the_eq1_optimum_exactly(kind, rows, k, n, seed):
+    """The planned distance works, and one byte closer is a hazard the interpreter catches."""
+    model, data = fc_model(rows, k, n, seed) if kind == "fc" else pointwise_model(rows + 1, k, n, seed)
+    program = compile_model(model, "vmcu")
+    step = program.plan.steps[0]
+    x, y = program.steps[0].inputs[0], program.steps[0].outputs[0]
+    ours = Interpreter(program).run([data]).outputs[0]
+    np.testing.assert_array_equal(ours, run_tflm(model, [data], 1)[0][0])
+    if not step.streamed_inputs:
+        return
+    size_x, size_y = program.graph.tensors[x].num_bytes, program.graph.tensors[y].num_bytes
+    distance = (program.plan.offsets[x] - program.plan.offsets[y]) % program.plan.pool_bytes
+    assert program.plan.pool_bytes == max(size_x + distance, size_y)  # a single layer: the pool is its footprint
+    if distance > 0:
+        with pytest.raises(HazardError):
+            Interpreter(_closer(program, 0, 1)).run([data])
+
+
+def test_same_model_same_plan():
+    model = conv_chain(channels=(3, 8, 16, 4), hw=9)
+    first = compile_model(model).plan.dumps(compile_model(model).graph)
+    for _ in range(2):
+        again = compile_model(model)
+        assert again.plan.dumps(again.graph) == first
