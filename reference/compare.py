@@ -13,7 +13,7 @@ import numpy as np
 from vmcu_tflite.pipeline import Program
 
 from .interpreter import Result
-from .oracle import run_tflm
+from vmcu_tflite.oracle import run_tflm
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@ from typing import Sequence
 import numpy as np
 
 from vmcu_reference.interpreter import run_model_bytes
-from vmcu_reference.oracle import run_tflm
+from vmcu_tflite.oracle import run_tflm
 
 
 def assert_matches_tflm(model: bytes, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:

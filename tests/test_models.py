@@ -10,7 +10,7 @@ import pytest
 from tests.models_under_test import FIXTURES, REAL_MODELS
 from vmcu_reference.cli import main as run_main
 from vmcu_reference.inputs import random_inputs
-from vmcu_reference.oracle import tflm_arena_bytes
+from vmcu_tflite.oracle import tflm_arena_bytes
 from vmcu_tflite.cli.common import run_tool
 from vmcu_tflite.pipeline import compile_model
 

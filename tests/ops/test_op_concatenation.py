@@ -66,6 +66,6 @@ def test_concatenation_rejects_requantization_like_tflm():
     graph = parse_model(model)
     with pytest.raises(ModelError, match="CONCATENATION.*requantize"):
         prepare(graph, graph.ops[0])
-    from vmcu_reference.oracle import run_tflm
+    from vmcu_tflite.oracle import run_tflm
     with pytest.raises(Exception):
         run_tflm(model, feeds, num_outputs=1)

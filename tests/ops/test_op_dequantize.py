@@ -38,7 +38,7 @@ def test_dequantize_rounds_the_double_product_once():
 def test_dequantize_kernel_matches_tflm():
     """The pipeline turns a boundary DEQUANTIZE into an I/O conversion; run the kernel itself too."""
     from vmcu_reference.ops import make_kernel
-    from vmcu_reference.oracle import run_tflm
+    from vmcu_tflite.oracle import run_tflm
     from vmcu_tflite.ops import prepare
     from vmcu_tflite.reader import parse_model
 

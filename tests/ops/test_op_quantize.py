@@ -71,7 +71,7 @@ def test_quantize_float_out_of_range_like_tflm():
 def test_quantize_kernel_float_input_matches_tflm():
     """The pipeline turns a boundary QUANTIZE into an I/O conversion; run the kernel itself too."""
     from vmcu_reference.ops import make_kernel
-    from vmcu_reference.oracle import run_tflm
+    from vmcu_tflite.oracle import run_tflm
     from vmcu_tflite.ops import prepare
     from vmcu_tflite.reader import parse_model
 

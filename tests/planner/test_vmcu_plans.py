@@ -11,7 +11,7 @@ from tests.models_under_test import conv_chain
 from tests.random_graphs import random_graphs
 from tests.tflite_builder import ModelBuilder, random_bias, random_weights
 from vmcu_reference.interpreter import Interpreter
-from vmcu_reference.oracle import run_tflm
+from vmcu_tflite.oracle import run_tflm
 from vmcu_tflite.errors import HazardError
 from vmcu_tflite.pipeline import compile_model
 

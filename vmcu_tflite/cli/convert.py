@@ -1,6 +1,7 @@
-"""vmcu-convert: plan a TFLite model for the circular pool and write the plan.
+"""vmcu-convert: plan a TFLite model for the circular pool and write the plan and its report.
 
-Nothing is written to the output folder unless the whole conversion succeeded.
+Writes plan.json, report.md and memory.png. Nothing is written to the output folder unless the
+whole conversion succeeded.
 """
 from __future__ import annotations
 
@@ -8,21 +9,38 @@ import argparse
 from pathlib import Path
 from typing import Sequence
 
-from ..errors import BudgetError
+from ..errors import BudgetError, UsageError
+from ..oracle import tflm_arena_bytes
 from ..pipeline import compile_model
 from ..planner import PLANNERS
+from ..planner.tensor import plan_tensors
+from ..plot import render_memory_plot
+from ..report import render_report
 from .common import parse_bytes, run_tool
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="vmcu-convert", description=__doc__.splitlines()[0])
     parser.add_argument("model", type=Path, help="int8 .tflite model")
-    parser.add_argument("-o", "--output", type=Path, required=True, help="folder to write plan.json into")
+    parser.add_argument("-o", "--output", type=Path, required=True, help="folder to write plan.json, report.md and memory.png into")
     parser.add_argument("--planner", choices=sorted(PLANNERS), default="vmcu",
                         help="memory planner (default: %(default)s)")
     parser.add_argument("--ram-budget", type=parse_bytes, metavar="BYTES",
                         help="fail with exit code 3 if the pool needs more (e.g. 128K)")
     return parser
+
+
+def _tflm_head(model: Path) -> int | None:
+    """TFLite Micro's activation arena for the report, when its Python package is installed."""
+    try:
+        import numpy as np
+        from ..reader import read_model
+
+        graph = read_model(model)
+        zeros = [np.zeros(p.shape, dtype=p.dtype) for p in graph.inputs]
+        return tflm_arena_bytes(model.read_bytes(), zeros).get("head")
+    except UsageError:
+        return None
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -32,10 +50,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.ram_budget is not None and plan.pool_bytes > args.ram_budget:
         raise BudgetError(f"the plan needs {plan.pool_bytes} bytes of pool, {plan.pool_bytes - args.ram_budget} "
                           f"more than the budget of {args.ram_budget}")
+    baseline = plan_tensors(program.graph, program.steps)
+    head = _tflm_head(args.model)
     args.output.mkdir(parents=True, exist_ok=True)
     (args.output / "plan.json").write_text(plan.dumps(program.graph))
-    print(f"{args.model.name}: {len(program.steps)} steps, pool {plan.pool_bytes} bytes "
-          f"({plan.planner} planner), {plan.macs} MACs -> {args.output / 'plan.json'}")
+    (args.output / "report.md").write_text(render_report(program, baseline, head))
+    render_memory_plot(plan, baseline, args.output / "memory.png", head)
+    print(f"{args.model.name}: {len(program.steps)} steps, pool {plan.pool_bytes:,} bytes ({plan.planner} plan; "
+          f"whole-tensor {baseline.pool_bytes:,}), {plan.macs:,} MACs -> {args.output}/")
     return 0
 
 

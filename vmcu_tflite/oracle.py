@@ -13,7 +13,7 @@ from typing import Sequence
 
 import numpy as np
 
-from vmcu_tflite.errors import UsageError
+from .errors import UsageError
 
 
 def _runtime():

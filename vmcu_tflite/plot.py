@@ -1,0 +1,46 @@
+"""memory.png: per-step footprint (ours vs whole-tensor) and where each buffer sits in the pool."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from .plan import Plan
+
+
+def render_memory_plot(plan: Plan, baseline: Plan, path: Path, tflm_head: int | None = None) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.patches import Rectangle
+
+    steps = [s.index for s in plan.steps]
+    fig, (top, bottom) = plt.subplots(2, 1, figsize=(10, 8), sharex=True, gridspec_kw={"height_ratios": [1, 1.3]})
+    top.step(steps, [s.footprint_bytes / 1024 for s in baseline.steps], where="mid", label="whole-tensor plan")
+    top.step(steps, [s.footprint_bytes / 1024 for s in plan.steps], where="mid", label=f"{plan.planner} plan")
+    if tflm_head:
+        top.axhline(tflm_head / 1024, color="grey", linestyle=":", label="TFLite Micro arena head")
+    top.axhline(plan.pool_bytes / 1024, color="C1", linestyle="--", linewidth=0.8, label=f"{plan.planner} pool")
+    top.set_ylabel("KiB held during the step")
+    top.set_title(f"{plan.model}: pool {plan.pool_bytes:,} B ({plan.planner}) vs {baseline.pool_bytes:,} B (whole-tensor)")
+    top.legend(loc="upper right", fontsize="small")
+
+    # Pool occupancy: one rectangle per buffer and lifetime, split where it wraps around the pool.
+    pool = plan.pool_bytes
+    for tensor, buffer in plan.buffers.items():
+        start, size = plan.offsets[tensor] % pool, buffer.size
+        pieces = [(start, min(size, pool - start))]
+        if start + size > pool:
+            pieces.append((0, start + size - pool))
+        style = (dict(facecolor="none", edgecolor="red", hatch="////", linewidth=0.8) if tensor < 0 else
+                 dict(facecolor=f"C{tensor % 10}", edgecolor="black", linewidth=0.3, alpha=0.55))
+        for lo, length in pieces:
+            bottom.add_patch(Rectangle((buffer.first - 0.45, lo / 1024), buffer.last - buffer.first + 0.9, length / 1024,
+                                       **style))
+    bottom.set_xlim(-1, max(steps, default=0) + 1)
+    bottom.set_ylim(0, pool / 1024)
+    bottom.set_xlabel("step")
+    bottom.set_ylabel("pool address (KiB)")
+    bottom.set_title("buffers in the circular pool (red hatching: step workspaces)", fontsize="small")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)

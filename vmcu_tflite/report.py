@@ -1,0 +1,44 @@
+"""report.md: what each step needs, and the totals next to the whole-tensor plan and TFLite Micro."""
+from __future__ import annotations
+
+from .pipeline import Program
+from .plan import Plan
+
+
+def _ratio(a: int, b: int | None) -> str:
+    return f"{a / b:.1%}" if b else "-"
+
+
+def render_report(program: Program, baseline: Plan, tflm_head: int | None) -> str:
+    """Markdown; `baseline` is the whole-tensor plan of the same steps, `tflm_head` TFLite Micro's
+    measured activation arena (None when tflite-micro is not installed)."""
+    plan, graph = program.plan, program.graph
+    lines = [
+        f"# Memory plan of {plan.model}",
+        "",
+        "| | bytes | ours vs it |",
+        "|---|---:|---:|",
+        f"| pool, {plan.planner} plan | {plan.pool_bytes:,} | |",
+        f"| whole-tensor plan (same steps, greedy like TFLite Micro) | {baseline.pool_bytes:,} | "
+        f"{_ratio(plan.pool_bytes, baseline.pool_bytes)} |",
+        f"| TFLite Micro arena head, measured | {f'{tflm_head:,}' if tflm_head else 'not measured (pip install tflite-micro)'} "
+        f"| {_ratio(plan.pool_bytes, tflm_head)} |",
+        "",
+        f"{len(plan.steps)} steps, {plan.macs:,} MACs. A step's footprint is the pool bytes held while it runs. "
+        "Modes: `segment` writes the output over input segments already consumed, `in-place` works "
+        "channel segment by channel segment through a workspace, `whole-tensor` keeps input and output apart.",
+        "",
+        "| step | kernel | TFLite ops | output | mode | segment B | gap segments | workspace B | footprint B "
+        "| whole-tensor footprint B |",
+        "|---:|---|---|---|---|---:|---:|---:|---:|---:|",
+    ]
+    for step, base in zip(plan.steps, baseline.steps):
+        shape = "x".join(map(str, graph.tensors[program.steps[step.index].outputs[0]].shape))
+        lines.append(f"| {step.index} | {step.kernel} | {', '.join(map(str, step.ops))} | {shape} | {step.mode} | "
+                     f"{step.segment_bytes} | {step.gap_segments} | {step.workspace_bytes} | "
+                     f"{step.footprint_bytes:,} | {base.footprint_bytes:,} |")
+    peak = max(plan.steps, key=lambda s: s.footprint_bytes, default=None)
+    if peak is not None:
+        lines += ["", f"Peak: step {peak.index} ({peak.kernel}, TFLite op {', '.join(map(str, peak.ops))}), "
+                      f"{peak.footprint_bytes:,} bytes."]
+    return "\n".join(lines) + "\n"
