@@ -1,0 +1,139 @@
+"""Peak activation RAM of every model, ours against TFLite Micro and the whole-tensor plan.
+
+Usage: python benchmarks/memory.py [--out BENCHMARKS.md]
+
+Measures, for every model in models/ and ../shared/models (when present): TFLite Micro's arena
+(head = activations, total = with persistent data) through the `tflite-micro` package, our
+whole-tensor plan, our vMCU plan and the planning time. Then the paper's single-layer study:
+nine pointwise convolutions and four fully connected layers, each built as a one-layer model,
+planned both ways and run through the reference interpreter against TFLite Micro. Writes the
+Markdown tables to --out (default: BENCHMARKS.md at the repository root).
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from tests.tflite_builder import ModelBuilder, random_bias, random_weights  # noqa: E402
+from vmcu_reference.inputs import random_inputs  # noqa: E402
+from vmcu_reference.interpreter import Interpreter  # noqa: E402
+from vmcu_tflite.oracle import run_tflm, tflm_arena_bytes  # noqa: E402
+from vmcu_tflite.pipeline import compile_model  # noqa: E402
+
+# (H/W, C, K): one from the paper (80, 16, 16), the rest MCUNet-320KB-ImageNet's pointwise layers.
+POINTWISE = [(80, 16, 16), (88, 16, 16), (88, 8, 24), (88, 16, 8), (44, 16, 80), (44, 80, 16), (44, 24, 16),
+             (22, 24, 120), (22, 120, 24)]
+# (rows, K, N): MLPerf AD01's encoder and decoder ends, a square layer, a batched classifier.
+FULLY_CONNECTED = [(1, 640, 128), (1, 128, 640), (1, 256, 256), (16, 64, 12)]
+
+
+def models() -> list[Path]:
+    shared = ROOT.parent / "shared" / "models"
+    return sorted((ROOT / "models").glob("*.tflite")) + (sorted(shared.glob("*.tflite")) if shared.is_dir() else [])
+
+
+def pointwise_model(hw: int, c: int, k: int) -> bytes:
+    rng = np.random.default_rng(hw * 1000 + c * 10 + k)
+    b = ModelBuilder()
+    x = b.tensor((1, hw, hw, c), scale=0.05, zero_point=-5)
+    w = b.const(random_weights(rng, (k, 1, 1, c)), scale=[0.01] * k, zero_point=0, axis=0)
+    bias = b.const(random_bias(rng, k), scale=[0.0005] * k, zero_point=0)
+    y = b.tensor((1, hw, hw, k), scale=0.05 * np.sqrt(c), zero_point=3)
+    b.op("CONV_2D", [x, w, bias], [y], padding=1, stride_h=1, stride_w=1)
+    b.inputs, b.outputs = [x], [y]
+    return b.build()
+
+
+def fc_model(rows: int, k: int, n: int) -> bytes:
+    rng = np.random.default_rng(rows * 100000 + k * 100 + n)
+    b = ModelBuilder()
+    x = b.tensor((rows, k), scale=0.05, zero_point=2)
+    w = b.const(random_weights(rng, (n, k)), scale=0.01, zero_point=0)
+    bias = b.const(random_bias(rng, n), scale=0.0005, zero_point=0)
+    y = b.tensor((rows, n), scale=0.05 * np.sqrt(k), zero_point=-3)
+    b.op("FULLY_CONNECTED", [x, w, bias], [y])
+    b.inputs, b.outputs = [x], [y]
+    return b.build()
+
+
+def bit_exact(model: bytes, program) -> bool:
+    inputs = random_inputs(program.graph, seed=1)
+    ours = Interpreter(program).run(inputs).outputs
+    theirs, _ = run_tflm(model, inputs, len(ours))
+    return all(np.array_equal(a, b) for a, b in zip(ours, theirs))
+
+
+def model_rows() -> list[str]:
+    rows = ["| model | TFLM head | TFLM total | whole-tensor plan | vMCU plan | vMCU / TFLM head | vMCU / whole-tensor "
+            "| planning s |", "|---|---:|---:|---:|---:|---:|---:|---:|"]
+    for path in models():
+        started = time.perf_counter()
+        vmcu = compile_model(path, "vmcu")
+        planning = time.perf_counter() - started
+        tensor = compile_model(path, "tensor").plan
+        arena = tflm_arena_bytes(path.read_bytes(), random_inputs(vmcu.graph, seed=0))
+        pool = vmcu.plan.pool_bytes
+        rows.append(f"| {path.stem} | {arena['head']:,} | {arena['total']:,} | {tensor.pool_bytes:,} | {pool:,} | "
+                    f"{pool / arena['head']:.1%} | {pool / tensor.pool_bytes:.1%} | {planning:.2f} |")
+        print(rows[-1], flush=True)
+    return rows
+
+
+def layer_rows(title: str, cases, build, describe) -> list[str]:
+    rows = [f"| {title} | input B | output B | whole-tensor plan | vMCU plan | reduction | gap B | bit-exact |",
+            "|---|---:|---:|---:|---:|---:|---:|---|"]
+    for case in cases:
+        model = build(*case)
+        vmcu, tensor = compile_model(model, "vmcu"), compile_model(model, "tensor").plan
+        step, graph = vmcu.steps[0], vmcu.graph
+        x, y = graph.tensors[step.inputs[0]].num_bytes, graph.tensors[step.outputs[0]].num_bytes
+        planned = vmcu.plan.steps[0]
+        pool = vmcu.plan.pool_bytes
+        rows.append(f"| {describe(*case)} | {x:,} | {y:,} | {tensor.pool_bytes:,} | {pool:,} | "
+                    f"{1 - pool / tensor.pool_bytes:.1%} | {planned.gap_segments * planned.segment_bytes:,} | "
+                    f"{'yes' if bit_exact(model, vmcu) else 'NO'} |")
+        print(rows[-1], flush=True)
+    return rows
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=ROOT / "BENCHMARKS.md")
+    args = parser.parse_args(argv)
+    text = [
+        "# Benchmarks",
+        "",
+        "Produced by `python benchmarks/memory.py`; every number below is measured by that script. Bytes of",
+        "activation RAM. TFLite Micro figures come from its own interpreter (`tflite-micro`, `print_allocations`):",
+        "head = activations (a float input is counted there), total = with its persistent data. The whole-tensor",
+        "plan is ours with no overlap inside a step (TFLite Micro's greedy strategy over the same steps);",
+        "the vMCU plan overlaps each step's output with the input segments it has consumed. No fusion.",
+        "",
+        "## Models",
+        "",
+        *model_rows(),
+        "",
+        "## Single layers (the paper's section 6.2 study)",
+        "",
+        "Pointwise convolutions `H/W, C -> K` (stride 1), then fully connected layers `rows x K -> N`. The gap is",
+        "what the layer needs beyond the larger of its input and output (paper eq. 1).",
+        "",
+        *layer_rows("pointwise conv", POINTWISE, pointwise_model, lambda hw, c, k: f"H/W {hw}, C {c}, K {k}"),
+        "",
+        *layer_rows("fully connected", FULLY_CONNECTED, fc_model, lambda m, k, n: f"{m} x {k} -> {n}"),
+        "",
+    ]
+    args.out.write_text("\n".join(text))
+    print(f"wrote {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
