@@ -39,6 +39,17 @@ class StepStreaming:
     in_place: bool = False  # channel-plane depthwise: see `in_place_depthwise`
 
 
+def in_place_segments(channels: int) -> list[int]:
+    """Channel segments an in-place depthwise step may use, largest (fewest passes) first."""
+    return [channels] + [d for d in (16, 8, 4, 2, 1) if d < channels and channels % d == 0]
+
+
+def in_place_workspace(step: Step, segment: int) -> int:
+    """One channel segment's plane of the input."""
+    n, h, w, _ = step.params.input_shape
+    return segment * n * h * w
+
+
 def in_place_depthwise(graph: Graph, step: Step, tensor: int) -> bool:
     """Depthwise with multiplier 1 can run channel segment by channel segment in place.
 
@@ -158,9 +169,8 @@ def choose_streaming(graph: Graph, steps: Sequence[Step], buffers: dict[int, Buf
         for t in dying:
             if not in_place_depthwise(graph, step, t):
                 continue
-            n, h, w, c = step.params.input_shape
-            for segment in [c] + [d for d in (16, 8, 4, 2, 1) if d < c and c % d == 0]:
-                cost = segment * n * h * w
+            for segment in in_place_segments(step.params.input_shape[3]):
+                cost = in_place_workspace(step, segment)
                 if best is None or cost < best[0]:
                     best = (cost, StepStreaming(segment, (Stream(step.index, t, 0, exact=True),), cost, True))
         if best is not None:

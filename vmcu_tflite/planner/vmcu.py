@@ -9,6 +9,7 @@ search, so the vMCU pool is never larger.
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Sequence
 
 from ..graph import Graph
@@ -16,9 +17,28 @@ from ..lifetimes import Buffer, buffer_lifetimes
 from ..plan import Plan, PlannedStep, workspace_id
 from ..steps import Step
 from .footprint import step_footprints
-from .placement import Overlap, smallest_pool
-from .streaming import choose_streaming, default_segment
+from .placement import Overlap, fits, smallest_pool
+from .streaming import choose_streaming, default_segment, in_place_segments, in_place_workspace
 from .tensor import plan_tensors
+
+
+def _widen_in_place_segments(steps, streaming, buffers, overlaps, pool, offsets):
+    """Fewer, larger channel passes where the pool found allows them (the paper's tie-break:
+    with the same pool bytes, fewer segments mean fewer modulo wraps and faster kernels)."""
+    for k, chosen in sorted(streaming.items()):
+        if not chosen.in_place:
+            continue
+        for segment in in_place_segments(steps[k].params.input_shape[3]):
+            if segment <= chosen.segment_bytes:
+                break
+            size = in_place_workspace(steps[k], segment)
+            trial = buffers | {workspace_id(k): Buffer(workspace_id(k), size, k, k)}
+            found = fits(trial, overlaps, pool, offsets)
+            if found is not None:
+                streaming = streaming | {k: replace(chosen, segment_bytes=segment, workspace_bytes=size)}
+                buffers, offsets = trial, found
+                break
+    return streaming, buffers, offsets
 
 
 def plan_vmcu(graph: Graph, steps: Sequence[Step], segment_override: int | None = None) -> Plan:
@@ -34,6 +54,7 @@ def plan_vmcu(graph: Graph, steps: Sequence[Step], segment_override: int | None 
     known_pool = baseline.pool_bytes + max((b.size for b in workspaces.values()), default=0)
     buffers = buffers | workspaces
     pool, offsets = smallest_pool(buffers, overlaps, known, known_pool)
+    streaming, buffers, offsets = _widen_in_place_segments(steps, streaming, buffers, overlaps, pool, offsets)
     footprints = step_footprints(buffers, offsets, pool)
     planned = []
     for step in steps:
