@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from hypothesis import given, settings, strategies as st
 
-from vmcu_tflite.planner.access import channel_reduction, elementwise, rows, windowed
+from vmcu_tflite.planner.access import channel_reduction, concatenation, elementwise, rows, windowed
 from vmcu_tflite.planner.gap import brute_force_distance, min_distance
 
 
@@ -55,3 +55,11 @@ def test_elementwise_and_reduction_stream_in_place(total, segment, pixels, chann
         distance = min_distance(pattern)
         assert distance == brute_force_distance(pattern)
         assert distance is None or distance <= 0  # the output can start right on the input
+
+
+@settings(max_examples=80, deadline=None)
+@given(outer=st.integers(1, 30), inners=st.lists(st.integers(1, 20), min_size=1, max_size=4), data=st.data())
+def test_concatenation_solver_equals_brute_force(outer, inners, data):
+    x = data.draw(st.integers(0, len(inners) - 1))
+    pattern = concatenation(outer, inners[x], sum(inners), sum(inners[:x]))
+    assert min_distance(pattern) == brute_force_distance(pattern)

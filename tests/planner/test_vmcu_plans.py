@@ -86,3 +86,25 @@ def test_same_model_same_plan():
     for _ in range(2):
         again = compile_model(model)
         assert again.plan.dumps(again.graph) == first
+
+
+@settings(max_examples=30, deadline=None)
+@given(channels=st.lists(st.integers(1, 9), min_size=2, max_size=4), axis=st.sampled_from([1, 3]),
+       hw=st.integers(1, 6), seed=st.integers(0, 1000))
+def test_concatenation_streams_over_its_inputs(channels, axis, hw, seed):
+    rng = np.random.default_rng(seed)
+    b = ModelBuilder()
+    shapes = [(1, hw * c, hw, 3) if axis == 1 else (1, hw, hw, c) for c in channels]
+    xs = [b.tensor(s, scale=0.1, zero_point=4) for s in shapes]
+    out_shape = list(shapes[0])
+    out_shape[axis] = sum(s[axis] for s in shapes)
+    y = b.tensor(tuple(out_shape), scale=0.1, zero_point=4)
+    b.op("CONCATENATION", xs, [y], axis=axis)
+    b.inputs, b.outputs = xs, [y]
+    model = b.build()
+    inputs = [rng.integers(-128, 128, s).astype(np.int8) for s in shapes]
+    program = compile_model(model, "vmcu")
+    assert program.plan.steps[0].mode == "segment"
+    ours = Interpreter(program).run(inputs).outputs[0]
+    np.testing.assert_array_equal(ours, run_tflm(model, inputs, 1)[0][0])
+    assert program.plan.pool_bytes < sum(int(np.prod(s)) for s in shapes) * 2

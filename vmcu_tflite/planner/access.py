@@ -154,3 +154,19 @@ def channel_reduction(pixels: int, channels: int, segment: int) -> AccessPattern
         read_lo=affine((segment,)),
         read_hi=Expr((pixels - 1) * channels, (Term(1, (segment,), segment, hi=channels),)),
     )
+
+
+def concatenation(outer: int, inner_x: int, inner_out: int, before_x: int) -> AccessPattern:
+    """CONCATENATION, streamed over input x: iterations (outer row p, half h).
+
+    Row p of the output is the inputs' rows p one after another. Half 0 copies the inputs before x
+    (`before_x` bytes of the row), half 1 copies x's row p and the rest; both count as reading x's
+    row p, so nothing written in half 0 may land on it.
+    """
+    return AccessPattern(
+        dims=(outer, 2),
+        write_lo=Expr(0, (Term(inner_out, (1, 0)), Term(before_x, (0, 1)))),
+        write_hi=Expr(before_x, (Term(inner_out, (1, 0)), Term(inner_out - before_x, (0, 1)))),
+        read_lo=affine((inner_x, 0)),
+        read_hi=affine((inner_x, 0), inner_x),
+    )

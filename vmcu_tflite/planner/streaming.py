@@ -3,17 +3,19 @@
 A step streams over an input that dies with it: its output may be written over input bytes the
 step has already consumed. Each kernel kind says how it walks its tensors (`access_pattern`);
 the gap solver turns that into the least input-to-output distance. Steps whose kernel has no
-segment form (TRANSPOSE, RESIZE, CONCATENATION, PAD, broadcasting operands) stay whole-tensor.
+segment form (TRANSPOSE, RESIZE, PAD, broadcasting operands) stay whole-tensor.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
+import numpy as np
+
 from ..graph import Graph
 from ..lifetimes import Buffer
 from ..steps import Step
-from .access import AccessPattern, channel_reduction, elementwise, rows, windowed
+from .access import AccessPattern, channel_reduction, concatenation, elementwise, rows, windowed
 from .gap import min_distance
 
 
@@ -109,11 +111,23 @@ def _mean(graph: Graph, step: Step, position: int, segment: int) -> AccessPatter
     return channel_reduction(h * w, c, segment)
 
 
+def _concatenation(graph: Graph, step: Step, position: int, segment: int) -> AccessPattern | None:
+    p = step.params
+    activations = iter(graph.tensors[t].shape for t in step.inputs)
+    shapes = [next(activations) if c is None else c.shape for c in p.constants]
+    operand = [i for i, c in enumerate(p.constants) if c is None][position]  # position among all operands
+    if step.inputs.count(step.inputs[position]) > 1:
+        return None  # the same tensor concatenated twice: not worth a pattern of its own
+    outer = int(np.prod(p.output_shape[:p.axis], dtype=np.int64))
+    inner = [int(np.prod(s[p.axis:], dtype=np.int64)) for s in shapes]
+    return concatenation(outer, inner[operand], sum(inner), sum(inner[:operand]))
+
+
 PatternFn = Callable[[Graph, Step, int, int], "AccessPattern | None"]
 ACCESS: dict[str, PatternFn] = {
     "CONV_2D": _conv, "DEPTHWISE_CONV_2D": _depthwise, "AVERAGE_POOL_2D": _pool, "MAX_POOL_2D": _pool,
     "FULLY_CONNECTED": _fully_connected, "ADD": _same_shape, "MUL": _same_shape, "LOGISTIC": _same_shape,
-    "QUANTIZE": _same_shape, "SOFTMAX": _softmax, "MEAN": _mean,
+    "QUANTIZE": _same_shape, "SOFTMAX": _softmax, "MEAN": _mean, "CONCATENATION": _concatenation,
 }
 
 
