@@ -59,7 +59,7 @@ class GraphBuilder:
             self.x, self.shape = y, (n, h // 2, w // 2, c)
         elif layer in ("residual", "add_branch"):
             # x -> pointwise expand -> depthwise -> pointwise project (+ x): an inverted bottleneck
-            skip, skip_scale, skip_zp = self.x, self.scale, self.zp
+            skip, skip_scale = self.x, self.scale
             expand = int(self.rng.integers(c, 3 * c + 1))
             y, shape, scale, zp = self.conv(self.x, self.shape, expand, 1, 1)
             self.scale = scale
