@@ -29,8 +29,12 @@ def assert_runs_bit_exact(model: bytes, data: np.ndarray, planner: str = "vmcu")
 def test_random_graphs_plan_hazard_free_and_bit_exact(case):
     model, data = case
     assert_runs_bit_exact(model, data)
-    vmcu, tensor = compile_model(model, "vmcu").plan, compile_model(model, "tensor").plan
+    program = compile_model(model, "vmcu")
+    vmcu, tensor = program.plan, compile_model(model, "tensor").plan
     assert vmcu.pool_bytes <= tensor.pool_bytes
+    for port in program.graph.inputs + program.graph.outputs:  # plain pointers for the application
+        t = program.graph.storage_of(port.tensor)
+        assert vmcu.offsets[t] + vmcu.buffers[t].size <= vmcu.pool_bytes
 
 
 def fc_model(m: int, k: int, n: int, seed: int) -> tuple[bytes, np.ndarray]:

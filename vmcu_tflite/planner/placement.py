@@ -54,14 +54,20 @@ def lower_bound(buffers: Mapping[int, Buffer], overlaps: list[Overlap]) -> int:
 
 
 def fits(buffers: Mapping[int, Buffer], overlaps: list[Overlap], pool: int, hint: Mapping[int, int] | None = None,
-         budget: float = 5.0) -> dict[int, int] | None:
-    """Base addresses in a pool of `pool` bytes, or None if none was found within the budget."""
+         budget: float = 5.0, unwrapped: frozenset[int] = frozenset()) -> dict[int, int] | None:
+    """Base addresses in a pool of `pool` bytes, or None if none was found within the budget.
+
+    Buffers in `unwrapped` (the model's inputs and outputs, which the application reads and writes
+    through plain pointers) must not cross the end of the pool.
+    """
     if any(b.size > pool for b in buffers.values()):
         return None
     model = cp_model.CpModel()
     base = {t: model.NewIntVar(0, pool - 1, f"b{t}") for t in sorted(buffers)}
     first = min(buffers.values(), key=lambda b: (b.first, b.tensor))
     model.Add(base[first.tensor] == 0)  # the circle has no start: pin one buffer
+    for t in unwrapped:
+        model.Add(base[t] + buffers[t].size <= pool)
     relaxed = {(o.x, o.y): o for o in overlaps} | {(o.y, o.x): None for o in overlaps}
     for a, c in _pairs(buffers):
         if (a.tensor, c.tensor) in relaxed:
@@ -91,13 +97,14 @@ def fits(buffers: Mapping[int, Buffer], overlaps: list[Overlap], pool: int, hint
 
 
 def smallest_pool(buffers: Mapping[int, Buffer], overlaps: list[Overlap], known: Mapping[int, int],
-                  known_pool: int, budget: float = 5.0) -> tuple[int, dict[int, int]]:
+                  known_pool: int, budget: float = 5.0,
+                  unwrapped: frozenset[int] = frozenset()) -> tuple[int, dict[int, int]]:
     """Bisect the pool size between the lower bound and a known valid placement."""
     best_pool, best = known_pool, dict(known)
     low = lower_bound(buffers, overlaps)
     while low < best_pool:
         pool = (low + best_pool) // 2
-        found = fits(buffers, overlaps, pool, best, budget)
+        found = fits(buffers, overlaps, pool, best, budget, unwrapped)
         if found is None:
             low = pool + 1
         else:

@@ -22,7 +22,7 @@ from .streaming import choose_streaming, default_segment, in_place_segments, in_
 from .tensor import plan_tensors
 
 
-def _widen_in_place_segments(steps, streaming, buffers, overlaps, pool, offsets):
+def _widen_in_place_segments(steps, streaming, buffers, overlaps, pool, offsets, io):
     """Fewer, larger channel passes where the pool found allows them (the paper's tie-break:
     with the same pool bytes, fewer segments mean fewer modulo wraps and faster kernels)."""
     for k, chosen in sorted(streaming.items()):
@@ -33,7 +33,7 @@ def _widen_in_place_segments(steps, streaming, buffers, overlaps, pool, offsets)
                 break
             size = in_place_workspace(steps[k], segment)
             trial = buffers | {workspace_id(k): Buffer(workspace_id(k), size, k, k)}
-            found = fits(trial, overlaps, pool, offsets)
+            found = fits(trial, overlaps, pool, offsets, unwrapped=io)
             if found is not None:
                 streaming = streaming | {k: replace(chosen, segment_bytes=segment, workspace_bytes=size)}
                 buffers, offsets = trial, found
@@ -53,8 +53,9 @@ def plan_vmcu(graph: Graph, steps: Sequence[Step], segment_override: int | None 
     known = dict(baseline.offsets) | {w: baseline.pool_bytes for w in workspaces}
     known_pool = baseline.pool_bytes + max((b.size for b in workspaces.values()), default=0)
     buffers = buffers | workspaces
-    pool, offsets = smallest_pool(buffers, overlaps, known, known_pool)
-    streaming, buffers, offsets = _widen_in_place_segments(steps, streaming, buffers, overlaps, pool, offsets)
+    io = frozenset(graph.storage_of(p.tensor) for p in graph.inputs + graph.outputs)
+    pool, offsets = smallest_pool(buffers, overlaps, known, known_pool, unwrapped=io)
+    streaming, buffers, offsets = _widen_in_place_segments(steps, streaming, buffers, overlaps, pool, offsets, io)
     footprints = step_footprints(buffers, offsets, pool)
     planned = []
     for step in steps:
