@@ -14,6 +14,8 @@ from vmcu_reference.interpreter import Interpreter
 from vmcu_tflite.oracle import run_tflm
 from vmcu_tflite.errors import HazardError
 from vmcu_tflite.pipeline import compile_model
+from vmcu_tflite.planner.gap import min_distance
+from vmcu_tflite.planner.streaming import access_pattern
 
 
 def assert_runs_bit_exact(model: bytes, data: np.ndarray, planner: str = "vmcu") -> None:
@@ -54,34 +56,32 @@ def pointwise_model(hw: int, c_in: int, c_out: int, seed: int) -> tuple[bytes, n
     return model, np.random.default_rng(seed).integers(-128, 128, (1, hw, hw, c_in)).astype(np.int8)
 
 
-def _closer(program, step_index: int, by: int):
-    """The same plan with the step's output `by` bytes closer to its streamed input."""
-    plan, graph = program.plan, program.graph
-    y = graph.storage_of(program.steps[step_index].outputs[0])
-    offsets = dict(plan.offsets)
-    offsets[y] = (offsets[y] + by) % plan.pool_bytes
-    return replace(program, plan=replace(plan, offsets=offsets))
+def _placed(program, x: int, y: int, distance: int):
+    """The plan with y at 0 and x `distance` bytes after it, in the smallest pool that holds both."""
+    graph, plan = program.graph, program.plan
+    size_x, size_y = graph.tensors[x].num_bytes, graph.tensors[y].num_bytes
+    pool = max(distance + size_x, size_y)
+    return replace(program, plan=replace(plan, pool_bytes=pool, offsets={x: distance, y: 0}))
 
 
 @settings(max_examples=40, deadline=None)
 @given(st.sampled_from(["fc", "pointwise"]), st.integers(1, 6), st.integers(1, 24), st.integers(1, 24),
        st.integers(0, 1000))
 def test_single_layer_reaches_the_eq1_optimum_exactly(kind, rows, k, n, seed):
-    """The planned distance works, and one byte closer is a hazard the interpreter catches."""
+    """The solved distance works, and one byte closer is a hazard the interpreter catches."""
     model, data = fc_model(rows, k, n, seed) if kind == "fc" else pointwise_model(rows + 1, k, n, seed)
     program = compile_model(model, "vmcu")
-    step = program.plan.steps[0]
-    x, y = program.steps[0].inputs[0], program.steps[0].outputs[0]
-    ours = Interpreter(program).run([data]).outputs[0]
-    np.testing.assert_array_equal(ours, run_tflm(model, [data], 1)[0][0])
-    if not step.streamed_inputs:
-        return
-    size_x, size_y = program.graph.tensors[x].num_bytes, program.graph.tensors[y].num_bytes
-    distance = (program.plan.offsets[x] - program.plan.offsets[y]) % program.plan.pool_bytes
-    assert program.plan.pool_bytes == max(size_x + distance, size_y)  # a single layer: the pool is its footprint
-    if distance > 0:
-        with pytest.raises(HazardError):
-            Interpreter(_closer(program, 0, 1)).run([data])
+    step, planned = program.steps[0], program.plan.steps[0]
+    x, y = step.inputs[0], step.outputs[0]
+    expected = run_tflm(model, [data], 1)[0][0]
+    np.testing.assert_array_equal(Interpreter(program).run([data]).outputs[0], expected)
+    assert planned.streamed_inputs == (x,)
+    distance = min_distance(access_pattern(program.graph, step, x, planned.segment_bytes))
+    if distance is None or distance <= 0:
+        return  # the output may start on the input itself: nothing closer to try
+    np.testing.assert_array_equal(Interpreter(_placed(program, x, y, distance)).run([data]).outputs[0], expected)
+    with pytest.raises(HazardError):
+        Interpreter(_placed(program, x, y, distance - 1)).run([data])
 
 
 def test_same_model_same_plan():
