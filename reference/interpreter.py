@@ -26,6 +26,7 @@ from .streaming import replay_in_place_channels, replay_segments
 @dataclass
 class Result:
     outputs: list[np.ndarray]
+    raw_outputs: list[np.ndarray] = field(default_factory=list)  # the int8 bytes in the pool
     tensors: dict[int, np.ndarray] = field(default_factory=dict)  # every step output, when recorded
     order: list[int] = field(default_factory=list)  # tensor indices in the order they were produced
 
@@ -91,6 +92,7 @@ class Interpreter:
             tensor = graph.tensors[port.tensor]
             data = pool.load(self._access(end, port.tensor), base(port.tensor), 0, tensor.num_bytes)
             data = data.reshape(port.shape)
+            result.raw_outputs.append(data)
             if port.dtype == "float32":
                 data = dequantize(data, tensor.scale, tensor.zero_point)
             result.outputs.append(data)

@@ -1,0 +1,217 @@
+/*
+ * vmcu-tflite runtime: the tables a generated model consists of.
+ *
+ * The converter writes every table as `const` data (flash). Nothing here allocates: the
+ * application owns the activation pool and passes it to vmcu_invoke().
+ */
+#ifndef VMCU_TYPES_H
+#define VMCU_TYPES_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Status codes returned by every runtime function. */
+typedef enum {
+    VMCU_OK = 0,
+    VMCU_ERROR_POOL_TOO_SMALL = 1, /**< the pool given is smaller than the plan's pool_bytes */
+    VMCU_ERROR_BAD_MODEL = 2,      /**< a table refers to something that does not exist */
+    VMCU_ERROR_UNSUPPORTED = 3     /**< a step kind or mode this build does not implement */
+} vmcu_status;
+
+/** Step kinds, one per kernel. The numbering is part of the table format. */
+typedef enum {
+    VMCU_KIND_CONV_2D = 0,
+    VMCU_KIND_DEPTHWISE_CONV_2D = 1,
+    VMCU_KIND_FULLY_CONNECTED = 2,
+    VMCU_KIND_ADD = 3,
+    VMCU_KIND_MUL = 4,
+    VMCU_KIND_AVERAGE_POOL_2D = 5,
+    VMCU_KIND_MAX_POOL_2D = 6,
+    VMCU_KIND_MEAN = 7,
+    VMCU_KIND_PAD = 8,
+    VMCU_KIND_SOFTMAX = 9,
+    VMCU_KIND_CONCATENATION = 10,
+    VMCU_KIND_LOGISTIC = 11,
+    VMCU_KIND_RESIZE_NEAREST_NEIGHBOR = 12,
+    VMCU_KIND_TRANSPOSE = 13,
+    VMCU_KIND_QUANTIZE = 14,
+    VMCU_KIND_COUNT = 15
+} vmcu_kind;
+
+/** How a step moves its bytes (see the planner): the kernel's loop order is the same in every mode. */
+typedef enum {
+    VMCU_MODE_WHOLE_TENSOR = 0, /**< output apart from the inputs */
+    VMCU_MODE_SEGMENT = 1,      /**< output segments written over input segments already consumed */
+    VMCU_MODE_IN_PLACE = 2      /**< depthwise: channel planes through the step's workspace */
+} vmcu_mode;
+
+/** A window into the circular pool: byte i of the tensor lives at pool[(base + i) % size]. */
+typedef struct {
+    int8_t *pool;
+    uint32_t size; /**< pool bytes */
+    uint32_t base; /**< < size */
+} vmcu_view;
+
+/** An activation buffer: where it starts in the pool and how many bytes it has. */
+typedef struct {
+    uint32_t offset;
+    uint32_t bytes;
+} vmcu_tensor;
+
+/** Up to 4-D shapes, NHWC; unused leading dimensions are 1. */
+typedef struct {
+    int32_t n, h, w, c;
+} vmcu_dims;
+
+#define VMCU_MAX_STEP_INPUTS 10
+
+/** One kernel call. `params` points to the kind's params struct below. */
+typedef struct {
+    uint8_t kind;                         /**< vmcu_kind */
+    uint8_t mode;                         /**< vmcu_mode */
+    uint8_t num_inputs;                   /**< activation inputs */
+    uint16_t inputs[VMCU_MAX_STEP_INPUTS]; /**< tensor indices, in the op's operand order */
+    uint16_t output;                      /**< tensor index */
+    uint32_t segment;                     /**< bytes (channels) per output segment */
+    uint32_t workspace;                   /**< pool offset of the step's workspace (in-place mode) */
+    const void *params;
+} vmcu_step;
+
+/** Per-channel requantization of conv, depthwise and fully connected outputs. */
+typedef struct {
+    const int32_t *multiplier; /**< [C_out] Q31 */
+    const int32_t *shift;      /**< [C_out] power-of-two exponent (negative: right shift) */
+    int32_t act_min;
+    int32_t act_max;
+} vmcu_requant;
+
+/** CONV_2D: filter [C_out, K_h, K_w, C_in / groups]. */
+typedef struct {
+    vmcu_dims input, output;
+    int32_t kernel_h, kernel_w, filter_c;
+    int32_t stride_h, stride_w, dilation_h, dilation_w, pad_h, pad_w;
+    int32_t input_offset, output_offset;
+    const int8_t *filter;
+    const int32_t *bias;
+    vmcu_requant requant;
+} vmcu_conv_params;
+
+/** DEPTHWISE_CONV_2D: filter [1, K_h, K_w, C_out], C_out = C_in * depth_multiplier. */
+typedef struct {
+    vmcu_dims input, output;
+    int32_t kernel_h, kernel_w, depth_multiplier;
+    int32_t stride_h, stride_w, dilation_h, dilation_w, pad_h, pad_w;
+    int32_t input_offset, output_offset;
+    const int8_t *filter;
+    const int32_t *bias;
+    vmcu_requant requant;
+} vmcu_depthwise_params;
+
+/** FULLY_CONNECTED: rows x [K] times filter [N, K]. */
+typedef struct {
+    int32_t rows, depth, units;
+    int32_t input_offset, output_offset;
+    const int8_t *filter;
+    const int32_t *bias;
+    vmcu_requant requant;
+} vmcu_fully_connected_params;
+
+/** ADD and MUL, element-wise with broadcasting over up to 4-D shapes. */
+typedef struct {
+    vmcu_dims input1, input2, output; /**< broadcast shapes, padded to 4-D */
+    const int8_t *constant1, *constant2; /**< constant operands, or NULL for an activation */
+    int32_t input1_offset, input2_offset, output_offset;
+    int32_t left_shift;                  /**< ADD: 20 */
+    int32_t input1_multiplier, input1_shift, input2_multiplier, input2_shift; /**< ADD only */
+    int32_t output_multiplier, output_shift;
+    int32_t act_min, act_max;
+} vmcu_elementwise_params;
+
+/** AVERAGE_POOL_2D and MAX_POOL_2D. */
+typedef struct {
+    vmcu_dims input, output;
+    int32_t filter_h, filter_w, stride_h, stride_w, pad_h, pad_w;
+    int32_t act_min, act_max;
+} vmcu_pool_params;
+
+/** MEAN over axes of an up-to-4-D tensor; `reduce` flags the reduced dimensions. */
+typedef struct {
+    vmcu_dims input;
+    uint8_t reduce[4];
+    int32_t count, input_zero_point, output_zero_point, multiplier, shift;
+} vmcu_mean_params;
+
+/** PAD: paddings (before, after) of each of 4 dimensions; pad value = output zero point. */
+typedef struct {
+    vmcu_dims input, output;
+    int32_t before[4];
+    int32_t pad_value;
+} vmcu_pad_params;
+
+/** SOFTMAX over the last dimension (gemmlowp fixed point). */
+typedef struct {
+    int32_t rows, depth;
+    int32_t input_multiplier, input_left_shift, diff_min;
+} vmcu_softmax_params;
+
+/** CONCATENATION of up to VMCU_MAX_STEP_INPUTS operands along one axis. */
+typedef struct {
+    int32_t outer;                               /**< product of the dimensions before the axis */
+    int32_t num_operands;
+    int32_t inner[VMCU_MAX_STEP_INPUTS];         /**< bytes of each operand per outer index */
+    const int8_t *constants[VMCU_MAX_STEP_INPUTS]; /**< constant operands, or NULL for an activation */
+} vmcu_concatenation_params;
+
+/** LOGISTIC (int8, gemmlowp fixed point). */
+typedef struct {
+    int32_t size;
+    int32_t input_zero_point, input_range_radius, input_multiplier, input_left_shift;
+} vmcu_logistic_params;
+
+/** RESIZE_NEAREST_NEIGHBOR: source row/column of every output row/column, computed ahead. */
+typedef struct {
+    vmcu_dims input, output;
+    const int32_t *source_y; /**< [output.h] */
+    const int32_t *source_x; /**< [output.w] */
+} vmcu_resize_params;
+
+/** TRANSPOSE of up to 5-D; output index -> input strides. */
+typedef struct {
+    int32_t rank;
+    int32_t output_dims[5];
+    int32_t input_strides[5]; /**< input stride of each output dimension */
+} vmcu_transpose_params;
+
+/** QUANTIZE int8 -> int8 (requantization). */
+typedef struct {
+    int32_t size, input_zero_point, output_zero_point, multiplier, shift;
+} vmcu_quantize_params;
+
+/** A model's input or output as the application sees it. */
+typedef struct {
+    uint16_t tensor;
+    float scale;
+    int32_t zero_point;
+    uint32_t bytes;
+} vmcu_io;
+
+/** A generated model: every table the runtime walks. */
+typedef struct {
+    uint32_t pool_bytes;
+    uint32_t scratch_bytes; /**< bytes of `scratch` (one output segment, computed before it is stored) */
+    int8_t *scratch;
+    uint16_t num_tensors, num_steps, num_inputs, num_outputs;
+    const vmcu_tensor *tensors;
+    const vmcu_step *steps;
+    const vmcu_io *inputs;
+    const vmcu_io *outputs;
+} vmcu_model;
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* VMCU_TYPES_H */

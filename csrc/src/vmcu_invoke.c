@@ -1,0 +1,79 @@
+/*
+ * vmcu-tflite runtime: walk the generated steps, one kernel call each.
+ */
+#include "vmcu/vmcu.h"
+#include "vmcu/vmcu_kernels.h"
+
+static const vmcu_kernel_fn kernels[VMCU_KIND_COUNT] = {
+    vmcu_conv2d_s8,            /* VMCU_KIND_CONV_2D */
+    vmcu_depthwise_conv2d_s8,  /* VMCU_KIND_DEPTHWISE_CONV_2D */
+    vmcu_fully_connected_s8,   /* VMCU_KIND_FULLY_CONNECTED */
+    vmcu_add_s8,               /* VMCU_KIND_ADD */
+    vmcu_mul_s8,               /* VMCU_KIND_MUL */
+    vmcu_avg_pool2d_s8,        /* VMCU_KIND_AVERAGE_POOL_2D */
+    vmcu_max_pool2d_s8,        /* VMCU_KIND_MAX_POOL_2D */
+    vmcu_mean_s8,              /* VMCU_KIND_MEAN */
+    vmcu_pad_s8,               /* VMCU_KIND_PAD */
+    vmcu_softmax_s8,           /* VMCU_KIND_SOFTMAX */
+    vmcu_concatenation_s8,     /* VMCU_KIND_CONCATENATION */
+    vmcu_logistic_s8,          /* VMCU_KIND_LOGISTIC */
+    vmcu_resize_nearest_neighbor_s8, /* VMCU_KIND_RESIZE_NEAREST_NEIGHBOR */
+    vmcu_transpose_s8,         /* VMCU_KIND_TRANSPOSE */
+    vmcu_quantize_s8           /* VMCU_KIND_QUANTIZE */
+};
+
+static vmcu_view view_of(const vmcu_model *model, int8_t *pool, uint16_t tensor)
+{
+    vmcu_view v;
+    v.pool = pool;
+    v.size = model->pool_bytes;
+    v.base = model->tensors[tensor].offset;
+    return v;
+}
+
+vmcu_status vmcu_invoke(const vmcu_model *model, int8_t *pool, uint32_t pool_bytes)
+{
+    uint16_t s;
+    if (pool_bytes < model->pool_bytes) {
+        return VMCU_ERROR_POOL_TOO_SMALL;
+    }
+    for (s = 0; s < model->num_steps; ++s) {
+        const vmcu_step *step = &model->steps[s];
+        vmcu_view inputs[VMCU_MAX_STEP_INPUTS];
+        vmcu_view output;
+        vmcu_context ctx;
+        vmcu_status status;
+        uint8_t i;
+        if (step->kind >= VMCU_KIND_COUNT || step->num_inputs > VMCU_MAX_STEP_INPUTS ||
+            step->output >= model->num_tensors || step->segment > model->scratch_bytes) {
+            return VMCU_ERROR_BAD_MODEL;
+        }
+        for (i = 0; i < step->num_inputs; ++i) {
+            if (step->inputs[i] >= model->num_tensors) {
+                return VMCU_ERROR_BAD_MODEL;
+            }
+            inputs[i] = view_of(model, pool, step->inputs[i]);
+        }
+        output = view_of(model, pool, step->output);
+        ctx.step = step;
+        ctx.pool = pool;
+        ctx.pool_size = model->pool_bytes;
+        ctx.scratch = model->scratch;
+        status = kernels[step->kind](&ctx, step->params, inputs, &output);
+        if (status != VMCU_OK) {
+            return status;
+        }
+    }
+    return VMCU_OK;
+}
+
+int8_t *vmcu_input(const vmcu_model *model, int8_t *pool, uint32_t index)
+{
+    return index < model->num_inputs ? pool + model->tensors[model->inputs[index].tensor].offset : (int8_t *)0;
+}
+
+const int8_t *vmcu_output(const vmcu_model *model, const int8_t *pool, uint32_t index)
+{
+    return index < model->num_outputs ? pool + model->tensors[model->outputs[index].tensor].offset
+                                      : (const int8_t *)0;
+}

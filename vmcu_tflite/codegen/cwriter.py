@@ -1,0 +1,51 @@
+"""Formatting of C constants: named const arrays, collected while the tables are written.
+
+Generated files must be byte-identical for the same input (no timestamps, no dict-order
+surprises), so arrays are emitted in the order they were added and names are derived, not counted.
+"""
+from __future__ import annotations
+
+from typing import Iterable
+
+import numpy as np
+
+C_TYPES = {"int8": "int8_t", "int32": "int32_t", "uint16": "uint16_t", "uint32": "uint32_t"}
+
+
+def c_number(value) -> str:
+    """A C literal that keeps its value for any int32 (INT32_MIN has no literal of its own)."""
+    value = int(value)
+    if value == -(1 << 31):
+        return "INT32_MIN"
+    return str(value)
+
+
+def c_float(value: float) -> str:
+    """A float literal that reads back as the same float32."""
+    return f"{float(np.float32(value))!r}f".replace("inff", "INFINITY")
+
+
+class CWriter:
+    """Const arrays for a model's .c file, each emitted once under `<prefix>_<name>`."""
+
+    def __init__(self, prefix: str) -> None:
+        self.prefix = prefix
+        self._arrays: list[str] = []
+        self._names: set[str] = set()
+
+    def array(self, ctype: str, name: str, values: Iterable, per_line: int = 16) -> str:
+        """Add `static const <ctype> <prefix>_<name>[] = {...}` and return its C name."""
+        full = f"{self.prefix}_{name}"
+        if full in self._names:
+            raise ValueError(f"array {full} emitted twice")
+        self._names.add(full)
+        items = [c_number(v) for v in np.asarray(list(values) if not isinstance(values, np.ndarray) else values).reshape(-1)]
+        if not items:
+            items = ["0"]  # C forbids empty arrays
+        rows = [", ".join(items[i:i + per_line]) for i in range(0, len(items), per_line)]
+        body = ",\n    ".join(rows)
+        self._arrays.append(f"static const {ctype} {full}[{len(items)}] = {{\n    {body}\n}};\n")
+        return full
+
+    def text(self) -> str:
+        return "\n".join(self._arrays)

@@ -1,0 +1,91 @@
+"""The validation program: the model's input baked in, one vmcu_invoke(), outputs printed.
+
+It prints `status N` then one `output I: b0 b1 ...` line per output (int8 values), which
+`parse_run` reads back. `pool_shrink` makes the pool smaller than the plan to check that the
+runtime refuses it.
+"""
+from __future__ import annotations
+
+import re
+from typing import Sequence
+
+import numpy as np
+
+from ..codegen.cwriter import CWriter
+
+
+def render_main(header: str, prefix: str, inputs: Sequence[np.ndarray], pool_shrink: int = 0,
+                pre_run: str = "", post_run: str = "") -> str:
+    """main.c for the harness; `pre_run`/`post_run` let a target add its own measurements."""
+    writer = CWriter("harness")
+    names = [writer.array("int8_t", f"input{i}", x.astype(np.int8).reshape(-1)) for i, x in enumerate(inputs)]
+    copies = "\n".join(f"    memcpy(vmcu_input(&{prefix}_model, pool, {i}), {n}, sizeof {n});"
+                       for i, n in enumerate(names))
+    upper = prefix.upper()
+    return f"""/* vmcu-validate harness. Generated; do not edit. */
+#include <stdio.h>
+#include <string.h>
+
+#include "{header}"
+
+{writer.text()}
+static int8_t pool[{upper}_POOL_BYTES - {pool_shrink}u];
+
+static void print_output(uint32_t index, uint32_t bytes)
+{{
+    const int8_t *out = vmcu_output(&{prefix}_model, pool, index);
+    uint32_t i;
+    printf("output %u:", (unsigned)index);
+    for (i = 0; i < bytes; ++i) {{
+        printf(" %d", (int)out[i]);
+    }}
+    printf("\\n");
+}}
+
+int main(void)
+{{
+    vmcu_status status;
+    uint32_t o;
+{copies}
+{pre_run}
+    status = vmcu_invoke(&{prefix}_model, pool, (uint32_t)sizeof pool);
+{post_run}
+    printf("status %d\\n", (int)status);
+    if (status == VMCU_OK) {{
+        for (o = 0; o < {prefix}_model.num_outputs; ++o) {{
+            print_output(o, {prefix}_model.outputs[o].bytes);
+        }}
+    }}
+    printf("done\\n");
+    return status == VMCU_OK ? 0 : 1;
+}}
+"""
+
+
+def parse_run(text: str) -> tuple[int, list[np.ndarray], dict[str, int]]:
+    """(status, int8 outputs, extra `name value` measurements) from the harness's output."""
+    status = None
+    outputs: dict[int, np.ndarray] = {}
+    extra: dict[str, int] = {}
+    for line in text.splitlines():
+        if m := re.fullmatch(r"status (-?\d+)", line.strip()):
+            status = int(m.group(1))
+        elif m := re.fullmatch(r"output (\d+):((?: -?\d+)*)", line.strip()):
+            outputs[int(m.group(1))] = np.array([int(v) for v in m.group(2).split()], dtype=np.int8)
+        elif m := re.fullmatch(r"measure (\w+) (\d+)", line.strip()):
+            extra[m.group(1)] = int(m.group(2))
+    if status is None:
+        raise ValueError(f"the program printed no status:\n{text[-2000:]}")
+    return status, [outputs[i] for i in sorted(outputs)], extra
+
+
+def harness_cmake(model_dir: str, extra: str = "") -> str:
+    return f"""# vmcu-validate harness. Generated; do not edit.
+cmake_minimum_required(VERSION 3.13)
+project(vmcu_validate C)
+add_subdirectory({model_dir} model)
+add_executable(vmcu_validate main.c)
+target_link_libraries(vmcu_validate PRIVATE vmcu_model)
+set_target_properties(vmcu_validate PROPERTIES C_STANDARD 99 C_STANDARD_REQUIRED ON C_EXTENSIONS OFF)
+target_compile_options(vmcu_validate PRIVATE -Wall -Wextra -Werror -pedantic)
+{extra}"""

@@ -1,0 +1,85 @@
+"""Convert, build, run and compare: the body of vmcu-validate."""
+from __future__ import annotations
+
+import subprocess
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from ..codegen import write_project
+from ..codegen.model_c import c_identifier
+from ..errors import UsageError
+from ..pipeline import Program, compile_model
+from .harness import harness_cmake, parse_run, render_main
+from .targets import Target
+
+
+@dataclass
+class Validation:
+    target: str
+    status: int
+    outputs: list[np.ndarray]  # int8, as the C program left them in the pool
+    matches_reference: bool
+    matches_tflm: bool | None  # None when tflite-micro is not installed
+    pool_bytes: int
+    measurements: dict[str, int] = field(default_factory=dict)
+
+
+def _build(source: Path, build: Path, target: Target) -> Path:
+    configure = ["cmake", "-S", str(source), "-B", str(build), "-DCMAKE_BUILD_TYPE=Release", *target.cmake_args]
+    for command in (configure, ["cmake", "--build", str(build), "-j", "2"]):
+        try:
+            done = subprocess.run(command, capture_output=True, text=True)
+        except FileNotFoundError:
+            raise UsageError("cmake is not installed") from None
+        if done.returncode != 0:
+            raise UsageError(f"building for {target.name} failed:\n{(done.stdout + done.stderr)[-3000:]}")
+    return build / "vmcu_validate"
+
+
+def build_and_run(program: Program, inputs_int8: list[np.ndarray], target: Target, work: Path,
+                  pool_shrink: int = 0) -> tuple[int, list[np.ndarray], dict[str, int]]:
+    """Generate the model and harness under `work`, build them for `target`, run once."""
+    prefix = c_identifier(program.plan.model)
+    model_dir = work / "model"
+    model_dir.mkdir(parents=True, exist_ok=True)
+    write_project(program, model_dir, prefix)
+    (work / "main.c").write_text(render_main(f"{prefix}_model.h", prefix, inputs_int8, pool_shrink,
+                                             target.pre_run, target.post_run))
+    (work / "CMakeLists.txt").write_text(harness_cmake("model", target.harness_cmake))
+    executable = _build(work, work / "build", target)
+    return parse_run(target.run(executable))
+
+
+def validate(model: Path, target: Target, seed: int = 0, planner: str = "vmcu", work: Path | None = None,
+             compare_tflm: bool = True) -> Validation:
+    from vmcu_reference.inputs import random_inputs
+    from vmcu_reference.interpreter import Interpreter
+    from vmcu_reference.ops.op_dequantize import dequantize
+    from vmcu_reference.ops.op_quantize import quantize_float
+
+    program = compile_model(model, planner)
+    graph = program.graph
+    inputs = random_inputs(graph, seed)
+    as_int8 = [quantize_float(x, graph.tensors[p.tensor].scale, graph.tensors[p.tensor].zero_point)
+               if p.dtype == "float32" else x for p, x in zip(graph.inputs, inputs)]
+    reference = Interpreter(program).run(inputs)
+    with tempfile.TemporaryDirectory(prefix="vmcu-validate-") as scratch:
+        status, outputs, measured = build_and_run(program, as_int8, target, Path(work or scratch))
+    matches_reference = status == 0 and len(outputs) == len(reference.raw_outputs) and all(
+        np.array_equal(a, b.reshape(-1)) for a, b in zip(outputs, reference.raw_outputs))
+    matches_tflm = None
+    if compare_tflm:
+        try:
+            from ..oracle import run_tflm
+            theirs, _ = run_tflm(model.read_bytes(), inputs, len(graph.outputs))
+        except UsageError:
+            theirs = None
+        if theirs is not None:
+            ours = [dequantize(o, graph.tensors[p.tensor].scale, graph.tensors[p.tensor].zero_point)
+                    if p.dtype == "float32" else o for p, o in zip(graph.outputs, outputs)]
+            matches_tflm = status == 0 and len(ours) == len(theirs) and all(
+                a.tobytes() == np.asarray(b).reshape(-1).tobytes() for a, b in zip(ours, theirs))
+    return Validation(target.name, status, outputs, matches_reference, matches_tflm, program.plan.pool_bytes, measured)
