@@ -9,7 +9,16 @@ def _ratio(a: int, b: int | None) -> str:
     return f"{a / b:.1%}" if b else "-"
 
 
-def render_report(program: Program, baseline: Plan, tflm_head: int | None) -> str:
+BUILD = {
+    "host": "cmake -S . -B build && cmake --build build",
+    "cortex-m4": "cmake -S . -B build -DCMAKE_TOOLCHAIN_FILE=vmcu_runtime/targets/arm-none-eabi.cmake "
+                 "-DVMCU_CPU=cortex-m4 && cmake --build build",
+    "cortex-m7": "cmake -S . -B build -DCMAKE_TOOLCHAIN_FILE=vmcu_runtime/targets/arm-none-eabi.cmake "
+                 "-DVMCU_CPU=cortex-m7 && cmake --build build",
+}
+
+
+def render_report(program: Program, baseline: Plan, tflm_head: int | None, target: str = "host") -> str:
     """Markdown; `baseline` is the whole-tensor plan of the same steps, `tflm_head` TFLite Micro's
     measured activation arena (None when tflite-micro is not installed)."""
     plan, graph = program.plan, program.graph
@@ -37,6 +46,7 @@ def render_report(program: Program, baseline: Plan, tflm_head: int | None) -> st
         lines.append(f"| {step.index} | {step.kernel} | {', '.join(map(str, step.ops))} | {shape} | {step.mode} | "
                      f"{step.segment_bytes} | {step.gap_segments} | {step.workspace_bytes} | "
                      f"{step.footprint_bytes:,} | {base.footprint_bytes:,} |")
+    lines += ["", f"Build the `vmcu_model` library for {target} in this folder: `{BUILD[target]}`."]
     peak = max(plan.steps, key=lambda s: s.footprint_bytes, default=None)
     if peak is not None:
         lines += ["", f"Peak: step {peak.index} ({peak.kernel}, TFLite op {', '.join(map(str, peak.ops))}), "

@@ -1,7 +1,8 @@
 """vmcu-convert: plan a TFLite model for the circular pool and write the plan and its report.
 
-Writes plan.json, report.md and memory.png. Nothing is written to the output folder unless the
-whole conversion succeeded.
+Writes plan.json, report.md, memory.png, the C tables <name>_model.c/.h and a CMakeLists.txt with
+a copy of the runtime (so that add_subdirectory(OUT) builds a `vmcu_model` library). Nothing is
+written to the output folder unless the whole conversion succeeded.
 """
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import argparse
 from pathlib import Path
 from typing import Sequence
 
+from ..codegen import render_project, write_project
 from ..errors import BudgetError, UsageError
 from ..oracle import tflm_arena_bytes
 from ..pipeline import compile_model
@@ -27,6 +29,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="memory planner (default: %(default)s)")
     parser.add_argument("--ram-budget", type=parse_bytes, metavar="BYTES",
                         help="fail with exit code 3 if the pool needs more (e.g. 128K)")
+    parser.add_argument("--prefix", help="C symbol prefix (default: the model's file name)")
+    parser.add_argument("--target", choices=["host", "cortex-m4", "cortex-m7"], default="host",
+                        help="where the C will run: the report says how to build for it (the C is the same)")
     return parser
 
 
@@ -52,10 +57,12 @@ def main(argv: Sequence[str] | None = None) -> int:
                           f"more than the budget of {args.ram_budget}")
     baseline = plan_tensors(program.graph, program.steps)
     head = _tflm_head(args.model)
+    sources = render_project(program, args.prefix)  # everything that can fail happens before writing
     args.output.mkdir(parents=True, exist_ok=True)
     (args.output / "plan.json").write_text(plan.dumps(program.graph))
-    (args.output / "report.md").write_text(render_report(program, baseline, head))
+    (args.output / "report.md").write_text(render_report(program, baseline, head, args.target))
     render_memory_plot(plan, baseline, args.output / "memory.png", head)
+    write_project(program, args.output, rendered=sources)
     print(f"{args.model.name}: {len(program.steps)} steps, pool {plan.pool_bytes:,} bytes ({plan.planner} plan; "
           f"whole-tensor {baseline.pool_bytes:,}), {plan.macs:,} MACs -> {args.output}/")
     return 0

@@ -38,16 +38,22 @@ set_target_properties(vmcu_model PROPERTIES C_STANDARD 99 C_STANDARD_REQUIRED ON
 """
 
 
-def write_project(program: Program, out: Path, prefix: str | None = None) -> list[Path]:
-    """Write the C project for `program` into `out`; returns the files written."""
+def render_project(program: Program, prefix: str | None = None) -> dict[str, str]:
+    """File name -> text of the generated C files (the runtime copy aside)."""
     name = c_identifier(program.plan.model)
     prefix = c_identifier(prefix or name)
     header = f"{name}_model.h"
-    files = {
-        out / header: render_header(program, prefix),
-        out / f"{name}_model.c": render_source(program, prefix, header),
-        out / "CMakeLists.txt": cmake_lists(name),
+    return {
+        header: render_header(program, prefix),
+        f"{name}_model.c": render_source(program, prefix, header),
+        "CMakeLists.txt": cmake_lists(name),
     }
+
+
+def write_project(program: Program, out: Path, prefix: str | None = None,
+                  rendered: dict[str, str] | None = None) -> list[Path]:
+    """Write the C project for `program` into `out` (rendering it unless `rendered` is given)."""
+    files = {out / name: text for name, text in (rendered or render_project(program, prefix)).items()}
     for path, text in files.items():
         path.write_text(text)
     runtime = out / "vmcu_runtime"
