@@ -16,7 +16,7 @@ import numpy as np
 
 from vmcu_tflite.cli.common import run_tool
 from vmcu_tflite.errors import EXIT_OUTPUTS_DIFFER, UsageError
-from vmcu_tflite.pipeline import Program, compile_graph
+from vmcu_tflite.pipeline import Program, compile_graph, program_for_plan
 from vmcu_tflite.plan import load_plan
 from vmcu_tflite.planner import PLANNERS
 from vmcu_tflite.reader import read_model
@@ -36,6 +36,7 @@ def build_parser() -> argparse.ArgumentParser:
     feed = parser.add_mutually_exclusive_group()
     feed.add_argument("--inputs", type=Path, help=".npz with input_0, input_1, ...")
     feed.add_argument("--seed", type=int, default=0, help="random inputs from this seed (default: %(default)s)")
+    parser.add_argument("--no-fuse", action="store_true", help="plan without fused blocks")
     parser.add_argument("--outputs", type=Path, help="write output_0, ... to this .npz")
     parser.add_argument("--compare-tflm", action="store_true", help="compare every tensor with TFLite Micro")
     parser.add_argument("--trace", action="store_true", help="log every pool load, store and free on stderr")
@@ -44,14 +45,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _program(args) -> Program:
     graph = read_model(args.model)
-    program = compile_graph(graph, "tensor" if args.plan else args.planner)  # a --plan replaces it
-    if args.plan:
-        try:
-            text = args.plan.read_text()
-        except OSError as err:
-            raise UsageError(f"cannot read {args.plan}: {err.strerror}") from None
-        program = Program(program.graph, program.steps, load_plan(text))
-    return program
+    if not args.plan:
+        return compile_graph(graph, args.planner, fuse=not args.no_fuse)
+    try:
+        text = args.plan.read_text()
+    except OSError as err:
+        raise UsageError(f"cannot read {args.plan}: {err.strerror}") from None
+    return program_for_plan(graph, load_plan(text))
 
 
 def main(argv: Sequence[str] | None = None) -> int:

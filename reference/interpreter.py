@@ -20,7 +20,7 @@ from .ops import make_kernel
 from .ops.op_dequantize import dequantize
 from .ops.op_quantize import quantize_float
 from .pool import Access, SimulatedPool
-from .streaming import replay_in_place_channels, replay_segments
+from .streaming import Ring, replay_fused, replay_in_place_channels, replay_segments
 
 
 @dataclass
@@ -109,12 +109,34 @@ class Interpreter:
             replay_in_place_channels(pool, self._access(step.index, x, segment), base(x), graph.tensors[x].shape,
                                      self._access(step.index, ws, segment), self.program.plan.offsets[ws],
                                      out_who, base(t_out), out, segment)
+        elif step.kernel == "INVERTED_BOTTLENECK":
+            self._write_fused(pool, step, out, base, out_who)
         elif planned.streamed_inputs:
             streamed = [(self._access(step.index, x, segment), base(x), graph.tensors[x].num_bytes,
                          access_pattern(graph, step, x, segment)) for x in planned.streamed_inputs]
             replay_segments(pool, streamed, out_who, base(t_out), out)
         else:
             pool.store(out_who, base(t_out), 0, out)
+
+    def _write_fused(self, pool: SimulatedPool, step, out: np.ndarray, base, out_who: Access) -> None:
+        graph, planned = self.program.graph, self.planned[step.index]
+        segment, p = planned.segment_bytes, step.params
+        pattern = access_pattern(graph, step, step.inputs[0], segment)
+        streamed = [(self._access(step.index, x, segment), base(x), graph.tensors[x].num_bytes, pattern)
+                    for x in planned.streamed_inputs]
+        ring = None
+        if p.expand is not None:
+            x = pool.load(self._access(step.index, step.inputs[0]), base(step.inputs[0]), 0,
+                          graph.tensors[step.inputs[0]].num_bytes).reshape(p.input_shape)
+            rows = self.kernels[step.index].expand.run(x)[0].reshape(p.expand.output_shape[1], -1)
+            k, s, pad = p.depthwise.filter.shape[1], p.depthwise.stride[0], p.depthwise.padding[0]
+            heights = range(p.output_shape[1])
+            last_row = [min(rows.shape[0] - 1, y * s - pad + k - 1) for y in heights]
+            first_row = [max(0, y * s - pad) for y in heights]
+            ws = workspace_id(step.index)
+            ring = Ring(self._access(step.index, ws, rows.shape[1]), self.program.plan.offsets[ws], p.ring_rows, rows,
+                        last_row, first_row)
+        replay_fused(pool, streamed, pattern, out_who, base(step.outputs[0]), out, ring)
 
     def _last_reads(self) -> dict[int, list[int]]:
         """Step index -> tensors whose storage no later step (nor the application) reads."""

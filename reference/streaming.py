@@ -7,6 +7,8 @@ step in kernel order, so the pool's tag checks catch the first byte a plan would
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from vmcu_tflite.planner.access import AccessPattern
@@ -60,3 +62,57 @@ def replay_in_place_channels(pool: SimulatedPool, x_who: Access, x_base: int, x_
         pool.store_at(out_who, out_base, (pixels_out + channels).reshape(-1), out_rows[:, channels])
         pool.free(ws_who, ws_base, 0, plane.size)
 
+
+
+@dataclass(frozen=True)
+class Ring:
+    """A fused block's ring of lead-conv output rows in its workspace."""
+
+    who: Access
+    base: int
+    slots: int  # rows it holds
+    rows: np.ndarray  # [rows of the lead conv's output, bytes per row]
+    last_row: list[int]  # per output row: the last lead row computed at its start
+    first_row: list[int]  # per output row: the first lead row its depthwise window reads
+
+
+def replay_fused(pool: SimulatedPool, streamed: list[tuple[Access, int, int, AccessPattern]], pattern: AccessPattern,
+                 out_who: Access, out_base: int, out: np.ndarray, ring: "Ring | None") -> None:
+    """A fused block, iteration by iteration like `replay_segments`, plus its ring of rows.
+
+    With a ring, the lead conv's output rows are stored into their slots at the start of each
+    output row (a slot is freed just before the row `slots` later overwrites it), and every row
+    the depthwise window reads is loaded (checked) before the output row is computed.
+    """
+    schedule = pattern.schedule()
+    per_row = int(np.prod(pattern.dims[1:]))
+    frontiers = []
+    for _, _, size, p in streamed:
+        later = np.minimum.accumulate(p.schedule()["read_lo"][::-1])[::-1]
+        frontiers.append(np.append(later[1:], size))
+    freed = [0] * len(streamed)
+    flat = out.reshape(-1)
+    computed = -1
+    for it in range(len(schedule["write_lo"])):
+        for k, (who, base, _, p) in enumerate(streamed):
+            lo, hi = int(schedule["read_lo"][it]), int(schedule["read_hi"][it])
+            if hi > lo:
+                pool.load(who, base, lo, hi - lo)
+        if ring is not None and it % per_row == 0:
+            y, row_bytes = it // per_row, ring.rows.shape[1]
+            for r in range(computed + 1, ring.last_row[y] + 1):
+                slot = (r % ring.slots) * row_bytes
+                pool.free(ring.who, ring.base, slot, row_bytes)
+                pool.store(ring.who, ring.base, slot, ring.rows[r])
+            computed = max(computed, ring.last_row[y])
+            for r in range(ring.first_row[y], ring.last_row[y] + 1):
+                pool.load(ring.who, ring.base, (r % ring.slots) * row_bytes, row_bytes)
+        for k, (who, base, _, _) in enumerate(streamed):
+            upto = int(frontiers[k][it])
+            if upto > freed[k]:
+                pool.free(who, base, freed[k], upto - freed[k])
+                freed[k] = upto
+        lo, hi = int(schedule["write_lo"][it]), int(schedule["write_hi"][it])
+        pool.store(out_who, out_base, lo, flat[lo:hi])
+    if ring is not None:
+        pool.free(ring.who, ring.base, 0, ring.slots * ring.rows.shape[1])

@@ -45,16 +45,29 @@ def test_real_model_bit_exact(model, capsys):
     _compare(model, seed + 1, capsys, "tensor")
 
 
-# Pool sizes the vMCU planner must reach without fusion (TinyEngine: 247,808 for MCUNet).
-POOL_TARGETS = {"mcunet-320kb-1mb_imagenet": 190_000, "mlperf-kws-dscnn": 8_600, "mcunet-vww1": 80_000}
+# Pool sizes the vMCU planner must reach, without and with fusion (TinyEngine: 247,808 for MCUNet).
+UNFUSED_TARGETS = {"mcunet-320kb-1mb_imagenet": 190_000, "mlperf-kws-dscnn": 8_600, "mcunet-vww1": 80_000}
+FUSED_TARGETS = {"mcunet-320kb-1mb_imagenet": 98_000, "mcunet-vww1": 22_000}
+MODEL_MACS = {"mcunet-320kb-1mb_imagenet": 81_785_520}
 
 
 @pytest.mark.skipif(not REAL_MODELS, reason="../shared/models is absent")
-@pytest.mark.parametrize("model", [m for m in REAL_MODELS if m.stem in POOL_TARGETS], ids=_id)
+@pytest.mark.parametrize("model", [m for m in REAL_MODELS if m.stem in UNFUSED_TARGETS], ids=_id)
 def test_vmcu_pool_targets(model):
-    plan = compile_model(model, "vmcu").plan
-    assert plan.pool_bytes <= POOL_TARGETS[model.stem], plan.pool_bytes
-    assert plan.pool_bytes < plan.tensor_level_bytes
+    unfused = compile_model(model, "vmcu", fuse=False).plan
+    assert unfused.pool_bytes <= UNFUSED_TARGETS[model.stem], unfused.pool_bytes
+    assert unfused.pool_bytes < unfused.tensor_level_bytes
+    fused = compile_model(model, "vmcu").plan
+    assert fused.pool_bytes <= FUSED_TARGETS.get(model.stem, unfused.pool_bytes), fused.pool_bytes
+    assert fused.macs == unfused.macs == MODEL_MACS.get(model.stem, unfused.macs)
+
+
+@pytest.mark.skipif(not REAL_MODELS, reason="../shared/models is absent")
+@pytest.mark.parametrize("model", REAL_MODELS, ids=_id)
+def test_real_model_unfused_bit_exact(model, capsys):
+    code = run_tool("vmcu-run", run_main, [str(model), "--seed", "3", "--compare-tflm", "--no-fuse"])
+    out = capsys.readouterr()
+    assert code == 0, out.out + out.err
 
 
 @pytest.mark.parametrize("model", ALL_MODELS, ids=_id)

@@ -55,6 +55,7 @@ class Plan:
     offsets: Mapping[int, int]  # storage tensor -> base address in the pool
     buffers: Mapping[int, Buffer]
     steps: tuple[PlannedStep, ...]
+    fusion: tuple = ()  # FusionChoice per candidate block (vMCU planner with fusion on)
 
     @property
     def macs(self) -> int:
@@ -80,6 +81,7 @@ class Plan:
                         for b in self.buffers.values()],
             "steps": [dict(asdict(s), ops=list(s.ops), streamed_inputs=list(s.streamed_inputs), mode=s.mode)
                       for s in self.steps],
+            "fused_blocks": [dict(asdict(f), ops=list(f.ops)) for f in self.fusion],
         }
 
     def dumps(self, graph: Graph) -> str:
@@ -88,6 +90,8 @@ class Plan:
 
 def load_plan(text: str) -> Plan:
     """Read back a plan.json (to execute a plan that was written earlier or edited by hand)."""
+    from .planner.fusion_choice import FusionChoice
+
     try:
         data = json.loads(text)
         buffers = {t["index"]: Buffer(t["index"], t["bytes"], t["first_step"], t["last_step"]) for t in data["tensors"]}
@@ -96,6 +100,7 @@ def load_plan(text: str) -> Plan:
             tensor_level_bytes=int(data["tensor_level_bytes"]),
             offsets={t["index"]: int(t["offset"]) for t in data["tensors"]}, buffers=buffers,
             steps=tuple(PlannedStep(**{k: v for k, v in s.items() if k != "mode"} | {
-                "ops": tuple(s["ops"]), "streamed_inputs": tuple(s["streamed_inputs"])}) for s in data["steps"]))
-    except (ValueError, KeyError, TypeError) as err:
+                "ops": tuple(s["ops"]), "streamed_inputs": tuple(s["streamed_inputs"])}) for s in data["steps"]),
+            fusion=tuple(FusionChoice(**dict(f, ops=tuple(f["ops"]))) for f in data.get("fused_blocks", ())))
+    except (ValueError, KeyError, TypeError, AttributeError) as err:
         raise UsageError(f"not a valid plan.json ({type(err).__name__}: {err})") from None

@@ -46,6 +46,16 @@ def render_report(program: Program, baseline: Plan, tflm_head: int | None, targe
         lines.append(f"| {step.index} | {step.kernel} | {', '.join(map(str, step.ops))} | {shape} | {step.mode} | "
                      f"{step.segment_bytes} | {step.gap_segments} | {step.workspace_bytes} | "
                      f"{step.footprint_bytes:,} | {base.footprint_bytes:,} |")
+    if plan.fusion:
+        lines += ["", "## Fused blocks", "",
+                  "Inverted bottlenecks whose intermediates never reach the pool; a block is fused when its fused step "
+                  "must hold fewer bytes than the largest of its layers' steps.", "",
+                  "| TFLite ops | block | fused | layers' largest step B | fused step B | saved B |",
+                  "|---|---|---|---:|---:|---:|"]
+        for f in plan.fusion:
+            saved = f.unfused_bytes - f.fused_bytes if f.fused else 0
+            lines.append(f"| {f.ops[0]}-{f.ops[-1]} | {f.label} | {'yes' if f.fused else 'no'} | {f.unfused_bytes:,} | "
+                         f"{f.fused_bytes:,} | {saved:,} |")
     lines += ["", f"Build the `vmcu_model` library for {target} in this folder: `{BUILD[target]}`."]
     peak = max(plan.steps, key=lambda s: s.footprint_bytes, default=None)
     if peak is not None:

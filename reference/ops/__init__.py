@@ -13,6 +13,7 @@ from .op_conv2d import Conv2D
 from .op_depthwise_conv2d import DepthwiseConv2D
 from .op_dequantize import Dequantize
 from .op_fully_connected import FullyConnected
+from .op_inverted_bottleneck import InvertedBottleneck
 from .op_logistic import Logistic
 from .op_max_pool2d import MaxPool2D
 from .op_mean import Mean
@@ -25,8 +26,8 @@ from .op_transpose import Transpose
 from .base import Kernel
 
 KERNELS: dict[str, type[Kernel]] = {k.kind: k for k in (
-    Add, AveragePool2D, Concatenation, Conv2D, DepthwiseConv2D, Dequantize, FullyConnected, Logistic,
-    MaxPool2D, Mean, Mul, Pad, Quantize, ResizeNearestNeighbor, Softmax, Transpose)}
+    Add, AveragePool2D, Concatenation, Conv2D, DepthwiseConv2D, Dequantize, FullyConnected, InvertedBottleneck,
+    Logistic, MaxPool2D, Mean, Mul, Pad, Quantize, ResizeNearestNeighbor, Softmax, Transpose)}
 
 
 def make_kernel(kind: str, params) -> Kernel:

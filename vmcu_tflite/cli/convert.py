@@ -29,6 +29,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help="memory planner (default: %(default)s)")
     parser.add_argument("--ram-budget", type=parse_bytes, metavar="BYTES",
                         help="fail with exit code 3 if the pool needs more (e.g. 128K)")
+    parser.add_argument("--no-fuse", action="store_true", help="never fuse inverted bottleneck blocks")
     parser.add_argument("--prefix", help="C symbol prefix (default: the model's file name)")
     parser.add_argument("--target", choices=["host", "cortex-m4", "cortex-m7"], default="host",
                         help="where the C will run: the report says how to build for it (the C is the same)")
@@ -50,7 +51,7 @@ def _tflm_head(model: Path) -> int | None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    program = compile_model(args.model, args.planner)
+    program = compile_model(args.model, args.planner, fuse=not args.no_fuse)
     plan = program.plan
     if args.ram_budget is not None and plan.pool_bytes > args.ram_budget:
         raise BudgetError(f"the plan needs {plan.pool_bytes} bytes of pool, {plan.pool_bytes - args.ram_budget} "

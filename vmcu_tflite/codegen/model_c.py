@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import re
 
+from ..errors import ModelError
 from ..pipeline import Program
 from .cwriter import CWriter, c_float
 from .params import EMITTERS, KIND_IDS
@@ -34,6 +35,8 @@ def render_source(program: Program, prefix: str, header_name: str) -> str:
     params, steps = [], []
     for step, planned in zip(program.steps, plan.steps):
         name = f"step{step.index}"
+        if step.kernel not in EMITTERS:
+            raise ModelError(f"step {step.index} ({step.kernel}) has no C kernel in this version")
         ctype, init = EMITTERS[step.kernel](step, graph, writer, name)
         params.append(f"static const {ctype} {prefix}_{name}_params = {init};\n")
         inputs = ", ".join(str(index[graph.storage_of(t)]) for t in step.inputs) or "0"

@@ -170,3 +170,39 @@ def concatenation(outer: int, inner_x: int, inner_out: int, before_x: int) -> Ac
         read_lo=affine((inner_x, 0)),
         read_hi=affine((inner_x, 0), inner_x),
     )
+
+
+def fused_block(in_shape, out_shape, lead, depthwise, residual: bool, segment: int) -> AccessPattern:
+    """A fused inverted bottleneck: iterations (y, x, output-channel segment) of the block output.
+
+    `lead` is the leading convolution's (kernel_h, stride_h, pad_h, rows out) or None, `depthwise`
+    the depthwise (kernel_h, kernel_w, stride_h, stride_w, pad_h, pad_w). With a lead conv, the
+    kernel computes its output rows lazily, at the start of each output row, up to the last row
+    the depthwise window needs; the block input rows those read count as read during the whole
+    output row. Without one, the depthwise window reads the input directly. A residual reads the
+    input pixel under each output pixel (so it is what keeps the input alive longest).
+    """
+    _, h, w, c_in = in_shape
+    _, o_h, o_w, c_out = out_shape
+    q = _segments(c_out, segment)
+    k_h, k_w, s_h, s_w, p_h, p_w = depthwise
+    row_out = (o_w * c_out, c_out, 0)
+    write_lo = Expr(0, (Term(1, row_out), Term(segment, (0, 0, 1))))
+    write_hi = Expr(0, (Term(1, row_out), Term(1, (0, 0, segment), segment, hi=c_out)))
+    if residual:
+        read_lo = affine((w * c_in, c_in, 0))
+    elif lead is not None:
+        k_e, s_e, p_e, rows_e = lead
+        # First input row of the first lead-conv row not computed before output row y.
+        read_lo = Expr(0, (Term(w * c_in, (s_e * s_h, 0, 0), s_e * (k_h - p_h - s_h) - p_e, lo=0,
+                                hi=min(h, rows_e * s_e - p_e)),))
+    else:
+        read_lo = Expr(0, (Term(w * c_in, (s_h, 0, 0), -p_h, lo=0, hi=h - 1),
+                           Term(c_in, (0, s_w, 0), -p_w, lo=0, hi=w - 1)))
+    if lead is not None:
+        k_e, s_e, p_e, _ = lead
+        read_hi = Expr(0, (Term(w * c_in, (s_e * s_h, 0, 0), s_e * (k_h - 1 - p_h) - p_e + k_e, lo=1, hi=h),))
+    else:
+        read_hi = Expr(c_in, (Term(w * c_in, (s_h, 0, 0), k_h - 1 - p_h, lo=0, hi=h - 1),
+                              Term(c_in, (0, s_w, 0), k_w - 1 - p_w, lo=0, hi=w - 1)))
+    return AccessPattern((o_h, o_w, q), write_lo, write_hi, read_lo, read_hi)

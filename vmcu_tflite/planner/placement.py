@@ -38,10 +38,10 @@ def _pairs(buffers: Mapping[int, Buffer]) -> list[tuple[Buffer, Buffer]]:
     return [(a, c) for i, a in enumerate(ordered) for c in ordered[i + 1:] if a.first <= c.last and c.first <= a.last]
 
 
-def lower_bound(buffers: Mapping[int, Buffer], overlaps: list[Overlap]) -> int:
-    """No pool can be smaller than what one step must hold, shared output bytes deducted."""
+def step_bounds(buffers: Mapping[int, Buffer], overlaps: list[Overlap]) -> dict[int, int]:
+    """Per step, the bytes it must hold at least: its live buffers, shared output bytes deducted."""
     steps = range(min(b.first for b in buffers.values()), max(b.last for b in buffers.values()) + 1)
-    bound = 0
+    bounds = {}
     for step in steps:
         live = sum(b.size for b in buffers.values() if b.first <= step <= b.last)
         shared = {}
@@ -49,8 +49,13 @@ def lower_bound(buffers: Mapping[int, Buffer], overlaps: list[Overlap]) -> int:
             y = buffers[o.y]
             if y.first == step:
                 shared[o.y] = min(y.size, shared.get(o.y, 0) + y.size - min(o.distance, y.size))
-        bound = max(bound, live - sum(shared.values()))
-    return bound
+        bounds[step] = live - sum(shared.values())
+    return bounds
+
+
+def lower_bound(buffers: Mapping[int, Buffer], overlaps: list[Overlap]) -> int:
+    """No pool can be smaller than what one step must hold."""
+    return max(step_bounds(buffers, overlaps).values())
 
 
 def fits(buffers: Mapping[int, Buffer], overlaps: list[Overlap], pool: int, hint: Mapping[int, int] | None = None,

@@ -7,7 +7,7 @@ segment form (TRANSPOSE, RESIZE, PAD, broadcasting operands) stay whole-tensor.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable, Sequence
 
 import numpy as np
@@ -15,7 +15,7 @@ import numpy as np
 from ..graph import Graph
 from ..lifetimes import Buffer
 from ..steps import Step
-from .access import AccessPattern, channel_reduction, concatenation, elementwise, rows, windowed
+from .access import AccessPattern, channel_reduction, concatenation, elementwise, fused_block, rows, windowed
 from .gap import min_distance
 
 
@@ -123,11 +123,33 @@ def _concatenation(graph: Graph, step: Step, position: int, segment: int) -> Acc
     return concatenation(outer, inner[operand], sum(inner), sum(inner[:operand]))
 
 
+def _fused(graph: Graph, step: Step, position: int, segment: int) -> AccessPattern | None:
+    p = step.params
+    dw = p.depthwise
+    lead = None
+    if p.expand is not None:
+        e = p.expand
+        lead = (e.filter.shape[1], e.stride[0], e.padding[0], e.output_shape[1])
+    k_h, k_w = dw.filter.shape[1:3]
+    pattern = fused_block(p.input_shape, p.output_shape, lead,
+                          (k_h, k_w, dw.stride[0], dw.stride[1], dw.padding[0], dw.padding[1]), p.add is not None, segment)
+    if p.add is not None and lead is not None:
+        # The residual must be what keeps the input alive longest (true whenever the window has
+        # rows below its centre); otherwise this pattern would understate the reads.
+        rows_only = fused_block(p.input_shape, p.output_shape, lead, (k_h, k_w, dw.stride[0], dw.stride[1],
+                                dw.padding[0], dw.padding[1]), False, segment)
+        grid = pattern.grid()
+        if np.any(pattern.read_lo.evaluate(grid) > rows_only.read_lo.evaluate(grid)):
+            return None
+    return pattern
+
+
 PatternFn = Callable[[Graph, Step, int, int], "AccessPattern | None"]
 ACCESS: dict[str, PatternFn] = {
     "CONV_2D": _conv, "DEPTHWISE_CONV_2D": _depthwise, "AVERAGE_POOL_2D": _pool, "MAX_POOL_2D": _pool,
     "FULLY_CONNECTED": _fully_connected, "ADD": _same_shape, "MUL": _same_shape, "LOGISTIC": _same_shape,
     "QUANTIZE": _same_shape, "SOFTMAX": _softmax, "MEAN": _mean, "CONCATENATION": _concatenation,
+    "INVERTED_BOTTLENECK": _fused,
 }
 
 
@@ -187,6 +209,10 @@ def choose_streaming(graph: Graph, steps: Sequence[Step], buffers: dict[int, Buf
                 cost = in_place_workspace(step, segment)
                 if best is None or cost < best[0]:
                     best = (cost, StepStreaming(segment, (Stream(step.index, t, 0, exact=True),), cost, True))
-        if best is not None:
+        if step.kernel == "INVERTED_BOTTLENECK":  # its ring of rows is needed whether it streams or not
+            ring = step.params.ring_bytes
+            chosen[step.index] = (replace(best[1], workspace_bytes=ring) if best is not None
+                                  else StepStreaming(default_segment(graph, step), (), ring))
+        elif best is not None:
             chosen[step.index] = best[1]
     return chosen

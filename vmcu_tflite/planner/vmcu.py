@@ -9,7 +9,7 @@ search, so the vMCU pool is never larger.
 """
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Sequence
 
 from ..graph import Graph
@@ -18,7 +18,7 @@ from ..plan import Plan, PlannedStep, workspace_id
 from ..steps import Step
 from .footprint import step_footprints
 from .placement import Overlap, fits, smallest_pool
-from .streaming import choose_streaming, default_segment, in_place_segments, in_place_workspace
+from .streaming import StepStreaming, choose_streaming, default_segment, in_place_segments, in_place_workspace
 from .tensor import plan_tensors
 
 
@@ -41,18 +41,33 @@ def _widen_in_place_segments(steps, streaming, buffers, overlaps, pool, offsets,
     return streaming, buffers, offsets
 
 
-def plan_vmcu(graph: Graph, steps: Sequence[Step], segment_override: int | None = None) -> Plan:
-    baseline = plan_tensors(graph, steps)
+@dataclass(frozen=True)
+class Streamed:
+    """Everything placement needs: buffers (workspaces included), allowed overlaps, per-step choices."""
+
+    buffers: dict[int, Buffer]
+    overlaps: list[Overlap]
+    streaming: dict[int, StepStreaming]
+
+
+def streamed_buffers(graph: Graph, steps: Sequence[Step], segment_override: int | None = None) -> Streamed:
     buffers = buffer_lifetimes(graph, steps)
     streaming = choose_streaming(graph, steps, buffers, segment_override)
     overlaps = [Overlap(graph.storage_of(s.tensor), graph.storage_of(steps[s.step].outputs[0]), s.distance, s.exact)
                 for chosen in streaming.values() for s in chosen.streams]
-    # Workspaces live only during their step; a known valid placement puts them after the baseline.
     workspaces = {workspace_id(k): Buffer(workspace_id(k), c.workspace_bytes, k, k)
                   for k, c in streaming.items() if c.workspace_bytes}
-    known = dict(baseline.offsets) | {w: baseline.pool_bytes for w in workspaces}
-    known_pool = baseline.pool_bytes + max((b.size for b in workspaces.values()), default=0)
-    buffers = buffers | workspaces
+    return Streamed(buffers | workspaces, overlaps, streaming)
+
+
+def plan_vmcu(graph: Graph, steps: Sequence[Step], segment_override: int | None = None) -> Plan:
+    baseline = plan_tensors(graph, steps)
+    streamed = streamed_buffers(graph, steps, segment_override)
+    buffers, overlaps, streaming = streamed.buffers, streamed.overlaps, streamed.streaming
+    # A known valid placement: the whole-tensor plan, with the workspaces after it.
+    workspaces = [b for t, b in buffers.items() if t < 0]
+    known = dict(baseline.offsets) | {b.tensor: baseline.pool_bytes for b in workspaces}
+    known_pool = baseline.pool_bytes + max((b.size for b in workspaces), default=0)
     io = frozenset(graph.storage_of(p.tensor) for p in graph.inputs + graph.outputs)
     pool, offsets = smallest_pool(buffers, overlaps, known, known_pool, unwrapped=io)
     streaming, buffers, offsets = _widen_in_place_segments(steps, streaming, buffers, overlaps, pool, offsets, io)
@@ -63,7 +78,7 @@ def plan_vmcu(graph: Graph, steps: Sequence[Step], segment_override: int | None 
         out = graph.tensors[step.outputs[0]]
         segment = chosen.segment_bytes if chosen else default_segment(graph, step)
         gap = 0
-        if chosen and not chosen.in_place:
+        if chosen and chosen.streams and not chosen.in_place:
             # Bytes the step needs beyond the larger of its streamed input and its output.
             gap = max(max(0, s.distance - max(0, out.num_bytes - graph.tensors[s.tensor].num_bytes))
                       for s in chosen.streams)

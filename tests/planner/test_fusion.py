@@ -1,0 +1,107 @@
+"""Fused inverted bottlenecks against the unfused layers and TFLite Micro: bit-exact, hazard-free."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from tests.tflite_builder import ModelBuilder, random_bias, random_weights
+from vmcu_reference.interpreter import Interpreter
+from vmcu_tflite.fusion import apply_fusion, find_blocks
+from vmcu_tflite.oracle import run_tflm
+from vmcu_tflite.passes import simplify
+from vmcu_tflite.pipeline import Program, compile_model
+from vmcu_tflite.planner.vmcu import plan_vmcu
+from vmcu_tflite.reader import parse_model
+from vmcu_tflite.steps import build_steps
+
+
+class Block:
+    """Builds lead conv -> depthwise -> 1x1 project [-> ADD] with sane random quantization."""
+
+    def __init__(self, rng, hw, c_in):
+        self.rng, self.b = rng, ModelBuilder()
+        self.scale = 0.05
+        self.x = self.b.tensor((1, hw, hw, c_in), scale=self.scale, zero_point=int(rng.integers(-10, 10)))
+        self.shape = (1, hw, hw, c_in)
+
+    def conv(self, x, c_out, k, stride, depthwise=False, pad_mode=0):
+        n, h, w, c_in = self.shape
+        o = -(-h // stride) if pad_mode == 0 else (h - k) // stride + 1
+        w_scale = self.rng.uniform(0.005, 0.02, size=c_out)
+        taps = k * k * (1 if depthwise else c_in)
+        out_scale = float(math.sqrt(taps) * 128 * self.scale * w_scale.mean())
+        shape = (1, k, k, c_out) if depthwise else (c_out, k, k, c_in)
+        f = self.b.const(random_weights(self.rng, shape), scale=w_scale, zero_point=0, axis=3 if depthwise else 0)
+        bias = self.b.const(random_bias(self.rng, c_out), scale=self.scale * w_scale, zero_point=0)
+        y = self.b.tensor((n, o, o, c_out), scale=out_scale, zero_point=int(self.rng.integers(-20, 20)))
+        extra = {"depth_multiplier": 1} if depthwise else {}
+        self.b.op("DEPTHWISE_CONV_2D" if depthwise else "CONV_2D", [x, f, bias], [y], padding=pad_mode,
+                  stride_h=stride, stride_w=stride, fused_activation_function=int(self.rng.choice([0, 1, 3])), **extra)
+        self.shape, self.scale = (n, o, o, c_out), out_scale
+        return y
+
+
+@st.composite
+def blocks(draw):
+    rng = np.random.default_rng(draw(st.integers(0, 2**31)))
+    lead = draw(st.sampled_from(["expand", "stem", "none"]))
+    k = draw(st.sampled_from([3, 5, 7]))
+    stride = draw(st.sampled_from([1, 2]))
+    residual = draw(st.booleans()) and stride == 1 and lead != "stem"
+    hw = draw(st.integers(k, 12))
+    c_in = draw(st.integers(1, 6))
+    block = Block(rng, hw, c_in)
+    y = block.x
+    if lead == "expand":
+        y = block.conv(y, draw(st.integers(c_in, 4 * c_in + 2)), 1, 1)
+    elif lead == "stem":
+        y = block.conv(y, draw(st.integers(2, 8)), 3, draw(st.sampled_from([1, 2])))
+    y = block.conv(y, block.shape[3], k, stride, depthwise=True)
+    c_out = c_in if residual else draw(st.integers(1, 8))
+    y = block.conv(y, c_out, 1, 1)
+    if residual:
+        out = block.b.tensor(block.shape, scale=block.scale * 1.5, zero_point=3)
+        operands = [block.x, y] if draw(st.booleans()) else [y, block.x]
+        block.b.op("ADD", operands, [out], fused_activation_function=0)
+        y = out
+    block.b.inputs, block.b.outputs = [block.x], [y]
+    data = rng.integers(-128, 128, size=(1, hw, hw, c_in)).astype(np.int8)
+    return block.b.build(), data, residual
+
+
+def fused_program(model: bytes) -> Program:
+    graph = simplify(parse_model(model))
+    steps = build_steps(graph)
+    fused = apply_fusion(graph, steps, find_blocks(graph, steps))
+    return Program(graph, fused, plan_vmcu(graph, fused))
+
+
+@settings(max_examples=40, deadline=None)
+@given(blocks())
+def test_fused_block_is_bit_exact_and_hazard_free(case):
+    model, data, residual = case
+    program = fused_program(model)
+    assert [s.kernel for s in program.steps] == ["INVERTED_BOTTLENECK"]
+    assert (program.steps[0].params.add is not None) == residual
+    ours = Interpreter(program).run([data]).outputs[0]
+    np.testing.assert_array_equal(ours, run_tflm(model, [data], 1)[0][0])
+    unfused = compile_model(model, "vmcu", fuse=False)
+    np.testing.assert_array_equal(ours, Interpreter(unfused).run([data]).outputs[0])
+    assert program.plan.macs == unfused.plan.macs  # row buffers: no multiply-accumulate is repeated
+
+
+@pytest.mark.parametrize("fuse", [True, False])
+def test_no_fuse_keeps_every_layer(fuse):
+    rng = np.random.default_rng(3)
+    block = Block(rng, 10, 4)
+    y = block.conv(block.x, 16, 1, 1)
+    y = block.conv(y, 16, 3, 1, depthwise=True)
+    y = block.conv(y, 4, 1, 1)
+    block.b.inputs, block.b.outputs = [block.x], [y]
+    program = compile_model(block.b.build(), "vmcu", fuse=fuse)
+    kinds = [s.kernel for s in program.steps]
+    assert kinds == (["INVERTED_BOTTLENECK"] if fuse else ["CONV_2D", "DEPTHWISE_CONV_2D", "CONV_2D"])
+    assert len(program.plan.fusion) == (1 if fuse else 0)
