@@ -7,7 +7,11 @@ Measures, for every model in models/ and ../shared/models (when present): TFLite
 whole-tensor plan, our vMCU plan and the planning time. Then the paper's single-layer study:
 nine pointwise convolutions and four fully connected layers, each built as a one-layer model,
 planned both ways and run through the reference interpreter against TFLite Micro. Writes the
-Markdown tables to --out (default: BENCHMARKS.md at the repository root).
+Markdown tables to --out (default: BENCHMARKS.md at the repository root). Finally the paper's
+multi-layer study (benchmarks/blocks.py): every inverted bottleneck of MCUNet-5fps-VWW (S1-S8) and
+MCUNet-320KB-ImageNet (B1-B17) as a one-block model, fused and not, next to the whole-tensor and
+TinyEngine-style (in-place depthwise) plans, and how far the VWW blocks can grow in TinyEngine's RAM
+(benchmarks/exploration.png).
 """
 from __future__ import annotations
 
@@ -21,6 +25,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.blocks import IMAGENET, VWW, exploration, memory_rows  # noqa: E402
 from tests.tflite_builder import ModelBuilder, random_bias, random_weights  # noqa: E402
 from vmcu_reference.inputs import random_inputs  # noqa: E402
 from vmcu_reference.interpreter import Interpreter  # noqa: E402
@@ -71,17 +76,18 @@ def bit_exact(model: bytes, program) -> bool:
 
 
 def model_rows() -> list[str]:
-    rows = ["| model | TFLM head | TFLM total | whole-tensor plan | vMCU plan | vMCU / TFLM head | vMCU / whole-tensor "
-            "| planning s |", "|---|---:|---:|---:|---:|---:|---:|---:|"]
+    rows = ["| model | TFLM head | TFLM total | whole-tensor plan | vMCU, no fusion | vMCU | vMCU / TFLM head "
+            "| vMCU / whole-tensor | MACs | planning s |", "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for path in models():
         started = time.perf_counter()
         vmcu = compile_model(path, "vmcu")
         planning = time.perf_counter() - started
-        tensor = compile_model(path, "tensor").plan
+        unfused = compile_model(path, "vmcu", fuse=False).plan
         arena = tflm_arena_bytes(path.read_bytes(), random_inputs(vmcu.graph, seed=0))
-        pool = vmcu.plan.pool_bytes
-        rows.append(f"| {path.stem} | {arena['head']:,} | {arena['total']:,} | {tensor.pool_bytes:,} | {pool:,} | "
-                    f"{pool / arena['head']:.1%} | {pool / tensor.pool_bytes:.1%} | {planning:.2f} |")
+        pool, tensor = vmcu.plan.pool_bytes, unfused.tensor_level_bytes
+        assert vmcu.plan.macs == unfused.macs, path
+        rows.append(f"| {path.stem} | {arena['head']:,} | {arena['total']:,} | {tensor:,} | {unfused.pool_bytes:,} | "
+                    f"{pool:,} | {pool / arena['head']:.1%} | {pool / tensor:.1%} | {vmcu.plan.macs:,} | {planning:.2f} |")
         print(rows[-1], flush=True)
     return rows
 
@@ -114,7 +120,8 @@ def main(argv: list[str]) -> int:
         "activation RAM. TFLite Micro figures come from its own interpreter (`tflite-micro`, `print_allocations`):",
         "head = activations (a float input is counted there), total = with its persistent data. The whole-tensor",
         "plan is ours with no overlap inside a step (TFLite Micro's greedy strategy over the same steps);",
-        "the vMCU plan overlaps each step's output with the input segments it has consumed. No fusion.",
+        "the vMCU plan overlaps each step's output with the input segments it has consumed and fuses the",
+        "inverted bottlenecks where that saves bytes (same multiply-accumulates); 'no fusion' is --no-fuse.",
         "",
         "## Models",
         "",
@@ -128,6 +135,33 @@ def main(argv: list[str]) -> int:
         *layer_rows("pointwise conv", POINTWISE, pointwise_model, lambda hw, c, k: f"H/W {hw}, C {c}, K {k}"),
         "",
         *layer_rows("fully connected", FULLY_CONNECTED, fc_model, lambda m, k, n: f"{m} x {k} -> {n}"),
+        "",
+        "## Inverted bottlenecks (the paper's multi-layer study)",
+        "",
+        "Each block of the paper's configuration table as a one-block model: lead conv (1x1 expand; B1: the 3x3",
+        "stride-2 stem), depthwise RxR, 1x1 project, residual ADD when strides are 1 and channels match; strides",
+        "are (lead, depthwise, project). Pool bytes of: our fused plan (ring of rows, the same MACs as the layers),",
+        "our unfused vMCU plan, the whole-tensor plan, and a TinyEngine-style plan (whole tensors, depthwise in",
+        "place one channel at a time: it reproduces TinyEngine's own figures on the full models, 247,808 bytes",
+        "for MCUNet-320KB-ImageNet and 89,600 for MCUNet-VWW).",
+        "",
+        "### MCUNet-5fps-VWW",
+        "",
+        *memory_rows(VWW),
+        "",
+        "### MCUNet-320KB-ImageNet",
+        "",
+        *memory_rows(IMAGENET),
+        "",
+        "### How much larger the VWW blocks can be in TinyEngine's RAM",
+        "",
+        "For each block: the largest input size (H/W, other dimensions kept), then separately the largest",
+        "multiple of all channel counts (steps of 0.25), whose fused vMCU plan still fits in the RAM the",
+        "TinyEngine-style plan needs for the original block.",
+        "",
+        *exploration(VWW, ROOT / "benchmarks" / "exploration.png"),
+        "",
+        "![growth in the same RAM](benchmarks/exploration.png)",
         "",
     ]
     args.out.write_text("\n".join(text))

@@ -178,8 +178,12 @@ def segment_candidates(graph: Graph, step: Step) -> list[int]:
 
 
 def choose_streaming(graph: Graph, steps: Sequence[Step], buffers: dict[int, Buffer],
-                     segment_override: int | None = None) -> dict[int, StepStreaming]:
-    """Per step, the segment size that lets the output start closest to its dying inputs."""
+                     segment_override: int | None = None, in_place_only: bool = False) -> dict[int, StepStreaming]:
+    """Per step, the segment size that lets the output start closest to its dying inputs.
+
+    `in_place_only` gives the TinyEngine-style baseline: whole tensors everywhere except depthwise
+    convolutions, which run in place one channel at a time.
+    """
     kept = {graph.storage_of(p.tensor) for p in graph.outputs}
     chosen: dict[int, StepStreaming] = {}
     for step in steps:
@@ -189,7 +193,7 @@ def choose_streaming(graph: Graph, steps: Sequence[Step], buffers: dict[int, Buf
                  and graph.storage_of(t) != graph.storage_of(step.outputs[0])]
         best: tuple[int, StepStreaming] | None = None
         sizes = [segment_override] if segment_override else segment_candidates(graph, step)
-        for segment in sizes:
+        for segment in [] if in_place_only else sizes:
             streams, cost = [], 0
             for t in dying:
                 pattern = access_pattern(graph, step, t, segment)
@@ -205,7 +209,7 @@ def choose_streaming(graph: Graph, steps: Sequence[Step], buffers: dict[int, Buf
         for t in dying:
             if not in_place_depthwise(graph, step, t):
                 continue
-            for segment in in_place_segments(step.params.input_shape[3]):
+            for segment in [1] if in_place_only else in_place_segments(step.params.input_shape[3]):
                 cost = in_place_workspace(step, segment)
                 if best is None or cost < best[0]:
                     best = (cost, StepStreaming(segment, (Stream(step.index, t, 0, exact=True),), cost, True))

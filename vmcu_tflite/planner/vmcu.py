@@ -50,9 +50,10 @@ class Streamed:
     streaming: dict[int, StepStreaming]
 
 
-def streamed_buffers(graph: Graph, steps: Sequence[Step], segment_override: int | None = None) -> Streamed:
+def streamed_buffers(graph: Graph, steps: Sequence[Step], segment_override: int | None = None,
+                     in_place_only: bool = False) -> Streamed:
     buffers = buffer_lifetimes(graph, steps)
-    streaming = choose_streaming(graph, steps, buffers, segment_override)
+    streaming = choose_streaming(graph, steps, buffers, segment_override, in_place_only)
     overlaps = [Overlap(graph.storage_of(s.tensor), graph.storage_of(steps[s.step].outputs[0]), s.distance, s.exact)
                 for chosen in streaming.values() for s in chosen.streams]
     workspaces = {workspace_id(k): Buffer(workspace_id(k), c.workspace_bytes, k, k)
@@ -60,9 +61,11 @@ def streamed_buffers(graph: Graph, steps: Sequence[Step], segment_override: int 
     return Streamed(buffers | workspaces, overlaps, streaming)
 
 
-def plan_vmcu(graph: Graph, steps: Sequence[Step], segment_override: int | None = None) -> Plan:
+def plan_vmcu(graph: Graph, steps: Sequence[Step], segment_override: int | None = None,
+              in_place_only: bool = False) -> Plan:
+    """`in_place_only`: the TinyEngine-style baseline (whole tensors, in-place depthwise) instead."""
     baseline = plan_tensors(graph, steps)
-    streamed = streamed_buffers(graph, steps, segment_override)
+    streamed = streamed_buffers(graph, steps, segment_override, in_place_only)
     buffers, overlaps, streaming = streamed.buffers, streamed.overlaps, streamed.streaming
     # A known valid placement: the whole-tensor plan, with the workspaces after it.
     workspaces = [b for t, b in buffers.items() if t < 0]
@@ -70,7 +73,8 @@ def plan_vmcu(graph: Graph, steps: Sequence[Step], segment_override: int | None 
     known_pool = baseline.pool_bytes + max((b.size for b in workspaces), default=0)
     io = frozenset(graph.storage_of(p.tensor) for p in graph.inputs + graph.outputs)
     pool, offsets = smallest_pool(buffers, overlaps, known, known_pool, unwrapped=io)
-    streaming, buffers, offsets = _widen_in_place_segments(steps, streaming, buffers, overlaps, pool, offsets, io)
+    if not in_place_only:
+        streaming, buffers, offsets = _widen_in_place_segments(steps, streaming, buffers, overlaps, pool, offsets, io)
     footprints = step_footprints(buffers, offsets, pool)
     planned = []
     for step in steps:
@@ -87,5 +91,5 @@ def plan_vmcu(graph: Graph, steps: Sequence[Step], segment_override: int | None 
             gap_segments=-(-gap // segment), footprint_bytes=footprints[step.index], macs=step.macs,
             streamed_inputs=tuple(s.tensor for s in chosen.streams) if chosen else (),
             in_place=bool(chosen and chosen.in_place), workspace_bytes=chosen.workspace_bytes if chosen else 0))
-    return Plan(model=graph.name, planner="vmcu", pool_bytes=pool, tensor_level_bytes=baseline.pool_bytes,
+    return Plan(model=graph.name, planner="in-place-depthwise" if in_place_only else "vmcu", pool_bytes=pool, tensor_level_bytes=baseline.pool_bytes,
                 offsets=offsets, buffers=buffers, steps=tuple(planned))
