@@ -15,6 +15,30 @@ from ..validate.run import validate
 from ..validate.targets import TARGETS
 from .common import run_tool
 
+# How each measurement is printed, in this order; any other measurement follows under its own name.
+MEASUREMENT_LABELS = {
+    "pool_bytes": "RAM   pool (static array in .bss)",
+    "data_bss_without_pool_bytes": "RAM   .data + .bss without the pool",
+    "data_bss_bytes": "RAM   .data + .bss with the pool",
+    "stack_bytes": "RAM   stack high-water mark",
+    "heap_bytes": "RAM   heap (newlib stdio, before printing)",
+    "ram_total_bytes": "RAM   total (.data + .bss + stack + heap)",
+    "flash_bytes": "flash image (.text + .rodata + .data load)",
+    "flash_model_bytes": "flash of it: the model's tables and weights",
+    "flash_runtime_bytes": "flash of it: the runtime (kernels)",
+    "flash_input_bytes": "flash of it: the harness's baked-in input",
+    "instructions": "instructions (QEMU -icount, not cycles)",
+}
+
+
+def format_measurements(measurements: dict[str, int]) -> list[str]:
+    """One aligned line per measurement: byte counts say `bytes`, the instruction count says what it is."""
+    names = [n for n in MEASUREMENT_LABELS if n in measurements] + [n for n in measurements if n not in MEASUREMENT_LABELS]
+    labels = {n: MEASUREMENT_LABELS.get(n, n) for n in names}
+    width = max((len(label) for label in labels.values()), default=0)
+    return [f"  {labels[n]:<{width}}  {measurements[n]:>12,}{' bytes' if n.endswith('_bytes') else ''}"
+            for n in names]
+
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="vmcu-validate", description=__doc__.splitlines()[0])
@@ -32,8 +56,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.keep.mkdir(parents=True, exist_ok=True)
     result = validate(args.model, TARGETS[args.target], args.seed, args.planner, args.keep)
     print(f"{args.model.name} on {result.target}: status {result.status}, pool {result.pool_bytes:,} bytes")
-    for name, value in result.measurements.items():
-        print(f"  {name}: {value:,}")
+    for line in format_measurements(result.measurements):
+        print(line)
     print(f"  matches the reference interpreter: {'yes' if result.matches_reference else 'NO'}")
     print(f"  matches TFLite Micro: {'yes' if result.matches_tflm else 'not measured' if result.matches_tflm is None else 'NO'}")
     return 0 if result.matches_reference and result.matches_tflm is not False else EXIT_OUTPUTS_DIFFER

@@ -15,8 +15,9 @@ from ..codegen.cwriter import CWriter
 
 
 def render_main(header: str, prefix: str, inputs: Sequence[np.ndarray], pool_shrink: int = 0,
-                pre_run: str = "", post_run: str = "") -> str:
-    """main.c for the harness; `pre_run`/`post_run` let a target add its own measurements."""
+                pre_run: str = "", post_run: str = "", prelude: str = "") -> str:
+    """main.c for the harness; `pre_run`/`post_run` let a target add its own measurements,
+    `prelude` (after the #includes) declares what they call."""
     writer = CWriter("harness")
     names = [writer.array("int8_t", f"input{i}", x.astype(np.int8).reshape(-1)) for i, x in enumerate(inputs)]
     copies = "\n".join(f"    memcpy(vmcu_input(&{prefix}_model, pool, {i}), {n}, sizeof {n});"
@@ -27,7 +28,7 @@ def render_main(header: str, prefix: str, inputs: Sequence[np.ndarray], pool_shr
 #include <string.h>
 
 #include "{header}"
-
+{prelude}
 {writer.text()}
 static int8_t pool[{upper}_POOL_BYTES - {pool_shrink}u];
 

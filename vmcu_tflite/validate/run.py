@@ -1,6 +1,7 @@
 """Convert, build, run and compare: the body of vmcu-validate."""
 from __future__ import annotations
 
+import re
 import subprocess
 import tempfile
 from dataclasses import dataclass, field
@@ -10,7 +11,7 @@ import numpy as np
 
 from ..codegen import write_project
 from ..codegen.model_c import c_identifier
-from ..errors import UsageError
+from ..errors import BudgetError, UsageError
 from ..pipeline import Program, compile_model
 from .harness import harness_cmake, parse_run, render_main
 from .targets import Target
@@ -35,22 +36,28 @@ def _build(source: Path, build: Path, target: Target) -> Path:
         except FileNotFoundError:
             raise UsageError("cmake is not installed") from None
         if done.returncode != 0:
-            raise UsageError(f"building for {target.name} failed:\n{(done.stdout + done.stderr)[-3000:]}")
+            log = done.stdout + done.stderr
+            if overflow := re.search(r"region `RAM' overflowed by (\d+) bytes", log):
+                raise BudgetError(f"the program does not fit {target.name}'s RAM: {overflow.group(1)} bytes "
+                                  "too many (.data + .bss + reserved stack and heap)")
+            raise UsageError(f"building for {target.name} failed:\n{log[-3000:]}")
     return build / "vmcu_validate"
 
 
 def build_and_run(program: Program, inputs_int8: list[np.ndarray], target: Target, work: Path,
                   pool_shrink: int = 0) -> tuple[int, list[np.ndarray], dict[str, int]]:
     """Generate the model and harness under `work`, build them for `target`, run once."""
+    target.require()
     prefix = c_identifier(program.plan.model)
     model_dir = work / "model"
     model_dir.mkdir(parents=True, exist_ok=True)
     write_project(program, model_dir, prefix)
     (work / "main.c").write_text(render_main(f"{prefix}_model.h", prefix, inputs_int8, pool_shrink,
-                                             target.pre_run, target.post_run))
+                                             target.pre_run, target.post_run, target.harness_prelude))
     (work / "CMakeLists.txt").write_text(harness_cmake("model", target.harness_cmake))
     executable = _build(work, work / "build", target)
-    return parse_run(target.run(executable))
+    status, outputs, measured = parse_run(target.run(executable))
+    return status, outputs, target.measure(executable, measured)
 
 
 def validate(model: Path, target: Target, seed: int = 0, planner: str = "vmcu", work: Path | None = None,
@@ -60,6 +67,7 @@ def validate(model: Path, target: Target, seed: int = 0, planner: str = "vmcu", 
     from vmcu_reference.ops.op_dequantize import dequantize
     from vmcu_reference.ops.op_quantize import quantize_float
 
+    target.require()
     program = compile_model(model, planner)
     graph = program.graph
     inputs = random_inputs(graph, seed)

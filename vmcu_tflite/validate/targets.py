@@ -1,10 +1,13 @@
 """Where a validation build runs: the host compiler, or an Arm board emulated by QEMU.
 
 A target says how to configure CMake (toolchain, flags, extra sources) and how to run the
-program it built, returning what the program printed.
+program it built, returning what the program printed. After the run, `measure()` may add
+what only the built program can tell (section sizes of the image).
 """
 from __future__ import annotations
 
+import re
+import shutil
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,19 +20,27 @@ class Target:
     name: str
     cmake_args: tuple[str, ...] = ()
     harness_cmake: str = ""  # extra CMake lines for the harness executable
+    harness_prelude: str = ""  # C lines after the harness's #includes (declarations for pre_run/post_run)
     pre_run: str = ""  # C statements before vmcu_invoke() (measurements)
     post_run: str = ""  # C statements after it
     timeout: float = 600.0
     description: str = field(default="", compare=False)
 
+    def require(self) -> None:
+        """Raise UsageError (one line) if a tool this target needs is missing."""
+
     def run(self, executable: Path) -> str:
         """Run the program and return its standard output."""
         return _run([str(executable)], self.timeout)
 
+    def measure(self, executable: Path, measured: dict[str, int]) -> dict[str, int]:
+        """All measurements, given those the program printed; the host adds none."""
+        return measured
+
 
 def _run(command: list[str], timeout: float) -> str:
     try:
-        done = subprocess.run(command, capture_output=True, text=True, timeout=timeout)
+        done = subprocess.run(command, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL)
     except FileNotFoundError:
         raise UsageError(f"cannot run {command[0]}: not installed") from None
     except subprocess.TimeoutExpired:
@@ -43,4 +54,124 @@ SANITIZED_HOST = Target("host", cmake_args=("-DVMCU_SANITIZE=ON",),
                                       "target_link_options(vmcu_validate PRIVATE -fsanitize=address,undefined)\n",
                         description="host with AddressSanitizer and UndefinedBehaviorSanitizer")
 
-TARGETS: dict[str, Target] = {"host": HOST}
+
+# --- QEMU boards -------------------------------------------------------------------------------
+
+# The board support (csrc/targets/) travels with the runtime copy inside the generated model.
+_TARGETS_DIR = "model/vmcu_runtime/targets"
+QEMU_TOOLS = ("arm-none-eabi-gcc", "arm-none-eabi-objdump", "arm-none-eabi-nm", "qemu-system-arm")
+
+
+@dataclass(frozen=True)
+class QemuTarget(Target):
+    """A board of csrc/targets/<board>/, run with qemu-system-arm -M <board>.
+
+    The harness counts instructions with SysTick under `-icount shift=0` (one instruction per
+    virtual ns): an instruction count, not cycles. RAM is .data + .bss (the pool is a static
+    array in .bss) + the stack's high-water mark + the heap; flash is every loaded section.
+    """
+
+    board: str = ""
+    stack_bytes: int = 8192  # reserved after .bss: the link fails if it does not fit
+
+    def require(self) -> None:
+        missing = [tool for tool in ("cmake", *QEMU_TOOLS) if shutil.which(tool) is None]
+        if missing:
+            raise UsageError(f"target {self.name} needs {', '.join(missing)} on PATH (Debian: apt install "
+                             "cmake gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm)")
+
+    def run(self, executable: Path) -> str:
+        return _run(["qemu-system-arm", "-M", self.board, "-display", "none", "-monitor", "none",
+                     "-serial", "null", "-icount", "shift=0",
+                     "-semihosting-config", "enable=on,target=native", "-kernel", str(executable)], self.timeout)
+
+    def measure(self, executable: Path, measured: dict[str, int]) -> dict[str, int]:
+        sections, symbols = _sections(executable), _symbol_sizes(executable)
+        data_bss = sections.get(".data", 0) + sections.get(".bss", 0)
+        pool = symbols.get("pool", 0)  # the harness's static pool array
+        libraries = _library_flash(executable.with_name(executable.name + ".map"))
+        stack, heap = measured.get("stack_bytes", 0), measured.get("heap_bytes", 0)
+        result = {
+            "pool_bytes": pool,
+            "data_bss_without_pool_bytes": data_bss - pool,
+            "data_bss_bytes": data_bss,
+            "stack_bytes": stack,
+            "heap_bytes": heap,
+            "ram_total_bytes": data_bss + stack + heap,
+            "flash_bytes": sections["flash"],
+            "flash_model_bytes": libraries["model"],
+            "flash_runtime_bytes": libraries["runtime"],
+            "flash_input_bytes": sum(size for name, size in symbols.items() if name.startswith("harness_input")),
+        }
+        return {**result, **{k: v for k, v in measured.items() if k not in result}}
+
+
+def _tool(command: list[str]) -> str:
+    done = subprocess.run(command, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise UsageError(f"{command[0]} failed: {done.stderr.strip()[:300]}")
+    return done.stdout
+
+
+def _sections(elf: Path) -> dict[str, int]:
+    """Allocated section sizes by name, and `flash`: the bytes of every section loaded from the image."""
+    sizes: dict[str, int] = {"flash": 0}
+    lines = _tool(["arm-none-eabi-objdump", "-h", str(elf)]).splitlines()
+    for header, flags in zip(lines, lines[1:]):
+        if m := re.match(r"\s*\d+\s+(\S+)\s+([0-9a-f]+)\s", header):
+            name, size = m.group(1), int(m.group(2), 16)
+            if "ALLOC" in flags:
+                sizes[name] = size
+            if "LOAD" in flags and "ALLOC" in flags:
+                sizes["flash"] += size
+    return sizes
+
+
+def _symbol_sizes(elf: Path) -> dict[str, int]:
+    """Size of every symbol that has one (`nm -S`: address, size, type, name)."""
+    sizes = {}
+    for line in _tool(["arm-none-eabi-nm", "-S", str(elf)]).splitlines():
+        parts = line.split()
+        if len(parts) == 4:
+            sizes[parts[3]] = int(parts[1], 16)
+    return sizes
+
+
+def _library_flash(map_file: Path) -> dict[str, int]:
+    """Flash bytes (.text, .rodata, .data image) linked from libvmcu_model.a (the model's tables)
+    and libvmcu_runtime.a (the kernels), keyed `model` and `runtime`.
+
+    Reads the input sections of the linker map: ` .rodata.x  0xADDR  0xSIZE  lib(obj)`, where a
+    long section name pushes the address and size onto the next line.
+    """
+    text = map_file.read_text(errors="replace")
+    text = text[text.find("Linker script and memory map"):]
+    totals = {"model": 0, "runtime": 0}
+    for m in re.finditer(r"^ \.(?:text|rodata|data)\S*\s+0x[0-9a-f]+\s+0x([0-9a-f]+)\s+(\S+)$", text, re.M):
+        if library := re.search(r"libvmcu_(model|runtime)\.a\(", m.group(2)):
+            totals[library.group(1)] += int(m.group(1), 16)
+    return totals
+
+
+def _qemu(name: str, board: str, cpu: str, description: str, stack_bytes: int = 8192) -> QemuTarget:
+    return QemuTarget(
+        name,
+        cmake_args=(f"-DCMAKE_TOOLCHAIN_FILE={_TARGETS_DIR}/arm-none-eabi.cmake", f"-DVMCU_CPU={cpu}"),
+        harness_cmake=(f"include(${{CMAKE_CURRENT_SOURCE_DIR}}/{_TARGETS_DIR}/vmcu_board.cmake)\n"
+                       f"vmcu_board_executable(vmcu_validate {board} STACK_BYTES {stack_bytes})\n"),
+        harness_prelude='#include "vmcu_board.h"\n',
+        pre_run="    vmcu_board_measure_begin();",
+        post_run="    vmcu_board_measure_end();",
+        description=description,
+        board=board,
+        stack_bytes=stack_bytes,
+    )
+
+
+QEMU_TARGETS = (
+    _qemu("qemu-cortex-m4", "mps2-an386", "cortex-m4", "Cortex-M4 (Arm MPS2 AN386, 4 MB RAM) under QEMU"),
+    _qemu("qemu-cortex-m7", "mps2-an500", "cortex-m7", "Cortex-M7 (Arm MPS2 AN500, 4 MB RAM) under QEMU"),
+    _qemu("qemu-stm32f405", "netduinoplus2", "cortex-m4", "STM32F405 (Netduino Plus 2, 1 MB flash, 128 KB RAM) under QEMU"),
+)
+
+TARGETS: dict[str, Target] = {"host": HOST, **{t.name: t for t in QEMU_TARGETS}}

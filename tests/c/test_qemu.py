@@ -1,0 +1,197 @@
+"""The C runtime on emulated Cortex-M boards (QEMU), plus host checks of the runtime's contract.
+
+- Calibration: loops of a known instruction count read back exactly (within a SysTick tick),
+  across counter wraps, and the stack scan sees a frame of known size.
+- vmcu-validate on qemu-cortex-m4 for every fixture in models/ and every model in
+  ../shared/models, on qemu-cortex-m7 for the shared models, and the keyword-spotting model on
+  qemu-stm32f405 (128 KB RAM): bit-exact outputs and plausible measurements.
+- A model too big for the STM32's RAM fails to link; a pool one byte short is refused;
+  converting a model twice gives the same files.
+- The Mbed example compiles and links against its stand-in mbed.h (examples/mbed/check_build.sh).
+
+The QEMU tests skip when arm-none-eabi-gcc, qemu-system-arm or cmake is missing.
+"""
+from __future__ import annotations
+
+import importlib.util
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.models_under_test import FIXTURES, REAL_MODELS, ROOT, conv_chain
+from vmcu_tflite.codegen import write_project
+from vmcu_tflite.errors import BudgetError, UsageError
+from vmcu_tflite.pipeline import compile_model
+from vmcu_tflite.validate import targets as targets_module
+from vmcu_tflite.validate.run import build_and_run, validate
+from vmcu_tflite.validate.targets import HOST, QEMU_TOOLS, TARGETS, QemuTarget
+
+HAVE_QEMU = all(shutil.which(tool) for tool in ("cmake", *QEMU_TOOLS))
+needs_qemu = pytest.mark.skipif(not HAVE_QEMU, reason="arm-none-eabi-gcc, qemu-system-arm or cmake missing")
+HAVE_TFLM = importlib.util.find_spec("tflite_micro") is not None
+
+M4, M7, STM32 = TARGETS["qemu-cortex-m4"], TARGETS["qemu-cortex-m7"], TARGETS["qemu-stm32f405"]
+QEMU_BOARDS = [M4, M7, STM32]
+STM32_RAM = 128 * 1024
+KWS = [m for m in REAL_MODELS if m.stem == "mlperf-kws-dscnn"]
+MEASUREMENTS = {"pool_bytes", "data_bss_without_pool_bytes", "data_bss_bytes", "stack_bytes", "heap_bytes",
+                "ram_total_bytes", "flash_bytes", "flash_model_bytes",
+                "flash_runtime_bytes", "flash_input_bytes", "instructions"}
+
+
+def _id(item):
+    return getattr(item, "stem", None) or getattr(item, "name", str(item))
+
+
+@pytest.fixture(scope="module")
+def chain_model(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("models") / "chain.tflite"
+    path.write_bytes(conv_chain(channels=(3, 16, 8), hw=12))
+    return path
+
+
+def _validate_on(model: Path, target: QemuTarget, tmp_path: Path):
+    """Validate on `target`; assert bit-exactness and measurements a real build could produce."""
+    result = validate(model, target, seed=3, work=tmp_path)
+    assert result.status == 0, f"status {result.status}"
+    assert result.matches_reference
+    assert result.matches_tflm is (True if HAVE_TFLM else None)
+    m = result.measurements
+    assert MEASUREMENTS <= set(m), sorted(m)
+    # The pool is the harness's static array: exactly the plan's size, inside .bss.
+    assert m["pool_bytes"] == result.pool_bytes
+    assert m["data_bss_bytes"] == m["pool_bytes"] + m["data_bss_without_pool_bytes"]
+    assert 0 < m["data_bss_without_pool_bytes"] < 16384  # newlib, the harness, the model's scratch segment
+    assert 0 < m["stack_bytes"] <= target.stack_bytes  # within what the linker script reserved
+    assert m["ram_total_bytes"] == m["data_bss_bytes"] + m["stack_bytes"] + m["heap_bytes"]
+    assert m["flash_model_bytes"] > 0 and m["flash_runtime_bytes"] > 0 and m["flash_input_bytes"] > 0
+    assert m["flash_model_bytes"] + m["flash_runtime_bytes"] + m["flash_input_bytes"] < m["flash_bytes"]
+    macs = compile_model(model).plan.macs
+    # SMLAD does two multiply-accumulates per instruction; nothing does more.
+    assert macs / 2 <= m["instructions"] < 200 * macs + 10_000_000
+    return result
+
+
+# --- the measurement itself --------------------------------------------------------------------
+
+@needs_qemu
+@pytest.mark.parametrize("target", QEMU_BOARDS, ids=_id)
+def test_board_measurements_calibrated(target, tmp_path):
+    """Under -icount shift=0 the board's SysTick conversion reads known loops back exactly, and
+    the stack scan sees a frame of known size."""
+    source = ROOT / "csrc" / "targets" / "calibrate"
+    cpu = next(a.split("=", 1)[1] for a in target.cmake_args if a.startswith("-DVMCU_CPU="))
+    for command in (["cmake", "-S", str(source), "-B", str(tmp_path), "-DCMAKE_BUILD_TYPE=Release",
+                     f"-DCMAKE_TOOLCHAIN_FILE={ROOT / 'csrc/targets/arm-none-eabi.cmake'}",
+                     f"-DVMCU_CPU={cpu}", f"-DVMCU_BOARD={target.board}"],
+                    ["cmake", "--build", str(tmp_path)]):
+        done = subprocess.run(command, capture_output=True, text=True)
+        assert done.returncode == 0, done.stdout + done.stderr
+    from vmcu_tflite.validate.harness import parse_run
+    status, _, counts = parse_run(target.run(tmp_path / "calibrate"))
+    assert status == 0
+    tick = 40  # the coarsest board (25 MHz SysTick, 1 ns per instruction): one tick either way
+    for loop, per_iteration in (("loop2", 2), ("loop7", 7), ("memory", 4)):
+        # Ten million more iterations: the fixed cost of the calls cancels.
+        extra = counts[f"{loop}_11000000"] - counts[f"{loop}_1000000"]
+        assert abs(extra - 10_000_000 * per_iteration) <= tick, (loop, extra)
+        assert -tick <= counts[f"{loop}_1000000"] - 1_000_000 * per_iteration <= 100 + tick, (loop, counts)
+    # 800 M instructions span SysTick wraps (2^24 ticks: 671 M instructions on mps2, 100 M on the
+    # STM32): none is lost. Each wrap adds the few instructions of the SysTick handler itself.
+    wraps = 8
+    assert -tick <= counts["loop2_400000000"] - counts["loop2_1000000"] - 798_000_000 <= tick + 8 * wraps, counts
+    # The stack scan sees a 2 KB frame below main's, and nothing more than that frame adds.
+    assert 2048 < counts["stack_deep"] <= counts["stack_base"] + 2048 + 64, counts
+
+
+# --- models on the boards ----------------------------------------------------------------------
+
+@needs_qemu
+@pytest.mark.parametrize("target", QEMU_BOARDS, ids=_id)
+def test_conv_chain(target, chain_model, tmp_path):
+    _validate_on(chain_model, target, tmp_path)
+
+
+@needs_qemu
+@pytest.mark.parametrize("model", FIXTURES, ids=_id)
+def test_fixture_on_cortex_m4(model, tmp_path):
+    _validate_on(model, M4, tmp_path)
+
+
+@needs_qemu
+@pytest.mark.skipif(not REAL_MODELS, reason="../shared/models is absent")
+@pytest.mark.parametrize("target", [M4, M7], ids=_id)
+@pytest.mark.parametrize("model", REAL_MODELS, ids=_id)
+def test_real_model(model, target, tmp_path):
+    _validate_on(model, target, tmp_path)
+
+
+@needs_qemu
+@pytest.mark.skipif(not KWS, reason="../shared/models/mlperf-kws-dscnn.tflite is absent")
+def test_kws_on_stm32f405(tmp_path):
+    result = _validate_on(KWS[0], STM32, tmp_path)
+    assert result.measurements["ram_total_bytes"] <= STM32_RAM
+
+
+@needs_qemu
+def test_too_big_for_stm32f405_fails_to_link(tmp_path):
+    """A 128 KB activation (64x64x32) plus the harness cannot fit 128 KB of SRAM: the link fails."""
+    model = tmp_path / "big.tflite"
+    model.write_bytes(conv_chain(channels=(32, 32), hw=64))
+    with pytest.raises(BudgetError, match=r"does not fit qemu-stm32f405's RAM: \d+ bytes too many"):
+        validate(model, STM32, work=tmp_path / "work", compare_tflm=False)
+
+
+def test_missing_tools_one_line_error(monkeypatch, chain_model):
+    monkeypatch.setattr(targets_module.shutil, "which", lambda tool: None)
+    with pytest.raises(UsageError) as error:
+        validate(chain_model, M4)
+    assert "\n" not in str(error.value)
+    assert "qemu-system-arm" in str(error.value) and "arm-none-eabi-gcc" in str(error.value)
+
+
+# --- the runtime's contract, on the host -------------------------------------------------------
+
+def test_pool_one_byte_short_is_refused(chain_model, tmp_path):
+    from vmcu_reference.inputs import random_inputs
+    program = compile_model(chain_model)
+    status, outputs, _ = build_and_run(program, random_inputs(program.graph, 0), HOST, tmp_path, pool_shrink=1)
+    assert status == 1  # VMCU_ERROR_POOL_TOO_SMALL
+    assert outputs == []
+
+
+def _files(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+@pytest.mark.parametrize("model", [m for m in FIXTURES if m.stem == "conv_stack"] + KWS, ids=_id)
+def test_conversion_is_deterministic(model, tmp_path):
+    """Two conversions of one model write the same files, byte for byte (runtime copy included)."""
+    for name in ("a", "b"):
+        (tmp_path / name).mkdir()
+        write_project(compile_model(model), tmp_path / name)
+    first, second = _files(tmp_path / "a"), _files(tmp_path / "b")
+    assert sorted(first) == sorted(second)
+    assert [f for f in first if first[f] != second[f]] == []
+
+
+# --- the Mbed example --------------------------------------------------------------------------
+
+def _have_arm_cxx() -> bool:
+    """arm-none-eabi-g++ with its C++ library (Debian ships it apart: libstdc++-arm-none-eabi-newlib)."""
+    if not (shutil.which("arm-none-eabi-g++") and shutil.which("vmcu-convert")):
+        return False
+    done = subprocess.run(["arm-none-eabi-g++", "-x", "c++", "-fsyntax-only", "-"], input="#include <chrono>\n",
+                          capture_output=True, text=True)
+    return done.returncode == 0
+
+
+@pytest.mark.skipif(not (HAVE_QEMU and _have_arm_cxx()), reason="arm-none-eabi-g++, its libstdc++ or vmcu-convert missing")
+def test_mbed_example_compiles_with_stand_in(tmp_path):
+    script = ROOT / "examples" / "mbed" / "check_build.sh"
+    done = subprocess.run(["sh", str(script), str(ROOT / "models" / "conv_stack.tflite"), str(tmp_path)],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert (tmp_path / "app" / "vmcu-mbed-example").is_file()
