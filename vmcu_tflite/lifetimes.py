@@ -40,6 +40,3 @@ def buffer_lifetimes(graph: Graph, steps: Sequence[Step]) -> dict[int, Buffer]:
         last[t] = end
     return {t: Buffer(t, graph.tensors[t].num_bytes, first[t], last[t]) for t in sorted(first)}
 
-
-def live_at(buffers: dict[int, Buffer], step: int) -> list[Buffer]:
-    return [b for b in buffers.values() if b.first <= step <= b.last]
