@@ -26,7 +26,8 @@ def c_float(value: float) -> str:
 
 
 class CWriter:
-    """Const arrays for a model's .c file, each emitted once under `<prefix>_<name>`."""
+    """Const arrays (and structs that point into them) for a model's .c file, each emitted once
+    under `<prefix>_<name>`, in the order they were added."""
 
     def __init__(self, prefix: str) -> None:
         self.prefix = prefix
@@ -45,6 +46,15 @@ class CWriter:
         rows = [", ".join(items[i:i + per_line]) for i in range(0, len(items), per_line)]
         body = ",\n    ".join(rows)
         self._arrays.append(f"static const {ctype} {full}[{len(items)}] = {{\n    {body}\n}};\n")
+        return full
+
+    def struct(self, ctype: str, name: str, initializer: str) -> str:
+        """Add `static const <ctype> <prefix>_<name> = <initializer>;` (after what it refers to)."""
+        full = f"{self.prefix}_{name}"
+        if full in self._names:
+            raise ValueError(f"{full} emitted twice")
+        self._names.add(full)
+        self._arrays.append(f"static const {ctype} {full} = {initializer};\n")
         return full
 
     def text(self) -> str:
