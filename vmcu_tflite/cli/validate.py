@@ -46,6 +46,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--target", choices=sorted(TARGETS), default="host")
     parser.add_argument("--seed", type=int, default=0, help="random input seed (default: %(default)s)")
     parser.add_argument("--planner", choices=sorted(PLANNERS), default="vmcu")
+    parser.add_argument("--no-fuse", action="store_true", help="plan without fused blocks")
     parser.add_argument("--keep", type=Path, help="build in this folder and keep it")
     return parser
 
@@ -54,7 +55,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.keep:
         args.keep.mkdir(parents=True, exist_ok=True)
-    result = validate(args.model, TARGETS[args.target], args.seed, args.planner, args.keep)
+    result = validate(args.model, TARGETS[args.target], args.seed, args.planner, args.keep, fuse=not args.no_fuse)
     print(f"{args.model.name} on {result.target}: status {result.status}, pool {result.pool_bytes:,} bytes")
     for line in format_measurements(result.measurements):
         print(line)

@@ -61,14 +61,14 @@ def build_and_run(program: Program, inputs_int8: list[np.ndarray], target: Targe
 
 
 def validate(model: Path, target: Target, seed: int = 0, planner: str = "vmcu", work: Path | None = None,
-             compare_tflm: bool = True) -> Validation:
+             compare_tflm: bool = True, fuse: bool = True) -> Validation:
     from vmcu_reference.inputs import random_inputs
     from vmcu_reference.interpreter import Interpreter
     from vmcu_reference.ops.op_dequantize import dequantize
     from vmcu_reference.ops.op_quantize import quantize_float
 
     target.require()
-    program = compile_model(model, planner)
+    program = compile_model(model, planner, fuse)
     graph = program.graph
     inputs = random_inputs(graph, seed)
     as_int8 = [quantize_float(x, graph.tensors[p.tensor].scale, graph.tensors[p.tensor].zero_point)
