@@ -19,7 +19,8 @@ static const vmcu_kernel_fn kernels[VMCU_KIND_COUNT] = {
     vmcu_logistic_s8,          /* VMCU_KIND_LOGISTIC */
     vmcu_resize_nearest_neighbor_s8, /* VMCU_KIND_RESIZE_NEAREST_NEIGHBOR */
     vmcu_transpose_s8,         /* VMCU_KIND_TRANSPOSE */
-    vmcu_quantize_s8           /* VMCU_KIND_QUANTIZE */
+    vmcu_quantize_s8,          /* VMCU_KIND_QUANTIZE */
+    vmcu_inverted_bottleneck_s8 /* VMCU_KIND_INVERTED_BOTTLENECK */
 };
 
 static vmcu_view view_of(const vmcu_model *model, int8_t *pool, uint16_t tensor)

@@ -27,6 +27,13 @@ def buffer_order(program: Program) -> list[int]:
     return sorted(t for t in program.plan.buffers if t >= 0)
 
 
+def scratch_bytes(step, planned) -> int:
+    """Static scratch a step's kernel needs: one output segment (a fused block: its depthwise pixel too)."""
+    if step.kernel == "INVERTED_BOTTLENECK":
+        return step.params.depthwise.output_shape[3] + planned.segment_bytes
+    return planned.segment_bytes
+
+
 def render_source(program: Program, prefix: str, header_name: str) -> str:
     graph, plan = program.graph, program.plan
     writer = CWriter(prefix)
@@ -44,7 +51,7 @@ def render_source(program: Program, prefix: str, header_name: str) -> str:
         steps.append(f"{{{KIND_IDS[step.kernel]}, {MODES[planned.mode]}, {len(step.inputs)}, {{{inputs}}}, "
                      f"{index[graph.storage_of(step.outputs[0])]}, {planned.segment_bytes}u, {workspace}u, "
                      f"&{prefix}_{name}_params}}")
-    scratch = max((s.segment_bytes for s in plan.steps), default=1)
+    scratch = max((scratch_bytes(step, planned) for step, planned in zip(program.steps, plan.steps)), default=1)
 
     def io(ports) -> str:
         rows = []

@@ -28,68 +28,122 @@ typedef vmcu_status (*vmcu_kernel_fn)(const vmcu_context *ctx, const void *param
                                       const vmcu_view *output);
 
 /**
- * @brief CONV_2D, int8, per-channel requantization.
+ * @brief CONV_2D, int8, per-channel requantization (grouped convolution, any kernel size,
+ *        stride, dilation and padding).
  * @param[in] inputs  [N, H, W, C_in]
- * @param[in] output  [N, H_out, W_out, C_out]; iterations (n, y, x, channel segment)
+ * @param[in] output  [N, H_out, W_out, C_out]; iterations (n, y, x, channel segment): each
+ *                    iteration reads the pixel's window (all input channels of its group)
+ * With the DSP extension the dot products use SMLAD, two output channels per input load.
  */
 vmcu_status vmcu_conv2d_s8(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
                            const vmcu_view *output);
 
-/** @brief DEPTHWISE_CONV_2D; in-place mode walks channel segments through the step's workspace. */
+/**
+ * @brief DEPTHWISE_CONV_2D, int8, per-channel requantization, any depth multiplier, stride,
+ *        dilation and padding.
+ *
+ * Whole-tensor and segment modes: iterations (n, y, x, channel segment), like CONV_2D; with
+ * multiplier 1 an iteration reads only its channel segment of the window. In-place mode
+ * (multiplier 1, output at the input's base): per channel segment, the segment's plane of the
+ * input (N*H*W pixels) is copied to the step's workspace, then every output pixel of those
+ * channels is computed from it and stored at its NHWC place.
+ * With the DSP extension four channels go at once (SMLABB/SMLATT) when the multiplier is 1.
+ */
 vmcu_status vmcu_depthwise_conv2d_s8(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
                                      const vmcu_view *output);
 
-/** @brief FULLY_CONNECTED: iterations (row, output segment). */
+/**
+ * @brief FULLY_CONNECTED, int8, per-tensor or per-channel requantization, M rows of K values.
+ *
+ * Iterations (row m, output segment q): reads input row m, writes units
+ * [q * S, min((q + 1) * S, N)) of output row m. With the DSP extension the dot products use
+ * SMLAD, two units per input load.
+ */
 vmcu_status vmcu_fully_connected_s8(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
                                     const vmcu_view *output);
 
-/** @brief ADD with broadcasting: flat output segments. */
+/**
+ * @brief ADD, int8, with numpy broadcasting over up to VMCU_MAX_DIMS dimensions; either operand
+ *        may be a constant (in the params); fused activation as act_min/act_max.
+ *
+ * Flat output segments of S bytes, in order; segment i reads elements [i * S, (i + 1) * S) of
+ * an operand that has the output's shape.
+ */
 vmcu_status vmcu_add_s8(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
                         const vmcu_view *output);
 
-/** @brief MUL with broadcasting: flat output segments. */
+/** @brief MUL, int8: as vmcu_add_s8 (broadcasting, constants, flat output segments). */
 vmcu_status vmcu_mul_s8(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
                         const vmcu_view *output);
 
-/** @brief AVERAGE_POOL_2D: iterations (n, y, x, channel segment). */
+/**
+ * @brief AVERAGE_POOL_2D, int8: mean of each window's in-bounds taps (any filter, stride,
+ *        padding). Iterations (n, y, x, channel segment), reading only the segment's channels.
+ */
 vmcu_status vmcu_avg_pool2d_s8(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
                                const vmcu_view *output);
 
-/** @brief MAX_POOL_2D: iterations (n, y, x, channel segment). */
+/**
+ * @brief MAX_POOL_2D, int8: maximum of each window's in-bounds taps. Iterations
+ *        (n, y, x, channel segment), reading only the segment's channels.
+ */
 vmcu_status vmcu_max_pool2d_s8(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
                                const vmcu_view *output);
 
-/** @brief MEAN: over H and W, one channel segment at a time; other axes, output element order. */
+/**
+ * @brief MEAN, int8, over any axes of a tensor of up to VMCU_MAX_DIMS dimensions (input and
+ *        output quantization may differ).
+ *
+ * Output elements in order, `segment` at a time. Over H and W of [1, H, W, C] (the planner's
+ * `channel_reduction` pattern) output segment q is computed from channel segment q of every
+ * pixel before it is stored.
+ */
 vmcu_status vmcu_mean_s8(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
                          const vmcu_view *output);
 
-/** @brief PAD (whole tensor). */
+/** @brief PAD, int8, up to VMCU_MAX_DIMS dimensions, pad value the output zero point (whole tensor). */
 vmcu_status vmcu_pad_s8(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
                         const vmcu_view *output);
 
-/** @brief SOFTMAX over the last dimension: one row per segment. */
+/**
+ * @brief SOFTMAX, int8 -> int8, over the last dimension: one row at a time (the segment is the
+ *        row): maximum, sum of exps, then the whole row is stored. Returns VMCU_ERROR_UNSUPPORTED
+ *        on a row whose sum of exps TFLite Micro cannot represent (it aborts there).
+ */
 vmcu_status vmcu_softmax_s8(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
                             const vmcu_view *output);
 
-/** @brief CONCATENATION: per outer row, the operands before the streamed one, then the rest. */
+/**
+ * @brief CONCATENATION, int8, up to VMCU_MAX_STEP_INPUTS operands (constants included) along any
+ *        axis: per outer row, the operands' rows in operand order, copied first byte first
+ *        (the operands before a streamed one, then it and the rest).
+ */
 vmcu_status vmcu_concatenation_s8(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
                                   const vmcu_view *output);
 
-/** @brief LOGISTIC: flat segments. */
+/** @brief LOGISTIC, int8 (gemmlowp fixed point): flat segments. */
 vmcu_status vmcu_logistic_s8(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
                              const vmcu_view *output);
 
-/** @brief RESIZE_NEAREST_NEIGHBOR (whole tensor). */
+/** @brief RESIZE_NEAREST_NEIGHBOR, int8, NHWC, source rows/columns precomputed (whole tensor). */
 vmcu_status vmcu_resize_nearest_neighbor_s8(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
                                             const vmcu_view *output);
 
-/** @brief TRANSPOSE (whole tensor). */
+/** @brief TRANSPOSE, int8, up to 5-D (whole tensor). */
 vmcu_status vmcu_transpose_s8(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
                               const vmcu_view *output);
 
-/** @brief QUANTIZE int8 -> int8: flat segments. */
+/** @brief QUANTIZE int8 -> int8 (requantization): flat segments. */
 vmcu_status vmcu_quantize_s8(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
                              const vmcu_view *output);
+
+/**
+ * @brief A fused inverted bottleneck: iterations (y, x, output channel segment) of the block output.
+ * @param[in] inputs  the block input [1, H, W, C_in]
+ * @param[in] output  [1, H_out, W_out, C_out]; the lead conv's rows live in the step's workspace
+ */
+vmcu_status vmcu_inverted_bottleneck_s8(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
+                                        const vmcu_view *output);
 
 #ifdef __cplusplus
 }

@@ -94,6 +94,196 @@ static inline void vmcu_write(const vmcu_view *v, uint32_t offset, const int8_t 
     memmove(v->pool, src + first, len - first);
 }
 
+/** A writable pointer to bytes [offset, offset + len) when they do not cross the end of the pool, else NULL. */
+static inline int8_t *vmcu_span_out(const vmcu_view *v, uint32_t offset, uint32_t len)
+{
+    const uint32_t a = vmcu_addr(v, offset);
+    return a + len <= v->size ? v->pool + a : (int8_t *)0;
+}
+
+/** Copy `len` bytes between two views of the same pool, first byte first (at most a few memmove).
+ *
+ * Safe when the destination overlaps the source as long as it does not start after it (a
+ * streamed CONCATENATION operand moving towards lower addresses).
+ */
+static inline void vmcu_copy(const vmcu_view *dst, uint32_t dst_offset, const vmcu_view *src, uint32_t src_offset,
+                             uint32_t len)
+{
+    while (len > 0) {
+        const uint32_t d = vmcu_addr(dst, dst_offset), s = vmcu_addr(src, src_offset);
+        uint32_t run = len;
+        if (run > dst->size - d) {
+            run = dst->size - d;
+        }
+        if (run > src->size - s) {
+            run = src->size - s;
+        }
+        memmove(dst->pool + d, src->pool + s, run);
+        dst_offset += run;
+        src_offset += run;
+        len -= run;
+    }
+}
+
+/** Set `len` bytes of the view, from `offset` on, to `value`. */
+static inline void vmcu_fill(const vmcu_view *v, uint32_t offset, int8_t value, uint32_t len)
+{
+    const uint32_t a = vmcu_addr(v, offset);
+    const uint32_t first = a + len <= v->size ? len : v->size - a;
+    memset(v->pool + a, value, first);
+    memset(v->pool, value, len - first);
+}
+
+/**
+ * The taps k in [*lo, *hi) of a window with `kernel` taps, `dilation` apart, starting at input
+ * position `origin`, that fall inside an input of `size` positions (0 <= origin + k * dilation < size).
+ */
+static inline void vmcu_tap_range(int32_t origin, int32_t size, int32_t kernel, int32_t dilation, int32_t *lo,
+                                  int32_t *hi)
+{
+    int32_t l = 0, h;
+    if (origin >= size || kernel < 1 || dilation < 1) {
+        *lo = *hi = 0;
+        return;
+    }
+    if (origin < 0) {
+        l = (-origin + dilation - 1) / dilation;
+    }
+    h = (size - 1 - origin) / dilation + 1;
+    if (h > kernel) {
+        h = kernel;
+    }
+    *lo = l < h ? l : h;
+    *hi = h;
+}
+
+/* ---- gemmlowp fixed point (int8 SOFTMAX and LOGISTIC) --------------------------------------
+ * A FixedPoint<int32_t, I> is handled as its raw int32. Additions wrap like two's complement
+ * int32 (done in uint32: no signed overflow).
+ */
+
+static inline int32_t vmcu_add_wrap(int32_t a, int32_t b)
+{
+    return (int32_t)((uint32_t)a + (uint32_t)b);
+}
+
+static inline int32_t vmcu_sub_wrap(int32_t a, int32_t b)
+{
+    return (int32_t)((uint32_t)a - (uint32_t)b);
+}
+
+/** gemmlowp::SaturatingRoundingMultiplyByPOT: x * 2^exponent, saturating up, rounding down. */
+static inline int32_t vmcu_srmbpot(int32_t x, int32_t exponent)
+{
+    int32_t threshold;
+    if (exponent == 0) {
+        return x;
+    }
+    if (exponent < 0) {
+        return vmcu_rdbpot(x, -exponent);
+    }
+    threshold = (int32_t)(((uint32_t)1 << (31 - exponent)) - 1u);
+    if (x > threshold) {
+        return INT32_MAX;
+    }
+    if (x < -threshold) {
+        return INT32_MIN;
+    }
+    return (int32_t)((uint32_t)x << exponent);
+}
+
+/** gemmlowp exp(a) for a in [-1/4, 0), raw Q0.31 in and out. */
+static inline int32_t vmcu_exp_on_interval_between_negative_one_quarter_and_0_excl(int32_t a)
+{
+    const int32_t constant_term = 1895147668;    /* exp(-1/8) */
+    const int32_t constant_1_over_3 = 715827883; /* 1/3 */
+    const int32_t x = vmcu_add_wrap(a, 1 << 28); /* a + 1/8 */
+    const int32_t x2 = vmcu_srdhm(x, x);
+    const int32_t x3 = vmcu_srdhm(x2, x);
+    const int32_t x4 = vmcu_srdhm(x2, x2);
+    const int32_t x4_over_4 = vmcu_srmbpot(x4, -2);
+    const int32_t poly =
+        vmcu_srmbpot(vmcu_add_wrap(vmcu_srdhm(vmcu_add_wrap(x4_over_4, x3), constant_1_over_3), x2), -1);
+    return vmcu_add_wrap(constant_term, vmcu_srdhm(constant_term, vmcu_add_wrap(x, poly)));
+}
+
+/** gemmlowp exp(a) for a raw a <= 0 with `integer_bits` integer bits; raw Q0.31 result. */
+static inline int32_t vmcu_exp_on_negative_values(int32_t a, int32_t integer_bits)
+{
+    /* exp(-2^k) in Q0.31 for k = -2 .. 4 */
+    static const int32_t barrel[7] = {1672461947, 1302514674, 790015084, 290630308, 39332535, 720401, 242};
+    const int32_t fractional_bits = 31 - integer_bits;
+    const int32_t one_quarter = (int32_t)1 << (fractional_bits - 2);
+    const int32_t mask = one_quarter - 1;
+    const int32_t a_mod_quarter_minus_one_quarter = vmcu_sub_wrap(a & mask, one_quarter);
+    const int32_t remainder = vmcu_sub_wrap(a_mod_quarter_minus_one_quarter, a);
+    int32_t result = vmcu_exp_on_interval_between_negative_one_quarter_and_0_excl(
+        vmcu_srmbpot(a_mod_quarter_minus_one_quarter, integer_bits));
+    int32_t k;
+    for (k = -2; k <= 4; ++k) {
+        if (integer_bits > k && fractional_bits + k < 31 &&
+            ((uint32_t)remainder & ((uint32_t)1 << (fractional_bits + k))) != 0u) {
+            result = vmcu_srdhm(result, barrel[k + 2]);
+        }
+    }
+    if (integer_bits > 5 && a < -((int32_t)1 << (36 - integer_bits))) { /* below -32: exp is 0 */
+        result = 0;
+    }
+    return a == 0 ? INT32_MAX : result;
+}
+
+/** gemmlowp 1 / (1 + a) for a raw Q0.31 a in [0, 1); raw Q0.31 result (three Newton-Raphson steps). */
+static inline int32_t vmcu_one_over_one_plus_x_for_x_in_0_1(int32_t a)
+{
+    const int64_t sum = (int64_t)a + (int64_t)INT32_MAX;
+    const int32_t half_denominator = (int32_t)((sum + (sum >= 0 ? 1 : -1)) / 2);
+    const int32_t constant_48_over_17 = 1515870810;   /* Q2.29 */
+    const int32_t constant_neg_32_over_17 = -1010580540; /* Q2.29 */
+    int32_t x = vmcu_add_wrap(constant_48_over_17, vmcu_srdhm(half_denominator, constant_neg_32_over_17));
+    int i;
+    for (i = 0; i < 3; ++i) {
+        const int32_t one_minus_half_denominator_times_x =
+            vmcu_sub_wrap((int32_t)1 << 29, vmcu_srdhm(half_denominator, x));
+        x = vmcu_add_wrap(x, vmcu_srmbpot(vmcu_srdhm(x, one_minus_half_denominator_times_x), 2));
+    }
+    return vmcu_srmbpot(x, 1);
+}
+
+/** gemmlowp logistic(a) for a raw a with `integer_bits` integer bits; raw Q0.31 result. */
+static inline int32_t vmcu_logistic_fixed(int32_t a, int32_t integer_bits)
+{
+    const int32_t abs_a = a > 0 ? a : vmcu_sub_wrap(0, a);
+    const int32_t positive =
+        vmcu_one_over_one_plus_x_for_x_in_0_1(vmcu_exp_on_negative_values(vmcu_sub_wrap(0, abs_a), integer_bits));
+    if (a == 0) {
+        return (int32_t)1 << 30;
+    }
+    return a > 0 ? positive : vmcu_sub_wrap(INT32_MAX, positive);
+}
+
+/** Leading zero bits of x (32 for 0). */
+static inline int32_t vmcu_clz32(uint32_t x)
+{
+    int32_t n = 0;
+    if (x == 0u) {
+        return 32;
+    }
+    while ((x & 0x80000000u) == 0u) {
+        x <<= 1;
+        ++n;
+    }
+    return n;
+}
+
+/** TFLite's GetReciprocal: Q0.31 of 2^num_bits_over_unit / x, x with `x_integer_digits` integer bits. */
+static inline int32_t vmcu_get_reciprocal(int32_t x, int32_t x_integer_digits, int32_t *num_bits_over_unit)
+{
+    const int32_t headroom_plus_one = vmcu_clz32((uint32_t)x);
+    const uint32_t shifted = headroom_plus_one < 32 ? (uint32_t)x << headroom_plus_one : 0u;
+    *num_bits_over_unit = x_integer_digits - headroom_plus_one;
+    return vmcu_one_over_one_plus_x_for_x_in_0_1((int32_t)(shifted - 0x80000000u));
+}
+
 #ifdef __cplusplus
 }
 #endif

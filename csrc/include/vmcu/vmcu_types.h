@@ -38,7 +38,8 @@ typedef enum {
     VMCU_KIND_RESIZE_NEAREST_NEIGHBOR = 12,
     VMCU_KIND_TRANSPOSE = 13,
     VMCU_KIND_QUANTIZE = 14,
-    VMCU_KIND_COUNT = 15
+    VMCU_KIND_INVERTED_BOTTLENECK = 15,
+    VMCU_KIND_COUNT = 16
 } vmcu_kind;
 
 /** How a step moves its bytes (see the planner): the kernel's loop order is the same in every mode. */
@@ -119,9 +120,20 @@ typedef struct {
     vmcu_requant requant;
 } vmcu_fully_connected_params;
 
-/** ADD and MUL, element-wise with broadcasting over up to 4-D shapes. */
+/** Most dimensions of the shapes ADD, MUL, MEAN and PAD walk (TFLite Micro's RuntimeShape holds 6). */
+#define VMCU_MAX_DIMS 6
+
+/**
+ * ADD and MUL, element-wise with numpy broadcasting over up to VMCU_MAX_DIMS dimensions.
+ *
+ * The converter merges dimensions that both operands walk the same way, so most models end up
+ * with one dimension (same shapes) or two (a per-channel operand broadcast over pixels).
+ */
 typedef struct {
-    vmcu_dims input1, input2, output; /**< broadcast shapes, padded to 4-D */
+    int32_t rank;                        /**< dimensions used, 1 to VMCU_MAX_DIMS */
+    int32_t dims[VMCU_MAX_DIMS];         /**< output shape, outermost first */
+    int32_t strides1[VMCU_MAX_DIMS];     /**< operand 1 element stride per output dimension (0: broadcast) */
+    int32_t strides2[VMCU_MAX_DIMS];     /**< operand 2 element stride per output dimension (0: broadcast) */
     const int8_t *constant1, *constant2; /**< constant operands, or NULL for an activation */
     int32_t input1_offset, input2_offset, output_offset;
     int32_t left_shift;                  /**< ADD: 20 */
@@ -137,17 +149,25 @@ typedef struct {
     int32_t act_min, act_max;
 } vmcu_pool_params;
 
-/** MEAN over axes of an up-to-4-D tensor; `reduce` flags the reduced dimensions. */
+/**
+ * MEAN over axes of a tensor of up to VMCU_MAX_DIMS dimensions; `reduce` flags the reduced ones.
+ *
+ * The converter merges neighbouring dimensions that are both reduced or both kept and drops
+ * dimensions of size 1, so a global average pool over [1, H, W, C] is {H*W reduced, C kept}.
+ */
 typedef struct {
-    vmcu_dims input;
-    uint8_t reduce[4];
+    int32_t rank;                /**< dimensions used, 1 to VMCU_MAX_DIMS */
+    int32_t dims[VMCU_MAX_DIMS]; /**< input shape, outermost first */
+    uint8_t reduce[VMCU_MAX_DIMS];
     int32_t count, input_zero_point, output_zero_point, multiplier, shift;
 } vmcu_mean_params;
 
-/** PAD: paddings (before, after) of each of 4 dimensions; pad value = output zero point. */
+/** PAD of up to VMCU_MAX_DIMS dimensions (TFLite: 5); pad value = output zero point. */
 typedef struct {
-    vmcu_dims input, output;
-    int32_t before[4];
+    int32_t rank;                  /**< dimensions used, 1 to VMCU_MAX_DIMS */
+    int32_t input[VMCU_MAX_DIMS];  /**< input shape, outermost first */
+    int32_t output[VMCU_MAX_DIMS]; /**< output shape */
+    int32_t before[VMCU_MAX_DIMS]; /**< pad positions before the input in each dimension */
     int32_t pad_value;
 } vmcu_pad_params;
 
@@ -189,6 +209,19 @@ typedef struct {
 typedef struct {
     int32_t size, input_zero_point, output_zero_point, multiplier, shift;
 } vmcu_quantize_params;
+
+/**
+ * INVERTED_BOTTLENECK: a fused lead conv -> depthwise -> 1x1 project [-> ADD of the block input].
+ * The ring of lead-conv rows is the step's workspace; ctx->scratch holds C_mid + segment bytes.
+ */
+typedef struct {
+    const vmcu_conv_params *lead;           /**< 1x1 expand or stem conv, or NULL (depthwise reads the input) */
+    const vmcu_depthwise_params *depthwise; /**< multiplier 1, dilation 1 */
+    const vmcu_conv_params *project;        /**< 1x1, stride 1 */
+    const vmcu_elementwise_params *add;     /**< residual ADD (same shapes), or NULL */
+    int32_t residual_first;                 /**< the block input is the ADD's first operand */
+    int32_t ring_rows;                      /**< lead-conv rows the workspace holds (the window's height) */
+} vmcu_inverted_bottleneck_params;
 
 /** A model's input or output as the application sees it. */
 typedef struct {

@@ -1,13 +1,76 @@
 /*
- * AVERAGE_POOL_2D, int8 (not implemented yet).
+ * AVERAGE_POOL_2D, int8: TFLite's integer AveragePool.
+ *
+ * The raw int8 values of a window's in-bounds taps are summed in int32 and divided by their
+ * count, rounding half away from zero (input and output share their quantization). Iterations
+ * (n, y, x, channel segment); inside a segment, blocks of up to 16 channels keep their sums on
+ * the stack and read each tap's channels as one contiguous run.
  */
 #include "vmcu/vmcu_kernels.h"
+#include "vmcu/vmcu_support.h"
 
-vmcu_status vmcu_avg_pool2d_s8(const vmcu_context *ctx, const void *params, const vmcu_view *inputs, const vmcu_view *output)
+#define BLOCK 16
+
+vmcu_status vmcu_avg_pool2d_s8(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
+                               const vmcu_view *output)
 {
-    (void)ctx;
-    (void)params;
-    (void)inputs;
-    (void)output;
-    return VMCU_ERROR_UNSUPPORTED;
+    const vmcu_pool_params *p = (const vmcu_pool_params *)params;
+    const vmcu_view *in = &inputs[0];
+    const int32_t channels = p->output.c;
+    const int32_t segment = (int32_t)ctx->step->segment;
+    int32_t n, y, x, first;
+    if (segment < 1 || channels != p->input.c) {
+        return VMCU_ERROR_BAD_MODEL;
+    }
+    for (n = 0; n < p->output.n; ++n) {
+        for (y = 0; y < p->output.h; ++y) {
+            const int32_t y0 = y * p->stride_h - p->pad_h;
+            const int32_t fy_lo = y0 < 0 ? -y0 : 0;
+            const int32_t fy_hi = p->input.h - y0 < p->filter_h ? p->input.h - y0 : p->filter_h;
+            for (x = 0; x < p->output.w; ++x) {
+                const int32_t x0 = x * p->stride_w - p->pad_w;
+                const int32_t fx_lo = x0 < 0 ? -x0 : 0;
+                const int32_t fx_hi = p->input.w - x0 < p->filter_w ? p->input.w - x0 : p->filter_w;
+                const int32_t count = fy_hi > fy_lo && fx_hi > fx_lo ? (fy_hi - fy_lo) * (fx_hi - fx_lo) : 0;
+                const uint32_t out_pixel = (uint32_t)(((n * p->output.h + y) * p->output.w + x) * channels);
+                for (first = 0; first < channels; first += segment) {
+                    const int32_t last = first + segment < channels ? first + segment : channels;
+                    int32_t c0;
+                    for (c0 = first; c0 < last; c0 += BLOCK) {
+                        const int32_t len = last - c0 < BLOCK ? last - c0 : BLOCK;
+                        int32_t sum[BLOCK];
+                        int32_t fy, fx, j;
+                        for (j = 0; j < len; ++j) {
+                            sum[j] = 0;
+                        }
+                        for (fy = fy_lo; fy < fy_hi; ++fy) {
+                            for (fx = fx_lo; fx < fx_hi; ++fx) {
+                                const uint32_t offset =
+                                    (uint32_t)(((n * p->input.h + y0 + fy) * p->input.w + x0 + fx) * channels + c0);
+                                const int8_t *run = vmcu_span(in, offset, (uint32_t)len);
+                                if (run != 0) {
+                                    for (j = 0; j < len; ++j) {
+                                        sum[j] += run[j];
+                                    }
+                                } else {
+                                    for (j = 0; j < len; ++j) {
+                                        sum[j] += vmcu_get(in, offset + (uint32_t)j);
+                                    }
+                                }
+                            }
+                        }
+                        for (j = 0; j < len; ++j) {
+                            int32_t average = 0;
+                            if (count > 0) {
+                                average = sum[j] > 0 ? (sum[j] + count / 2) / count : (sum[j] - count / 2) / count;
+                            }
+                            ctx->scratch[c0 + j - first] = (int8_t)vmcu_clamp(average, p->act_min, p->act_max);
+                        }
+                    }
+                    vmcu_write(output, out_pixel + (uint32_t)first, ctx->scratch, (uint32_t)(last - first));
+                }
+            }
+        }
+    }
+    return VMCU_OK;
 }

@@ -1,13 +1,111 @@
 /*
- * MEAN, int8 (not implemented yet).
+ * MEAN, int8: TFLite's QuantizedMeanOrSum (an int32 sum per output, minus input zero point x
+ * count, one requantization whose multiplier includes 1 / count).
+ *
+ * Output elements are produced in order, in blocks of up to 16 consecutive ones whose sums stay
+ * on the stack; ctx->scratch collects `segment` outputs before they are stored. For the global
+ * average pool the planner streams ({H*W reduced, C kept}: its `channel_reduction` pattern),
+ * output segment q is thus computed from channel segment q of every pixel, then stored.
  */
 #include "vmcu/vmcu_kernels.h"
+#include "vmcu/vmcu_support.h"
 
-vmcu_status vmcu_mean_s8(const vmcu_context *ctx, const void *params, const vmcu_view *inputs, const vmcu_view *output)
+#define BLOCK 16
+
+vmcu_status vmcu_mean_s8(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
+                         const vmcu_view *output)
 {
-    (void)ctx;
-    (void)params;
-    (void)inputs;
-    (void)output;
-    return VMCU_ERROR_UNSUPPORTED;
+    const vmcu_mean_params *p = (const vmcu_mean_params *)params;
+    const vmcu_view *in = &inputs[0];
+    const int32_t segment = (int32_t)ctx->step->segment;
+    const int32_t rank = p->rank, last = p->rank - 1;
+    int32_t stride[VMCU_MAX_DIMS];
+    int32_t kept_dims[VMCU_MAX_DIMS], kept_strides[VMCU_MAX_DIMS], red_dims[VMCU_MAX_DIMS], red_strides[VMCU_MAX_DIMS];
+    int32_t red_idx[VMCU_MAX_DIMS];
+    int32_t kept = 0, reduced = 0, inner, run_length, outer = 1, positions = 1;
+    int32_t d, o, filled = 0;
+    uint32_t written = 0;
+    if (segment < 1 || rank < 1 || rank > VMCU_MAX_DIMS) {
+        return VMCU_ERROR_BAD_MODEL;
+    }
+    stride[last] = 1;
+    for (d = last; d > 0; --d) {
+        stride[d - 1] = stride[d] * p->dims[d];
+    }
+    /* The innermost dimension is either a block of consecutive outputs (kept) or a contiguous
+     * run summed into one output (reduced); the other dimensions are walked by index. */
+    inner = p->reduce[last] ? 1 : p->dims[last];
+    run_length = p->reduce[last] ? p->dims[last] : 1;
+    for (d = 0; d < last; ++d) {
+        if (p->reduce[d]) {
+            red_dims[reduced] = p->dims[d];
+            red_strides[reduced++] = stride[d];
+            positions *= p->dims[d];
+        } else {
+            kept_dims[kept] = p->dims[d];
+            kept_strides[kept++] = stride[d];
+            outer *= p->dims[d];
+        }
+    }
+    for (o = 0; o < outer; ++o) {
+        uint32_t base = 0;
+        int32_t rest = o, j0, k;
+        for (k = kept - 1; k >= 0; --k) {
+            base += (uint32_t)((rest % kept_dims[k]) * kept_strides[k]);
+            rest /= kept_dims[k];
+        }
+        for (j0 = 0; j0 < inner;) {
+            int32_t len = inner - j0 < BLOCK ? inner - j0 : BLOCK;
+            int32_t sum[BLOCK];
+            uint32_t roff = 0;
+            int32_t pos, j;
+            if (len > segment - filled) {
+                len = segment - filled;
+            }
+            for (j = 0; j < len; ++j) {
+                sum[j] = 0;
+            }
+            for (k = 0; k < reduced; ++k) {
+                red_idx[k] = 0;
+            }
+            for (pos = 0; pos < positions; ++pos) {
+                const uint32_t offset = base + roff + (uint32_t)j0;
+                const uint32_t bytes = (uint32_t)(run_length > 1 ? run_length : len);
+                const int8_t *run = vmcu_span(in, offset, bytes);
+                if (run_length > 1) { /* one output: a contiguous run of reduced values */
+                    int32_t i;
+                    for (i = 0; i < run_length; ++i) {
+                        sum[0] += run != 0 ? run[i] : vmcu_get(in, offset + (uint32_t)i);
+                    }
+                } else {
+                    for (j = 0; j < len; ++j) {
+                        sum[j] += run != 0 ? run[j] : vmcu_get(in, offset + (uint32_t)j);
+                    }
+                }
+                /* next reduced position */
+                for (k = reduced - 1; k >= 0; --k) {
+                    roff += (uint32_t)red_strides[k];
+                    if (++red_idx[k] < red_dims[k]) {
+                        break;
+                    }
+                    roff -= (uint32_t)(red_dims[k] * red_strides[k]);
+                    red_idx[k] = 0;
+                }
+            }
+            for (j = 0; j < len; ++j) {
+                const int32_t shifted =
+                    (int32_t)((uint32_t)sum[j] - (uint32_t)p->input_zero_point * (uint32_t)p->count);
+                const int32_t v = vmcu_requantize(shifted, p->multiplier, p->shift) + p->output_zero_point;
+                ctx->scratch[filled + j] = (int8_t)vmcu_clamp(v, -128, 127);
+            }
+            filled += len;
+            j0 += len;
+            if (filled == segment || (o == outer - 1 && j0 == inner)) {
+                vmcu_write(output, written, ctx->scratch, (uint32_t)filled);
+                written += (uint32_t)filled;
+                filled = 0;
+            }
+        }
+    }
+    return VMCU_OK;
 }

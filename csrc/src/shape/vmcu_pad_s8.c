@@ -1,13 +1,60 @@
 /*
- * PAD, int8 (not implemented yet).
+ * PAD, int8: the input surrounded by the pad value (whole tensor: the output is apart).
+ *
+ * The output is written row by row along its innermost dimension: a row outside the input is
+ * all pad value, a row inside is pad, the input's row, pad.
  */
 #include "vmcu/vmcu_kernels.h"
+#include "vmcu/vmcu_support.h"
 
-vmcu_status vmcu_pad_s8(const vmcu_context *ctx, const void *params, const vmcu_view *inputs, const vmcu_view *output)
+vmcu_status vmcu_pad_s8(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
+                        const vmcu_view *output)
 {
+    const vmcu_pad_params *p = (const vmcu_pad_params *)params;
+    const int32_t rank = p->rank, last = p->rank - 1;
+    const int8_t pad = (int8_t)p->pad_value;
+    int32_t in_stride[VMCU_MAX_DIMS], idx[VMCU_MAX_DIMS];
+    uint32_t rows = 1, row, out_offset = 0;
+    int32_t d;
     (void)ctx;
-    (void)params;
-    (void)inputs;
-    (void)output;
-    return VMCU_ERROR_UNSUPPORTED;
+    if (rank < 1 || rank > VMCU_MAX_DIMS) {
+        return VMCU_ERROR_BAD_MODEL;
+    }
+    in_stride[last] = 1;
+    for (d = last; d > 0; --d) {
+        in_stride[d - 1] = in_stride[d] * p->input[d];
+    }
+    for (d = 0; d < last; ++d) {
+        rows *= (uint32_t)p->output[d];
+        idx[d] = 0;
+    }
+    for (row = 0; row < rows; ++row) {
+        const uint32_t row_bytes = (uint32_t)p->output[last];
+        uint32_t in_offset = 0;
+        int inside = 1;
+        for (d = 0; d < last; ++d) {
+            const int32_t i = idx[d] - p->before[d];
+            if (i < 0 || i >= p->input[d]) {
+                inside = 0;
+                break;
+            }
+            in_offset += (uint32_t)(i * in_stride[d]);
+        }
+        if (!inside) {
+            vmcu_fill(output, out_offset, pad, row_bytes);
+        } else {
+            const uint32_t before = (uint32_t)p->before[last], len = (uint32_t)p->input[last];
+            vmcu_fill(output, out_offset, pad, before);
+            vmcu_copy(output, out_offset + before, &inputs[0], in_offset, len);
+            vmcu_fill(output, out_offset + before + len, pad, row_bytes - before - len);
+        }
+        out_offset += row_bytes;
+        for (d = last - 1; d >= 0; --d) { /* next row */
+            if (++idx[d] < p->output[d]) {
+                break;
+            }
+            idx[d] = 0;
+        }
+    }
+    return VMCU_OK;
 }

@@ -1,13 +1,38 @@
 /*
- * TRANSPOSE, int8 (not implemented yet).
+ * TRANSPOSE, int8, up to 5-D (whole tensor: the output is apart).
+ *
+ * The output is written in order; a multi-index over the output's dimensions carries the
+ * matching input offset along (the converter gives the input stride of each output dimension).
  */
 #include "vmcu/vmcu_kernels.h"
+#include "vmcu/vmcu_support.h"
 
-vmcu_status vmcu_transpose_s8(const vmcu_context *ctx, const void *params, const vmcu_view *inputs, const vmcu_view *output)
+vmcu_status vmcu_transpose_s8(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
+                              const vmcu_view *output)
 {
+    const vmcu_transpose_params *p = (const vmcu_transpose_params *)params;
+    const int32_t rank = p->rank, last = p->rank - 1;
+    int32_t idx[5];
+    uint32_t total = 1, o, in_offset = 0;
+    int32_t d;
     (void)ctx;
-    (void)params;
-    (void)inputs;
-    (void)output;
-    return VMCU_ERROR_UNSUPPORTED;
+    if (rank < 1 || rank > 5) {
+        return VMCU_ERROR_BAD_MODEL;
+    }
+    for (d = 0; d < rank; ++d) {
+        total *= (uint32_t)p->output_dims[d];
+        idx[d] = 0;
+    }
+    for (o = 0; o < total; ++o) {
+        vmcu_put(output, o, vmcu_get(&inputs[0], in_offset));
+        for (d = last; d >= 0; --d) {
+            in_offset += (uint32_t)p->input_strides[d];
+            if (++idx[d] < p->output_dims[d]) {
+                break;
+            }
+            in_offset -= (uint32_t)(p->output_dims[d] * p->input_strides[d]);
+            idx[d] = 0;
+        }
+    }
+    return VMCU_OK;
 }

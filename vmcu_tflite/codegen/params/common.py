@@ -1,7 +1,11 @@
 """Initializers shared by the params emitters."""
 from __future__ import annotations
 
+from typing import Sequence
+
 from ..cwriter import CWriter
+
+MAX_DIMS = 6  # VMCU_MAX_DIMS in vmcu_types.h
 
 
 def dims(shape) -> str:
@@ -15,3 +19,25 @@ def requant(writer: CWriter, name: str, r) -> str:
     m = writer.array("int32_t", f"{name}_multiplier", r.multiplier)
     s = writer.array("int32_t", f"{name}_shift", r.shift)
     return f"{{{m}, {s}, {r.act_min}, {r.act_max}}}"
+
+
+def int_array(values: Sequence[int], length: int = MAX_DIMS) -> str:
+    """An int array member initializer, zero-filled to `length` entries."""
+    values = [int(v) for v in values]
+    if len(values) > length:
+        raise ValueError(f"{len(values)} values for an array of {length}")
+    return "{" + ", ".join(map(str, values + [0] * (length - len(values)))) + "}"
+
+
+def row_major_strides(shape: Sequence[int]) -> list[int]:
+    strides, step = [], 1
+    for d in reversed(shape):
+        strides.append(step)
+        step *= int(d)
+    return strides[::-1]
+
+
+def operand_shapes(step, graph, constants) -> list[tuple[int, ...]]:
+    """Each operand's shape in TFLite order: a constant's own, else the next activation input's."""
+    activations = iter(step.inputs)
+    return [tuple(graph.tensors[next(activations)].shape) if c is None else tuple(c.shape) for c in constants]

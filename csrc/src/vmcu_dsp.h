@@ -1,0 +1,199 @@
+/*
+ * vmcu-tflite runtime, private: the multiply-accumulate inner loops of CONV_2D, DEPTHWISE_CONV_2D
+ * and FULLY_CONNECTED, with a Cortex-M DSP-extension path.
+ *
+ * On a core with the DSP extension (__ARM_FEATURE_DSP, e.g. Cortex-M4/M7/M33) four int8 values
+ * are loaded as one word and widened pairwise to 16 bits with SXTB16 (bytes 0 and 2) and SXTB16
+ * of the word rotated by 8 (bytes 1 and 3); SXTAB16 adds the input offset to both halves on the
+ * way. SMLAD then multiplies both halves and adds both products to an accumulator (dot
+ * products: conv and fully connected); SMLABB / SMLATT multiply one half each (depthwise, where
+ * every channel has its own accumulator). Every sum is an int32 sum of the same products as the
+ * portable loop, added in another order: two's complement addition wraps the same way in any
+ * order, so both paths give the same bits.
+ *
+ * Defining VMCU_EMULATE_DSP compiles the DSP path with C emulations of the instructions (to run
+ * it on the host); VMCU_NO_DSP forces the portable path on a DSP core.
+ */
+#ifndef VMCU_DSP_H
+#define VMCU_DSP_H
+
+#include <stdint.h>
+#include <string.h>
+
+#include "vmcu/vmcu_support.h"
+
+#if defined(VMCU_EMULATE_DSP)
+#define VMCU_DSP 1
+#define VMCU_DSP_EMULATED 1
+#elif defined(__ARM_FEATURE_DSP) && defined(__ARM_FEATURE_SIMD32) && !defined(__ARM_BIG_ENDIAN) && \
+    !defined(VMCU_NO_DSP)
+#define VMCU_DSP 1
+#define VMCU_DSP_EMULATED 0
+#include <arm_acle.h>
+#else
+#define VMCU_DSP 0
+#define VMCU_DSP_EMULATED 0
+#endif
+
+#if VMCU_DSP
+
+#if VMCU_DSP_EMULATED
+#if defined(__BYTE_ORDER__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "VMCU_EMULATE_DSP assumes a little-endian host, as the Cortex-M targets are"
+#endif
+
+static inline int32_t vmcu_lo16(uint32_t x)
+{
+    return (int32_t)(int16_t)(uint16_t)(x & 0xFFFFu);
+}
+
+static inline int32_t vmcu_hi16(uint32_t x)
+{
+    return (int32_t)(int16_t)(uint16_t)(x >> 16);
+}
+
+static inline uint32_t vmcu_pack16(int32_t lo, int32_t hi)
+{
+    return ((uint32_t)lo & 0xFFFFu) | (((uint32_t)hi & 0xFFFFu) << 16);
+}
+
+/* SXTB16: bytes 0 and 2, sign-extended into the two halfwords. */
+static inline uint32_t vmcu_sxtb16(uint32_t x)
+{
+    return vmcu_pack16((int8_t)(uint8_t)(x & 0xFFu), (int8_t)(uint8_t)((x >> 16) & 0xFFu));
+}
+
+/* SXTAB16: a's halfwords plus bytes 0 and 2 of x, sign-extended (each half wraps at 16 bits). */
+static inline uint32_t vmcu_sxtab16(uint32_t a, uint32_t x)
+{
+    return vmcu_pack16(vmcu_lo16(a) + (int8_t)(uint8_t)(x & 0xFFu), vmcu_hi16(a) + (int8_t)(uint8_t)((x >> 16) & 0xFFu));
+}
+
+/* SMLAD: acc + lo(x) * lo(y) + hi(x) * hi(y), wrapping at 32 bits. */
+static inline int32_t vmcu_smlad(uint32_t x, uint32_t y, int32_t acc)
+{
+    return (int32_t)((uint32_t)acc + (uint32_t)(vmcu_lo16(x) * vmcu_lo16(y)) + (uint32_t)(vmcu_hi16(x) * vmcu_hi16(y)));
+}
+
+/* SMLABB: acc + lo(x) * lo(y). */
+static inline int32_t vmcu_smlabb(uint32_t x, uint32_t y, int32_t acc)
+{
+    return (int32_t)((uint32_t)acc + (uint32_t)(vmcu_lo16(x) * vmcu_lo16(y)));
+}
+
+/* SMLATT: acc + hi(x) * hi(y). */
+static inline int32_t vmcu_smlatt(uint32_t x, uint32_t y, int32_t acc)
+{
+    return (int32_t)((uint32_t)acc + (uint32_t)(vmcu_hi16(x) * vmcu_hi16(y)));
+}
+
+#else /* the instructions themselves, through ACLE */
+
+static inline uint32_t vmcu_sxtb16(uint32_t x)
+{
+    return (uint32_t)__sxtb16((int8x4_t)x);
+}
+
+static inline uint32_t vmcu_sxtab16(uint32_t a, uint32_t x)
+{
+    return (uint32_t)__sxtab16((int16x2_t)a, (int8x4_t)x);
+}
+
+static inline int32_t vmcu_smlad(uint32_t x, uint32_t y, int32_t acc)
+{
+    return __smlad((int16x2_t)x, (int16x2_t)y, acc);
+}
+
+static inline int32_t vmcu_smlabb(uint32_t x, uint32_t y, int32_t acc)
+{
+    return __smlabb((int32_t)x, (int32_t)y, acc);
+}
+
+static inline int32_t vmcu_smlatt(uint32_t x, uint32_t y, int32_t acc)
+{
+    return __smlatt((int32_t)x, (int32_t)y, acc);
+}
+
+#endif /* VMCU_DSP_EMULATED */
+
+/* Rotate right by 8 (one ROR instruction): brings bytes 1 and 3 where SXTB16 takes bytes 0 and 2. */
+static inline uint32_t vmcu_ror8(uint32_t x)
+{
+    return (x >> 8) | (x << 24);
+}
+
+/* Four int8 as one (unaligned, little-endian) word. */
+static inline uint32_t vmcu_load32(const int8_t *p)
+{
+    uint32_t w;
+    memcpy(&w, p, sizeof w);
+    return w;
+}
+
+/* Both halfwords set to the input offset (added by SXTAB16). */
+static inline uint32_t vmcu_offset_pair(int32_t offset)
+{
+    return ((uint32_t)offset & 0xFFFFu) * 0x10001u;
+}
+
+#endif /* VMCU_DSP */
+
+/** acc + sum over i < len of (x[i] + x_offset) * w[i]. */
+static inline int32_t vmcu_dot_s8(const int8_t *x, const int8_t *w, int32_t len, int32_t x_offset, int32_t acc)
+{
+    int32_t i = 0;
+#if VMCU_DSP
+    const uint32_t offsets = vmcu_offset_pair(x_offset);
+    for (; i + 4 <= len; i += 4) {
+        const uint32_t xw = vmcu_load32(x + i), ww = vmcu_load32(w + i);
+        acc = vmcu_smlad(vmcu_sxtab16(offsets, xw), vmcu_sxtb16(ww), acc);
+        acc = vmcu_smlad(vmcu_sxtab16(offsets, vmcu_ror8(xw)), vmcu_sxtb16(vmcu_ror8(ww)), acc);
+    }
+#endif
+    for (; i < len; ++i) {
+        acc += ((int32_t)x[i] + x_offset) * (int32_t)w[i];
+    }
+    return acc;
+}
+
+/** Two dot products over the same x: acc[k] += sum over i < len of (x[i] + x_offset) * w_k[i]. */
+static inline void vmcu_dot2_s8(const int8_t *x, const int8_t *w0, const int8_t *w1, int32_t len, int32_t x_offset,
+                                int32_t acc[2])
+{
+    int32_t i = 0;
+    int32_t a0 = acc[0], a1 = acc[1];
+#if VMCU_DSP
+    const uint32_t offsets = vmcu_offset_pair(x_offset);
+    for (; i + 4 <= len; i += 4) {
+        const uint32_t xw = vmcu_load32(x + i);
+        const uint32_t x02 = vmcu_sxtab16(offsets, xw), x13 = vmcu_sxtab16(offsets, vmcu_ror8(xw));
+        const uint32_t v0 = vmcu_load32(w0 + i), v1 = vmcu_load32(w1 + i);
+        a0 = vmcu_smlad(x02, vmcu_sxtb16(v0), a0);
+        a0 = vmcu_smlad(x13, vmcu_sxtb16(vmcu_ror8(v0)), a0);
+        a1 = vmcu_smlad(x02, vmcu_sxtb16(v1), a1);
+        a1 = vmcu_smlad(x13, vmcu_sxtb16(vmcu_ror8(v1)), a1);
+    }
+#endif
+    for (; i < len; ++i) {
+        const int32_t xi = (int32_t)x[i] + x_offset;
+        a0 += xi * (int32_t)w0[i];
+        a1 += xi * (int32_t)w1[i];
+    }
+    acc[0] = a0;
+    acc[1] = a1;
+}
+
+#if VMCU_DSP
+/** Four channels, one tap: acc[k] += (byte k of xw + x_offset) * (byte k of ww), k < 4. */
+static inline void vmcu_mac4_s8(uint32_t xw, uint32_t ww, uint32_t offsets, int32_t acc[4])
+{
+    const uint32_t x02 = vmcu_sxtab16(offsets, xw), x13 = vmcu_sxtab16(offsets, vmcu_ror8(xw));
+    const uint32_t w02 = vmcu_sxtb16(ww), w13 = vmcu_sxtb16(vmcu_ror8(ww));
+    acc[0] = vmcu_smlabb(x02, w02, acc[0]);
+    acc[1] = vmcu_smlabb(x13, w13, acc[1]);
+    acc[2] = vmcu_smlatt(x02, w02, acc[2]);
+    acc[3] = vmcu_smlatt(x13, w13, acc[3]);
+}
+#endif
+
+#endif /* VMCU_DSP_H */

@@ -1,0 +1,20 @@
+"""vmcu_concatenation_params from ConcatenationParams."""
+from __future__ import annotations
+
+import numpy as np
+
+from .common import int_array, operand_shapes
+
+MAX_OPERANDS = 10  # VMCU_MAX_STEP_INPUTS
+
+
+def emit(step, graph, writer, name):
+    p = step.params
+    shapes = operand_shapes(step, graph, p.constants)
+    outer = int(np.prod(p.output_shape[:p.axis], dtype=np.int64))
+    inner = [int(np.prod(s[p.axis:], dtype=np.int64)) for s in shapes]
+    constants = [writer.array("int8_t", f"{name}_operand{i}", c) if c is not None else "0"
+                 for i, c in enumerate(p.constants)]
+    constants += ["0"] * (MAX_OPERANDS - len(constants))
+    return "vmcu_concatenation_params", (
+        f"{{{outer}, {len(shapes)}, {int_array(inner, MAX_OPERANDS)}, {{{', '.join(constants)}}}}}")

@@ -1,0 +1,14 @@
+"""vmcu_fully_connected_params from FullyConnectedParams."""
+from __future__ import annotations
+
+from .common import requant
+
+
+def emit(step, graph, writer, name):
+    p = step.params
+    units, depth = p.filter.shape
+    filt = writer.array("int8_t", f"{name}_filter", p.filter)
+    bias = writer.array("int32_t", f"{name}_bias", p.bias)
+    return "vmcu_fully_connected_params", (
+        f"{{{p.rows}, {depth}, {units}, {p.input_offset}, {p.output_offset}, {filt}, {bias}, "
+        f"{requant(writer, name, p.requant)}}}")
