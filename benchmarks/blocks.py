@@ -135,6 +135,37 @@ def largest_channel_factor(config: BlockConfig, budget: int, step: float = 0.25)
     return factor
 
 
+def instructions(config: BlockConfig, fuse: bool) -> int | None:
+    """Instructions one run of the block takes on qemu-cortex-m4 (QEMU -icount), or None without QEMU."""
+    import tempfile
+
+    from vmcu_tflite.errors import UsageError
+    from vmcu_tflite.validate.run import validate
+    from vmcu_tflite.validate.targets import TARGETS
+
+    with tempfile.TemporaryDirectory() as work:
+        model = Path(work) / f"{config.name}.tflite"
+        model.write_bytes(build_block(config))
+        try:
+            result = validate(model, TARGETS["qemu-cortex-m4"], fuse=fuse, compare_tflm=False)
+        except UsageError:
+            return None
+    if not result.matches_reference:
+        raise AssertionError(f"{config.name}: the C output differs from the reference")
+    return result.measurements["instructions"]
+
+
+def latency_rows(configs) -> list[str]:
+    rows = ["| block | instructions, fused | instructions, unfused | fused / unfused |", "|---|---:|---:|---:|"]
+    for c in configs:
+        fused, unfused = instructions(c, True), instructions(c, False)
+        if fused is None or unfused is None:
+            return ["(not measured: qemu-system-arm and gcc-arm-none-eabi are needed)"]
+        rows.append(f"| {c.name} | {fused:,} | {unfused:,} | {fused / unfused:.2f} |")
+        print(rows[-1], flush=True)
+    return rows
+
+
 def memory_rows(configs) -> list[str]:
     rows = ["| block | H/W | C in/mid/out | R | strides | vMCU fused | vMCU unfused | whole-tensor | "
             "in-place depthwise (TinyEngine-style) | fused vs TinyEngine-style | MACs fused = unfused |",
