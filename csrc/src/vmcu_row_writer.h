@@ -46,7 +46,11 @@ static inline void vmcu_row_put(vmcu_row_writer *w, int8_t value)
     }
     w->scratch[w->filled++] = value;
     if (w->filled == w->segment || w->stored + w->filled == w->length) {
-        vmcu_write(w->output, w->offset + (uint32_t)w->stored, w->scratch, (uint32_t)w->filled);
+        if (w->filled == 1) { /* one-byte segments: a byte, not two memmove */
+            vmcu_put(w->output, w->offset + (uint32_t)w->stored, w->scratch[0]);
+        } else {
+            vmcu_write(w->output, w->offset + (uint32_t)w->stored, w->scratch, (uint32_t)w->filled);
+        }
         w->stored += w->filled;
         w->filled = 0;
     }

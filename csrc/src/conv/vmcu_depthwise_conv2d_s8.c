@@ -103,7 +103,11 @@ static void compute_channels(const vmcu_context *ctx, const vmcu_depthwise_param
             for (x = 0; x < p->output.w; ++x) {
                 const uint32_t out_pixel = (uint32_t)(((n * p->output.h + y) * p->output.w + x) * p->output.c);
                 compute_pixel(p, src, n, y, x, first, last, ctx->scratch);
-                vmcu_write(output, out_pixel + (uint32_t)first, ctx->scratch, (uint32_t)(last - first));
+                if (last - first == 1) { /* one channel per plane: a byte, not two memmove */
+                    vmcu_put(output, out_pixel + (uint32_t)first, ctx->scratch[0]);
+                } else {
+                    vmcu_write(output, out_pixel + (uint32_t)first, ctx->scratch, (uint32_t)(last - first));
+                }
             }
         }
     }

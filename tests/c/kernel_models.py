@@ -1,0 +1,255 @@
+"""Small int8 models that put many kernels, shapes and options in one graph (one C build each).
+
+Each model is a chain with side branches, so intermediate tensors land anywhere in the vMCU
+pool (wrapping around its end included) and most steps stream over a dying input.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from tests.tflite_builder import ModelBuilder, random_bias, random_weights
+
+
+class Chain:
+    """Tensors with their shape and quantization while ops are appended."""
+
+    def __init__(self, seed: int) -> None:
+        self.rng = np.random.default_rng(seed)
+        self.b = ModelBuilder()
+        self.info: dict[int, tuple[tuple[int, ...], float, int]] = {}
+
+    def input(self, shape, scale=0.05, zero_point=None) -> int:
+        zp = int(self.rng.integers(-20, 20)) if zero_point is None else zero_point
+        t = self.tensor(shape, scale, zp)
+        self.b.inputs.append(t)
+        return t
+
+    def tensor(self, shape, scale, zero_point) -> int:
+        t = self.b.tensor(tuple(shape), scale=scale, zero_point=zero_point)
+        self.info[t] = (tuple(shape), float(scale), int(zero_point))
+        return t
+
+    def _zp(self) -> int:
+        return int(self.rng.integers(-30, 30))
+
+    def conv(self, x, c_out, k=(3, 3), stride=(1, 1), dilation=(1, 1), padding=0, groups=1, act=0) -> int:
+        (n, h, w, c_in), scale, _ = self.info[x]
+        k_h, k_w = k
+        if padding == 0:
+            o_h, o_w = -(-h // stride[0]), -(-w // stride[1])
+        else:
+            o_h = (h - (k_h - 1) * dilation[0] - 1) // stride[0] + 1
+            o_w = (w - (k_w - 1) * dilation[1] - 1) // stride[1] + 1
+        w_scale = self.rng.uniform(0.005, 0.02, size=c_out)
+        out_scale = float(math.sqrt(k_h * k_w * c_in / groups) * 128 * scale * w_scale.mean())
+        f = self.b.const(random_weights(self.rng, (c_out, k_h, k_w, c_in // groups)), scale=w_scale, zero_point=0)
+        bias = self.b.const(random_bias(self.rng, c_out), scale=scale * w_scale, zero_point=0)
+        y = self.tensor((n, o_h, o_w, c_out), out_scale, self._zp())
+        self.b.op("CONV_2D", [x, f, bias], [y], padding=padding, stride_h=stride[0], stride_w=stride[1],
+                  dilation_h_factor=dilation[0], dilation_w_factor=dilation[1], fused_activation_function=act)
+        return y
+
+    def depthwise(self, x, k=(3, 3), stride=(1, 1), dilation=(1, 1), padding=0, multiplier=1, act=0,
+                  per_channel=True) -> int:
+        (n, h, w, c_in), scale, _ = self.info[x]
+        k_h, k_w = k
+        c_out = c_in * multiplier
+        if padding == 0:
+            o_h, o_w = -(-h // stride[0]), -(-w // stride[1])
+        else:
+            o_h = (h - (k_h - 1) * dilation[0] - 1) // stride[0] + 1
+            o_w = (w - (k_w - 1) * dilation[1] - 1) // stride[1] + 1
+        w_scale = self.rng.uniform(0.005, 0.02, size=c_out if per_channel else 1)
+        out_scale = float(math.sqrt(k_h * k_w) * 128 * scale * w_scale.mean())
+        f = self.b.const(random_weights(self.rng, (1, k_h, k_w, c_out)), scale=w_scale, zero_point=0, axis=3)
+        bias_scale = scale * (w_scale if per_channel else np.full(c_out, w_scale[0]))
+        bias = self.b.const(random_bias(self.rng, c_out), scale=bias_scale, zero_point=0)
+        y = self.tensor((n, o_h, o_w, c_out), out_scale, self._zp())
+        self.b.op("DEPTHWISE_CONV_2D", [x, f, bias], [y], padding=padding, stride_h=stride[0], stride_w=stride[1],
+                  dilation_h_factor=dilation[0], dilation_w_factor=dilation[1], depth_multiplier=multiplier,
+                  fused_activation_function=act)
+        return y
+
+    def pool(self, kind, x, k, stride, padding=0, act=0) -> int:
+        (n, h, w, c), scale, zp = self.info[x]
+        if padding == 0:
+            o_h, o_w = -(-h // stride[0]), -(-w // stride[1])
+        else:
+            o_h, o_w = (h - k[0]) // stride[0] + 1, (w - k[1]) // stride[1] + 1
+        y = self.tensor((n, o_h, o_w, c), scale, zp)
+        self.b.op(kind, [x], [y], padding=padding, stride_h=stride[0], stride_w=stride[1], filter_height=k[0],
+                  filter_width=k[1], fused_activation_function=act)
+        return y
+
+    def fully_connected(self, x, units, depth, act=0, per_channel=False) -> int:
+        shape, scale, _ = self.info[x]
+        rows = int(np.prod(shape)) // depth
+        w_scale = self.rng.uniform(0.005, 0.02, size=units if per_channel else 1)
+        out_scale = float(math.sqrt(depth) * 128 * scale * w_scale.mean())
+        f = self.b.const(random_weights(self.rng, (units, depth)), scale=w_scale, zero_point=0)
+        bias_scale = scale * (w_scale if per_channel else np.full(units, w_scale[0]))
+        bias = self.b.const(random_bias(self.rng, units),
+                            scale=bias_scale if per_channel else float(bias_scale[0]), zero_point=0)
+        y = self.tensor((rows, units), out_scale, self._zp())
+        self.b.op("FULLY_CONNECTED", [x, f, bias], [y], fused_activation_function=act)
+        return y
+
+    def softmax(self, x, beta=1.0) -> int:
+        shape, _, _ = self.info[x]
+        y = self.tensor(shape, 1 / 256, -128)
+        self.b.op("SOFTMAX", [x], [y], beta=beta)
+        return y
+
+    def logistic(self, x) -> int:
+        shape, _, _ = self.info[x]
+        y = self.tensor(shape, 1 / 256, -128)
+        self.b.op("LOGISTIC", [x], [y])
+        return y
+
+    def binary(self, kind, a, b, out_shape, act=0, out_scale=None) -> int:
+        """ADD or MUL; `a`/`b` are tensor indices (activations or constants made by `constant`)."""
+        (_, s1, _), (_, s2, _) = self.info[a], self.info[b]
+        if out_scale is None:
+            out_scale = 2.5 * max(s1, s2) if kind == "ADD" else 40 * s1 * s2
+        y = self.tensor(out_shape, out_scale, self._zp())
+        self.b.op(kind, [a, b], [y], fused_activation_function=act)
+        return y
+
+    def constant(self, shape, scale=None, zero_point=None) -> int:
+        scale = float(self.rng.uniform(0.02, 0.1)) if scale is None else scale
+        zp = self._zp() if zero_point is None else zero_point
+        t = self.b.const(self.rng.integers(-128, 128, size=shape).astype(np.int8), scale=scale, zero_point=zp)
+        self.info[t] = (tuple(shape), scale, zp)
+        return t
+
+    def quantize(self, x, scale_factor) -> int:
+        shape, scale, _ = self.info[x]
+        y = self.tensor(shape, scale * scale_factor, self._zp())
+        self.b.op("QUANTIZE", [x], [y])
+        return y
+
+    def concatenation(self, parts, axis) -> int:
+        shapes = [self.info[t][0] for t in parts]
+        _, scale, zp = self.info[parts[0]]
+        out = list(shapes[0])
+        out[axis] = sum(s[axis] for s in shapes)
+        y = self.tensor(out, scale, zp)
+        self.b.op("CONCATENATION", list(parts), [y], axis=axis)
+        return y
+
+    def requantized_like(self, x, like) -> int:
+        """x requantized to the scale and zero point of `like` (CONCATENATION needs equal ones)."""
+        shape, _, _ = self.info[x]
+        _, scale, zp = self.info[like]
+        y = self.tensor(shape, scale, zp)
+        self.b.op("QUANTIZE", [x], [y])
+        return y
+
+    def mean(self, x, axes, keep_dims, scale_factor=1.0) -> int:
+        shape, scale, zp = self.info[x]
+        resolved = {a % len(shape) for a in axes}
+        out = [1 if i in resolved else d for i, d in enumerate(shape)] if keep_dims else \
+            [d for i, d in enumerate(shape) if i not in resolved]
+        y = self.tensor(out, scale * scale_factor, zp if scale_factor == 1.0 else self._zp())
+        self.b.op("MEAN", [x, self.b.const(np.array(axes, dtype=np.int32))], [y], keep_dims=keep_dims)
+        return y
+
+    def pad(self, x, paddings) -> int:
+        shape, scale, zp = self.info[x]
+        out = [d + a + b for d, (a, b) in zip(shape, paddings)]
+        y = self.tensor(out, scale, zp)
+        self.b.op("PAD", [x, self.b.const(np.array(paddings, dtype=np.int32))], [y])
+        return y
+
+    def transpose(self, x, perm) -> int:
+        shape, scale, zp = self.info[x]
+        y = self.tensor([shape[p] for p in perm], scale, zp)
+        self.b.op("TRANSPOSE", [x, self.b.const(np.array(perm, dtype=np.int32))], [y])
+        return y
+
+    def resize(self, x, size, align_corners=False, half_pixel_centers=False) -> int:
+        (n, _, _, c), scale, zp = self.info[x]
+        y = self.tensor((n, size[0], size[1], c), scale, zp)
+        self.b.op("RESIZE_NEAREST_NEIGHBOR", [x, self.b.const(np.array(size, dtype=np.int32))], [y],
+                  align_corners=align_corners, half_pixel_centers=half_pixel_centers)
+        return y
+
+    def reshape(self, x, shape) -> int:
+        _, scale, zp = self.info[x]
+        y = self.tensor(shape, scale, zp)
+        self.b.op("RESHAPE", [x, self.b.const(np.array(shape, dtype=np.int32))], [y])
+        return y
+
+    def build(self, *outputs: int) -> bytes:
+        self.b.outputs = list(outputs)
+        return self.b.build()
+
+
+def windowed_model() -> bytes:
+    """Depthwise (multipliers 1 and 2, dilation, VALID), grouped and strided conv, pools, FC, softmax."""
+    m = Chain(1)
+    x = m.input((1, 7, 6, 16))
+    x = m.depthwise(x, k=(3, 3), padding=0, act=3)                      # in place (wide channels, small map)
+    x = m.conv(x, 10, k=(3, 3), stride=(2, 2), groups=2, act=1)          # grouped, SAME, stride 2
+    x = m.depthwise(x, k=(3, 2), dilation=(2, 1), multiplier=2, per_channel=False)  # [1, 4, 3, 20]
+    x = m.pool("MAX_POOL_2D", x, (3, 3), (1, 1), padding=0)               # padded windows
+    x = m.conv(x, 12, k=(2, 2), padding=1, act=2)                         # VALID, RELU_N1_TO_1
+    x = m.depthwise(x, k=(2, 2), stride=(1, 2), padding=0, act=1)         # SAME, strided
+    x = m.pool("AVERAGE_POOL_2D", x, (2, 1), (1, 1), padding=0)
+    x = m.fully_connected(x, 7, depth=12, act=1, per_channel=True)        # one row per pixel
+    x = m.softmax(x, beta=0.7)
+    return m.build(x)
+
+
+def elementwise_model() -> bytes:
+    """ADD/MUL broadcasting (constants either side), LOGISTIC, QUANTIZE, CONCATENATION, MEAN."""
+    m = Chain(2)
+    x = m.input((1, 6, 5, 12))
+    y = m.input((1, 1, 5, 1), scale=0.03)
+    a = m.conv(x, 12, k=(1, 1))                                            # pointwise
+    a = m.depthwise(a, k=(3, 3), padding=0, act=0)                         # in place, widened by the pool
+    g = m.logistic(a)
+    p = m.binary("MUL", a, g, (1, 6, 5, 12))                               # same shapes
+    p = m.binary("ADD", m.constant((1, 1, 1, 12)), p, (1, 6, 5, 12), act=1)  # per-channel constant first
+    p = m.binary("MUL", p, y, (1, 6, 5, 12), act=3)                        # broadcast over rows and channels
+    q = m.quantize(p, 1.7)
+    _, q_scale, q_zp = m.info[q]
+    parts = [q, m.constant((1, 6, 5, 3), q_scale, q_zp), m.requantized_like(x, q)]
+    c = m.concatenation(parts, axis=3)                                     # [1, 6, 5, 27]
+    rows = m.mean(c, [-1], keep_dims=False)                                # reduce the innermost dimension
+    pooled = m.mean(c, [1, 2], keep_dims=True, scale_factor=0.8)           # global average pool, streamed
+    return m.build(pooled, rows)
+
+
+def shape_model() -> bytes:
+    """PAD, TRANSPOSE, RESIZE_NEAREST_NEIGHBOR, batch 3, then depthwise and pooling on the result."""
+    m = Chain(3)
+    x = m.input((2, 3, 4, 5))
+    x = m.pad(x, [(1, 0), (0, 1), (2, 1), (0, 2)])                         # [3, 4, 7, 7]
+    x = m.transpose(x, (0, 2, 3, 1))                                        # [3, 7, 7, 4]
+    x = m.resize(x, (10, 5), half_pixel_centers=True)                       # [3, 10, 5, 4]
+    x = m.depthwise(x, k=(3, 3), stride=(2, 1), padding=0, act=0)           # [3, 5, 5, 4]
+    x = m.resize(x, (7, 9), align_corners=True)
+    x = m.pool("AVERAGE_POOL_2D", x, (3, 2), (2, 2), padding=0)
+    x = m.conv(x, 7, k=(1, 3), padding=0)                                  # gathered window, odd channels
+    return m.build(x)
+
+
+def high_rank_model() -> bytes:
+    """6-D broadcasting ADD (nothing to merge), 5-D MUL with a constant, 5-D PAD and TRANSPOSE,
+    MEAN over non-adjacent axes, CONCATENATION on an inner axis with a constant operand."""
+    m = Chain(4)
+    a = m.input((2, 1, 3, 1, 2, 4))
+    b = m.input((1, 3, 1, 2, 1, 4))
+    s = m.binary("ADD", a, b, (2, 3, 3, 2, 2, 4))
+    s = m.reshape(s, (6, 3, 2, 2, 4))
+    s = m.binary("MUL", s, m.constant((3, 1, 2, 1)), (6, 3, 2, 2, 4), act=1)
+    s = m.pad(s, [(0, 1), (1, 0), (0, 0), (2, 1), (0, 1)])                  # [7, 4, 2, 5, 5]
+    s = m.transpose(s, (3, 0, 4, 2, 1))                                     # [5, 7, 5, 2, 4]
+    s = m.reshape(s, (5, 7, 10, 4))
+    r = m.mean(s, [0, 2], keep_dims=False, scale_factor=1.3)                # [7, 4]
+    _, r_scale, r_zp = m.info[r]
+    c = m.concatenation([r, m.constant((7, 3), r_scale, r_zp), r], axis=1)  # [7, 11], r twice
+    return m.build(c)

@@ -1,0 +1,99 @@
+"""The C kernels on the host, bit-exact with the reference interpreter and TFLite Micro.
+
+Each model puts several kernels into one graph (one C build per configuration): every op kind
+with strides, paddings, dilations, depth multipliers, groups, activations, broadcasting and
+constant operands, under the whole-tensor plan, the vMCU plan (segment and in-place modes,
+tensors wrapping around the end of the pool) and vMCU plans with forced odd segment sizes
+(partial segments). The DSP-extension paths of conv, depthwise and fully connected run with C
+emulations of their instructions (VMCU_EMULATE_DSP).
+"""
+from __future__ import annotations
+
+import shutil
+
+import numpy as np
+import pytest
+
+from tests.c import kernel_models
+from tests.c.c_validate import EMULATED_DSP_HOST, check_model, check_program, program_with_segment
+from tests.random_graphs import GraphBuilder
+from vmcu_tflite.pipeline import compile_model
+from vmcu_tflite.validate.run import validate
+from vmcu_tflite.validate.targets import HOST
+
+pytestmark = pytest.mark.skipif(shutil.which("cmake") is None, reason="cmake is not installed")
+
+MODELS = {
+    "windowed": kernel_models.windowed_model,
+    "elementwise": kernel_models.elementwise_model,
+    "shape": kernel_models.shape_model,
+    "high_rank": kernel_models.high_rank_model,
+}
+
+
+def random_graph() -> bytes:
+    """A fixed chain of the random-graph layers (inverted residuals, strided depthwise, pooling)."""
+    builder = GraphBuilder(np.random.default_rng(7), hw=9, channels=6)
+    for layer in ("conv3x3", "residual", "depthwise_s2", "add_branch", "avgpool", "pointwise"):
+        builder.add_layer(layer)
+    return builder.build()[0]
+
+
+@pytest.fixture(scope="module")
+def model_files(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("kernel_models")
+    paths = {}
+    for name, make in MODELS.items():
+        paths[name] = folder / f"{name}.tflite"
+        paths[name].write_bytes(make())
+    return paths
+
+
+def test_models_use_every_kind_and_mode():
+    """The models below cover every step kind, and the vMCU plans every mode."""
+    kinds, modes = set(), set()
+    for make in MODELS.values():
+        plan = compile_model(make(), "vmcu").plan
+        kinds |= {s.kernel for s in plan.steps}
+        modes |= {(s.kernel, s.mode) for s in plan.steps}
+    assert kinds == {"CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED", "ADD", "MUL", "AVERAGE_POOL_2D",
+                     "MAX_POOL_2D", "MEAN", "PAD", "SOFTMAX", "CONCATENATION", "LOGISTIC",
+                     "RESIZE_NEAREST_NEIGHBOR", "TRANSPOSE", "QUANTIZE"}
+    for streamed in ("CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED", "ADD", "MUL", "AVERAGE_POOL_2D",
+                     "MAX_POOL_2D", "MEAN", "SOFTMAX", "CONCATENATION", "QUANTIZE"):
+        assert (streamed, "segment") in modes, streamed
+    assert ("DEPTHWISE_CONV_2D", "in-place") in modes
+
+
+@pytest.mark.parametrize("planner", ["tensor", "vmcu"])
+@pytest.mark.parametrize("name", list(MODELS))
+def test_planner(model_files, name, planner):
+    v = validate(model_files[name], HOST, seed=1, planner=planner)
+    assert v.status == 0
+    assert v.matches_reference and v.matches_tflm
+
+
+@pytest.mark.parametrize("name, segment", [("windowed", 3), ("elementwise", 5), ("high_rank", 3)])
+def test_forced_segment(name, segment):
+    """Segments that do not divide the channels: partial last segments in every streaming kernel."""
+    model = MODELS[name]()
+    program = program_with_segment(model, segment)
+    assert any(s.mode == "segment" and s.segment_bytes == segment for s in program.plan.steps)
+    assert check_program(program, model, seed=2)[:2] == (True, True)
+
+
+@pytest.mark.parametrize("name, planner", [("windowed", "vmcu"), ("windowed", "tensor"), ("elementwise", "vmcu")])
+def test_emulated_dsp(name, planner):
+    """The DSP paths: dot products by pairs (SMLAD), four depthwise channels at once (SMLABB/SMLATT),
+    in place from the workspace too (the elementwise model's depthwise)."""
+    assert check_model(MODELS[name](), planner, EMULATED_DSP_HOST, seed=3)[:2] == (True, True)
+
+
+@pytest.mark.parametrize("segment", [None, 4])
+def test_random_graph(segment):
+    model = random_graph()
+    if segment is None:
+        result = check_model(model, "vmcu", fuse=False, seed=4)
+    else:
+        result = check_program(program_with_segment(model, segment), model, seed=4)
+    assert result[:2] == (True, True)
