@@ -65,6 +65,20 @@ def test_dynamic_batch_runs_at_the_stored_batch(tmp_path, capsys):
     assert (out / "plan.json").exists()
 
 
+def test_op_on_constants_only_is_refused(tmp_path, capsys):
+    b = ModelBuilder()
+    x = b.tensor((1, 4), scale=0.1, zero_point=0)
+    c = b.const(np.ones((1, 4), np.int8), scale=0.1, zero_point=0)
+    y = b.tensor((1, 4), scale=0.2, zero_point=0)
+    z = b.tensor((1, 4), scale=0.2, zero_point=0)
+    b.op("QUANTIZE", [c], [y])
+    b.op("ADD", [x, y], [z])
+    b.inputs, b.outputs = [x], [z]
+    code, err, out = convert(tmp_path, b.build(), capsys)
+    assert code == 2 and "operator QUANTIZE at index 0 reads only constants" in err and err.count("\n") == 1
+    assert not out.exists()
+
+
 def test_every_truncation_is_reported_cleanly(tmp_path, capsys):
     data = conv_model()
     for cut in range(8, len(data), 37):

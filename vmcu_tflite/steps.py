@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import ops as op_registry
+from .errors import ModelError
 from .graph import Graph
 
 
@@ -28,6 +29,9 @@ def build_steps(graph: Graph) -> tuple[Step, ...]:
     """One step per remaining op, params prepared once (TFLite Micro's Prepare, done ahead of time)."""
     steps = []
     for position, op in enumerate(graph.ops):
+        if not graph.activations(op):
+            raise ModelError(f"operator {op.kind} at index {op.index} reads only constants; fold it into a "
+                             "constant before converting (TFLite's converter does by default)")
         params = op_registry.prepare(graph, op)
         steps.append(Step(index=position, kernel=op.kind, ops=tuple(sorted((op.index,) + op.folded)),
                           inputs=graph.activations(op), outputs=op.outputs, params=params,
