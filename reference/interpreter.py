@@ -20,7 +20,7 @@ from .ops import make_kernel
 from .ops.op_dequantize import dequantize
 from .ops.op_quantize import quantize_float
 from .pool import Access, SimulatedPool
-from .streaming import Ring, replay_fused, replay_in_place_channels, replay_segments
+from .streaming import Ring, fused_reads, replay_fused, replay_in_place_channels, replay_segments
 
 
 @dataclass
@@ -136,7 +136,7 @@ class Interpreter:
             ws = workspace_id(step.index)
             ring = Ring(self._access(step.index, ws, rows.shape[1]), self.program.plan.offsets[ws], p.ring_rows, rows,
                         last_row, first_row)
-        replay_fused(pool, streamed, pattern, out_who, base(step.outputs[0]), out, ring)
+        replay_fused(pool, streamed, pattern, out_who, base(step.outputs[0]), out, ring, fused_reads(p, pattern))
 
     def _last_reads(self) -> dict[int, list[int]]:
         """Step index -> tensors whose storage no later step (nor the application) reads."""

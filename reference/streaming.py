@@ -77,12 +77,16 @@ class Ring:
 
 
 def replay_fused(pool: SimulatedPool, streamed: list[tuple[Access, int, int, AccessPattern]], pattern: AccessPattern,
-                 out_who: Access, out_base: int, out: np.ndarray, ring: "Ring | None") -> None:
+                 out_who: Access, out_base: int, out: np.ndarray, ring: "Ring | None",
+                 actual_reads=None) -> None:
     """A fused block, iteration by iteration like `replay_segments`, plus its ring of rows.
 
     With a ring, the lead conv's output rows are stored into their slots at the start of each
     output row (a slot is freed just before the row `slots` later overwrites it), and every row
     the depthwise window reads is loaded (checked) before the output row is computed.
+    `actual_reads(it)` lists the input byte ranges the kernel itself reads in iteration `it`
+    (window rows, the residual pixel): checking them, not only the pattern's range, keeps the
+    access pattern itself under test.
     """
     schedule = pattern.schedule()
     per_row = int(np.prod(pattern.dims[1:]))
@@ -97,6 +101,8 @@ def replay_fused(pool: SimulatedPool, streamed: list[tuple[Access, int, int, Acc
         for k, (who, base, _, p) in enumerate(streamed):
             lo, hi = int(schedule["read_lo"][it]), int(schedule["read_hi"][it])
             if hi > lo:
+                pool.load(who, base, lo, hi - lo)
+            for lo, hi in actual_reads(it) if actual_reads else ():
                 pool.load(who, base, lo, hi - lo)
         if ring is not None and it % per_row == 0:
             y, row_bytes = it // per_row, ring.rows.shape[1]
@@ -116,3 +122,28 @@ def replay_fused(pool: SimulatedPool, streamed: list[tuple[Access, int, int, Acc
         pool.store(out_who, out_base, lo, flat[lo:hi])
     if ring is not None:
         pool.free(ring.who, ring.base, 0, ring.slots * ring.rows.shape[1])
+
+
+def fused_reads(params, pattern: AccessPattern):
+    """The block-input byte ranges a fused kernel reads at each iteration (y, x, segment):
+    the depthwise window's rows when there is no lead conv, and the residual pixel."""
+    _, h, w, c = params.input_shape
+    dw = params.depthwise
+    k_h, k_w = dw.filter.shape[1:3]
+    per_pixel = pattern.dims[2]
+    out_w = pattern.dims[1]
+
+    def reads(it: int) -> list[tuple[int, int]]:
+        y, x = divmod(it // per_pixel, out_w)
+        ranges = []
+        if params.expand is None:
+            x0 = max(0, x * dw.stride[1] - dw.padding[1])
+            x1 = min(w, x * dw.stride[1] - dw.padding[1] + k_w)
+            for row in range(max(0, y * dw.stride[0] - dw.padding[0]), min(h, y * dw.stride[0] - dw.padding[0] + k_h)):
+                if x1 > x0:
+                    ranges.append(((row * w + x0) * c, (row * w + x1) * c))
+        if params.add is not None:
+            ranges.append(((y * w + x) * c, (y * w + x + 1) * c))
+        return ranges
+
+    return reads

@@ -105,3 +105,22 @@ def test_no_fuse_keeps_every_layer(fuse):
     kinds = [s.kernel for s in program.steps]
     assert kinds == (["INVERTED_BOTTLENECK"] if fuse else ["CONV_2D", "DEPTHWISE_CONV_2D", "CONV_2D"])
     assert len(program.plan.fusion) == (1 if fuse else 0)
+
+
+def test_block_without_lead_keeps_the_window_rows_above():
+    """dw -> project -> ADD: the window's top rows come before the residual pixel, so the output
+    may not start on the input (a regression: the residual alone was taken as the first read)."""
+    rng = np.random.default_rng(0)
+    block = Block(rng, 3, 1)
+    y = block.conv(block.x, 1, 3, 1, depthwise=True)
+    y = block.conv(y, 1, 1, 1)
+    out = block.b.tensor(block.shape, scale=block.scale * 1.5, zero_point=3)
+    block.b.op("ADD", [y, block.x], [out])
+    block.b.inputs, block.b.outputs = [block.x], [out]
+    model = block.b.build()
+    program = fused_program(model)
+    x, y_out = program.steps[0].inputs[0], program.steps[0].outputs[0]
+    distance = (program.plan.offsets[x] - program.plan.offsets[y_out]) % program.plan.pool_bytes
+    assert distance >= 3 + 1  # a row and a pixel of the window are still to be read
+    data = rng.integers(-128, 128, (1, 3, 3, 1)).astype(np.int8)
+    np.testing.assert_array_equal(Interpreter(program).run([data]).outputs[0], run_tflm(model, [data], 1)[0][0])

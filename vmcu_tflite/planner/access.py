@@ -179,8 +179,9 @@ def fused_block(in_shape, out_shape, lead, depthwise, residual: bool, segment: i
     the depthwise (kernel_h, kernel_w, stride_h, stride_w, pad_h, pad_w). With a lead conv, the
     kernel computes its output rows lazily, at the start of each output row, up to the last row
     the depthwise window needs; the block input rows those read count as read during the whole
-    output row. Without one, the depthwise window reads the input directly. A residual reads the
-    input pixel under each output pixel (so it is what keeps the input alive longest).
+    output row, and a residual (the input pixel under each output pixel) is then what keeps the
+    input alive longest. Without one, the depthwise window reads the input directly, and its
+    top-left pixel comes before the residual pixel at its centre.
     """
     _, h, w, c_in = in_shape
     _, o_h, o_w, c_out = out_shape
@@ -189,7 +190,7 @@ def fused_block(in_shape, out_shape, lead, depthwise, residual: bool, segment: i
     row_out = (o_w * c_out, c_out, 0)
     write_lo = Expr(0, (Term(1, row_out), Term(segment, (0, 0, 1))))
     write_hi = Expr(0, (Term(1, row_out), Term(1, (0, 0, segment), segment, hi=c_out)))
-    if residual:
+    if residual and lead is not None:
         read_lo = affine((w * c_in, c_in, 0))
     elif lead is not None:
         k_e, s_e, p_e, rows_e = lead
