@@ -6,10 +6,8 @@ through the same harness, and compare it with the reference interpreter and TFLi
 """
 from __future__ import annotations
 
-import tempfile
 from pathlib import Path
 
-import numpy as np
 
 from vmcu_tflite.pipeline import Program, compile_model
 from vmcu_tflite.plan import Plan
@@ -17,7 +15,7 @@ from vmcu_tflite.passes import simplify
 from vmcu_tflite.planner.vmcu import plan_vmcu
 from vmcu_tflite.reader import parse_model
 from vmcu_tflite.steps import build_steps
-from vmcu_tflite.validate.run import build_and_run
+from vmcu_tflite.validate.run import validate_program
 from vmcu_tflite.validate.targets import HOST, Target
 
 # The DSP-extension code paths with C emulations of SXTB16, SXTAB16, SMLAD, SMLABB and SMLATT.
@@ -36,30 +34,8 @@ def program_with_segment(model: bytes, segment: int) -> Program:
 def check_program(program: Program, model: bytes, target: Target = HOST, seed: int = 0,
                   work: Path | None = None) -> tuple[bool, bool | None, int]:
     """(matches the reference interpreter, matches TFLite Micro or None, C status) for `program`."""
-    from vmcu_reference.inputs import random_inputs
-    from vmcu_reference.interpreter import Interpreter
-    from vmcu_reference.ops.op_dequantize import dequantize
-    from vmcu_reference.ops.op_quantize import quantize_float
-
-    graph = program.graph
-    inputs = random_inputs(graph, seed)
-    as_int8 = [quantize_float(x, graph.tensors[p.tensor].scale, graph.tensors[p.tensor].zero_point)
-               if p.dtype == "float32" else x for p, x in zip(graph.inputs, inputs)]
-    reference = Interpreter(program).run(inputs)
-    with tempfile.TemporaryDirectory(prefix="vmcu-kernels-") as scratch:
-        status, outputs, _ = build_and_run(program, as_int8, target, Path(work or scratch))
-    matches_reference = status == 0 and len(outputs) == len(reference.raw_outputs) and all(
-        np.array_equal(a, b.reshape(-1)) for a, b in zip(outputs, reference.raw_outputs))
-    try:
-        from vmcu_tflite.oracle import run_tflm
-        theirs, _ = run_tflm(model, inputs, len(graph.outputs))
-    except Exception:  # tflite-micro missing
-        return matches_reference, None, status
-    ours = [dequantize(o, graph.tensors[p.tensor].scale, graph.tensors[p.tensor].zero_point)
-            if p.dtype == "float32" else o for p, o in zip(graph.outputs, outputs)]
-    matches_tflm = status == 0 and len(ours) == len(theirs) and all(
-        a.tobytes() == np.asarray(b).reshape(-1).tobytes() for a, b in zip(ours, theirs))
-    return matches_reference, matches_tflm, status
+    result = validate_program(program, model, target, seed, work)
+    return result.matches_reference, result.matches_tflm, result.status
 
 
 def check_model(model: bytes, planner: str, target: Target = HOST, seed: int = 0,

@@ -62,13 +62,19 @@ def build_and_run(program: Program, inputs_int8: list[np.ndarray], target: Targe
 
 def validate(model: Path, target: Target, seed: int = 0, planner: str = "vmcu", work: Path | None = None,
              compare_tflm: bool = True, fuse: bool = True) -> Validation:
+    target.require()
+    program = compile_model(model, planner, fuse)
+    return validate_program(program, model.read_bytes(), target, seed, work, compare_tflm)
+
+
+def validate_program(program: Program, model: bytes, target: Target, seed: int = 0, work: Path | None = None,
+                     compare_tflm: bool = True) -> Validation:
+    """Build and run an already planned `program` (of the model `model`) and compare its outputs."""
     from vmcu_reference.inputs import random_inputs
     from vmcu_reference.interpreter import Interpreter
     from vmcu_reference.ops.op_dequantize import dequantize
     from vmcu_reference.ops.op_quantize import quantize_float
 
-    target.require()
-    program = compile_model(model, planner, fuse)
     graph = program.graph
     inputs = random_inputs(graph, seed)
     as_int8 = [quantize_float(x, graph.tensors[p.tensor].scale, graph.tensors[p.tensor].zero_point)
@@ -82,7 +88,7 @@ def validate(model: Path, target: Target, seed: int = 0, planner: str = "vmcu", 
     if compare_tflm:
         try:
             from ..oracle import run_tflm
-            theirs, _ = run_tflm(model.read_bytes(), inputs, len(graph.outputs))
+            theirs, _ = run_tflm(model, inputs, len(graph.outputs))
         except UsageError:
             theirs = None
         if theirs is not None:
