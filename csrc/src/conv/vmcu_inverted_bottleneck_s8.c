@@ -125,17 +125,6 @@ static void depthwise_pixel(const vmcu_depthwise_params *p, const vmcu_view *src
     }
 }
 
-/* TFLite's integer ADD of one pair of values. */
-static int8_t add_values(const vmcu_elementwise_params *p, int32_t a, int32_t b)
-{
-    const int32_t scale = (int32_t)1 << p->left_shift;
-    const int32_t s1 = vmcu_rdbpot(vmcu_srdhm((a + p->input1_offset) * scale, p->input1_multiplier), -p->input1_shift);
-    const int32_t s2 = vmcu_rdbpot(vmcu_srdhm((b + p->input2_offset) * scale, p->input2_multiplier), -p->input2_shift);
-    const int32_t v = vmcu_rdbpot(vmcu_srdhm(vmcu_add_wrap(s1, s2), p->output_multiplier), -p->output_shift) +
-                      p->output_offset;
-    return (int8_t)vmcu_clamp(v, p->act_min, p->act_max);
-}
-
 vmcu_status vmcu_inverted_bottleneck_s8(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
                                         const vmcu_view *output)
 {
@@ -177,8 +166,8 @@ vmcu_status vmcu_inverted_bottleneck_s8(const vmcu_context *ctx, const void *par
                     int8_t value = requantize(&project->requant, acc, c, project->output_offset);
                     if (p->add != 0) {
                         const int32_t residual = vmcu_get(in, pixel + (uint32_t)c);
-                        value = p->residual_first ? add_values(p->add, residual, value)
-                                                  : add_values(p->add, value, residual);
+                        value = p->residual_first ? vmcu_add_pair(p->add, residual, value)
+                                                  : vmcu_add_pair(p->add, value, residual);
                     }
                     seg[c - first] = value;
                 }
