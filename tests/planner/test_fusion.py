@@ -1,13 +1,11 @@
 """Fused inverted bottlenecks against the unfused layers and TFLite Micro: bit-exact, hazard-free."""
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from tests.tflite_builder import ModelBuilder, random_bias, random_weights
+from tests.random_graphs import GraphBuilder
 from vmcu_reference.interpreter import Interpreter
 from vmcu_tflite.fusion import apply_fusion, find_blocks
 from vmcu_tflite.oracle import run_tflm
@@ -18,29 +16,11 @@ from vmcu_tflite.reader import parse_model
 from vmcu_tflite.steps import build_steps
 
 
-class Block:
-    """Builds lead conv -> depthwise -> 1x1 project [-> ADD] with sane random quantization."""
+class Block(GraphBuilder):
+    """Builds lead conv -> depthwise -> 1x1 project [-> ADD], tracking the current shape and scale."""
 
-    def __init__(self, rng, hw, c_in):
-        self.rng, self.b = rng, ModelBuilder()
-        self.scale = 0.05
-        self.x = self.b.tensor((1, hw, hw, c_in), scale=self.scale, zero_point=int(rng.integers(-10, 10)))
-        self.shape = (1, hw, hw, c_in)
-
-    def conv(self, x, c_out, k, stride, depthwise=False, pad_mode=0):
-        n, h, w, c_in = self.shape
-        o = -(-h // stride) if pad_mode == 0 else (h - k) // stride + 1
-        w_scale = self.rng.uniform(0.005, 0.02, size=c_out)
-        taps = k * k * (1 if depthwise else c_in)
-        out_scale = float(math.sqrt(taps) * 128 * self.scale * w_scale.mean())
-        shape = (1, k, k, c_out) if depthwise else (c_out, k, k, c_in)
-        f = self.b.const(random_weights(self.rng, shape), scale=w_scale, zero_point=0, axis=3 if depthwise else 0)
-        bias = self.b.const(random_bias(self.rng, c_out), scale=self.scale * w_scale, zero_point=0)
-        y = self.b.tensor((n, o, o, c_out), scale=out_scale, zero_point=int(self.rng.integers(-20, 20)))
-        extra = {"depth_multiplier": 1} if depthwise else {}
-        self.b.op("DEPTHWISE_CONV_2D" if depthwise else "CONV_2D", [x, f, bias], [y], padding=pad_mode,
-                  stride_h=stride, stride_w=stride, fused_activation_function=int(self.rng.choice([0, 1, 3])), **extra)
-        self.shape, self.scale = (n, o, o, c_out), out_scale
+    def conv(self, x, c_out, k, stride, depthwise=False):
+        y, self.shape, self.scale, _ = super().conv(x, self.shape, c_out, k, stride, depthwise)
         return y
 
 
