@@ -81,7 +81,7 @@ class Interpreter:
                     .reshape(graph.tensors[t].shape) for t in step.inputs]
             out = kernel.run(*args)
             t_out = step.outputs[0]
-            self._write_output(pool, step, out, base)
+            self._write_output(pool, step, args, out, base)
             if record:
                 result.tensors[t_out] = out
                 result.order.append(t_out)
@@ -98,7 +98,7 @@ class Interpreter:
             result.outputs.append(data)
         return result
 
-    def _write_output(self, pool: SimulatedPool, step, out: np.ndarray, base) -> None:
+    def _write_output(self, pool: SimulatedPool, step, args: list[np.ndarray], out: np.ndarray, base) -> None:
         """Store the step's output the way its kernel does: at once, by segments, or in place."""
         graph, planned = self.program.graph, self.planned[step.index]
         t_out, segment = step.outputs[0], planned.segment_bytes
@@ -110,7 +110,7 @@ class Interpreter:
                                      self._access(step.index, ws, segment), self.program.plan.offsets[ws],
                                      out_who, base(t_out), out, segment)
         elif step.kernel == "INVERTED_BOTTLENECK":
-            self._write_fused(pool, step, out, base, out_who)
+            self._write_fused(pool, step, args[0], out, base, out_who)
         elif planned.streamed_inputs:
             streamed = [(self._access(step.index, x, segment), base(x), graph.tensors[x].num_bytes,
                          access_pattern(graph, step, x, segment)) for x in planned.streamed_inputs]
@@ -118,16 +118,15 @@ class Interpreter:
         else:
             pool.store(out_who, base(t_out), 0, out)
 
-    def _write_fused(self, pool: SimulatedPool, step, out: np.ndarray, base, out_who: Access) -> None:
+    def _write_fused(self, pool: SimulatedPool, step, x: np.ndarray, out: np.ndarray, base, out_who: Access) -> None:
+        """`x` is the block input as the step loaded (and checked) it when it began."""
         graph, planned = self.program.graph, self.planned[step.index]
         segment, p = planned.segment_bytes, step.params
         pattern = access_pattern(graph, step, step.inputs[0], segment)
-        streamed = [(self._access(step.index, x, segment), base(x), graph.tensors[x].num_bytes, pattern)
-                    for x in planned.streamed_inputs]
+        streamed = [(self._access(step.index, t, segment), base(t), graph.tensors[t].num_bytes, pattern)
+                    for t in planned.streamed_inputs]
         ring = None
         if p.expand is not None:
-            x = pool.load(self._access(step.index, step.inputs[0]), base(step.inputs[0]), 0,
-                          graph.tensors[step.inputs[0]].num_bytes).reshape(p.input_shape)
             rows = self.kernels[step.index].expand.run(x)[0].reshape(p.expand.output_shape[1], -1)
             k, s, pad = p.depthwise.filter.shape[1], p.depthwise.stride[0], p.depthwise.padding[0]
             heights = range(p.output_shape[1])
