@@ -1,0 +1,41 @@
+"""The heavy kernels, each written once in the kernel language (paper section 5).
+
+`describe(step, segment, in_place)` gives the description of one step's kernel configuration.
+The planner reads its access functions from it (`access.py`), the reference interpreter runs its
+loads, stores and frees over the simulated pool (`vmcu_reference/kernel_run.py`), and the C
+generator emits one C function per distinct configuration (`lower_c.py`). Kinds without a
+description (element-wise, pooling, shape ops) keep their hand-written C and access patterns.
+"""
+from __future__ import annotations
+
+from .conv import conv2d
+from .depthwise import depthwise, depthwise_in_place
+from .fused import inverted_bottleneck
+from .gemm import gemm
+from .ir import Kernel
+
+DESCRIBED = frozenset({"CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED", "INVERTED_BOTTLENECK"})
+
+
+def is_pointwise(params) -> bool:
+    """A 1x1, stride 1, unpadded, single-group convolution: a GEMM over the pixels."""
+    _, k_h, k_w, fc = params.filter.shape
+    return (k_h, k_w) == (1, 1) and params.stride == (1, 1) and params.padding == (0, 0) \
+        and fc == params.input_shape[3]
+
+
+def describe(kind: str, params, segment: int, in_place: bool = False) -> Kernel | None:
+    """The kernel description of a step, or None for kinds that have none."""
+    if kind == "FULLY_CONNECTED":
+        units, depth = params.filter.shape
+        return gemm(params.rows, depth, units, segment, "vmcu_fully_connected_params", "fully_connected")
+    if kind == "CONV_2D":
+        if is_pointwise(params):
+            n, h, w, c_in = params.input_shape
+            return gemm(n * h * w, c_in, params.output_shape[3], segment, "vmcu_conv_params", "pointwise")
+        return conv2d(params, segment)
+    if kind == "DEPTHWISE_CONV_2D":
+        return depthwise_in_place(params, segment) if in_place else depthwise(params, segment)
+    if kind == "INVERTED_BOTTLENECK":
+        return inverted_bottleneck(params, segment)
+    return None

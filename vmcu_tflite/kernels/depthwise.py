@@ -1,0 +1,117 @@
+"""DEPTHWISE_CONV_2D (any depth multiplier, stride, dilation, padding).
+
+Streaming (segment and whole-tensor modes): iterations (n, y, x, channel segment q). Channels go
+four at a time (one word of input and one of filter per tap: SMLABB/SMLATT) with a depth
+multiplier of 1, one at a time otherwise; for each group of channels every in-bounds kernel row
+is one strided load (one run of the group's channels per tap).
+
+In place (multiplier 1, output at the input's base; TinyEngine's trick): per channel segment,
+the segment's plane of the input (every pixel, those channels) is copied to the workspace and
+freed, then every output pixel of those channels is computed from the plane and stored at its
+NHWC place, which holds only input bytes already copied.
+"""
+from __future__ import annotations
+
+from .index import Const, Var, floor_div, imin
+from .ir import (Broadcast, DotLanes, InitBias, Kernel, RAMFree, RAMLoad, RAMStore, RegAlloc, Requantize, Workspace,
+                 loop)
+from .window import taps
+
+
+def depthwise_pixel(p, source: str, base, pixel_bytes, channel0, first, end, lanes_max: int, segment: int,
+                    dst: str = "seg", params: str = "p", offsets: str = "offsets"):
+    """Compute channels [first, end) of output pixel (n, y, x) into `seg`, reading `source`.
+
+    Pixel i of the source starts at byte base + i * pixel_bytes and holds input channels from
+    `channel0` on (a plane in the workspace holds only its own channels). `params` is the C
+    expression of the depthwise params (a fused block passes its member).
+    """
+    _, h, w, _ = p.input_shape
+    _, k_h, k_w, c_out = p.filter.shape
+    (s_h, s_w), (d_h, d_w), (p_h, p_w) = p.stride, p.dilation, p.padding
+    mult = p.depth_multiplier
+    n, y, x, c, ky, kx = (Var(v) for v in ("n", "y", "x", "c", "ky", "kx"))
+    rows, cols = taps(y, s_h, p_h, d_h, k_h, h), taps(x, s_w, p_w, d_w, k_w, w)
+    lanes = imin(end - first - c, lanes_max)
+    channel = first + c
+    in_channel = floor_div(channel, mult) - channel0
+    return [
+        loop("c", 0, end - first, [
+            RegAlloc("acc", "int32_t", lanes_max),
+            InitBias("acc", f"{params}->bias", channel, lanes),
+            loop("ky", rows.lo, rows.hi, [
+                RAMLoad("row", source, base + ((n * h + rows.origin + ky * d_h) * w + cols.origin + cols.lo * d_w)
+                        * pixel_bytes + in_channel, lanes if mult == 1 else Const(1), runs=cols.hi - cols.lo,
+                        run_stride=pixel_bytes * d_w, max_bytes=k_w * lanes_max),
+                loop("kx", cols.lo, cols.hi, [
+                    DotLanes("acc", "row", (kx - cols.lo) * d_w * pixel_bytes, f"{params}->filter",
+                             (ky * k_w + kx) * c_out + channel, lanes, offsets, f"{params}->input_offset"),
+                ], extent=k_w),
+            ], extent=k_h),
+            Requantize(dst, c, "acc", lanes, channel, params),
+        ], step=lanes_max, extent=-(-segment // lanes_max)),
+    ]
+
+
+def depthwise(params, segment: int) -> Kernel:
+    p = params
+    n_, h, w, c_in = p.input_shape
+    _, o_h, o_w, c_out = p.output_shape
+    lanes = 4 if p.depth_multiplier == 1 else 1
+    n, y, x, q = (Var(v) for v in ("n", "y", "x", "q"))
+    first, end = q * segment, imin(q * segment + segment, c_out)
+    body = (
+        Broadcast("offsets", "p->input_offset"),
+        loop("n", 0, n_, [loop("y", 0, o_h, [loop("x", 0, o_w, [
+            loop("q", 0, -(-c_out // segment), [
+                RegAlloc("seg", "int8_t", segment),
+                *depthwise_pixel(p, "input0", 0, c_in, 0, first, end, lanes, segment),
+                RAMStore("output", ((n * o_h + y) * o_w + x) * c_out + first, end - first, "seg"),
+            ]),
+        ])])]),
+    )
+    signature = ("depthwise", tuple(p.input_shape), tuple(p.output_shape), tuple(p.filter.shape), p.stride,
+                 p.dilation, p.padding, p.depth_multiplier, segment)
+    return Kernel(name="depthwise", params_type="vmcu_depthwise_params", signature=signature,
+                  tensors={"input0": n_ * h * w * c_in, "output": n_ * o_h * o_w * c_out}, body=body,
+                  doc=f"DEPTHWISE_CONV_2D {p.filter.shape[1]}x{p.filter.shape[2]} {p.input_shape} -> "
+                      f"{p.output_shape}, {segment}-byte segments")
+
+
+def depthwise_in_place(params, segment: int) -> Kernel:
+    """Channel plane by channel plane through the workspace (multiplier 1)."""
+    p = params
+    n_, h, w, c = p.input_shape
+    _, o_h, o_w, _ = p.output_shape
+    pixels = n_ * h * w
+    planes = -(-c // segment)
+    q, pixel, n, y, x = (Var(v) for v in ("q", "pixel", "n", "y", "x"))
+    first, end = q * segment, imin(q * segment + segment, c)
+    width = end - first
+    plane = q * pixels * segment  # logical offset of plane q in the workspace tensor
+    if c % segment:
+        raise ValueError(f"in-place depthwise needs planes that divide the {c} channels, not {segment}")
+    # The plane's pixel-major layout in the workspace: pixel i, channel j at plane + i * segment + j.
+    compute = depthwise_pixel(p, "plane", plane, segment, first, first, end, 4, segment)
+    body = (
+        Broadcast("offsets", "p->input_offset"),
+        loop("q", 0, planes, [
+            loop("pixel", 0, pixels, [
+                RegAlloc("cell", "int8_t", segment),
+                RAMLoad("px", "input0", pixel * c + first, width, max_bytes=segment, into="cell"),
+                RAMStore("plane", plane + pixel * segment, width, "cell"),
+                RAMFree("input0", pixel * c + first, width),
+            ]),
+            loop("n", 0, n_, [loop("y", 0, o_h, [loop("x", 0, o_w, [
+                RegAlloc("seg", "int8_t", segment),
+                *compute,
+                RAMStore("output", ((n * o_h + y) * o_w + x) * c + first, width, "seg"),
+            ])])]),
+        ]),
+    )
+    signature = ("depthwise_in_place", tuple(p.input_shape), tuple(p.output_shape), tuple(p.filter.shape), p.stride,
+                 p.dilation, p.padding, segment)
+    return Kernel(name="depthwise_in_place", params_type="vmcu_depthwise_params", signature=signature,
+                  tensors={"input0": pixels * c, "output": n_ * o_h * o_w * c}, body=body,
+                  workspaces=(Workspace("plane", planes * pixels * segment, pixels * segment),),
+                  doc=f"DEPTHWISE_CONV_2D in place {p.input_shape}, {segment}-channel planes")

@@ -1,0 +1,321 @@
+"""Index expressions of the kernel language: integers built from loop variables.
+
+Every address, loop bound and length in a kernel description is one of these trees: sums,
+products by constants, min and max of loop variables and constants (the paper's affine access
+functions plus the clamps that borders and partial segments need). Each tree has three readings,
+one per use of the description:
+
+- `evaluate(env)`: numpy arrays over many iterations at once (the reference interpreter),
+- `c()`: a C expression (the generated kernel),
+- `cpsat(model, env)`: a CP-SAT linear expression (the planner's gap, paper eq. 1).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Mapping, Union
+
+import numpy as np
+
+IxLike = Union["Ix", int]
+BOUND = 1 << 40  # domain of the CP-SAT helper variables: far beyond any tensor
+
+
+def ix(value: IxLike) -> "Ix":
+    return value if isinstance(value, Ix) else Const(int(value))
+
+
+class Ix:
+    """An integer-valued expression over loop variables."""
+
+    def __add__(self, other: IxLike) -> "Ix":
+        return _add(self, ix(other))
+
+    __radd__ = __add__
+
+    def __sub__(self, other: IxLike) -> "Ix":
+        return _add(self, _scale(ix(other), -1))
+
+    def __rsub__(self, other: IxLike) -> "Ix":
+        return _add(ix(other), _scale(self, -1))
+
+    def __mul__(self, factor: int) -> "Ix":
+        if isinstance(factor, Ix):
+            if not isinstance(factor, Const):
+                raise TypeError("index expressions multiply by constants only (they must stay affine)")
+            factor = factor.value
+        return _scale(self, int(factor))
+
+    __rmul__ = __mul__
+
+    def __neg__(self) -> "Ix":
+        return _scale(self, -1)
+
+    def variables(self) -> frozenset[str]:
+        raise NotImplementedError
+
+    def evaluate(self, env: Mapping[str, np.ndarray]) -> np.ndarray:
+        raise NotImplementedError
+
+    def c(self) -> str:
+        raise NotImplementedError
+
+    def cpsat(self, model, env: Mapping):
+        raise NotImplementedError
+
+    def bounds(self, ranges: Mapping[str, tuple[int, int]]) -> tuple[int, int]:
+        """Least and greatest value when each variable v lies in ranges[v] (inclusive)."""
+        raise NotImplementedError
+
+
+@dataclass(frozen=True)
+class Const(Ix):
+    value: int
+
+    def variables(self):
+        return frozenset()
+
+    def evaluate(self, env):
+        return np.int64(self.value)
+
+    def c(self):
+        return str(self.value) if self.value >= 0 else f"({self.value})"
+
+    def cpsat(self, model, env):
+        return self.value
+
+    def bounds(self, ranges):
+        return self.value, self.value
+
+
+@dataclass(frozen=True)
+class Var(Ix):
+    name: str
+
+    def variables(self):
+        return frozenset({self.name})
+
+    def evaluate(self, env):
+        return env[self.name]
+
+    def c(self):
+        return self.name
+
+    def cpsat(self, model, env):
+        return env[self.name]
+
+    def bounds(self, ranges):
+        return ranges[self.name]
+
+
+@dataclass(frozen=True)
+class Sum(Ix):
+    """const + sum of coef * part."""
+
+    parts: tuple[tuple[int, Ix], ...]
+    const: int = 0
+
+    def variables(self):
+        return frozenset().union(*(p.variables() for _, p in self.parts))
+
+    def evaluate(self, env):
+        total = np.int64(self.const)
+        for coef, part in self.parts:
+            total = total + coef * part.evaluate(env)
+        return total
+
+    def c(self):
+        text = ""
+        for coef, part in self.parts:
+            term = part.c() if coef in (1, -1) else f"{abs(coef)} * {part.c()}"
+            text += (" - " if coef < 0 else " + ") + term if text else ("-" if coef < 0 else "") + term
+        if self.const:
+            text += f" {'-' if self.const < 0 else '+'} {abs(self.const)}"
+        return f"({text})"
+
+    def cpsat(self, model, env):
+        return sum(coef * part.cpsat(model, env) for coef, part in self.parts) + self.const
+
+    def bounds(self, ranges):
+        lo = hi = self.const
+        for coef, part in self.parts:
+            a, b = part.bounds(ranges)
+            lo, hi = lo + min(coef * a, coef * b), hi + max(coef * a, coef * b)
+        return lo, hi
+
+
+@dataclass(frozen=True)
+class Min(Ix):
+    a: Ix
+    b: Ix
+
+    def variables(self):
+        return self.a.variables() | self.b.variables()
+
+    def evaluate(self, env):
+        return np.minimum(self.a.evaluate(env), self.b.evaluate(env))
+
+    def c(self):
+        return f"vmcu_min({self.a.c()}, {self.b.c()})"
+
+    def cpsat(self, model, env):
+        value = model.NewIntVar(-BOUND, BOUND, "")
+        model.AddMinEquality(value, [_linear_var(model, self.a.cpsat(model, env)),
+                                     _linear_var(model, self.b.cpsat(model, env))])
+        return value
+
+    def bounds(self, ranges):
+        (a0, a1), (b0, b1) = self.a.bounds(ranges), self.b.bounds(ranges)
+        return min(a0, b0), min(a1, b1)
+
+
+@dataclass(frozen=True)
+class Max(Ix):
+    a: Ix
+    b: Ix
+
+    def variables(self):
+        return self.a.variables() | self.b.variables()
+
+    def evaluate(self, env):
+        return np.maximum(self.a.evaluate(env), self.b.evaluate(env))
+
+    def c(self):
+        return f"vmcu_max({self.a.c()}, {self.b.c()})"
+
+    def cpsat(self, model, env):
+        value = model.NewIntVar(-BOUND, BOUND, "")
+        model.AddMaxEquality(value, [_linear_var(model, self.a.cpsat(model, env)),
+                                     _linear_var(model, self.b.cpsat(model, env))])
+        return value
+
+    def bounds(self, ranges):
+        (a0, a1), (b0, b1) = self.a.bounds(ranges), self.b.bounds(ranges)
+        return max(a0, b0), max(a1, b1)
+
+
+@dataclass(frozen=True)
+class CeilDiv(Ix):
+    """ceil(a / divisor) for a >= 0 (taps skipped by a dilation, in-bounds ranges)."""
+
+    a: Ix
+    divisor: int
+
+    def variables(self):
+        return self.a.variables()
+
+    def evaluate(self, env):
+        return -((-self.a.evaluate(env)) // self.divisor)
+
+    def c(self):
+        return f"(({self.a.c()} + {self.divisor - 1}) / {self.divisor})" if self.divisor != 1 else self.a.c()
+
+    def cpsat(self, model, env):
+        value = model.NewIntVar(-BOUND, BOUND, "")
+        model.AddDivisionEquality(value, _linear_var(model, self.a.cpsat(model, env) + self.divisor - 1),
+                                  self.divisor)
+        return value
+
+    def bounds(self, ranges):
+        lo, hi = self.a.bounds(ranges)
+        return -((-lo) // self.divisor), -((-hi) // self.divisor)
+
+
+@dataclass(frozen=True)
+class FloorDiv(Ix):
+    """floor(a / divisor) for a >= 0 (the input channel of a depthwise output channel)."""
+
+    a: Ix
+    divisor: int
+
+    def variables(self):
+        return self.a.variables()
+
+    def evaluate(self, env):
+        return self.a.evaluate(env) // self.divisor
+
+    def c(self):
+        return f"({self.a.c()} / {self.divisor})"
+
+    def cpsat(self, model, env):
+        value = model.NewIntVar(-BOUND, BOUND, "")
+        model.AddDivisionEquality(value, _linear_var(model, self.a.cpsat(model, env)), self.divisor)
+        return value
+
+    def bounds(self, ranges):
+        lo, hi = self.a.bounds(ranges)
+        return lo // self.divisor, hi // self.divisor
+
+
+def _linear_var(model, expr):
+    """CP-SAT min/max/division take variables or linear expressions; constants become fixed vars."""
+    if isinstance(expr, int):
+        return model.NewConstant(expr)
+    return expr
+
+
+def _flatten(e: Ix) -> tuple[list[tuple[int, Ix]], int]:
+    if isinstance(e, Const):
+        return [], e.value
+    if isinstance(e, Sum):
+        return list(e.parts), e.const
+    return [(1, e)], 0
+
+
+def _make(parts: list[tuple[int, Ix]], const: int) -> Ix:
+    merged: dict[Ix, int] = {}
+    for coef, part in parts:
+        merged[part] = merged.get(part, 0) + coef
+    parts = [(c, p) for p, c in merged.items() if c]
+    if not parts:
+        return Const(const)
+    if len(parts) == 1 and parts[0][0] == 1 and const == 0:
+        return parts[0][1]
+    return Sum(tuple(parts), const)
+
+
+def _add(a: Ix, b: Ix) -> Ix:
+    pa, ca = _flatten(a)
+    pb, cb = _flatten(b)
+    return _make(pa + pb, ca + cb)
+
+
+def _scale(a: Ix, factor: int) -> Ix:
+    parts, const = _flatten(a)
+    return _make([(coef * factor, p) for coef, p in parts], const * factor)
+
+
+def clip(value: IxLike, lo: IxLike, hi: IxLike) -> Ix:
+    """min(max(value, lo), hi)."""
+    return Min(Max(ix(value), ix(lo)), ix(hi))
+
+
+def imin(a: IxLike, b: IxLike) -> Ix:
+    a, b = ix(a), ix(b)
+    if isinstance(a, Const) and isinstance(b, Const):
+        return Const(min(a.value, b.value))
+    return Min(a, b)
+
+
+def imax(a: IxLike, b: IxLike) -> Ix:
+    a, b = ix(a), ix(b)
+    if isinstance(a, Const) and isinstance(b, Const):
+        return Const(max(a.value, b.value))
+    return Max(a, b)
+
+
+def ceil_div(a: IxLike, divisor: int) -> Ix:
+    a = ix(a)
+    if divisor == 1:
+        return a
+    if isinstance(a, Const):
+        return Const(-((-a.value) // divisor))
+    return CeilDiv(a, divisor)
+
+
+def floor_div(a: IxLike, divisor: int) -> Ix:
+    a = ix(a)
+    if divisor == 1:
+        return a
+    if isinstance(a, Const):
+        return Const(a.value // divisor)
+    return FloorDiv(a, divisor)

@@ -1,0 +1,203 @@
+"""The kernel language: loops and the paper's intrinsics (section 5), as plain frozen dataclasses.
+
+A kernel description is a tree of statements. Loops run a variable over [lo, hi) in steps; the
+pool is touched only through RAMLoad, RAMStore and RAMFree, whose offsets are index expressions
+(`index.py`) of the loop variables, so the planner, the interpreter and the C generator all see
+exactly the bytes the kernel reads and writes, in the kernel's order:
+
+- `RAMLoad`: `runs` runs of `length` bytes, `run_stride` apart, from a tensor of the pool. In C,
+  a pointer into the pool, or (when the bytes cross the end of the circular pool) a copy;
+  with `into`, always a copy into a RegAlloc buffer (a gathered window).
+- `RAMStore`: bytes of a RegAlloc buffer to a tensor of the pool.
+- `RAMFree`: the kernel will never read these bytes again; its output may now land on them.
+  C emits nothing; the interpreter releases them and so proves the claim.
+- `FlashLoad`: a pointer into a constant array of the params (weights live in flash).
+- `RegAlloc`: registers / a small local array. `Broadcast`: a 16-bit value in both halves of a
+  word (PKHBT), the input offset of the SIMD dot products.
+- `Dot`: acc[k] += sum_i (x[i] + offset) * w_k[i] for one or two weight rows (SMLAD pairs, the
+  paper's 2x2x16 GEMM tile along one output dimension); `DotLanes`: acc[l] += (x[l] + offset) *
+  w[l] for up to four lanes, the per-channel products of depthwise convolution (SMLABB/SMLATT,
+  four channels per word).
+- `Requantize`, `InitBias`, `AddResidual`: TFLite's integer arithmetic on a few values.
+
+Tensors are named by role: "input0", "input1", ... and "output" in the pool, plus workspaces
+declared by the kernel (`Workspace`): a logical tensor kept in `capacity` bytes of the step's
+workspace, byte b at workspace offset b mod capacity (a ring of rows, a channel plane).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Union
+
+from .index import Const, Ix, IxLike, ix
+
+
+class _IndexFields:
+    """Lets descriptions write plain ints wherever an index expression is expected."""
+
+    def __post_init__(self):
+        for name, kind in self.__dataclass_fields__.items():
+            if kind.type == "Ix" and not isinstance(getattr(self, name), Ix):
+                object.__setattr__(self, name, ix(getattr(self, name)))
+
+
+@dataclass(frozen=True)
+class Loop:
+    var: str
+    lo: Ix
+    hi: Ix  # exclusive
+    body: tuple["Stmt", ...]
+    step: int = 1
+    extent: int = 0  # the most iterations it can run (static; loop bounds may depend on outer variables)
+
+
+@dataclass(frozen=True)
+class RAMLoad(_IndexFields):
+    name: str  # the loaded bytes, as a pointer (or, with `into`, the buffer written)
+    tensor: str
+    offset: Ix
+    length: Ix
+    runs: Ix = Const(1)
+    run_stride: Ix = Const(0)
+    max_bytes: int = 0  # static bound of runs * length (the copy made when the bytes wrap)
+    into: str | None = None  # gather into this RegAlloc buffer at `into_index`, runs packed
+    into_index: Ix = Const(0)
+
+
+@dataclass(frozen=True)
+class RAMStore(_IndexFields):
+    tensor: str
+    offset: Ix
+    length: Ix
+    src: str  # a RegAlloc buffer
+    src_index: Ix = Const(0)
+
+
+@dataclass(frozen=True)
+class RAMFree(_IndexFields):
+    tensor: str
+    offset: Ix
+    length: Ix
+    runs: Ix = Const(1)
+    run_stride: Ix = Const(0)
+
+
+@dataclass(frozen=True)
+class RegAlloc:
+    name: str
+    ctype: str  # "int8_t" or "int32_t"
+    size: int
+    fill: str | None = None  # C value every element starts with (a window's zero point)
+
+
+@dataclass(frozen=True)
+class FlashLoad(_IndexFields):
+    name: str
+    array: str  # C expression of a params member: "p->filter"
+    offset: Ix
+
+
+@dataclass(frozen=True)
+class Broadcast:
+    name: str
+    value: str  # C expression of a 16-bit value
+
+
+@dataclass(frozen=True)
+class Dot(_IndexFields):
+    acc: str
+    acc_index: Ix
+    x: str
+    x_index: Ix
+    weights: tuple[str, ...]  # one or two FlashLoad pointers
+    w_index: Ix
+    length: Ix
+    offsets: str  # Broadcast of the input offset
+    x_offset: str  # the same offset as a plain int32 (portable path)
+    count: Ix = Const(1)  # weight rows used: 1 or 2 (the last unit of an odd segment uses one)
+
+
+@dataclass(frozen=True)
+class DotLanes(_IndexFields):
+    acc: str
+    x: str
+    x_index: Ix
+    w: str
+    w_index: Ix
+    lanes: Ix
+    offsets: str
+    x_offset: str
+
+
+@dataclass(frozen=True)
+class InitBias(_IndexFields):
+    acc: str
+    bias: str  # C expression of the bias array (may be NULL)
+    channel: Ix
+    count: Ix
+
+
+@dataclass(frozen=True)
+class Requantize(_IndexFields):
+    dst: str
+    dst_index: Ix
+    acc: str
+    count: Ix
+    channel: Ix
+    quant: str  # C expression of a params struct with .requant and .output_offset
+
+
+@dataclass(frozen=True)
+class AddResidual(_IndexFields):
+    dst: str
+    dst_index: Ix
+    residual: str  # a RAMLoad pointer
+    residual_index: Ix
+    count: Ix
+    add: str  # C expression of a vmcu_elementwise_params pointer
+    residual_first: bool
+
+
+Stmt = Union[Loop, RAMLoad, RAMStore, RAMFree, RegAlloc, FlashLoad, Broadcast, Dot, DotLanes, InitBias, Requantize,
+             AddResidual]
+MEMORY = (RAMLoad, RAMStore, RAMFree)
+
+
+@dataclass(frozen=True)
+class Workspace:
+    """A logical tensor the kernel keeps in its workspace: byte b at workspace offset b % capacity."""
+
+    name: str
+    size: int  # logical bytes
+    capacity: int  # workspace bytes it occupies
+
+
+@dataclass(frozen=True)
+class Kernel:
+    """One kernel configuration: everything that the generated C folds in as constants.
+
+    `signature` identifies the configuration: two steps with equal signatures share one C function.
+    `tensors` maps each pool role to its size in bytes.
+    """
+
+    name: str  # C function stem
+    params_type: str  # the C params struct the function receives
+    signature: tuple
+    tensors: dict[str, int]
+    body: tuple[Stmt, ...]
+    workspaces: tuple[Workspace, ...] = ()
+    doc: str = ""
+    c_vars: tuple[tuple[str, str], ...] = field(default=())  # (declaration, initializer) read from params
+
+    def workspace(self, name: str) -> Workspace | None:
+        return next((w for w in self.workspaces if w.name == name), None)
+
+
+def loop(var: str, lo: IxLike, hi: IxLike, body, step: int = 1, extent: int | None = None) -> Loop:
+    """A loop; `extent` defaults to hi - lo when both are constants."""
+    lo, hi = ix(lo), ix(hi)
+    if extent is None:
+        if not (isinstance(lo, Const) and isinstance(hi, Const)):
+            raise ValueError(f"loop {var}: give the static extent of a loop with variable bounds")
+        extent = max(0, -(-(hi.value - lo.value) // step))
+    return Loop(var, lo, hi, tuple(body), step, extent)

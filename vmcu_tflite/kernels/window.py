@@ -1,0 +1,26 @@
+"""What windowed kernels share: the taps of a window that fall inside the input.
+
+For output position o, stride s, padding p, dilation d and k taps over an input of n positions,
+tap t reads input position o*s - p + t*d; the taps inside the input are [lo, hi) with
+lo = ceil(max(0, p - o*s) / d) and hi = min(k, ceil(max(0, n - (o*s - p)) / d)) (empty when
+lo >= hi), the C runtime's vmcu_tap_range. Kernels loop over exactly these taps.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .index import Ix, ceil_div, imax, imin
+
+
+@dataclass(frozen=True)
+class Taps:
+    origin: Ix  # input position of tap 0 (may be negative: padding)
+    lo: Ix
+    hi: Ix
+
+
+def taps(out: Ix, stride: int, pad: int, dilation: int, kernel: int, size: int) -> Taps:
+    origin = out * stride - pad
+    lo = ceil_div(imax(0, pad - out * stride), dilation)
+    hi = imin(kernel, ceil_div(imax(0, size - origin), dilation))
+    return Taps(origin, imin(lo, hi), hi)
