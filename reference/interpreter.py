@@ -12,6 +12,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from vmcu_tflite.errors import UsageError
+from vmcu_tflite.kernels import describe
 from vmcu_tflite.pipeline import Program, compile_model
 from vmcu_tflite.plan import workspace_id
 from vmcu_tflite.planner.streaming import access_pattern
@@ -19,8 +20,9 @@ from vmcu_tflite.planner.streaming import access_pattern
 from .ops import make_kernel
 from .ops.op_dequantize import dequantize
 from .ops.op_quantize import quantize_float
+from .kernel_run import WORKSPACE_TAG, Role, run_kernel
 from .pool import Access, SimulatedPool
-from .streaming import Ring, fused_reads, replay_fused, replay_in_place_channels, replay_segments
+from .streaming import replay_segments
 
 
 @dataclass
@@ -103,14 +105,9 @@ class Interpreter:
         graph, planned = self.program.graph, self.planned[step.index]
         t_out, segment = step.outputs[0], planned.segment_bytes
         out_who = self._access(step.index, t_out, segment)
-        if planned.in_place:
-            (x,) = planned.streamed_inputs
-            ws = workspace_id(step.index)
-            replay_in_place_channels(pool, self._access(step.index, x, segment), base(x), graph.tensors[x].shape,
-                                     self._access(step.index, ws, segment), self.program.plan.offsets[ws],
-                                     out_who, base(t_out), out, segment)
-        elif step.kernel == "INVERTED_BOTTLENECK":
-            self._write_fused(pool, step, args[0], out, base, out_who)
+        kernel = describe(step.kernel, step.params, segment, planned.in_place)
+        if kernel is not None:
+            self._run_described(pool, step, kernel, out, base)
         elif planned.streamed_inputs:
             streamed = [(self._access(step.index, x, segment), base(x), graph.tensors[x].num_bytes,
                          access_pattern(graph, step, x, segment)) for x in planned.streamed_inputs]
@@ -118,24 +115,27 @@ class Interpreter:
         else:
             pool.store(out_who, base(t_out), 0, out)
 
-    def _write_fused(self, pool: SimulatedPool, step, x: np.ndarray, out: np.ndarray, base, out_who: Access) -> None:
-        """`x` is the block input as the step loaded (and checked) it when it began."""
+    def _run_described(self, pool: SimulatedPool, step, kernel, out: np.ndarray, base) -> None:
+        """Check the loads, stores and frees of the step's kernel description, in its order."""
         graph, planned = self.program.graph, self.planned[step.index]
-        segment, p = planned.segment_bytes, step.params
-        pattern = access_pattern(graph, step, step.inputs[0], segment)
-        streamed = [(self._access(step.index, t, segment), base(t), graph.tensors[t].num_bytes, pattern)
-                    for t in planned.streamed_inputs]
-        ring = None
-        if p.expand is not None:
-            rows = self.kernels[step.index].expand.run(x)[0].reshape(p.expand.output_shape[1], -1)
-            k, s, pad = p.depthwise.filter.shape[1], p.depthwise.stride[0], p.depthwise.padding[0]
-            heights = range(p.output_shape[1])
-            last_row = [min(rows.shape[0] - 1, y * s - pad + k - 1) for y in heights]
-            first_row = [max(0, y * s - pad) for y in heights]
-            ws = workspace_id(step.index)
-            ring = Ring(self._access(step.index, ws, rows.shape[1]), self.program.plan.offsets[ws], p.ring_rows, rows,
-                        last_row, first_row)
-        replay_fused(pool, streamed, pattern, out_who, base(step.outputs[0]), out, ring, fused_reads(p, pattern))
+        segment = planned.segment_bytes
+        streamed = {graph.storage_of(t) for t in planned.streamed_inputs}
+        roles = {}
+        for k, t in enumerate(step.inputs[:1]):
+            roles[f"input{k}"] = Role(self._access(step.index, t, segment), base(t), graph.tensors[t].num_bytes,
+                                      consumed=graph.storage_of(t) in streamed)
+        roles["output"] = Role(self._access(step.index, step.outputs[0], segment), base(step.outputs[0]),
+                               graph.tensors[step.outputs[0]].num_bytes)
+        for ws in kernel.workspaces:
+            who = Access(step.index, step.kernel, step.ops, WORKSPACE_TAG - step.index,
+                         f"{ws.name} (workspace of step {step.index})", segment)
+            roles[ws.name] = Role(who, self.program.plan.offsets[workspace_id(step.index)], ws.size, ws.capacity,
+                                  consumed=True)
+        for name, size in kernel.tensors.items():
+            if roles[name].size != size:
+                raise UsageError(f"step {step.index} ({step.kernel}): its kernel addresses {size} bytes of {name}, "
+                                 f"the tensor has {roles[name].size}")
+        run_kernel(pool, kernel, roles, out)
 
     def _last_reads(self) -> dict[int, list[int]]:
         """Step index -> tensors whose storage no later step (nor the application) reads."""

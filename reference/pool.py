@@ -94,6 +94,30 @@ class SimulatedPool:
         self.byte[addr] = FREE
         self._log("free", who, base, offsets)
 
+    # --- bulk operations of a kernel description's run (`kernel_run.py`), checked there ---------
+
+    def describe(self, who: Access, offset: int, address: int) -> str:
+        return self._where(who, offset, address)
+
+    def holder(self, address: int) -> str:
+        return self._held(address)
+
+    def addresses_of(self, tensor: int, base: int, size: int) -> np.ndarray:
+        """The pool addresses that still hold bytes of `tensor` (laid out from `base`)."""
+        addr = (base + np.arange(size)) % self.size
+        return addr[self.owner[addr] == tensor]
+
+    def release(self, addresses: np.ndarray) -> None:
+        self.owner[addresses] = FREE
+        self.byte[addresses] = FREE
+
+    def place(self, who: Access, addresses: np.ndarray, offsets: np.ndarray, values: np.ndarray) -> None:
+        """Bytes `offsets` of `who.tensor` now live at `addresses` (already checked to be free)."""
+        self.data[addresses] = np.asarray(values, dtype=np.int8)
+        self.owner[addresses] = who.tensor
+        self.byte[addresses] = offsets
+        self._log("store", who, 0, offsets)
+
     def _log(self, event: str, who: Access, base: int, offsets: np.ndarray) -> None:
         if self._trace is not None and offsets.size:
             lo, hi = int(offsets.min()), int(offsets.max())

@@ -13,6 +13,8 @@ from typing import Callable, Sequence
 import numpy as np
 
 from ..graph import Graph
+from ..kernels import describe
+from ..kernels.access import min_distance as kernel_distance
 from ..lifetimes import Buffer
 from ..steps import Step
 from .access import AccessPattern, channel_reduction, concatenation, elementwise, fused_block, rows, windowed
@@ -159,6 +161,21 @@ def access_pattern(graph: Graph, step: Step, tensor: int, segment: int) -> Acces
     return fn(graph, step, step.inputs.index(tensor), segment) if fn is not None else None
 
 
+def stream_distance(graph: Graph, step: Step, tensor: int, segment: int) -> int | None:
+    """Least distance (bytes) the output may start before input `tensor`; None if it cannot stream.
+
+    Kernels written in the kernel language give it from their own loads and stores; the others
+    from their access pattern.
+    """
+    kernel = describe(step.kernel, step.params, segment)
+    if kernel is not None:
+        if step.inputs.index(tensor) != 0:
+            return None
+        return max(0, kernel_distance(kernel, "input0") or 0)
+    pattern = access_pattern(graph, step, tensor, segment)
+    return None if pattern is None else max(0, min_distance(pattern) or 0)
+
+
 def default_segment(graph: Graph, step: Step) -> int:
     """The paper's choice: FC min(input row, output row); conv-like min(C_in, C_out); else the last dim."""
     y = graph.tensors[step.outputs[0]]
@@ -196,10 +213,9 @@ def choose_streaming(graph: Graph, steps: Sequence[Step], buffers: dict[int, Buf
         for segment in [] if in_place_only else sizes:
             streams, cost = [], 0
             for t in dying:
-                pattern = access_pattern(graph, step, t, segment)
-                if pattern is None:
+                distance = stream_distance(graph, step, t, segment)
+                if distance is None:
                     continue
-                distance = max(0, min_distance(pattern) or 0)
                 # Bytes beyond the larger of input and output that streaming still needs.
                 cost += min(distance, out.num_bytes) - max(0, out.num_bytes - graph.tensors[t].num_bytes)
                 if distance < out.num_bytes:  # otherwise placing the output apart is as good

@@ -1,0 +1,251 @@
+"""Runs a kernel description's loads, stores and frees over the simulated pool, in the kernel's order.
+
+This is how the reference checks the steps whose kernels are written in the kernel language
+(`vmcu_tflite/kernels/`): every RAMLoad must find, at the time the kernel executes it, every
+byte it reads still holding that byte of that tensor; every RAMStore must land on bytes nobody
+needs any more; RAMFree releases bytes, and so does the kernel's own progress: a byte of a
+streamed input (or of a workspace) is released as soon as no later load reads at or below it
+(the frontier of paper eq. 1), which is exactly when the plan lets the output land on it.
+
+The check is vectorized rather than replayed instance by instance: each byte's lifetime in the
+pool is an interval (stored -> released) and the kernel is correct iff (1) at every physical
+address these intervals never overlap (no store lands on a live byte, nothing is stored twice)
+and (2) every load falls inside the interval of every byte it reads. Times are the schedule's
+(`vmcu_tflite/kernels/schedule.py`), doubled so that "released just after" fits between two
+statement instances. The first violation in time is reported with its step, op, tensor, segment
+and pool address.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from vmcu_tflite.errors import HazardError
+from vmcu_tflite.kernels.ir import Kernel, RAMFree, RAMLoad, RAMStore
+from vmcu_tflite.kernels.schedule import clock, instances, time_of, values, walk
+
+from .pool import FREE, Access, SimulatedPool
+
+NEVER = np.iinfo(np.int64).max // 4
+BEFORE = -NEVER
+WORKSPACE_TAG = -1000  # pool owner tag of step k's workspace bytes: WORKSPACE_TAG - k
+
+
+@dataclass
+class Role:
+    """A tensor the kernel names ("input0", "output", a workspace) and where it lives."""
+
+    who: Access
+    base: int  # pool address of byte 0 (a workspace: of the workspace region)
+    size: int  # logical bytes
+    capacity: int = 0  # > 0: logical byte b lives at base + b % capacity (a workspace)
+    consumed: bool = False  # released as the kernel progresses (a streamed input, a workspace)
+
+    def addresses(self, pool: SimulatedPool, offsets: np.ndarray) -> np.ndarray:
+        physical = offsets % self.capacity if self.capacity else offsets
+        return (self.base + physical) % pool.size
+
+
+class _RangeTable:
+    """O(1) range minimum and maximum over a fixed array (sparse table)."""
+
+    def __init__(self, data: np.ndarray) -> None:
+        self.lo, self.hi = [data], [data]
+        span = 1
+        while 2 * span <= len(data):
+            lo, hi = self.lo[-1], self.hi[-1]
+            self.lo.append(np.minimum(lo[:-span], lo[span:]))
+            self.hi.append(np.maximum(hi[:-span], hi[span:]))
+            span *= 2
+
+    def query(self, start: np.ndarray, length: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        level = np.floor(np.log2(np.maximum(length, 1))).astype(np.int64)
+        lows, highs = np.empty(len(start), np.int64), np.empty(len(start), np.int64)
+        for k in np.unique(level):
+            pick = level == k
+            a, b = start[pick], start[pick] + length[pick] - (1 << int(k))
+            lows[pick] = np.minimum(self.lo[k][a], self.lo[k][b])
+            highs[pick] = np.maximum(self.hi[k][a], self.hi[k][b])
+        return lows, highs
+
+
+@dataclass
+class _Events:
+    """Instances of one memory statement: times, first byte, bytes per run, runs, run stride."""
+
+    placed: object
+    env: dict
+    time: np.ndarray
+    offset: np.ndarray
+    length: np.ndarray
+    runs: np.ndarray
+    stride: np.ndarray
+
+    def run_starts(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(time, start, length, instance) per run, runs of zero length dropped."""
+        keep = (self.runs > 0) & (self.length > 0)
+        runs = np.where(keep, self.runs, 0)
+        which = np.repeat(np.arange(len(runs)), runs)
+        first = np.repeat(np.cumsum(runs) - runs, runs)
+        r = np.arange(len(which)) - first
+        return self.time[which], self.offset[which] + r * self.stride[which], self.length[which], which
+
+    def bytes(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(time, byte, instance) per byte."""
+        time, start, length, which = self.run_starts()
+        at = np.repeat(np.arange(len(start)), length)
+        first = np.repeat(np.cumsum(length) - length, length)
+        return time[at], start[at] + np.arange(len(at)) - first, which[at]
+
+
+def _events(kernel: Kernel) -> list[_Events]:
+    clk = clock(kernel)
+    found = []
+    for placed in walk(kernel.body):
+        stmt = placed.stmt
+        if not isinstance(stmt, (RAMLoad, RAMStore, RAMFree)):
+            continue
+        env = instances(placed)
+        count = int(env["__count__"])
+        time = np.broadcast_to(np.asarray(time_of(placed, env, clk), dtype=np.int64), (count,)) * 2
+        runs = values(stmt.runs, env) if not isinstance(stmt, RAMStore) else np.ones(count, np.int64)
+        stride = values(stmt.run_stride, env) if not isinstance(stmt, RAMStore) else np.zeros(count, np.int64)
+        found.append(_Events(placed, env, time, values(stmt.offset, env), values(stmt.length, env), runs, stride))
+    return found
+
+
+def _describe(events: _Events, instance: int) -> str:
+    stmt = events.placed.stmt
+    loops = ", ".join(f"{loop.var}={int(events.env[loop.var][instance])}" for loop in events.placed.loops)
+    return f"{type(stmt).__name__} of {stmt.tensor}" + (f" at ({loops})" if loops else "")
+
+
+def run_kernel(pool: SimulatedPool, kernel: Kernel, roles: dict[str, Role], output: np.ndarray) -> None:
+    """Check and apply one step's memory traffic; `output` holds the values its stores write."""
+    events = _events(kernel)
+    failures: list[tuple[int, str]] = []  # (time, message)
+    for e in events:
+        role = roles[e.placed.stmt.tensor]
+        time, start, length, which = e.run_starts()
+        bad = np.flatnonzero((start < 0) | (start + length > role.size))
+        if bad.size:
+            k = bad[0]
+            failures.append((int(time[k]), f"plan hazard: {_describe(e, int(which[k]))} reads or writes bytes "
+                                            f"[{int(start[k])}, {int(start[k] + length[k])}) of a {role.size}-byte "
+                                            f"tensor ({role.who.tensor_name}) in step {role.who.step}"))
+    if failures:
+        raise HazardError(min(failures)[1])
+
+    stored: dict[str, tuple[np.ndarray, np.ndarray]] = {}  # role -> per logical byte: store time, instance
+    for e in events:
+        if isinstance(e.placed.stmt, RAMStore):
+            name = e.placed.stmt.tensor
+            size = roles[name].size
+            times, where = stored.setdefault(name, (np.full(size, NEVER, np.int64), np.full(size, -1, np.int64)))
+            t, b, which = e.bytes()
+            twice = b[times[b] != NEVER] if b.size else b
+            if twice.size:
+                i = int(np.flatnonzero(times[b] != NEVER)[0])
+                failures.append((int(t[i]), f"plan hazard: {_where(pool, roles[name], int(b[i]))} is stored twice "
+                                            f"({_describe(e, int(which[i]))})"))
+            times[b] = t
+            where[b] = which
+
+    death = {name: np.full(role.size, NEVER, np.int64) for name, role in roles.items()}
+    for name, role in roles.items():
+        if not role.consumed:
+            continue
+        loads = [e for e in events if isinstance(e.placed.stmt, RAMLoad) and e.placed.stmt.tensor == name]
+        frontier = np.full(role.size, BEFORE, np.int64)
+        if loads:
+            times = np.concatenate([e.run_starts()[0] for e in loads])
+            starts = np.concatenate([e.run_starts()[1] for e in loads])
+            order = np.argsort(starts, kind="stable")
+            last = np.maximum.accumulate(times[order])
+            k = np.searchsorted(starts[order], np.arange(role.size), side="right") - 1
+            frontier = np.where(k >= 0, last[np.maximum(k, 0)] + 1, BEFORE)
+        if name in stored:
+            frontier = np.where(stored[name][0] != NEVER, np.maximum(frontier, stored[name][0] + 1), frontier)
+        death[name] = frontier
+        for e in events:
+            if isinstance(e.placed.stmt, RAMFree) and e.placed.stmt.tensor == name:
+                t, b, _ = e.bytes()
+                np.minimum.at(death[name], b, t)
+
+    for e in events:
+        if not isinstance(e.placed.stmt, RAMLoad):
+            continue
+        name = e.placed.stmt.tensor
+        role = roles[name]
+        time, start, length, which = e.run_starts()
+        if not time.size:
+            continue
+        born = stored[name][0] if name in stored else np.full(role.size, BEFORE, np.int64)
+        if name not in stored and role.capacity:
+            born = np.full(role.size, NEVER, np.int64)
+        _, latest_birth = _RangeTable(born).query(start, length)
+        earliest_death, _ = _RangeTable(death[name]).query(start, length)
+        bad = np.flatnonzero((latest_birth >= time) | (earliest_death <= time))
+        if bad.size:
+            k = bad[np.argmin(time[bad])]
+            span = np.arange(start[k], start[k] + length[k])
+            gone = span[(born[span] >= time[k]) | (death[name][span] <= time[k])][0]
+            why = "is not stored yet" if born[gone] >= time[k] else "was already released"
+            failures.append((int(time[k]), f"plan hazard: {_where(pool, role, int(gone))} {why} when "
+                                           f"{_describe(e, int(which[k]))} reads it"))
+
+    # Every byte's stay at its pool address: nothing may arrive before the previous occupant left.
+    addr, begin, end, label = [], [], [], []
+    owner_start = np.flatnonzero(pool.owner != FREE)
+    consumed_inputs = {role.who.tensor: name for name, role in roles.items() if role.consumed and not role.capacity}
+    ends = np.full(owner_start.size, NEVER, np.int64)
+    for tensor, name in consumed_inputs.items():
+        mine = pool.owner[owner_start] == tensor
+        ends[mine] = death[name][pool.byte[owner_start[mine]]]
+    addr.append(owner_start)
+    begin.append(np.full(owner_start.size, BEFORE, np.int64))
+    end.append(ends)
+    label.append(np.full(owner_start.size, -1, np.int64))
+    names = list(stored)
+    for k, name in enumerate(names):
+        times, _ = stored[name]
+        b = np.flatnonzero(times != NEVER)
+        addr.append(roles[name].addresses(pool, b))
+        begin.append(times[b])
+        end.append(death[name][b] if roles[name].capacity else np.full(b.size, NEVER, np.int64))
+        label.append(k * (1 << 40) + b)
+    addr_all, begin_all, end_all, label_all = (np.concatenate(x) for x in (addr, begin, end, label))
+    order = np.lexsort((begin_all, addr_all))
+    a, s, t, lab = addr_all[order], begin_all[order], end_all[order], label_all[order]
+    clash = np.flatnonzero((a[1:] == a[:-1]) & (s[1:] <= t[:-1]))
+    if clash.size:
+        k = clash[np.argmin(s[clash + 1])]
+        name, byte = names[int(lab[k + 1] >> 40)], int(lab[k + 1] & ((1 << 40) - 1))
+        held = _held(pool, int(a[k]), lab[k], names, roles)
+        failures.append((int(s[k + 1]), f"plan hazard: {_where(pool, roles[name], byte)} is written over {held}, "
+                                        "which is still to be read"))
+    if failures:
+        raise HazardError(min(failures)[1])
+
+    # Apply: streamed inputs released, workspace gone, the output in place.
+    for name, role in roles.items():
+        if role.consumed and not role.capacity:
+            live = pool.addresses_of(role.who.tensor, role.base, role.size)
+            pool.release(live)
+    if "output" in stored:
+        role = roles["output"]
+        b = np.flatnonzero(stored["output"][0] != NEVER)
+        pool.place(role.who, role.addresses(pool, b), b, output.reshape(-1)[b])
+
+
+def _where(pool: SimulatedPool, role: Role, byte: int) -> str:
+    address = int(role.addresses(pool, np.array([byte]))[0])
+    return pool.describe(role.who, byte, address)
+
+
+def _held(pool: SimulatedPool, address: int, label: int, names: list[str], roles: dict[str, Role]) -> str:
+    if label < 0:
+        return pool.holder(address)
+    name, byte = names[int(label >> 40)], int(label & ((1 << 40) - 1))
+    return f"byte {byte} of {roles[name].who.tensor_name}"
