@@ -82,6 +82,12 @@ class _Events:
     runs: np.ndarray
     stride: np.ndarray
 
+    def only(self, keep: np.ndarray) -> "_Events":
+        env = {k: (v[keep] if isinstance(v, np.ndarray) and v.shape == keep.shape else v) for k, v in self.env.items()}
+        env["__count__"] = np.int64(int(keep.sum()))
+        return _Events(self.placed, env, self.time[keep], self.offset[keep], self.length[keep], self.runs[keep],
+                       self.stride[keep])
+
     def run_starts(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """(time, start, length, instance) per run, runs of zero length dropped."""
         keep = (self.runs > 0) & (self.length > 0)
@@ -124,18 +130,17 @@ def _describe(events: _Events, instance: int) -> str:
 def run_kernel(pool: SimulatedPool, kernel: Kernel, roles: dict[str, Role], output: np.ndarray) -> None:
     """Check and apply one step's memory traffic; `output` holds the values its stores write."""
     events = _events(kernel)
-    failures: list[tuple[int, str]] = []  # (time, message)
-    for e in events:
+    failures: list[tuple[int, str]] = []  # (time, message): the earliest is reported
+    for k, e in enumerate(events):
         role = roles[e.placed.stmt.tensor]
-        time, start, length, which = e.run_starts()
-        bad = np.flatnonzero((start < 0) | (start + length > role.size))
-        if bad.size:
-            k = bad[0]
-            failures.append((int(time[k]), f"plan hazard: {_describe(e, int(which[k]))} reads or writes bytes "
-                                            f"[{int(start[k])}, {int(start[k] + length[k])}) of a {role.size}-byte "
-                                            f"tensor ({role.who.tensor_name}) in step {role.who.step}"))
-    if failures:
-        raise HazardError(min(failures)[1])
+        last = e.offset + np.maximum(e.runs - 1, 0) * e.stride + e.length
+        outside = ((e.offset < 0) | (last > role.size)) & (e.runs > 0) & (e.length > 0)
+        if outside.any():
+            i = int(np.flatnonzero(outside)[0])
+            failures.append((int(e.time[i]), f"plan hazard: {_prefix(role.who)}: {_describe(e, i)} touches bytes "
+                                             f"[{int(e.offset[i])}, {int(last[i])}) of tensor {role.who.tensor} "
+                                             f"'{role.who.tensor_name}', which has {role.size}"))
+            events[k] = e.only(~outside)
 
     stored: dict[str, tuple[np.ndarray, np.ndarray]] = {}  # role -> per logical byte: store time, instance
     for e in events:
@@ -237,6 +242,10 @@ def run_kernel(pool: SimulatedPool, kernel: Kernel, roles: dict[str, Role], outp
         role = roles["output"]
         b = np.flatnonzero(stored["output"][0] != NEVER)
         pool.place(role.who, role.addresses(pool, b), b, output.reshape(-1)[b])
+
+
+def _prefix(who: Access) -> str:
+    return f"step {who.step} ({who.kernel}, TFLite op {', '.join(map(str, who.ops)) or '-'})"
 
 
 def _where(pool: SimulatedPool, role: Role, byte: int) -> str:

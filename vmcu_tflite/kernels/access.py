@@ -69,8 +69,8 @@ _SOLVED: dict[tuple, int | None] = {}
 
 def min_distance(kernel: Kernel, tensor: str = "input0") -> int | None:
     """Least b_in - b_out (bytes) so that no store lands on input bytes still to be loaded; None if
-    no store precedes any load. Equal configurations are solved once."""
-    key = (kernel.name, kernel.signature, tensor)
+    no store precedes any load. Equal descriptions are solved once."""
+    key = (kernel.body, tensor)
     if key not in _SOLVED:
         _SOLVED[key] = _solve(kernel, tensor)
     return _SOLVED[key]

@@ -319,3 +319,20 @@ def floor_div(a: IxLike, divisor: int) -> Ix:
     if isinstance(a, Const):
         return Const(a.value // divisor)
     return FloorDiv(a, divisor)
+
+
+def substitute(expr: Ix, name: str, value: IxLike) -> Ix:
+    """`expr` with loop variable `name` replaced by `value` (the same access one iteration later...)."""
+    value = ix(value)
+    if isinstance(expr, Var):
+        return value if expr.name == name else expr
+    if isinstance(expr, Const):
+        return expr
+    if isinstance(expr, Sum):
+        return _make([(coef, substitute(part, name, value)) for coef, part in expr.parts], expr.const) \
+            if any(name in p.variables() for _, p in expr.parts) else expr
+    if isinstance(expr, (Min, Max)):
+        return type(expr)(substitute(expr.a, name, value), substitute(expr.b, name, value))
+    if isinstance(expr, (CeilDiv, FloorDiv)):
+        return type(expr)(substitute(expr.a, name, value), expr.divisor)
+    raise TypeError(f"cannot substitute into {type(expr).__name__}")

@@ -1,0 +1,257 @@
+"""Deliberate errors in kernel descriptions, in their access functions and in plans are hazards.
+
+Each case injects one error (the test does it, nothing is left in the code) and runs `vmcu-run`
+on a model whose plan streams through that kernel family. The reference interpreter must stop
+with exit 4 (a plan hazard) without any C being built:
+
+- "planner": only the planner sees the mutated description, as if an access function were
+  wrong: the step's output is placed at the distance the mutant's eq. 1 gives (which must be
+  less than the true one), and the interpreter runs the real description.
+- "kernel": planner and interpreter both run the mutated description (a wrong free, store,
+  ring size, lead-row schedule); the interpreter's checks of the real traffic must catch it.
+- "plan": the description is right, the plan is edited (the gap one segment short).
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tests.planner.test_fusion import Block
+from vmcu_reference import interpreter as interpreter_module
+from vmcu_reference.cli import main as run_main
+from vmcu_tflite import kernels
+from vmcu_tflite.cli.common import run_tool
+from vmcu_tflite.cli.convert import main as convert_main
+from vmcu_tflite.errors import EXIT_HAZARD
+from vmcu_tflite.kernels.access import min_distance
+from vmcu_tflite.kernels.index import Var, substitute
+from vmcu_tflite.kernels.ir import Loop, RAMFree, RAMLoad, RAMStore, Workspace
+from vmcu_tflite.pipeline import compile_model
+from vmcu_tflite.planner import streaming
+
+ROOT = Path(__file__).resolve().parents[2]
+MODELS = ROOT / "models"
+
+
+def fused_without_lead(path: Path) -> Path:
+    """depthwise 3x3 -> 1x1 project -> ADD of the block input: a fused block with no lead conv."""
+    block = Block(np.random.default_rng(5), 8, 6)
+    y = block.conv(block.x, 6, 3, 1, depthwise=True)
+    y = block.conv(y, 6, 1, 1)
+    out = block.b.tensor(block.shape, scale=block.scale * 1.5, zero_point=3)
+    block.b.op("ADD", [block.x, y], [out], fused_activation_function=0)
+    block.b.inputs, block.b.outputs = [block.x], [out]
+    path.write_bytes(block.b.build())
+    return path
+
+
+# --- rewriting descriptions ---------------------------------------------------------------------
+
+def rewrite(kernel, change):
+    """The kernel with `change(stmt)` (a statement or a list of them) applied to every statement."""
+    def body(stmts):
+        out = []
+        for stmt in stmts:
+            if isinstance(stmt, Loop):
+                stmt = replace(stmt, body=tuple(body(stmt.body)))
+            new = change(stmt)
+            out.extend(new if isinstance(new, list) else [new])
+        return out
+    return replace(kernel, name=kernel.name + "_mutant", body=tuple(body(kernel.body)))
+
+
+def shift_loads(tensor: str, delta):
+    """Every load of `tensor` `delta` bytes later (delta(stmt) for one that depends on the load)."""
+    def change(stmt):
+        if isinstance(stmt, RAMLoad) and stmt.tensor == tensor:
+            return replace(stmt, offset=stmt.offset + (delta(stmt) if callable(delta) else delta))
+        return stmt
+    return lambda kernel: rewrite(kernel, change)
+
+
+def drop_loads(tensor: str, name: str):
+    return lambda kernel: rewrite(kernel, lambda s: [] if isinstance(s, RAMLoad) and s.tensor == tensor
+                                  and s.name == name else s)
+
+
+def shift_stores(delta: int):
+    return lambda kernel: rewrite(kernel, lambda s: replace(s, offset=s.offset + delta)
+                                  if isinstance(s, RAMStore) and s.tensor == "output" else s)
+
+
+def wrong_load_stride(tensor: str, var: str, extra: int):
+    """The load's offset advancing `extra` bytes more per iteration of `var` (a wrong stride)."""
+    def change(stmt):
+        if isinstance(stmt, RAMLoad) and stmt.tensor == tensor:
+            return replace(stmt, offset=stmt.offset + Var(var) * extra)
+        return stmt
+    return lambda kernel: rewrite(kernel, change)
+
+
+def free_next_iteration(var: str):
+    """Right after each input load, free what that load reads one `var` iteration later."""
+    def change(stmt):
+        if isinstance(stmt, RAMLoad) and stmt.tensor == "input0" and var in stmt.offset.variables():
+            ahead = RAMFree("input0", substitute(stmt.offset, var, Var(var) + 1), stmt.length, stmt.runs,
+                            stmt.run_stride)
+            return [stmt, ahead]
+        return stmt
+    return lambda kernel: rewrite(kernel, change)
+
+
+def free_before_load(tensor: str):
+    """Free the bytes of each load of `tensor` just before loading them."""
+    return lambda kernel: rewrite(kernel, lambda s: [RAMFree(tensor, s.offset, s.length, s.runs, s.run_stride), s]
+                                  if isinstance(s, RAMLoad) and s.tensor == tensor else s)
+
+
+def ring_short(kernel):
+    """The fused block's ring one row smaller than the depthwise window."""
+    ring = kernel.workspace("ring")
+    row = ring.capacity // _ring_rows(kernel)
+    return replace(kernel, name=kernel.name + "_mutant",
+                   workspaces=(Workspace("ring", ring.size, ring.capacity - row),))
+
+
+def _ring_rows(kernel):
+    return kernel.signature[4][1]  # depthwise kernel height
+
+
+def lead_rows_late(kernel):
+    """Lead-conv rows computed one output row later than the depthwise window needs them."""
+    def change(stmt):
+        if isinstance(stmt, Loop) and stmt.var == "r":
+            return replace(stmt, lo=substitute(stmt.lo, "y", Var("y") - 1), hi=substitute(stmt.hi, "y", Var("y") - 1))
+        return stmt
+    return rewrite(kernel, change)
+
+
+def _statements(body):
+    for stmt in body:
+        yield stmt
+        if isinstance(stmt, Loop):
+            yield from _statements(stmt.body)
+
+
+# --- the cases -----------------------------------------------------------------------------------
+
+CASES = [
+    # (id, model, kernel name, where, mutation)
+    ("fc-row-start-one-row-late", "fc_batch", "fully_connected", "planner", shift_loads("input0", lambda s: s.length)),
+    ("fc-wrong-row-stride", "fc_batch", "fully_connected", "planner", wrong_load_stride("input0", "m", 1)),
+    ("fc-free-one-segment-early", "fc_batch", "fully_connected", "kernel", free_before_load("input0")),
+    ("fc-gap-one-segment-short", "fc_batch", "fully_connected", "plan", None),
+    ("pointwise-row-start-late", "conv_stack", "pointwise", "planner", shift_loads("input0", lambda s: s.length)),
+    ("pointwise-store-one-segment-off", "conv_stack", "pointwise", "kernel", shift_stores(12)),
+    ("pointwise-free-next-row", "conv_stack", "pointwise", "kernel", free_next_iteration("m")),
+    ("pointwise-gap-one-segment-short", "conv_stack", "pointwise", "plan", None),
+    ("conv-window-one-row-lower", "conv_stack", "conv2d", "planner", shift_loads("input0", 6 * 3)),
+    ("conv-window-one-column-right", "conv_stack", "conv2d", "planner", shift_loads("input0", 3)),
+    ("conv-free-next-pixel", "conv_stack", "conv2d", "kernel", free_next_iteration("x")),
+    ("conv-gap-one-segment-short", "conv_stack", "conv2d", "plan", None),
+    ("dilated-conv-window-late", "dilated_conv", "conv2d", "planner", shift_loads("input0", 4)),
+    ("depthwise-window-one-row-lower", "depthwise_block", "depthwise", "planner", shift_loads("input0", 4 * 16)),
+    ("depthwise-segment-one-off", "depthwise_block", "depthwise", "planner", shift_loads("input0", 16)),
+    ("depthwise-free-next-pixel", "depthwise_block", "depthwise", "kernel", free_next_iteration("x")),
+    ("depthwise-gap-one-segment-short", "depthwise_block", "depthwise", "plan", None),
+    ("in-place-free-before-copy", "pad_conv", "depthwise_in_place", "kernel", free_before_load("input0")),
+    ("in-place-store-next-plane", "pad_conv", "depthwise_in_place", "kernel", shift_stores(8)),
+    ("fused-ring-one-row-short", "depthwise_block", "inverted_bottleneck", "kernel", ring_short),
+    ("fused-lead-rows-one-row-late", "depthwise_block", "inverted_bottleneck", "kernel", lead_rows_late),
+    ("fused-residual-ignored", "depthwise_block", "inverted_bottleneck", "planner", drop_loads("input0", "res")),
+    ("fused-ring-freed-before-read", "depthwise_block", "inverted_bottleneck", "kernel", free_before_load("ring")),
+    ("fused-gap-one-segment-short", "depthwise_block", "inverted_bottleneck", "plan", None),
+    ("fused-no-lead-window-row-lower", "fused_without_lead", "inverted_bottleneck", "planner",
+     shift_loads("input0", lambda s: 8 * 6 if s.name == "row" else 0)),
+    ("fused-no-lead-free-next-pixel", "fused_without_lead", "inverted_bottleneck", "kernel", free_next_iteration("x")),
+]
+
+
+@pytest.fixture(scope="module")
+def model_paths(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("mutants")
+    paths = {p.stem: p for p in MODELS.glob("*.tflite")}
+    paths["fused_without_lead"] = fused_without_lead(folder / "fused_without_lead.tflite")
+    return paths
+
+
+def _mutated_describe(name: str, mutation):
+    original = kernels.describe
+
+    def describe(kind, params, segment, in_place=False):
+        kernel = original(kind, params, segment, in_place)
+        return mutation(kernel) if kernel is not None and kernel.name == name else kernel
+    return describe
+
+
+def _run(model: Path, *extra) -> tuple[int, str]:
+    import contextlib
+    import io
+
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+        code = run_tool("vmcu-run", run_main, [str(model), "--seed", "1", *extra])
+    return code, err.getvalue()
+
+
+def _streamed_step(program, name: str):
+    for step, planned in zip(program.steps, program.plan.steps):
+        kernel = kernels.describe(step.kernel, step.params, planned.segment_bytes, planned.in_place)
+        if kernel is not None and kernel.name == name and planned.streamed_inputs:
+            return step, planned, kernel
+    raise AssertionError(f"no streamed {name} step")
+
+
+def _plan_at_distance(model: Path, name: str, distance_of, tmp_path: Path) -> tuple[Path, int]:
+    """plan.json with the first streamed `name` step's output `distance_of(kernel, segment)` bytes
+    before its input, and that step's index."""
+    out = tmp_path / "out"
+    assert run_tool("vmcu-convert", convert_main, [str(model), "-o", str(out)]) == 0
+    plan = json.loads((out / "plan.json").read_text())
+    program = compile_model(model)
+    step, planned, kernel = _streamed_step(program, name)
+    x, y = program.graph.storage_of(step.inputs[0]), program.graph.storage_of(step.outputs[0])
+    for t in plan["tensors"]:
+        if t["index"] == y:
+            t["offset"] = (program.plan.offsets[x] - distance_of(kernel, planned.segment_bytes)) % plan["pool_bytes"]
+    path = tmp_path / "edited.json"
+    path.write_text(json.dumps(plan))
+    return path, step.index
+
+
+def _true_distance(kernel) -> int:
+    return max(0, min_distance(kernel) or 0)
+
+
+def test_the_cases_cover_twenty_errors_in_five_families():
+    assert len(CASES) >= 20
+    families = {"fully_connected", "pointwise", "conv2d", "depthwise", "inverted_bottleneck"}
+    assert families <= {c[2] for c in CASES} | {"depthwise" for c in CASES if c[2] == "depthwise_in_place"}
+
+
+@pytest.mark.parametrize("case_id, model, name, where, mutation", CASES, ids=[c[0] for c in CASES])
+def test_mutant_is_a_hazard(case_id, model, name, where, mutation, model_paths, monkeypatch, tmp_path):
+    path = model_paths[model]
+    baseline, _ = _run(path)
+    assert baseline == 0, f"{model} must run cleanly before the mutation"
+    if where == "plan":
+        plan, step = _plan_at_distance(path, name, lambda k, segment: _true_distance(k) - segment, tmp_path)
+        code, err = _run(path, "--plan", str(plan))
+    elif where == "planner":
+        def wrong(kernel, segment):
+            mutant = min_distance(mutation(kernel)) or 0
+            assert mutant < (min_distance(kernel) or 0), "the mutant's access functions must tighten the plan"
+            return mutant
+        plan, step = _plan_at_distance(path, name, wrong, tmp_path)
+        code, err = _run(path, "--plan", str(plan))
+    else:
+        monkeypatch.setattr(streaming, "describe", _mutated_describe(name, mutation))
+        monkeypatch.setattr(interpreter_module, "describe", _mutated_describe(name, mutation))
+        step = _streamed_step(compile_model(path), name)[0].index
+        code, err = _run(path)
+    assert code == EXIT_HAZARD, f"{case_id}: exit {code}, stderr: {err}"
+    assert f"plan hazard" in err and f"step {step} (" in err, err
