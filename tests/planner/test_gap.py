@@ -1,19 +1,22 @@
-"""The gap solver (CP-SAT over the access functions) against the closed form and brute force."""
+"""The gap solver (CP-SAT over access functions) against the paper's closed form and brute force."""
 from __future__ import annotations
 
 from hypothesis import given, settings, strategies as st
 
-from vmcu_tflite.planner.access import channel_reduction, concatenation, elementwise, rows, windowed
+from vmcu_tflite.kernels import access as kernel_access
+from vmcu_tflite.kernels.gemm import gemm
+from vmcu_tflite.planner.access import channel_reduction, concatenation, elementwise, windowed
 from vmcu_tflite.planner.gap import brute_force_distance, min_distance
 
 
 @settings(max_examples=150, deadline=None)
 @given(m=st.integers(1, 40), n=st.integers(1, 12), k=st.integers(1, 12), segment=st.integers(1, 16))
 def test_gemm_matches_the_closed_form(m, n, k, segment):
-    """In[M, K] x W[K, N] with row segments: footprint = max(MN, MK) + min(N, K) - 1 segments."""
-    pattern = rows(m, k * segment, n * segment, segment)
-    distance = min_distance(pattern)
-    assert distance == brute_force_distance(pattern)
+    """The GEMM kernel's description, In[M, K] x W[K, N] with row segments: footprint =
+    max(MN, MK) + min(N, K) - 1 segments."""
+    kernel = gemm(m, k * segment, n * segment, segment, "vmcu_fully_connected_params", "fully_connected")
+    distance = kernel_access.min_distance(kernel)
+    assert distance == kernel_access.brute_force_distance(kernel)
     x, y = m * k * segment, m * n * segment
     footprint = max(x + max(distance or 0, 0), y)
     if m * n > 1:

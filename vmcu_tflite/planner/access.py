@@ -1,4 +1,4 @@
-"""Segment access functions of the streaming kernels (paper section 3).
+"""Segment access functions of the streaming kernels not written in the kernel language (paper section 3).
 
 A streaming kernel runs over an iteration box (row-major: the last dimension varies fastest) and
 each iteration writes one output segment. For the input it streams over, each iteration reads a
@@ -6,9 +6,10 @@ byte range. Both are written as sums of clipped affine functions of the iteratio
 paper's access matrices A_u and offsets V_u composed with the row-major mapping vector L_addr,
 plus the clamps that borders (padding) and partial last segments need.
 
-The same description serves three readers: the gap solver (symbolically, with CP-SAT), the
+The same description serves two readers: the gap solver (symbolically, with CP-SAT) and the
 reference interpreter (evaluated on every iteration, to replay loads, frees and stores in the
-kernel's order) and the C code generator.
+kernel's order). Conv, depthwise, fully connected and fused kernels have none: their access
+functions come from their descriptions in `vmcu_tflite/kernels/`.
 """
 from __future__ import annotations
 
@@ -85,7 +86,7 @@ def _segments(channels: int, segment: int) -> int:
 
 
 def windowed(in_shape, out_shape, kernel_hw, stride, dilation, padding, segment: int, channel_reads: bool):
-    """Conv, depthwise conv and pooling: iterations (n, oy, ox, output-channel segment).
+    """Pooling (and any windowed op): iterations (n, oy, ox, output-channel segment).
 
     The window of output pixel (oy, ox) starts at input row oy*s - pad and column ox*s - pad,
     clipped to the input; `channel_reads` says the iteration reads only its own channel segment
@@ -111,22 +112,6 @@ def windowed(in_shape, out_shape, kernel_hw, stride, dilation, padding, segment:
         read_lo = Expr(0, (batch, first_row, first_col))
         read_hi = Expr(c_in, (batch, last_row, last_col))
     return AccessPattern(dims, write_lo, write_hi, read_lo, read_hi)
-
-
-def rows(m: int, k: int, n: int, segment: int) -> AccessPattern:
-    """A GEMM In[M, K] x W[K, N] (fully connected, pointwise conv): iterations (row, output segment).
-
-    Each iteration reads its whole input row (weights are in flash) and writes one segment of
-    its output row.
-    """
-    q = _segments(n, segment)
-    return AccessPattern(
-        dims=(m, q),
-        write_lo=Expr(0, (Term(n, (1, 0)), Term(segment, (0, 1)))),
-        write_hi=Expr(0, (Term(n, (1, 0)), Term(1, (0, segment), segment, hi=n))),
-        read_lo=affine((k, 0)),
-        read_hi=affine((k, 0), k),
-    )
 
 
 def elementwise(total: int, segment: int) -> AccessPattern:
@@ -170,40 +155,3 @@ def concatenation(outer: int, inner_x: int, inner_out: int, before_x: int) -> Ac
         read_lo=affine((inner_x, 0)),
         read_hi=affine((inner_x, 0), inner_x),
     )
-
-
-def fused_block(in_shape, out_shape, lead, depthwise, residual: bool, segment: int) -> AccessPattern:
-    """A fused inverted bottleneck: iterations (y, x, output-channel segment) of the block output.
-
-    `lead` is the leading convolution's (kernel_h, stride_h, pad_h, rows out) or None, `depthwise`
-    the depthwise (kernel_h, kernel_w, stride_h, stride_w, pad_h, pad_w). With a lead conv, the
-    kernel computes its output rows lazily, at the start of each output row, up to the last row
-    the depthwise window needs; the block input rows those read count as read during the whole
-    output row, and a residual (the input pixel under each output pixel) is then what keeps the
-    input alive longest. Without one, the depthwise window reads the input directly, and its
-    top-left pixel comes before the residual pixel at its centre.
-    """
-    _, h, w, c_in = in_shape
-    _, o_h, o_w, c_out = out_shape
-    q = _segments(c_out, segment)
-    k_h, k_w, s_h, s_w, p_h, p_w = depthwise
-    row_out = (o_w * c_out, c_out, 0)
-    write_lo = Expr(0, (Term(1, row_out), Term(segment, (0, 0, 1))))
-    write_hi = Expr(0, (Term(1, row_out), Term(1, (0, 0, segment), segment, hi=c_out)))
-    if residual and lead is not None:
-        read_lo = affine((w * c_in, c_in, 0))
-    elif lead is not None:
-        k_e, s_e, p_e, rows_e = lead
-        # First input row of the first lead-conv row not computed before output row y.
-        read_lo = Expr(0, (Term(w * c_in, (s_e * s_h, 0, 0), s_e * (k_h - p_h - s_h) - p_e, lo=0,
-                                hi=min(h, rows_e * s_e - p_e)),))
-    else:
-        read_lo = Expr(0, (Term(w * c_in, (s_h, 0, 0), -p_h, lo=0, hi=h - 1),
-                           Term(c_in, (0, s_w, 0), -p_w, lo=0, hi=w - 1)))
-    if lead is not None:
-        k_e, s_e, p_e, _ = lead
-        read_hi = Expr(0, (Term(w * c_in, (s_e * s_h, 0, 0), s_e * (k_h - 1 - p_h) - p_e + k_e, lo=1, hi=h),))
-    else:
-        read_hi = Expr(c_in, (Term(w * c_in, (s_h, 0, 0), k_h - 1 - p_h, lo=0, hi=h - 1),
-                              Term(c_in, (0, s_w, 0), k_w - 1 - p_w, lo=0, hi=w - 1)))
-    return AccessPattern((o_h, o_w, q), write_lo, write_hi, read_lo, read_hi)

@@ -1,8 +1,10 @@
 """Which steps stream, over which inputs, with which segment size, and how close the output may start.
 
 A step streams over an input that dies with it: its output may be written over input bytes the
-step has already consumed. Each kernel kind says how it walks its tensors (`access_pattern`);
-the gap solver turns that into the least input-to-output distance. Steps whose kernel has no
+step has already consumed. Kernels written in the kernel language (conv, depthwise, fully
+connected, fused blocks) give the least input-to-output distance from their own loads and stores
+(`vmcu_tflite/kernels/access.py`); the other kinds say how they walk their tensors
+(`access_pattern`) and the gap solver turns that into the distance. Steps whose kernel has no
 segment form (TRANSPOSE, RESIZE, PAD, broadcasting operands) stay whole-tensor.
 """
 from __future__ import annotations
@@ -17,7 +19,7 @@ from ..kernels import describe
 from ..kernels.access import min_distance as kernel_distance
 from ..lifetimes import Buffer
 from ..steps import Step
-from .access import AccessPattern, channel_reduction, concatenation, elementwise, fused_block, rows, windowed
+from .access import AccessPattern, channel_reduction, concatenation, elementwise, windowed
 from .gap import min_distance
 
 
@@ -64,32 +66,9 @@ def in_place_depthwise(graph: Graph, step: Step, tensor: int) -> bool:
     return step.kernel == "DEPTHWISE_CONV_2D" and step.params.depth_multiplier == 1 and step.inputs[0] == tensor
 
 
-def _conv(graph: Graph, step: Step, position: int, segment: int) -> AccessPattern | None:
-    p = step.params
-    _, k_h, k_w, c_per_group = p.filter.shape
-    pointwise = (k_h, k_w) == (1, 1) and p.stride == (1, 1) and p.padding == (0, 0)
-    if pointwise and c_per_group == p.input_shape[3]:
-        n, h, w, c_in = p.input_shape
-        return rows(n * h * w, c_in, p.output_shape[3], segment)
-    return windowed(p.input_shape, p.output_shape, (k_h, k_w), p.stride, p.dilation, p.padding, segment,
-                    channel_reads=False)
-
-
-def _depthwise(graph: Graph, step: Step, position: int, segment: int) -> AccessPattern | None:
-    p = step.params
-    return windowed(p.input_shape, p.output_shape, p.filter.shape[1:3], p.stride, p.dilation, p.padding, segment,
-                    channel_reads=p.depth_multiplier == 1)
-
-
 def _pool(graph: Graph, step: Step, position: int, segment: int) -> AccessPattern | None:
     p = step.params
     return windowed(p.input_shape, p.output_shape, p.filter, p.stride, (1, 1), p.padding, segment, channel_reads=True)
-
-
-def _fully_connected(graph: Graph, step: Step, position: int, segment: int) -> AccessPattern | None:
-    p = step.params
-    n, k = p.filter.shape
-    return rows(p.rows, k, n, segment)
 
 
 def _same_shape(graph: Graph, step: Step, position: int, segment: int) -> AccessPattern | None:
@@ -125,33 +104,10 @@ def _concatenation(graph: Graph, step: Step, position: int, segment: int) -> Acc
     return concatenation(outer, inner[operand], sum(inner), sum(inner[:operand]))
 
 
-def _fused(graph: Graph, step: Step, position: int, segment: int) -> AccessPattern | None:
-    p = step.params
-    dw = p.depthwise
-    lead = None
-    if p.expand is not None:
-        e = p.expand
-        lead = (e.filter.shape[1], e.stride[0], e.padding[0], e.output_shape[1])
-    k_h, k_w = dw.filter.shape[1:3]
-    pattern = fused_block(p.input_shape, p.output_shape, lead,
-                          (k_h, k_w, dw.stride[0], dw.stride[1], dw.padding[0], dw.padding[1]), p.add is not None, segment)
-    if p.add is not None and lead is not None:
-        # The residual must be what keeps the input alive longest (true whenever the window has
-        # rows below its centre); otherwise this pattern would understate the reads.
-        rows_only = fused_block(p.input_shape, p.output_shape, lead, (k_h, k_w, dw.stride[0], dw.stride[1],
-                                dw.padding[0], dw.padding[1]), False, segment)
-        grid = pattern.grid()
-        if np.any(pattern.read_lo.evaluate(grid) > rows_only.read_lo.evaluate(grid)):
-            return None
-    return pattern
-
-
 PatternFn = Callable[[Graph, Step, int, int], "AccessPattern | None"]
 ACCESS: dict[str, PatternFn] = {
-    "CONV_2D": _conv, "DEPTHWISE_CONV_2D": _depthwise, "AVERAGE_POOL_2D": _pool, "MAX_POOL_2D": _pool,
-    "FULLY_CONNECTED": _fully_connected, "ADD": _same_shape, "MUL": _same_shape, "LOGISTIC": _same_shape,
+    "AVERAGE_POOL_2D": _pool, "MAX_POOL_2D": _pool, "ADD": _same_shape, "MUL": _same_shape, "LOGISTIC": _same_shape,
     "QUANTIZE": _same_shape, "SOFTMAX": _softmax, "MEAN": _mean, "CONCATENATION": _concatenation,
-    "INVERTED_BOTTLENECK": _fused,
 }
 
 
