@@ -1,7 +1,7 @@
 """CONV_2D with a window (stems, k x k, strided, dilated, grouped): the paper's conv kernel (fig. 5).
 
 Iterations (n, y, x, output segment q); pointwise convolutions are GEMMs (`gemm.py`). Output
-channels go two at a time within a segment (same group). Three ways to read a window, chosen
+channels go two at a time within a segment (one at a time in a grouped convolution). Three ways to read a window, chosen
 by the configuration:
 
 - gather: a small window of a single-group convolution (a stem: few input channels) is copied
@@ -34,7 +34,10 @@ def conv2d(params, segment: int) -> Kernel:
     rows, cols = taps(y, s_h, p_h, d_h, k_h, h), taps(x, s_w, p_w, d_w, k_w, w)
     first, end = q * segment, imin(q * segment + segment, c_out)
     group = floor_div(u, per_group)
-    pair = imin(imin(end - u, 2), (group + 1) * per_group - u)
+    # Channels go by pairs within a segment; a grouped convolution goes one channel at a time, so
+    # that a pair never straddles two groups (which read different input channels).
+    width = 2 if per_group == c_out else 1
+    pair = imin(end - u, width)
     row_start = ((n * h + rows.origin + ky * d_h) * w + cols.origin) * c_in  # tap (ky, 0), channel 0
     unit = [RegAlloc("acc", "int32_t", 2),
             FlashLoad("w0", "p->filter", u * window),
@@ -71,7 +74,7 @@ def conv2d(params, segment: int) -> Kernel:
         loop("n", 0, n_, [loop("y", 0, o_h, [loop("x", 0, o_w, pixel_reads + [
             loop("q", 0, segments, [
                 RegAlloc("seg", "int8_t", segment),
-                loop("u", first, end, unit, step=2, extent=-(-segment // 2)),
+                loop("u", first, end, unit, step=width, extent=-(-segment // width)),
                 RAMStore("output", ((n * o_h + y) * o_w + x) * c_out + first, end - first, "seg"),
             ]),
         ])])]),

@@ -52,6 +52,17 @@ static inline int32_t vmcu_clamp(int32_t x, int32_t lo, int32_t hi)
     return x < lo ? lo : (x > hi ? hi : x);
 }
 
+/** The min and max of the index expressions of generated kernels (vmcu_tflite/kernels/index.py). */
+static inline int32_t vmcu_min(int32_t a, int32_t b)
+{
+    return a < b ? a : b;
+}
+
+static inline int32_t vmcu_max(int32_t a, int32_t b)
+{
+    return a > b ? a : b;
+}
+
 /** Pool address of byte `offset` of the viewed tensor (offset < pool size). */
 static inline uint32_t vmcu_addr(const vmcu_view *v, uint32_t offset)
 {

@@ -15,7 +15,7 @@
 #include "vmcu/vmcu_kernels.h"
 #include "vmcu/vmcu_support.h"
 
-#include "../vmcu_dsp.h"
+#include "vmcu/vmcu_dsp.h"
 #include "../vmcu_row_writer.h"
 
 /* acc[0] (and acc[1] when f1 is not NULL) += the dot products of `len` input bytes from `offset`

@@ -17,7 +17,7 @@
 #include "vmcu/vmcu_kernels.h"
 #include "vmcu/vmcu_support.h"
 
-#include "../vmcu_dsp.h"
+#include "vmcu/vmcu_dsp.h"
 
 /* Where the input is read from: the input tensor, or a channel plane in the workspace. */
 typedef struct {

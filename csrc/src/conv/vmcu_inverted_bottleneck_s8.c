@@ -14,7 +14,7 @@
 #include "vmcu/vmcu_kernels.h"
 #include "vmcu/vmcu_support.h"
 
-#include "../vmcu_dsp.h"
+#include "vmcu/vmcu_dsp.h"
 
 #define MAX_TAPS 49 /* largest kernel_h * kernel_w of a lead conv or depthwise window (7 x 7) */
 

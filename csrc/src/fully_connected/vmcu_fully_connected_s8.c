@@ -10,7 +10,7 @@
 #include "vmcu/vmcu_kernels.h"
 #include "vmcu/vmcu_support.h"
 
-#include "../vmcu_dsp.h"
+#include "vmcu/vmcu_dsp.h"
 #include "../vmcu_row_writer.h"
 
 vmcu_status vmcu_fully_connected_s8(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,

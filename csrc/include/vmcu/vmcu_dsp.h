@@ -1,6 +1,7 @@
 /*
- * vmcu-tflite runtime, private: the multiply-accumulate inner loops of CONV_2D, DEPTHWISE_CONV_2D
- * and FULLY_CONNECTED, with a Cortex-M DSP-extension path.
+ * vmcu-tflite runtime: the multiply-accumulate inner loops of CONV_2D, DEPTHWISE_CONV_2D
+ * and FULLY_CONNECTED, with a Cortex-M DSP-extension path. Shared by the hand-written kernels
+ * and by the kernels vmcu_tflite/kernels/lower_c.py generates into a model's .c file.
  *
  * On a core with the DSP extension (__ARM_FEATURE_DSP, e.g. Cortex-M4/M7/M33) four int8 values
  * are loaded as one word and widened pairwise to 16 bits with SXTB16 (bytes 0 and 2) and SXTB16
@@ -20,7 +21,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "vmcu/vmcu_support.h"
+#include "vmcu_support.h"
 
 #if defined(VMCU_EMULATE_DSP)
 #define VMCU_DSP 1
@@ -136,19 +137,37 @@ static inline uint32_t vmcu_offset_pair(int32_t offset)
     return ((uint32_t)offset & 0xFFFFu) * 0x10001u;
 }
 
+/* PKHBT v, v, LSL #16: the low halfword of v in both halves (the same bits as vmcu_offset_pair).
+ * GCC's arm_acle.h has no __pkhbt, so the instruction is written out on GCC-compatible compilers. */
+static inline uint32_t vmcu_broadcast16(int32_t v)
+{
+#if !VMCU_DSP_EMULATED && defined(__GNUC__)
+    uint32_t r;
+    __asm__("pkhbt %0, %1, %1, lsl #16" : "=r"(r) : "r"(v));
+    return r;
+#else
+    return ((uint32_t)v & 0xFFFFu) | ((uint32_t)v << 16);
+#endif
+}
+
 #endif /* VMCU_DSP */
 
-/** acc + sum over i < len of (x[i] + x_offset) * w[i]. */
-static inline int32_t vmcu_dot_s8(const int8_t *x, const int8_t *w, int32_t len, int32_t x_offset, int32_t acc)
+/**
+ * acc + sum over i < len of (x[i] + x_offset) * w[i]; `offsets` is x_offset in both halfwords
+ * (vmcu_broadcast16, computed once per kernel), used by the DSP path only.
+ */
+static inline int32_t vmcu_dot_s8_offsets(const int8_t *x, const int8_t *w, int32_t len, uint32_t offsets,
+                                          int32_t x_offset, int32_t acc)
 {
     int32_t i = 0;
 #if VMCU_DSP
-    const uint32_t offsets = vmcu_offset_pair(x_offset);
     for (; i + 4 <= len; i += 4) {
         const uint32_t xw = vmcu_load32(x + i), ww = vmcu_load32(w + i);
         acc = vmcu_smlad(vmcu_sxtab16(offsets, xw), vmcu_sxtb16(ww), acc);
         acc = vmcu_smlad(vmcu_sxtab16(offsets, vmcu_ror8(xw)), vmcu_sxtb16(vmcu_ror8(ww)), acc);
     }
+#else
+    (void)offsets;
 #endif
     for (; i < len; ++i) {
         acc += ((int32_t)x[i] + x_offset) * (int32_t)w[i];
@@ -156,14 +175,13 @@ static inline int32_t vmcu_dot_s8(const int8_t *x, const int8_t *w, int32_t len,
     return acc;
 }
 
-/** Two dot products over the same x: acc[k] += sum over i < len of (x[i] + x_offset) * w_k[i]. */
-static inline void vmcu_dot2_s8(const int8_t *x, const int8_t *w0, const int8_t *w1, int32_t len, int32_t x_offset,
-                                int32_t acc[2])
+/** Two dot products over the same x: acc[k] += sum over i < len of (x[i] + x_offset) * w_k[i]; `offsets` as above. */
+static inline void vmcu_dot2_s8_offsets(const int8_t *x, const int8_t *w0, const int8_t *w1, int32_t len,
+                                        uint32_t offsets, int32_t x_offset, int32_t acc[2])
 {
     int32_t i = 0;
     int32_t a0 = acc[0], a1 = acc[1];
 #if VMCU_DSP
-    const uint32_t offsets = vmcu_offset_pair(x_offset);
     for (; i + 4 <= len; i += 4) {
         const uint32_t xw = vmcu_load32(x + i);
         const uint32_t x02 = vmcu_sxtab16(offsets, xw), x13 = vmcu_sxtab16(offsets, vmcu_ror8(xw));
@@ -173,6 +191,8 @@ static inline void vmcu_dot2_s8(const int8_t *x, const int8_t *w0, const int8_t 
         a1 = vmcu_smlad(x02, vmcu_sxtb16(v1), a1);
         a1 = vmcu_smlad(x13, vmcu_sxtb16(vmcu_ror8(v1)), a1);
     }
+#else
+    (void)offsets;
 #endif
     for (; i < len; ++i) {
         const int32_t xi = (int32_t)x[i] + x_offset;
@@ -181,6 +201,27 @@ static inline void vmcu_dot2_s8(const int8_t *x, const int8_t *w0, const int8_t 
     }
     acc[0] = a0;
     acc[1] = a1;
+}
+
+/** acc + sum over i < len of (x[i] + x_offset) * w[i]. */
+static inline int32_t vmcu_dot_s8(const int8_t *x, const int8_t *w, int32_t len, int32_t x_offset, int32_t acc)
+{
+#if VMCU_DSP
+    return vmcu_dot_s8_offsets(x, w, len, vmcu_offset_pair(x_offset), x_offset, acc);
+#else
+    return vmcu_dot_s8_offsets(x, w, len, 0u, x_offset, acc);
+#endif
+}
+
+/** Two dot products over the same x: acc[k] += sum over i < len of (x[i] + x_offset) * w_k[i]. */
+static inline void vmcu_dot2_s8(const int8_t *x, const int8_t *w0, const int8_t *w1, int32_t len, int32_t x_offset,
+                                int32_t acc[2])
+{
+#if VMCU_DSP
+    vmcu_dot2_s8_offsets(x, w0, w1, len, vmcu_offset_pair(x_offset), x_offset, acc);
+#else
+    vmcu_dot2_s8_offsets(x, w0, w1, len, 0u, x_offset, acc);
+#endif
 }
 
 #if VMCU_DSP

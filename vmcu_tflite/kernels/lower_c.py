@@ -1,0 +1,471 @@
+"""C for kernel descriptions: one C99 function per kernel configuration (paper section 5).
+
+`lower(kernel, name)` gives the text of `static vmcu_status name(ctx, params, inputs, output)`,
+the runtime's kernel signature (csrc/include/vmcu/vmcu_kernels.h), executing the description
+statement by statement: loops become `for` loops over int32 variables, index expressions their
+`c()`, the intrinsics calls of the runtime's inline helpers (vmcu_support.h, vmcu_dsp.h: the
+SMLAD / SMLABB paths with their portable fallbacks). Every declaration a statement makes lives in
+the C block of the loop body holding the statement, so a name declared again in a nested loop
+shadows the outer one exactly as in the description. `render_kernels` gives the C fragment of a
+model's kernels.
+
+Loads that wrap. A RAMLoad without `into` is a pointer into the pool when its bytes do not cross
+the end of the pool, else a copy in a stack buffer of `max_bytes` (the description's static
+bound of runs * length) with the runs packed (run r at r * length). The description indexes a
+loaded pointer as if it pointed into the pool (run r at r * run_stride), so a load that may have
+several runs gets a run stride variable `<name>_rs` (run_stride, or length for a copy), and every
+index into it is rewritten from `r * run_stride + b` to `r * <name>_rs + b`: symbolically when the
+index expression is a multiple of the constant stride plus a constant (every description today),
+else with a division at run time. Packing keeps the stack to `max_bytes`; copying the whole span
+with the pool's stride instead would need (runs - 1) * run_stride + length bytes (a depthwise
+window row over wide pixels: kilobytes) to copy a few bytes per run.
+
+A test build may define VMCU_ON_COPY(load) to observe the copies (it counts them).
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from .index import Const, Ix, Sum, ix
+from .ir import (AddResidual, Broadcast, Dot, DotLanes, FlashLoad, InitBias, Kernel, Loop, RAMFree, RAMLoad, RAMStore,
+                 RegAlloc, Requantize)
+from .schedule import variable_ranges, walk
+
+INDENT = "    "
+SIGNATURE = ("static vmcu_status {name}(const vmcu_context *ctx, const void *params, const vmcu_view *inputs, "
+             "const vmcu_view *output)")
+PARAMETERS = ("ctx", "params", "inputs", "output", "p")
+
+PRELUDE = """#include "vmcu/vmcu_kernels.h"
+#include "vmcu/vmcu_support.h"
+#include "vmcu/vmcu_dsp.h"
+
+/* Runs where a generated kernel copies a load that crosses the end of the pool (tests count them). */
+#ifndef VMCU_ON_COPY
+#define VMCU_ON_COPY(load) ((void)0)
+#endif
+"""
+
+
+@dataclass(frozen=True)
+class _Pointer:
+    """A name a statement declared: a loaded pointer (maybe strided), a buffer, a flash pointer, a word."""
+
+    kind: str  # "load", "buffer", "flash", "word", "helper"
+    run_stride: Ix | None = None  # loads that may have several runs: indexes go through <name>_rs
+    serial: int = -1  # declarations in order: the same in both passes of `lower`
+
+
+def _bounds(e: Ix, ranges) -> tuple[int, int]:
+    return e.bounds(ranges)
+
+
+def _u32(e: Ix) -> str:
+    return f"{e.value}u" if isinstance(e, Const) and e.value >= 0 else f"(uint32_t){_paren(e.c())}"
+
+
+def _paren(text: str) -> str:
+    """`text` as one operand: identifiers, numbers and parenthesized or called expressions stay as they are."""
+    if re.fullmatch(r"[A-Za-z_0-9]+", text) or (text.startswith("(") and _closes_at_end(text)):
+        return text
+    if re.fullmatch(r"[A-Za-z_][A-Za-z_0-9]*\(.*\)", text) and _closes_at_end(text[text.index("("):]):
+        return text
+    return f"({text})"
+
+
+def _closes_at_end(text: str) -> bool:
+    """Whether the parenthesis opening `text` closes at its last character."""
+    depth = 0
+    for k, ch in enumerate(text):
+        depth += ch == "("
+        depth -= ch == ")"
+        if depth == 0:
+            return k == len(text) - 1
+    return False
+
+
+def _plus(base: str, index: str) -> str:
+    return base if index == "0" else f"{base} + {index}"
+
+
+def _split(index: Ix, stride: int) -> tuple[Ix, int] | None:
+    """(a, b) with index = a * stride + b and b a constant in [0, stride), or None."""
+    if isinstance(index, Const):
+        return Const(index.value // stride), index.value % stride
+    parts, const = (index.parts, index.const) if isinstance(index, Sum) else (((1, index),), 0)
+    run: Ix = Const(const // stride)
+    for coef, part in parts:
+        if coef % stride:
+            return None
+        run = run + part * (coef // stride)
+    return run, const % stride
+
+
+def _names(kernel: Kernel) -> set[str]:
+    """Every identifier the description itself declares (loop variables and statement names)."""
+    found = set()
+    for placed in walk(kernel.body):
+        stmt = placed.stmt
+        name = stmt.var if isinstance(stmt, Loop) else getattr(stmt, "name", None)
+        if name is not None:
+            found.add(name)
+    return found
+
+
+class _Lowering:
+    def __init__(self, kernel: Kernel, function_name: str, used: set[int] | None = None) -> None:
+        """`used`: the declarations (by serial) the first pass saw read; None in the first pass."""
+        if len(kernel.workspaces) > 1:
+            raise NotImplementedError(f"kernel {kernel.name}: more than one workspace in the step's workspace")
+        self.kernel = kernel
+        self.function_name = function_name
+        self.ranges = variable_ranges(kernel)
+        self.used = used
+        self.referenced: set[int] = set()
+        self.serial = 0
+        self.taken = _names(kernel)
+        clash = self.taken & (set(PARAMETERS) | {"ws"})
+        if clash:
+            raise ValueError(f"kernel {kernel.name}: names {sorted(clash)} collide with the C function's own")
+        self.scopes: list[dict[str, _Pointer]] = []
+        self.lines: list[str] = []
+
+    # -- helpers ---------------------------------------------------------------------------------
+
+    def line(self, depth: int, text: str) -> None:
+        self.lines.append(INDENT * depth + text)
+
+    def fresh(self, base: str) -> str:
+        """A temporary not among the description's names (declared in its own block)."""
+        name, k = base, 1
+        while name in self.taken:
+            name, k = f"{base}{k}", k + 1
+        return name
+
+    def declare(self, name: str, pointer: _Pointer, helpers: tuple[str, ...] = ()) -> None:
+        scope = self.scopes[-1]
+        for n in (name, *helpers):
+            if n in scope:
+                raise ValueError(f"kernel {self.kernel.name}: {n} declared twice in one loop body")
+            if n != name and n in self.taken:
+                raise ValueError(f"kernel {self.kernel.name}: generated name {n} collides with the description's")
+        scope[name] = _Pointer(pointer.kind, pointer.run_stride, self.serial)
+        self.serial += 1
+        for n in helpers:
+            scope[n] = _Pointer("helper")
+
+    def ref(self, name: str) -> str:
+        """`name`, noted as read (the declaration it resolves to is used)."""
+        pointer = self.lookup(name)
+        if pointer is not None:
+            self.referenced.add(pointer.serial)
+        return name
+
+    def lookup(self, name: str) -> _Pointer | None:
+        for scope in reversed(self.scopes):
+            if name in scope:
+                return scope[name]
+        return None
+
+    def at(self, name: str, index: Ix) -> str:
+        """C index into `name` of the description's index (rewritten for a strided load's copy)."""
+        self.ref(name)
+        pointer = self.lookup(name)
+        if pointer is None or pointer.run_stride is None:
+            return index.c()
+        stride = pointer.run_stride
+        if isinstance(stride, Const) and stride.value > 0:
+            split = _split(index, stride.value)
+            if split is not None:
+                run, byte = split
+                text = "0" if isinstance(run, Const) and run.value == 0 else f"{_paren(run.c())} * {name}_rs"
+                return text if byte == 0 else (str(byte) if text == "0" else f"{text} + {byte}")
+        s, i = _paren(stride.c()), _paren(index.c())
+        return f"({i} / {s}) * {name}_rs + {i} % {s}"
+
+    def view(self, tensor: str) -> str:
+        if tensor == "output":
+            return "output"
+        if re.fullmatch(r"input\d+", tensor):
+            return f"&inputs[{tensor[5:]}]"
+        if self.kernel.workspace(tensor) is not None:
+            return "&ws"
+        raise ValueError(f"kernel {self.kernel.name}: unknown tensor {tensor}")
+
+    def offset(self, tensor: str, offset: Ix) -> Ix | str:
+        """The view offset of a logical offset: a workspace keeps byte b at b % capacity."""
+        ws = self.kernel.workspace(tensor)
+        if ws is None:
+            return offset
+        if isinstance(offset, Const):
+            return Const(offset.value % ws.capacity)
+        return f"(uint32_t)({offset.c()} % {ws.capacity})"
+
+    def u32_offset(self, tensor: str, offset: Ix) -> str:
+        off = self.offset(tensor, offset)
+        return off if isinstance(off, str) else _u32(off)
+
+    def unused(self, depth: int, name: str) -> None:
+        """(void) a declaration no statement reads (-Wunused-variable), known in the second pass."""
+        if self.used is not None and self.lookup(name).serial not in self.used:
+            self.line(depth, f"(void){name};")
+
+    # -- the function ---------------------------------------------------------------------------
+
+    def function(self) -> str:
+        k = self.kernel
+        self.line(0, SIGNATURE.format(name=self.function_name))
+        self.line(0, "{")
+        self.line(1, f"const {k.params_type} *p = (const {k.params_type} *)params;")
+        if k.workspaces:
+            self.line(1, "const vmcu_view ws = {ctx->pool, ctx->pool_size, ctx->step->workspace};")
+        for declaration, initializer in k.c_vars:
+            self.line(1, f"{declaration} = {initializer};")
+        self.line(1, "(void)ctx;")
+        self.line(1, "(void)p;")
+        self.line(1, "(void)inputs;")
+        self.line(1, "(void)output;")
+        for declaration, _ in k.c_vars:
+            self.line(1, f"(void){re.findall(r'[A-Za-z_][A-Za-z_0-9]*', declaration)[-1]};")
+        self.body(k.body, 1)
+        self.line(1, "return VMCU_OK;")
+        self.line(0, "}")
+        return "\n".join(self.lines) + "\n"
+
+    def body(self, stmts, depth: int) -> None:
+        self.scopes.append({})
+        for stmt in stmts:
+            getattr(self, f"lower_{type(stmt).__name__}")(stmt, depth)
+        self.scopes.pop()
+
+    # -- statements -----------------------------------------------------------------------------
+
+    def lower_Loop(self, s: Loop, depth: int) -> None:
+        v = s.var
+        incr = f"++{v}" if s.step == 1 else f"{v} += {s.step}"
+        if isinstance(s.hi, Const):
+            head = f"int32_t {v} = {s.lo.c()}; {v} < {s.hi.c()}; {incr}"
+        else:
+            end = self.fresh(f"{v}_end")
+            head = f"int32_t {v} = {s.lo.c()}, {end} = {s.hi.c()}; {v} < {end}; {incr}"
+        self.line(depth, f"for ({head}) {{")
+        self.body(s.body, depth + 1)
+        self.line(depth, "}")
+
+    def lower_RegAlloc(self, s: RegAlloc, depth: int) -> None:
+        self.declare(s.name, _Pointer("buffer"))
+        self.line(depth, f"{s.ctype} {s.name}[{s.size}];")
+        if s.fill is not None:
+            if s.ctype in ("int8_t", "uint8_t"):
+                self.line(depth, f"memset({s.name}, {s.fill}, sizeof {s.name});")
+            else:
+                i = self.fresh("i")
+                self.line(depth, f"for (int32_t {i} = 0; {i} < {s.size}; ++{i}) {{")
+                self.line(depth + 1, f"{s.name}[{i}] = {s.fill};")
+                self.line(depth, "}")
+        self.unused(depth, s.name)
+
+    def lower_FlashLoad(self, s: FlashLoad, depth: int) -> None:
+        self.declare(s.name, _Pointer("flash"))
+        self.line(depth, f"const int8_t *{s.name} = {_plus(s.array, _paren(s.offset.c()))};")
+        self.unused(depth, s.name)
+
+    def lower_Broadcast(self, s: Broadcast, depth: int) -> None:
+        self.declare(s.name, _Pointer("word"))
+        self.lines.append("#if VMCU_DSP")
+        self.line(depth, f"const uint32_t {s.name} = vmcu_broadcast16((int32_t)({s.value}));")
+        self.lines.append("#else")
+        self.line(depth, f"const uint32_t {s.name} = 0u; /* the portable paths add the offset themselves */")
+        self.lines.append("#endif")
+        self.line(depth, f"(void){s.name};")
+
+    def lower_RAMFree(self, s: RAMFree, depth: int) -> None:
+        runs = "" if s.runs == Const(1) else f", {s.runs.c()} runs {s.run_stride.c()} apart"
+        self.line(depth, f"/* RAMFree {s.tensor} [{s.offset.c()}, +{s.length.c()}{runs}): "
+                         "the plan lets the output land there */")
+
+    def lower_RAMStore(self, s: RAMStore, depth: int) -> None:
+        view, off = self.view(s.tensor), self.u32_offset(s.tensor, s.offset)
+        src = _plus(s.src, _paren(self.at(s.src, s.src_index)))
+        if _bounds(s.length, self.ranges) == (1, 1):
+            self.line(depth, f"vmcu_put({view}, {off}, {s.src}[{self.at(s.src, s.src_index)}]);")
+        else:
+            self.line(depth, f"vmcu_write({view}, {off}, {src}, {_u32(s.length)});")
+
+    def lower_RAMLoad(self, s: RAMLoad, depth: int) -> None:
+        if s.into is not None:
+            self.load_into(s, depth)
+        else:
+            self.load_pointer(s, depth)
+
+    def load_into(self, s: RAMLoad, depth: int) -> None:
+        """Gather: runs packed into the buffer from into_index on, through the wrap if need be."""
+        view, off = self.view(s.tensor), self.u32_offset(s.tensor, s.offset)
+        dst = _plus(s.into, _paren(self.at(s.into, s.into_index)))
+        runs_hi = _bounds(s.runs, self.ranges)[1]
+        length_lo = _bounds(s.length, self.ranges)[0]
+        self.line(depth, f"/* RAMLoad {s.name}: {s.tensor} into {s.into} */")
+        if runs_hi <= 1 and s.runs == Const(1):
+            if _bounds(s.length, self.ranges) == (1, 1):
+                self.line(depth, f"{s.into}[{self.at(s.into, s.into_index)}] = vmcu_get({view}, {off});")
+            elif length_lo > 0:
+                self.line(depth, f"vmcu_read({view}, {off}, {dst}, {_u32(s.length)});")
+            else:
+                self.line(depth, f"if ({s.length.c()} > 0) {{")
+                self.line(depth + 1, f"vmcu_read({view}, {off}, {dst}, {_u32(s.length)});")
+                self.line(depth, "}")
+            return
+        at, length, r = (self.fresh(f"{s.name}_{x}") for x in ("at", "len", "r"))
+        self.line(depth, "{")
+        self.line(depth + 1, f"const uint32_t {at} = {off};")
+        self.line(depth + 1, f"const int32_t {length} = {s.length.c()};")
+        self.line(depth + 1, f"for (int32_t {r} = 0; {r} < {s.runs.c()} && {length} > 0; ++{r}) {{")
+        self.line(depth + 2, f"vmcu_read({view}, {at} + (uint32_t)({r} * {_paren(s.run_stride.c())}), "
+                             f"{dst} + {r} * {length}, (uint32_t){length});")
+        self.line(depth + 1, "}")
+        self.line(depth, "}")
+
+    def load_pointer(self, s: RAMLoad, depth: int) -> None:
+        """A pointer into the pool, or a packed copy when the bytes cross the end of the pool."""
+        if s.max_bytes <= 0:
+            raise ValueError(f"kernel {self.kernel.name}: RAMLoad {s.name} has no max_bytes for its copy")
+        view, off = self.view(s.tensor), self.u32_offset(s.tensor, s.offset)
+        n = s.name
+        strided = _bounds(s.runs, self.ranges)[1] > 1 or not (s.runs == Const(1))
+        helpers = (f"{n}_copy", f"{n}_at") + ((f"{n}_runs", f"{n}_len", f"{n}_rs") if strided else ())
+        self.declare(n, _Pointer("load", s.run_stride if strided else None), helpers)
+        self.line(depth, f"/* RAMLoad {n}: {s.tensor}, a pointer into the pool, or a copy where it wraps */")
+        self.line(depth, f"int8_t {n}_copy[{s.max_bytes}];")
+        self.line(depth, f"const uint32_t {n}_at = {off};")
+        if not strided:
+            self.line(depth, f"const int8_t *{n} = vmcu_span({view}, {n}_at, {_u32(s.length)});")
+            self.line(depth, f"if ({n} == 0) {{")
+            self.line(depth + 1, f'VMCU_ON_COPY("{n}");')
+            self.line(depth + 1, f"vmcu_read({view}, {n}_at, {n}_copy, {_u32(s.length)});")
+            self.line(depth + 1, f"{n} = {n}_copy;")
+            self.line(depth, "}")
+            self.unused(depth, n)
+            return
+        stride = _paren(s.run_stride.c())
+        r = self.fresh(f"{n}_r")
+        self.line(depth, f"const int32_t {n}_runs = {s.runs.c()}, {n}_len = {s.length.c()};")
+        self.line(depth, f"const int8_t *{n} = vmcu_span({view}, {n}_at, "
+                         f"(uint32_t)({n}_runs > 0 ? ({n}_runs - 1) * {stride} + {n}_len : 0));")
+        self.line(depth, f"int32_t {n}_rs = {s.run_stride.c()};")
+        self.line(depth, f"if ({n} == 0) {{ /* the runs, packed */")
+        self.line(depth + 1, f'VMCU_ON_COPY("{n}");')
+        self.line(depth + 1, f"for (int32_t {r} = 0; {r} < {n}_runs; ++{r}) {{")
+        self.line(depth + 2, f"vmcu_read({view}, {n}_at + (uint32_t)({r} * {stride}), {n}_copy + {r} * {n}_len, "
+                             f"(uint32_t){n}_len);")
+        self.line(depth + 1, "}")
+        self.line(depth + 1, f"{n} = {n}_copy;")
+        self.line(depth + 1, f"{n}_rs = {n}_len;")
+        self.line(depth, "}")
+        if self.used is not None and self.lookup(n).serial not in self.used:
+            self.line(depth, f"(void){n};")
+            self.line(depth, f"(void){n}_rs;")
+
+    def lower_Dot(self, s: Dot, depth: int) -> None:
+        pointer = self.lookup(s.x)
+        if pointer is not None and pointer.run_stride is not None:
+            raise NotImplementedError(f"kernel {self.kernel.name}: Dot over {s.x}, a load of several runs")
+        lo, hi = _bounds(s.count, self.ranges)
+        if hi > 2:
+            raise ValueError(f"kernel {self.kernel.name}: Dot of up to {hi} weight rows (1 or 2)")
+        if hi == 2 and len(s.weights) < 2:
+            raise ValueError(f"kernel {self.kernel.name}: Dot of 2 rows with one weight pointer")
+        x = _plus(s.x, _paren(self.at(s.x, s.x_index)))
+        ws = [_plus(w, _paren(self.at(w, s.w_index))) for w in s.weights[:1 if hi <= 1 else 2]]
+        length = s.length.c()
+        self.ref(s.acc)
+        self.ref(s.offsets)
+        acc = f"{s.acc}[{s.acc_index.c()}]"
+        one = f"{acc} = vmcu_dot_s8_offsets({x}, {ws[0]}, {length}, {s.offsets}, {s.x_offset}, {acc});"
+        if hi <= 1:
+            self.line(depth, one)
+            return
+        two = (f"vmcu_dot2_s8_offsets({x}, {ws[0]}, {ws[1]}, {length}, {s.offsets}, {s.x_offset}, "
+               f"{_plus(s.acc, _paren(s.acc_index.c()))});")
+        if lo >= 2:
+            self.line(depth, two)
+            return
+        self.line(depth, f"if ({s.count.c()} > 1) {{")
+        self.line(depth + 1, two)
+        self.line(depth, "} else {")
+        self.line(depth + 1, one)
+        self.line(depth, "}")
+
+    def lower_DotLanes(self, s: DotLanes, depth: int) -> None:
+        lo, hi = _bounds(s.lanes, self.ranges)
+        if hi > 4:
+            raise ValueError(f"kernel {self.kernel.name}: DotLanes of up to {hi} lanes (at most 4)")
+        x_index, w_index = self.at(s.x, s.x_index), _paren(s.w_index.c())
+        self.ref(s.acc)
+        self.ref(s.offsets)
+        l = self.fresh("l")
+        if hi == 4:
+            self.lines.append("#if VMCU_DSP")
+            self.line(depth, "if (" + ("1" if lo == 4 else f"{s.lanes.c()} == 4") + ") {")
+            self.line(depth + 1, f"vmcu_mac4_s8(vmcu_load32({_plus(s.x, _paren(x_index))}), "
+                                 f"vmcu_load32({_plus(s.w, w_index)}), {s.offsets}, {s.acc});")
+            self.line(depth, "} else")
+            self.lines.append("#endif")
+        self.line(depth, f"for (int32_t {l} = 0; {l} < {_paren(s.lanes.c())}; ++{l}) {{")
+        self.line(depth + 1, f"{s.acc}[{l}] += ((int32_t){s.x}[{_sum(x_index, l)}] + {_paren(s.x_offset)}) * "
+                             f"(int32_t){s.w}[{_sum(w_index, l)}];")
+        self.line(depth, "}")
+
+    def lower_InitBias(self, s: InitBias, depth: int) -> None:
+        k = self.fresh("k")
+        bias = _paren(s.bias)
+        self.ref(s.acc)
+        self.line(depth, f"for (int32_t {k} = 0; {k} < {_paren(s.count.c())}; ++{k}) {{")
+        self.line(depth + 1, f"{s.acc}[{k}] = {bias} != 0 ? {bias}[{_sum(_paren(s.channel.c()), k)}] : 0;")
+        self.line(depth, "}")
+
+    def lower_Requantize(self, s: Requantize, depth: int) -> None:
+        k = self.fresh("k")
+        q = _paren(s.quant)
+        self.ref(s.acc)
+        channel = _sum(_paren(s.channel.c()), k)
+        self.line(depth, f"for (int32_t {k} = 0; {k} < {_paren(s.count.c())}; ++{k}) {{")
+        self.line(depth + 1, f"{s.dst}[{_sum(_paren(self.at(s.dst, s.dst_index)), k)}] = (int8_t)vmcu_clamp(")
+        self.line(depth + 2, f"vmcu_requantize({s.acc}[{k}], {q}->requant.multiplier[{channel}], "
+                             f"{q}->requant.shift[{channel}]) + {q}->output_offset,")
+        self.line(depth + 2, f"{q}->requant.act_min, {q}->requant.act_max);")
+        self.line(depth, "}")
+
+    def lower_AddResidual(self, s: AddResidual, depth: int) -> None:
+        i = self.fresh("i")
+        dst = f"{s.dst}[{_sum(_paren(self.at(s.dst, s.dst_index)), i)}]"
+        res = f"{s.residual}[{_sum(_paren(self.at(s.residual, s.residual_index)), i)}]"
+        pair = f"{res}, {dst}" if s.residual_first else f"{dst}, {res}"
+        self.line(depth, f"for (int32_t {i} = 0; {i} < {_paren(s.count.c())}; ++{i}) {{")
+        self.line(depth + 1, f"{dst} = vmcu_add_pair({s.add}, {pair});")
+        self.line(depth, "}")
+
+
+def _sum(index: str, var: str) -> str:
+    return var if index in ("0", "(0)") else f"{index} + {var}"
+
+
+def lower(kernel: Kernel, function_name: str) -> str:
+    """The C99 function executing `kernel`, named `function_name` (static, the runtime's kernel signature).
+
+    Two passes: the first finds which declarations the code reads, the second writes the code
+    with a (void) for the others (a weight row a one-unit Dot never reads, a load only freed).
+    """
+    first = _Lowering(kernel, function_name)
+    first.function()
+    return _Lowering(kernel, function_name, first.referenced).function()
+
+
+def render_kernels(kernels: dict[str, Kernel]) -> str:
+    """A C fragment with the #includes and one function per entry (function name -> kernel), by name."""
+    parts = [PRELUDE]
+    for name in sorted(kernels):
+        kernel = kernels[name]
+        doc = (kernel.doc or kernel.name).replace("*/", "* /")
+        parts.append(f"\n/* {doc} */\n{lower(kernel, name)}")
+    return "".join(parts)
