@@ -18,7 +18,7 @@ from ortools.sat.python import cp_model
 
 from .index import BOUND
 from .ir import Kernel, RAMLoad, RAMStore
-from .schedule import Placed, clock, instances, time_of, values, variable_ranges, walk
+from .schedule import Clock, Placed, clock, instances, loop_paths, loop_ranges, time_of, values, walk
 
 NO_PAIR = None
 
@@ -29,8 +29,8 @@ def _statements(kernel: Kernel, kind, tensor: str) -> list[Placed]:
 
 def _loop_vars(model: cp_model.CpModel, placed: Placed, ranges, tag: str) -> dict:
     env = {}
-    for loop in placed.loops:
-        lo, hi = ranges[loop.var]
+    for loop, path in zip(placed.loops, loop_paths(placed)):
+        lo, hi = ranges[path]
         v = model.NewIntVar(lo, hi, f"{tag}{loop.var}")
         model.Add(v >= loop.lo.cpsat(model, env))
         model.Add(v <= loop.hi.cpsat(model, env) - 1)
@@ -41,9 +41,7 @@ def _loop_vars(model: cp_model.CpModel, placed: Placed, ranges, tag: str) -> dic
     return env
 
 
-def _pair_distance(kernel: Kernel, store: Placed, load: Placed) -> int | None:
-    ranges = variable_ranges(kernel)
-    clk = clock(kernel)
+def _pair_distance(kernel: Kernel, ranges, clk: Clock, store: Placed, load: Placed) -> int | None:
     model = cp_model.CpModel()
     j = _loop_vars(model, store, ranges, "j_")
     i = _loop_vars(model, load, ranges, "i_")
@@ -77,7 +75,8 @@ def min_distance(kernel: Kernel, tensor: str = "input0") -> int | None:
 
 
 def _solve(kernel: Kernel, tensor: str) -> int | None:
-    found = [_pair_distance(kernel, s, l) for s in _statements(kernel, RAMStore, "output")
+    ranges, clk = loop_ranges(kernel), clock(kernel)
+    found = [_pair_distance(kernel, ranges, clk, s, l) for s in _statements(kernel, RAMStore, "output")
              for l in _statements(kernel, RAMLoad, tensor)]
     found = [d for d in found if d is not None]
     return max(found) if found else NO_PAIR

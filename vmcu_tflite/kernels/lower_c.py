@@ -27,10 +27,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .index import Const, Ix, Sum, ix
+from .index import Const, Ix, Sum
 from .ir import (AddResidual, Broadcast, Dot, DotLanes, FlashLoad, InitBias, Kernel, Loop, RAMFree, RAMLoad, RAMStore,
                  RegAlloc, Requantize)
-from .schedule import variable_ranges, walk
+from .schedule import loop_range, walk
 
 INDENT = "    "
 SIGNATURE = ("static vmcu_status {name}(const vmcu_context *ctx, const void *params, const vmcu_view *inputs, "
@@ -120,7 +120,7 @@ class _Lowering:
             raise NotImplementedError(f"kernel {kernel.name}: more than one workspace in the step's workspace")
         self.kernel = kernel
         self.function_name = function_name
-        self.ranges = variable_ranges(kernel)
+        self.ranges: dict[str, tuple[int, int]] = {}  # static range of each loop variable in scope
         self.used = used
         self.referenced: set[int] = set()
         self.serial = 0
@@ -250,7 +250,10 @@ class _Lowering:
             end = self.fresh(f"{v}_end")
             head = f"int32_t {v} = {s.lo.c()}, {end} = {s.hi.c()}; {v} < {end}; {incr}"
         self.line(depth, f"for ({head}) {{")
+        outer = self.ranges
+        self.ranges = {**outer, v: loop_range(s, outer)}
         self.body(s.body, depth + 1)
+        self.ranges = outer
         self.line(depth, "}")
 
     def lower_RegAlloc(self, s: RegAlloc, depth: int) -> None:

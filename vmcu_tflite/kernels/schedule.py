@@ -33,16 +33,32 @@ def walk(body, loops=(), positions=()) -> Iterator[Placed]:
             yield from walk(stmt.body, loops + (stmt,), positions + (k,))
 
 
-def variable_ranges(kernel: Kernel) -> dict[str, tuple[int, int]]:
-    """Static (least, greatest) value of every loop variable."""
-    ranges: dict[str, tuple[int, int]] = {}
-    for placed in walk(kernel.body):
-        if isinstance(placed.stmt, Loop):
-            loop = placed.stmt
-            lo = loop.lo.bounds(ranges)[0]
-            hi = loop.hi.bounds(ranges)[1] - 1
-            ranges[loop.var] = (lo, max(lo, hi))
+Path = tuple  # a loop's position in the kernel tree: its index in each body from the root
+
+
+def loop_range(loop: Loop, scope: dict[str, tuple[int, int]]) -> tuple[int, int]:
+    """Static (least, greatest) value of `loop`'s variable, the enclosing ones within `scope`."""
+    lo = loop.lo.bounds(scope)[0]
+    return lo, max(lo, loop.hi.bounds(scope)[1] - 1)
+
+
+def loop_ranges(kernel: Kernel) -> dict[Path, tuple[int, int]]:
+    """Every loop's static range, by path (loops in different nests may reuse a variable name)."""
+    ranges: dict[Path, tuple[int, int]] = {}
+
+    def visit(body, path, scope):
+        for k, stmt in enumerate(body):
+            if isinstance(stmt, Loop):
+                ranges[path + (k,)] = loop_range(stmt, scope)
+                visit(stmt.body, path + (k,), {**scope, stmt.var: ranges[path + (k,)]})
+
+    visit(kernel.body, (), {})
     return ranges
+
+
+def loop_paths(placed: Placed) -> list[Path]:
+    """The path of each loop around `placed`, outermost first."""
+    return [placed.positions[:d + 1] for d in range(len(placed.loops))]
 
 
 @dataclass(frozen=True)
@@ -51,7 +67,7 @@ class Clock:
 
     positions: tuple[int, ...]  # radix of the position digit at depth d
     spans: tuple[int, ...]  # radix of the loop variable digit at depth d (d >= 1)
-    origins: dict  # loop var -> its least value (digit = value - origin)
+    origins: dict  # loop path -> least value of its variable (digit = value - origin)
 
     def weights(self) -> tuple[list[int], list[int]]:
         """Weight of the position digit and of the variable digit at each depth."""
@@ -70,30 +86,26 @@ class Clock:
 
 
 def clock(kernel: Kernel) -> Clock:
-    ranges = variable_ranges(kernel)
+    ranges = loop_ranges(kernel)
     positions: dict[int, int] = {}
     spans: dict[int, int] = {}
-
-    def visit(body, depth):
-        positions[depth] = max(positions.get(depth, 1), len(body))
-        for stmt in body:
-            if isinstance(stmt, Loop):
-                lo, hi = ranges[stmt.var]
-                spans[depth + 1] = max(spans.get(depth + 1, 1), hi - lo + 1)
-                visit(stmt.body, depth + 1)
-
-    visit(kernel.body, 0)
+    for placed in walk(kernel.body):
+        depth = len(placed.loops)
+        positions[depth] = max(positions.get(depth, 1), placed.positions[-1] + 1)
+        if isinstance(placed.stmt, Loop):
+            lo, hi = ranges[placed.positions]
+            spans[depth + 1] = max(spans.get(depth + 1, 1), hi - lo + 1)
     depth = max(positions) + 1
     return Clock(tuple(positions.get(d, 1) for d in range(depth)),
-                 tuple(spans.get(d, 1) for d in range(depth)), {v: r[0] for v, r in ranges.items()})
+                 tuple(spans.get(d, 1) for d in range(depth)), {path: r[0] for path, r in ranges.items()})
 
 
 def time_of(placed: Placed, env: dict, clk: Clock):
     """Linear time of `placed` at the loop values `env` (numpy arrays or CP-SAT expressions)."""
     pos_w, var_w = clk.weights()
     total = sum(p * pos_w[d] for d, p in enumerate(placed.positions))
-    for d, loop in enumerate(placed.loops, start=1):
-        total = total + (env[loop.var] - clk.origins[loop.var]) * var_w[d]
+    for d, (loop, path) in enumerate(zip(placed.loops, loop_paths(placed)), start=1):
+        total = total + (env[loop.var] - clk.origins[path]) * var_w[d]
     return total
 
 
