@@ -121,9 +121,9 @@ def dw_padded(m: Chain):
     return x, m.depthwise(x, k=(2, 3), stride=(1, 2), act=0)
 
 
-def block(lead: str, residual: str | None, k: int = 3, stride: int = 1):
+def block(lead: str, residual: str | None, k: int = 3, stride: int = 1, c_in: int = 4):
     def build(m: Chain):
-        x = m.input((1, 7, 6, 4))
+        x = m.input((1, 7, 6, c_in))
         y = x
         if lead == "expand":
             y = m.conv(y, 10, k=(1, 1), act=3)
@@ -170,6 +170,8 @@ CASES = [
     Case("block_expand_residual_first", block("expand", "first"), ((4, False), (3, False)), fused=True),
     Case("block_expand_residual_second", block("expand", "second", k=5), ((4, False), (1, False)), fused=True),
     Case("block_stem", block("stem", None), ((5, False), (2, False)), fused=True),
+    # A stem window of 3 x 3 x 16 bytes, too wide to gather: read by kernel rows.
+    Case("block_wide_stem", block("stem", None, c_in=16), ((5, False), (2, False)), fused=True),
     Case("block_expand_strided", block("expand", None, stride=2), ((5, False), (3, False)), fused=True),
     Case("block_no_lead_residual", block("none", "second"), ((4, False), (3, False)), fused=True),
     Case("block_no_lead", block("none", None, k=5, stride=2), ((5, False), (2, False)), fused=True),

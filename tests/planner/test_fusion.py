@@ -104,3 +104,18 @@ def test_block_without_lead_keeps_the_window_rows_above():
     assert distance >= 3 + 1  # a row and a pixel of the window are still to be read
     data = rng.integers(-128, 128, (1, 3, 3, 1)).astype(np.int8)
     np.testing.assert_array_equal(Interpreter(program).run([data]).outputs[0], run_tflm(model, [data], 1)[0][0])
+
+
+def test_stem_wider_than_a_gathered_window_fuses():
+    """A 3x3 stem over 16 channels (144-byte windows) is read kernel row by kernel row."""
+    rng = np.random.default_rng(11)
+    block = Block(rng, 8, 16)
+    y = block.conv(block.x, 8, 3, 1)
+    y = block.conv(y, 8, 3, 1, depthwise=True)
+    y = block.conv(y, 4, 1, 1)
+    block.b.inputs, block.b.outputs = [block.x], [y]
+    model = block.b.build()
+    data = rng.integers(-128, 128, size=(1, 8, 8, 16)).astype(np.int8)
+    program = fused_program(model)
+    assert [s.kernel for s in program.steps] == ["INVERTED_BOTTLENECK"]
+    np.testing.assert_array_equal(Interpreter(program).run([data]).outputs[0], run_tflm(model, [data], 1)[0][0])

@@ -1,9 +1,11 @@
 """CONV_2D with a window (stems, k x k, strided, dilated, grouped): the paper's conv kernel (fig. 5).
 
 Iterations (n, y, x, output segment q); pointwise convolutions are GEMMs (`gemm.py`). Output
-channels go two at a time within a segment (one at a time in a grouped convolution). Three ways to read a window, chosen
-by the configuration:
+channels go two at a time within a segment (one at a time in a grouped convolution, so that a
+pair never straddles two groups). How an output pixel reads its window (`conv_pixel`, which the
+fused block's lead convolution uses too) depends on the configuration:
 
+- pixel: a 1x1, stride 1, unpadded convolution reads its input pixel, once per channel pair;
 - gather: a small window of a single-group convolution (a stem: few input channels) is copied
   once per output pixel into a buffer of [K_h][K_w][C_in], taps outside the input left at the
   input zero point (they add exactly 0); every channel is then one dot product;
@@ -13,74 +15,104 @@ by the configuration:
 """
 from __future__ import annotations
 
-from .index import Var, floor_div, imin
-from .ir import (Broadcast, Dot, FlashLoad, InitBias, Kernel, RAMLoad, RAMStore, RegAlloc, Requantize, loop)
+from dataclasses import dataclass
+from typing import Callable
+
+from .gemm import channel_pair
+from .index import Ix, Var, floor_div, imin
+from .ir import Broadcast, Dot, Kernel, RAMLoad, RAMStore, RegAlloc, Requantize, loop
 from .window import taps
 
 GATHER_BYTES = 128  # largest window gathered per pixel (bytes of stack)
+
+
+@dataclass(frozen=True)
+class PixelConv:
+    """One output pixel of a convolution, channel pair by channel pair."""
+
+    way: str
+    width: int  # output channels per unit: 2, or 1 in a grouped convolution
+    reads: list  # statements run once per pixel, before its channels
+    unit: Callable[[Ix, Ix], list]  # (u, pair) -> statements accumulating channels u (and u + 1) in acc
+
+
+def conv_pixel(p, n: Ix, y: Ix, x: Ix, params: str = "p", offsets: str = "offsets") -> PixelConv:
+    """How output pixel (n, y, x) of the convolution `p` reads its window; `params` is the C
+    expression of its params (a fused block passes its member), `offsets` its Broadcast."""
+    _, h, w, c_in = p.input_shape
+    c_out = p.output_shape[3]
+    _, k_h, k_w, fc = p.filter.shape
+    (s_h, s_w), (d_h, d_w), (p_h, p_w) = p.stride, p.dilation, p.padding
+    per_group = c_out // (c_in // fc)
+    window = k_h * k_w * fc
+    if (k_h, k_w) == (1, 1) and p.stride == (1, 1) and p.padding == (0, 0) and fc == c_in:
+        way = "pixel"
+    elif fc == c_in and window <= GATHER_BYTES and k_h * k_w > 1:
+        way = "gather"
+    else:
+        way = "rows" if fc == c_in and d_w == 1 else "taps"
+    width = 2 if per_group == c_out else 1
+    ky, kx = Var("ky"), Var("kx")
+    rows, cols = taps(y, s_h, p_h, d_h, k_h, h), taps(x, s_w, p_w, d_w, k_w, w)
+    row_start = ((n * h + rows.origin + ky * d_h) * w + cols.origin) * c_in  # tap (ky, 0), channel 0
+    x_offset = f"{params}->input_offset"
+    reads = []
+    if way == "gather":
+        reads = [
+            RegAlloc("window", "int8_t", window, fill=f"(int8_t)(-{x_offset})"),
+            loop("ky", rows.lo, rows.hi, [
+                RAMLoad("win", "input0", row_start + cols.lo * d_w * c_in, c_in * (1 if d_w > 1 else cols.hi - cols.lo),
+                        runs=cols.hi - cols.lo if d_w > 1 else 1, run_stride=d_w * c_in, max_bytes=k_w * c_in,
+                        into="window", into_index=(ky * k_w + cols.lo) * c_in),
+            ], extent=k_h)]
+
+    def unit(u: Ix, pair: Ix) -> list:
+        start = channel_pair(params, u, c_out, window, pair)
+        if way == "pixel":
+            return start + [RAMLoad("run", "input0", ((n * h + y) * w + x) * c_in, c_in, max_bytes=c_in),
+                            Dot("acc", 0, "run", 0, ("w0", "w1"), 0, c_in, offsets, x_offset, pair)]
+        if way == "gather":
+            return start + [Dot("acc", 0, "window", 0, ("w0", "w1"), 0, window, offsets, x_offset, pair)]
+        if way == "rows":
+            return start + [loop("ky", rows.lo, rows.hi, [
+                RAMLoad("run", "input0", row_start + cols.lo * c_in, (cols.hi - cols.lo) * c_in, max_bytes=k_w * c_in),
+                Dot("acc", 0, "run", 0, ("w0", "w1"), (ky * k_w + cols.lo) * c_in, (cols.hi - cols.lo) * c_in,
+                    offsets, x_offset, pair),
+            ], extent=k_h)]
+        group = floor_div(u, per_group)
+        return start + [loop("ky", rows.lo, rows.hi, [
+            loop("kx", cols.lo, cols.hi, [
+                RAMLoad("run", "input0", row_start + kx * d_w * c_in + group * fc, fc, max_bytes=fc),
+                Dot("acc", 0, "run", 0, ("w0", "w1"), (ky * k_w + kx) * fc, fc, offsets, x_offset, pair),
+            ], extent=k_w),
+        ], extent=k_h)]
+
+    return PixelConv(way, width, reads, unit)
 
 
 def conv2d(params, segment: int) -> Kernel:
     p = params
     n_, h, w, c_in = p.input_shape
     _, o_h, o_w, c_out = p.output_shape
-    _, k_h, k_w, fc = p.filter.shape
-    (s_h, s_w), (d_h, d_w), (p_h, p_w) = p.stride, p.dilation, p.padding
-    per_group = c_out // (c_in // fc)
-    window = k_h * k_w * fc
-    way = ("gather" if fc == c_in and window <= GATHER_BYTES and k_h * k_w > 1
-           else "rows" if fc == c_in and d_w == 1 else "taps")
-    n, y, x, q, u, ky, kx = (Var(v) for v in ("n", "y", "x", "q", "u", "ky", "kx"))
-    rows, cols = taps(y, s_h, p_h, d_h, k_h, h), taps(x, s_w, p_w, d_w, k_w, w)
+    n, y, x, q, u = (Var(v) for v in ("n", "y", "x", "q", "u"))
+    pixel = conv_pixel(p, n, y, x)
     first, end = q * segment, imin(q * segment + segment, c_out)
-    group = floor_div(u, per_group)
-    # Channels go by pairs within a segment; a grouped convolution goes one channel at a time, so
-    # that a pair never straddles two groups (which read different input channels).
-    width = 2 if per_group == c_out else 1
-    pair = imin(end - u, width)
-    row_start = ((n * h + rows.origin + ky * d_h) * w + cols.origin) * c_in  # tap (ky, 0), channel 0
-    unit = [RegAlloc("acc", "int32_t", 2),
-            FlashLoad("w0", "p->filter", u * window),
-            FlashLoad("w1", "p->filter", imin(u + 1, c_out - 1) * window),
-            InitBias("acc", "p->bias", u, pair)]
-    if way == "gather":
-        pixel_reads = [
-            RegAlloc("window", "int8_t", window, fill="(int8_t)(-p->input_offset)"),
-            loop("ky", rows.lo, rows.hi, [
-                RAMLoad("win", "input0", row_start + cols.lo * d_w * c_in, c_in * (1 if d_w > 1 else cols.hi - cols.lo),
-                        runs=cols.hi - cols.lo if d_w > 1 else 1, run_stride=d_w * c_in, max_bytes=k_w * c_in,
-                        into="window", into_index=(ky * k_w + cols.lo) * c_in),
-            ], extent=k_h)]
-        unit.append(Dot("acc", 0, "window", 0, ("w0", "w1"), 0, window, "offsets", "p->input_offset", pair))
-    elif way == "rows":
-        pixel_reads = []
-        unit.append(loop("ky", rows.lo, rows.hi, [
-            RAMLoad("run", "input0", row_start + cols.lo * c_in, (cols.hi - cols.lo) * c_in, max_bytes=k_w * c_in),
-            Dot("acc", 0, "run", 0, ("w0", "w1"), (ky * k_w + cols.lo) * c_in, (cols.hi - cols.lo) * c_in,
-                "offsets", "p->input_offset", pair),
-        ], extent=k_h))
-    else:
-        pixel_reads = []
-        unit.append(loop("ky", rows.lo, rows.hi, [
-            loop("kx", cols.lo, cols.hi, [
-                RAMLoad("run", "input0", row_start + kx * d_w * c_in + group * fc, fc, max_bytes=fc),
-                Dot("acc", 0, "run", 0, ("w0", "w1"), (ky * k_w + kx) * fc, fc, "offsets", "p->input_offset", pair),
-            ], extent=k_w),
-        ], extent=k_h))
-    unit.append(Requantize("seg", u - first, "acc", pair, u, "p"))
+    pair = imin(end - u, pixel.width)
     segments = -(-c_out // segment)
     body = (
         Broadcast("offsets", "p->input_offset"),
-        loop("n", 0, n_, [loop("y", 0, o_h, [loop("x", 0, o_w, pixel_reads + [
+        loop("n", 0, n_, [loop("y", 0, o_h, [loop("x", 0, o_w, pixel.reads + [
             loop("q", 0, segments, [
                 RegAlloc("seg", "int8_t", segment),
-                loop("u", first, end, unit, step=width, extent=-(-segment // width)),
+                loop("u", first, end, pixel.unit(u, pair) + [Requantize("seg", u - first, "acc", pair, u, "p")],
+                     step=pixel.width, extent=-(-segment // pixel.width)),
                 RAMStore("output", ((n * o_h + y) * o_w + x) * c_out + first, end - first, "seg"),
             ]),
         ])])]),
     )
-    signature = ("conv2d", way, tuple(p.input_shape), tuple(p.output_shape), tuple(p.filter.shape), p.stride,
+    k_h, k_w = p.filter.shape[1:3]
+    signature = ("conv2d", pixel.way, tuple(p.input_shape), tuple(p.output_shape), tuple(p.filter.shape), p.stride,
                  p.dilation, p.padding, segment)
     return Kernel(name="conv2d", params_type="vmcu_conv_params", signature=signature,
                   tensors={"input0": n_ * h * w * c_in, "output": n_ * o_h * o_w * c_out}, body=body,
-                  doc=f"CONV_2D {k_h}x{k_w} ({way}) {p.input_shape} -> {p.output_shape}, {segment}-byte segments")
+                  doc=f"CONV_2D {k_h}x{k_w} ({pixel.way}) {p.input_shape} -> {p.output_shape}, {segment}-byte segments")

@@ -11,54 +11,31 @@ reads the block input directly.
 """
 from __future__ import annotations
 
-from .conv import GATHER_BYTES
+from .conv import conv_pixel
 from .depthwise import depthwise_pixel
-from .index import Var, imax, imin
-from .ir import (AddResidual, Broadcast, Dot, FlashLoad, InitBias, Kernel, RAMLoad, RAMStore, RegAlloc, Requantize,
-                 Workspace, loop)
-from .window import taps
+from .gemm import channel_pair
+from .index import Const, Var, imax, imin
+from .ir import AddResidual, Broadcast, Dot, Kernel, RAMLoad, RAMStore, RegAlloc, Requantize, Workspace, loop
 
 
 def _lead_rows(lead, y, dw, mid_w: int, c_mid: int):
-    """Lead conv rows [lo, hi) computed at the start of output row y, each pixel into the ring."""
-    _, h, w, c_in = lead.input_shape
-    _, k_h, k_w, _ = lead.filter.shape
-    (s_h, s_w), (p_h, p_w) = lead.stride, lead.padding
+    """Lead conv rows [lo, hi) computed at the start of output row y, each pixel into the ring.
+
+    Row y of the output needs lead rows up to y*s - pad + k - 1 (its depthwise window's last);
+    rows up to the previous output row's last are already in the ring."""
     mid_h = lead.output_shape[1]
     k, s, pad = dw.filter.shape[1], dw.stride[0], dw.padding[0]
     lo = imax(0, imin(imin(mid_h, (y - 1) * s - pad + k), y * mid_h))
     hi = imax(lo, imin(mid_h, y * s - pad + k))
-    r, xm, u, ky = Var("r"), Var("xm"), Var("u"), Var("ky")
-    window = k_h * k_w * c_in
-    pair = imin(c_mid - u, 2)
-    unit = [RegAlloc("acc", "int32_t", 2),
-            FlashLoad("w0", "p->lead->filter", u * window),
-            FlashLoad("w1", "p->lead->filter", imin(u + 1, c_mid - 1) * window),
-            InitBias("acc", "p->lead->bias", u, pair)]
-    pointwise = (k_h, k_w) == (1, 1) and lead.stride == (1, 1) and lead.padding == (0, 0)
-    if pointwise:
-        reads = []
-        unit = [RAMLoad("px", "input0", (r * w + xm) * c_in, c_in, max_bytes=c_in)] + unit + [
-            Dot("acc", 0, "px", 0, ("w0", "w1"), 0, c_in, "lead_offsets", "p->lead->input_offset", pair)]
-    else:
-        rows, cols = taps(r, s_h, p_h, 1, k_h, h), taps(xm, s_w, p_w, 1, k_w, w)
-        if window > GATHER_BYTES:
-            raise ValueError(f"a fused lead conv window of {window} bytes is larger than {GATHER_BYTES}")
-        reads = [
-            RegAlloc("window", "int8_t", window, fill="(int8_t)(-p->lead->input_offset)"),
-            loop("ky", rows.lo, rows.hi, [
-                RAMLoad("win", "input0", ((rows.origin + ky) * w + cols.origin + cols.lo) * c_in,
-                        (cols.hi - cols.lo) * c_in, max_bytes=k_w * c_in, into="window",
-                        into_index=(ky * k_w + cols.lo) * c_in),
-            ], extent=k_h)]
-        unit.append(Dot("acc", 0, "window", 0, ("w0", "w1"), 0, window, "lead_offsets", "p->lead->input_offset",
-                        pair))
-    unit.append(Requantize("midpx", u, "acc", pair, u, "p->lead"))
+    r, xm, u = Var("r"), Var("xm"), Var("u")
+    pixel = conv_pixel(lead, Const(0), r, xm, params="p->lead", offsets="lead_offsets")
+    pair = imin(c_mid - u, pixel.width)
     return loop("r", lo, hi, [
         loop("xm", 0, mid_w, [
             RegAlloc("midpx", "int8_t", c_mid),
-            *reads,
-            loop("u", 0, c_mid, unit, step=2),
+            *pixel.reads,
+            loop("u", 0, c_mid, pixel.unit(u, pair) + [Requantize("midpx", u, "acc", pair, u, "p->lead")],
+                 step=pixel.width),
             RAMStore("ring", (r * mid_w + xm) * c_mid, c_mid, "midpx"),
         ]),
     ], extent=mid_h)
@@ -66,7 +43,7 @@ def _lead_rows(lead, y, dw, mid_w: int, c_mid: int):
 
 def inverted_bottleneck(params, segment: int) -> Kernel:
     p = params
-    dw, project = p.depthwise, p.project
+    dw = p.depthwise
     _, h, w, c_in = p.input_shape
     _, mid_h, mid_w, c_mid = dw.input_shape
     _, o_h, o_w, c_out = p.output_shape
@@ -76,10 +53,7 @@ def inverted_bottleneck(params, segment: int) -> Kernel:
     lead = p.expand
     source = "ring" if lead is not None else "input0"
     project_unit = [
-        RegAlloc("acc", "int32_t", 2),
-        FlashLoad("w0", "p->project->filter", u * c_mid),
-        FlashLoad("w1", "p->project->filter", imin(u + 1, c_out - 1) * c_mid),
-        InitBias("acc", "p->project->bias", u, pair),
+        *channel_pair("p->project", u, c_out, c_mid, pair),
         Dot("acc", 0, "mid", 0, ("w0", "w1"), 0, c_mid, "project_offsets", "p->project->input_offset", pair),
         Requantize("seg", u - first, "acc", pair, u, "p->project"),
     ]

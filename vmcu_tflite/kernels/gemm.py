@@ -12,6 +12,15 @@ from .ir import (Broadcast, Dot, FlashLoad, InitBias, Kernel, RAMFree, RAMLoad, 
                  loop)
 
 
+def channel_pair(params: str, u, units: int, window: int, pair) -> list:
+    """Accumulators of output channels u and u + 1 (`pair` of them used) started at their bias, and
+    pointers w0, w1 to their `window`-byte filter rows (w1 stays inside the filter when unused)."""
+    return [RegAlloc("acc", "int32_t", 2),
+            FlashLoad("w0", f"{params}->filter", u * window),
+            FlashLoad("w1", f"{params}->filter", imin(u + 1, units - 1) * window),
+            InitBias("acc", f"{params}->bias", u, pair)]
+
+
 def gemm(rows: int, depth: int, units: int, segment: int, params_type: str, stem: str) -> Kernel:
     """`params_type` is the C params struct (conv or fully connected); both name the same members."""
     m, q, u = Var("m"), Var("q"), Var("u")
@@ -25,10 +34,7 @@ def gemm(rows: int, depth: int, units: int, segment: int, params_type: str, stem
                 RAMLoad("x", "input0", m * depth, depth, max_bytes=depth),
                 RegAlloc("seg", "int8_t", segment),
                 loop("u", first, end, [
-                    RegAlloc("acc", "int32_t", 2),
-                    FlashLoad("w0", "p->filter", u * depth),
-                    FlashLoad("w1", "p->filter", imin(u + 1, units - 1) * depth),
-                    InitBias("acc", "p->bias", u, pair),
+                    *channel_pair("p", u, units, depth, pair),
                     Dot("acc", 0, "x", 0, ("w0", "w1"), 0, depth, "offsets", "p->input_offset", pair),
                     Requantize("seg", u - first, "acc", pair, u, "p"),
                 ], step=2, extent=-(-segment // 2)),
