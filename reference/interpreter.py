@@ -119,11 +119,10 @@ class Interpreter:
         """Check the loads, stores and frees of the step's kernel description, in its order."""
         graph, planned = self.program.graph, self.planned[step.index]
         segment = planned.segment_bytes
+        x = step.inputs[0]  # described kernels read one activation tensor
         streamed = {graph.storage_of(t) for t in planned.streamed_inputs}
-        roles = {}
-        for k, t in enumerate(step.inputs[:1]):
-            roles[f"input{k}"] = Role(self._access(step.index, t, segment), base(t), graph.tensors[t].num_bytes,
-                                      consumed=graph.storage_of(t) in streamed)
+        roles = {"input0": Role(self._access(step.index, x, segment), base(x), graph.tensors[x].num_bytes,
+                                consumed=graph.storage_of(x) in streamed)}
         roles["output"] = Role(self._access(step.index, step.outputs[0], segment), base(step.outputs[0]),
                                graph.tensors[step.outputs[0]].num_bytes)
         for ws in kernel.workspaces:

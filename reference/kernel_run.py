@@ -18,6 +18,7 @@ and pool address.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -82,16 +83,20 @@ class _Events:
     runs: np.ndarray
     stride: np.ndarray
 
+    @property
+    def stmt(self):
+        return self.placed.stmt
+
     def only(self, keep: np.ndarray) -> "_Events":
         env = {k: (v[keep] if isinstance(v, np.ndarray) and v.shape == keep.shape else v) for k, v in self.env.items()}
         env["__count__"] = np.int64(int(keep.sum()))
         return _Events(self.placed, env, self.time[keep], self.offset[keep], self.length[keep], self.runs[keep],
                        self.stride[keep])
 
+    @cached_property
     def run_starts(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """(time, start, length, instance) per run, runs of zero length dropped."""
-        keep = (self.runs > 0) & (self.length > 0)
-        runs = np.where(keep, self.runs, 0)
+        runs = np.where((self.runs > 0) & (self.length > 0), self.runs, 0)
         which = np.repeat(np.arange(len(runs)), runs)
         first = np.repeat(np.cumsum(runs) - runs, runs)
         r = np.arange(len(which)) - first
@@ -99,7 +104,7 @@ class _Events:
 
     def bytes(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(time, byte, instance) per byte."""
-        time, start, length, which = self.run_starts()
+        time, start, length, which = self.run_starts
         at = np.repeat(np.arange(len(start)), length)
         first = np.repeat(np.cumsum(length) - length, length)
         return time[at], start[at] + np.arange(len(at)) - first, which[at]
@@ -122,7 +127,7 @@ def _events(kernel: Kernel) -> list[_Events]:
 
 
 def _describe(events: _Events, instance: int) -> str:
-    stmt = events.placed.stmt
+    stmt = events.stmt
     loops = ", ".join(f"{loop.var}={int(events.env[loop.var][instance])}" for loop in events.placed.loops)
     return f"{type(stmt).__name__} of {stmt.tensor}" + (f" at ({loops})" if loops else "")
 
@@ -132,7 +137,7 @@ def run_kernel(pool: SimulatedPool, kernel: Kernel, roles: dict[str, Role], outp
     events = _events(kernel)
     failures: list[tuple[int, str]] = []  # (time, message): the earliest is reported
     for k, e in enumerate(events):
-        role = roles[e.placed.stmt.tensor]
+        role = roles[e.stmt.tensor]
         last = e.offset + np.maximum(e.runs - 1, 0) * e.stride + e.length
         outside = ((e.offset < 0) | (last > role.size)) & (e.runs > 0) & (e.length > 0)
         if outside.any():
@@ -141,88 +146,78 @@ def run_kernel(pool: SimulatedPool, kernel: Kernel, roles: dict[str, Role], outp
                                              f"[{int(e.offset[i])}, {int(last[i])}) of tensor {role.who.tensor} "
                                              f"'{role.who.tensor_name}', which has {role.size}"))
             events[k] = e.only(~outside)
+        pool.note(f"step {role.who.step:3d} {role.who.kernel:<24s} {type(e.stmt).__name__} of {e.stmt.tensor}: "
+                  f"{len(e.time)} instances checked")
 
-    stored: dict[str, tuple[np.ndarray, np.ndarray]] = {}  # role -> per logical byte: store time, instance
-    for e in events:
-        if isinstance(e.placed.stmt, RAMStore):
-            name = e.placed.stmt.tensor
-            size = roles[name].size
-            times, where = stored.setdefault(name, (np.full(size, NEVER, np.int64), np.full(size, -1, np.int64)))
-            t, b, which = e.bytes()
-            twice = b[times[b] != NEVER] if b.size else b
-            if twice.size:
-                i = int(np.flatnonzero(times[b] != NEVER)[0])
-                failures.append((int(t[i]), f"plan hazard: {_where(pool, roles[name], int(b[i]))} is stored twice "
-                                            f"({_describe(e, int(which[i]))})"))
-            times[b] = t
-            where[b] = which
+    stores = {name: [e.bytes() for e in events if isinstance(e.stmt, RAMStore) and e.stmt.tensor == name]
+              for name in roles}
+    stores = {name: tuple(np.concatenate(parts) for parts in zip(*found)) for name, found in stores.items() if found}
+    first_store = {}  # role -> per logical byte: time of its first store (NEVER: not stored)
+    for name, (t, b, _) in stores.items():
+        first_store[name] = np.full(roles[name].size, NEVER, np.int64)
+        np.minimum.at(first_store[name], b, t)
 
     death = {name: np.full(role.size, NEVER, np.int64) for name, role in roles.items()}
     for name, role in roles.items():
         if not role.consumed:
             continue
-        loads = [e for e in events if isinstance(e.placed.stmt, RAMLoad) and e.placed.stmt.tensor == name]
+        loads = [e.run_starts for e in events if isinstance(e.stmt, RAMLoad) and e.stmt.tensor == name]
         frontier = np.full(role.size, BEFORE, np.int64)
         if loads:
-            times = np.concatenate([e.run_starts()[0] for e in loads])
-            starts = np.concatenate([e.run_starts()[1] for e in loads])
+            times, starts = np.concatenate([l[0] for l in loads]), np.concatenate([l[1] for l in loads])
             order = np.argsort(starts, kind="stable")
             last = np.maximum.accumulate(times[order])
             k = np.searchsorted(starts[order], np.arange(role.size), side="right") - 1
             frontier = np.where(k >= 0, last[np.maximum(k, 0)] + 1, BEFORE)
-        if name in stored:
-            frontier = np.where(stored[name][0] != NEVER, np.maximum(frontier, stored[name][0] + 1), frontier)
+        if name in first_store:
+            stored = first_store[name] != NEVER
+            frontier = np.where(stored, np.maximum(frontier, first_store[name] + 1), frontier)
         death[name] = frontier
         for e in events:
-            if isinstance(e.placed.stmt, RAMFree) and e.placed.stmt.tensor == name:
+            if isinstance(e.stmt, RAMFree) and e.stmt.tensor == name:
                 t, b, _ = e.bytes()
                 np.minimum.at(death[name], b, t)
 
-    for e in events:
-        if not isinstance(e.placed.stmt, RAMLoad):
+    for name, role in roles.items():
+        loads = [e for e in events if isinstance(e.stmt, RAMLoad) and e.stmt.tensor == name and len(e.run_starts[0])]
+        if not loads:
             continue
-        name = e.placed.stmt.tensor
-        role = roles[name]
-        time, start, length, which = e.run_starts()
-        if not time.size:
-            continue
-        born = stored[name][0] if name in stored else np.full(role.size, BEFORE, np.int64)
-        if name not in stored and role.capacity:
-            born = np.full(role.size, NEVER, np.int64)
-        _, latest_birth = _RangeTable(born).query(start, length)
-        earliest_death, _ = _RangeTable(death[name]).query(start, length)
-        bad = np.flatnonzero((latest_birth >= time) | (earliest_death <= time))
-        if bad.size:
-            k = bad[np.argmin(time[bad])]
-            span = np.arange(start[k], start[k] + length[k])
-            gone = span[(born[span] >= time[k]) | (death[name][span] <= time[k])][0]
-            why = "is not stored yet" if born[gone] >= time[k] else "was already released"
-            failures.append((int(time[k]), f"plan hazard: {_where(pool, role, int(gone))} {why} when "
-                                           f"{_describe(e, int(which[k]))} reads it"))
+        # Bytes in the pool before the step were born before it; a workspace byte when stored.
+        born = first_store.get(name, np.full(role.size, NEVER if role.capacity else BEFORE, np.int64))
+        births, deaths = _RangeTable(born), _RangeTable(death[name])
+        for e in loads:
+            time, start, length, which = e.run_starts
+            latest_birth = births.query(start, length)[1]
+            earliest_death = deaths.query(start, length)[0]
+            bad = np.flatnonzero((latest_birth >= time) | (earliest_death <= time))
+            if bad.size:
+                k = bad[np.argmin(time[bad])]
+                span = np.arange(start[k], start[k] + length[k])
+                gone = span[(born[span] >= time[k]) | (death[name][span] <= time[k])][0]
+                why = "is not stored yet" if born[gone] >= time[k] else "was already released"
+                failures.append((int(time[k]), f"plan hazard: {_where(pool, role, int(gone))} {why} when "
+                                               f"{_describe(e, int(which[k]))} reads it"))
 
-    # Every byte's stay at its pool address: nothing may arrive before the previous occupant left.
-    addr, begin, end, label = [], [], [], []
-    owner_start = np.flatnonzero(pool.owner != FREE)
-    consumed_inputs = {role.who.tensor: name for name, role in roles.items() if role.consumed and not role.capacity}
-    ends = np.full(owner_start.size, NEVER, np.int64)
-    for tensor, name in consumed_inputs.items():
-        mine = pool.owner[owner_start] == tensor
-        ends[mine] = death[name][pool.byte[owner_start[mine]]]
-    addr.append(owner_start)
-    begin.append(np.full(owner_start.size, BEFORE, np.int64))
-    end.append(ends)
-    label.append(np.full(owner_start.size, -1, np.int64))
-    names = list(stored)
+    # Every byte's stay at its pool address, from its store (or before the step) to its release:
+    # nothing may arrive before the previous occupant left (no store over a live byte, none twice).
+    occupied = np.flatnonzero(pool.owner != FREE)
+    ends = np.full(occupied.size, NEVER, np.int64)
+    for name, role in roles.items():
+        if role.consumed and not role.capacity:
+            mine = pool.owner[occupied] == role.who.tensor
+            ends[mine] = death[name][pool.byte[occupied[mine]]]
+    addr, begin, end, label = [occupied], [np.full(occupied.size, BEFORE, np.int64)], [ends], \
+        [np.full(occupied.size, -1, np.int64)]
+    names = list(stores)
     for k, name in enumerate(names):
-        times, _ = stored[name]
-        b = np.flatnonzero(times != NEVER)
+        t, b, _ = stores[name]
         addr.append(roles[name].addresses(pool, b))
-        begin.append(times[b])
+        begin.append(t)
         end.append(death[name][b] if roles[name].capacity else np.full(b.size, NEVER, np.int64))
         label.append(k * (1 << 40) + b)
-    addr_all, begin_all, end_all, label_all = (np.concatenate(x) for x in (addr, begin, end, label))
-    order = np.lexsort((begin_all, addr_all))
-    a, s, t, lab = addr_all[order], begin_all[order], end_all[order], label_all[order]
+    a, s, t, lab = (np.concatenate(x) for x in (addr, begin, end, label))
+    order = np.lexsort((s, a))
+    a, s, t, lab = a[order], s[order], t[order], lab[order]
     clash = np.flatnonzero((a[1:] == a[:-1]) & (s[1:] <= t[:-1]))
     if clash.size:
         k = clash[np.argmin(s[clash + 1])]
@@ -234,14 +229,12 @@ def run_kernel(pool: SimulatedPool, kernel: Kernel, roles: dict[str, Role], outp
         raise HazardError(min(failures)[1])
 
     # Apply: streamed inputs released, workspace gone, the output in place.
-    for name, role in roles.items():
+    for role in roles.values():
         if role.consumed and not role.capacity:
-            live = pool.addresses_of(role.who.tensor, role.base, role.size)
-            pool.release(live)
-    if "output" in stored:
-        role = roles["output"]
-        b = np.flatnonzero(stored["output"][0] != NEVER)
-        pool.place(role.who, role.addresses(pool, b), b, output.reshape(-1)[b])
+            pool.release(pool.addresses_of(role.who.tensor, role.base, role.size))
+    if "output" in first_store:
+        b = np.flatnonzero(first_store["output"] != NEVER)
+        pool.place(roles["output"].who, roles["output"].base, b, output.reshape(-1)[b])
 
 
 def _prefix(who: Access) -> str:

@@ -111,12 +111,19 @@ class SimulatedPool:
         self.owner[addresses] = FREE
         self.byte[addresses] = FREE
 
-    def place(self, who: Access, addresses: np.ndarray, offsets: np.ndarray, values: np.ndarray) -> None:
-        """Bytes `offsets` of `who.tensor` now live at `addresses` (already checked to be free)."""
+    def place(self, who: Access, base: int, offsets: np.ndarray, values: np.ndarray) -> None:
+        """Bytes `offsets` of `who.tensor` (laid out from `base`) now hold `values`; the caller
+        checked that their addresses were free."""
+        addresses = self._addresses(base, offsets)
         self.data[addresses] = np.asarray(values, dtype=np.int8)
         self.owner[addresses] = who.tensor
         self.byte[addresses] = offsets
-        self._log("store", who, 0, offsets)
+        self._log("store", who, base, offsets)
+
+    def note(self, line: str) -> None:
+        """A line for the trace (a summary of events checked in bulk)."""
+        if self._trace is not None:
+            self._trace(line)
 
     def _log(self, event: str, who: Access, base: int, offsets: np.ndarray) -> None:
         if self._trace is not None and offsets.size:

@@ -79,3 +79,14 @@ def test_cli_reports_hazard_with_exit_code_4(tmp_path, capsys):
     assert code == EXIT_HAZARD
     assert err.startswith("vmcu-run: error: plan hazard: step 1 (CONV_2D") and err.count("\n") == 1, err
     assert step["kernel"] == "CONV_2D"
+
+
+def test_trace_lists_every_checked_statement_of_a_kernel(tmp_path, capsys):
+    """--trace names each memory statement of a kernel description it checked, with its instances."""
+    model = tmp_path / "chain.tflite"
+    model.write_bytes(conv_chain())
+    assert run_tool("vmcu-run", run_main, [str(model), "--trace"]) == 0
+    lines = capsys.readouterr().err.splitlines()
+    assert any(" CONV_2D " in line and "RAMLoad of input0: " in line and "instances checked" in line
+               for line in lines), lines
+    assert any("RAMStore of output: " in line for line in lines), lines

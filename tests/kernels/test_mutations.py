@@ -83,6 +83,12 @@ def shift_stores(delta: int):
                                   if isinstance(s, RAMStore) and s.tensor == "output" else s)
 
 
+def stores_ignore(var: str):
+    """Every output store as if `var` were 0 (all segments of a row over the first)."""
+    return lambda kernel: rewrite(kernel, lambda s: replace(s, offset=substitute(s.offset, var, 0))
+                                  if isinstance(s, RAMStore) and s.tensor == "output" else s)
+
+
 def wrong_load_stride(tensor: str, var: str, extra: int):
     """The load's offset advancing `extra` bytes more per iteration of `var` (a wrong stride)."""
     def change(stmt):
@@ -147,6 +153,7 @@ CASES = [
     ("fc-gap-one-segment-short", "fc_batch", "fully_connected", "plan", None),
     ("pointwise-row-start-late", "conv_stack", "pointwise", "planner", shift_loads("input0", lambda s: s.length)),
     ("pointwise-store-one-segment-off", "conv_stack", "pointwise", "kernel", shift_stores(12)),
+    ("pointwise-segments-stored-over-the-first", "conv_stack", "pointwise", "kernel", stores_ignore("q")),
     ("pointwise-free-next-row", "conv_stack", "pointwise", "kernel", free_next_iteration("m")),
     ("pointwise-gap-one-segment-short", "conv_stack", "pointwise", "plan", None),
     ("conv-window-one-row-lower", "conv_stack", "conv2d", "planner", shift_loads("input0", 6 * 3)),
