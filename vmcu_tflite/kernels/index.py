@@ -144,7 +144,9 @@ class Sum(Ix):
 
 
 @dataclass(frozen=True)
-class Min(Ix):
+class _Extremum(Ix):
+    """The least or the greatest of two expressions (subclasses name the operation)."""
+
     a: Ix
     b: Ix
 
@@ -152,50 +154,35 @@ class Min(Ix):
         return self.a.variables() | self.b.variables()
 
     def evaluate(self, env):
-        return np.minimum(self.a.evaluate(env), self.b.evaluate(env))
+        return self._numpy(self.a.evaluate(env), self.b.evaluate(env))
 
     def c(self):
-        return f"vmcu_min({self.a.c()}, {self.b.c()})"
+        return f"{self._c_helper}({self.a.c()}, {self.b.c()})"
 
     def cpsat(self, model, env):
         value = model.NewIntVar(-BOUND, BOUND, "")
-        model.AddMinEquality(value, [_linear_var(model, self.a.cpsat(model, env)),
-                                     _linear_var(model, self.b.cpsat(model, env))])
+        getattr(model, self._cpsat_equality)(value, [_linear_var(model, self.a.cpsat(model, env)),
+                                                     _linear_var(model, self.b.cpsat(model, env))])
         return value
 
     def bounds(self, ranges):
         (a0, a1), (b0, b1) = self.a.bounds(ranges), self.b.bounds(ranges)
-        return min(a0, b0), min(a1, b1)
+        return self._python(a0, b0), self._python(a1, b1)
+
+
+class Min(_Extremum):
+    _numpy, _python = staticmethod(np.minimum), staticmethod(min)
+    _c_helper, _cpsat_equality = "vmcu_min", "AddMinEquality"
+
+
+class Max(_Extremum):
+    _numpy, _python = staticmethod(np.maximum), staticmethod(max)
+    _c_helper, _cpsat_equality = "vmcu_max", "AddMaxEquality"
 
 
 @dataclass(frozen=True)
-class Max(Ix):
-    a: Ix
-    b: Ix
-
-    def variables(self):
-        return self.a.variables() | self.b.variables()
-
-    def evaluate(self, env):
-        return np.maximum(self.a.evaluate(env), self.b.evaluate(env))
-
-    def c(self):
-        return f"vmcu_max({self.a.c()}, {self.b.c()})"
-
-    def cpsat(self, model, env):
-        value = model.NewIntVar(-BOUND, BOUND, "")
-        model.AddMaxEquality(value, [_linear_var(model, self.a.cpsat(model, env)),
-                                     _linear_var(model, self.b.cpsat(model, env))])
-        return value
-
-    def bounds(self, ranges):
-        (a0, a1), (b0, b1) = self.a.bounds(ranges), self.b.bounds(ranges)
-        return max(a0, b0), max(a1, b1)
-
-
-@dataclass(frozen=True)
-class CeilDiv(Ix):
-    """ceil(a / divisor) for a >= 0 (taps skipped by a dilation, in-bounds ranges)."""
+class _Division(Ix):
+    """(a + bias) / divisor rounded down, for a >= 0: floor(a / d) with bias 0, ceil with d - 1."""
 
     a: Ix
     divisor: int
@@ -204,46 +191,34 @@ class CeilDiv(Ix):
         return self.a.variables()
 
     def evaluate(self, env):
-        return -((-self.a.evaluate(env)) // self.divisor)
+        return (self.a.evaluate(env) + self.bias) // self.divisor
 
     def c(self):
-        return f"(({self.a.c()} + {self.divisor - 1}) / {self.divisor})" if self.divisor != 1 else self.a.c()
+        return f"({self.a.c()} / {self.divisor})" if not self.bias else \
+            f"(({self.a.c()} + {self.bias}) / {self.divisor})"
 
     def cpsat(self, model, env):
         value = model.NewIntVar(-BOUND, BOUND, "")
-        model.AddDivisionEquality(value, _linear_var(model, self.a.cpsat(model, env) + self.divisor - 1),
-                                  self.divisor)
+        model.AddDivisionEquality(value, _linear_var(model, self.a.cpsat(model, env) + self.bias), self.divisor)
         return value
 
     def bounds(self, ranges):
         lo, hi = self.a.bounds(ranges)
-        return -((-lo) // self.divisor), -((-hi) // self.divisor)
+        return (lo + self.bias) // self.divisor, (hi + self.bias) // self.divisor
 
 
-@dataclass(frozen=True)
-class FloorDiv(Ix):
-    """floor(a / divisor) for a >= 0 (the input channel of a depthwise output channel)."""
+class FloorDiv(_Division):
+    """floor(a / divisor) (the input channel of a depthwise output channel)."""
 
-    a: Ix
-    divisor: int
+    bias = 0
 
-    def variables(self):
-        return self.a.variables()
 
-    def evaluate(self, env):
-        return self.a.evaluate(env) // self.divisor
+class CeilDiv(_Division):
+    """ceil(a / divisor) (in-bounds taps of a dilated window)."""
 
-    def c(self):
-        return f"({self.a.c()} / {self.divisor})"
-
-    def cpsat(self, model, env):
-        value = model.NewIntVar(-BOUND, BOUND, "")
-        model.AddDivisionEquality(value, _linear_var(model, self.a.cpsat(model, env)), self.divisor)
-        return value
-
-    def bounds(self, ranges):
-        lo, hi = self.a.bounds(ranges)
-        return lo // self.divisor, hi // self.divisor
+    @property
+    def bias(self) -> int:
+        return self.divisor - 1
 
 
 def _linear_var(model, expr):
@@ -331,8 +306,8 @@ def substitute(expr: Ix, name: str, value: IxLike) -> Ix:
     if isinstance(expr, Sum):
         return _make([(coef, substitute(part, name, value)) for coef, part in expr.parts], expr.const) \
             if any(name in p.variables() for _, p in expr.parts) else expr
-    if isinstance(expr, (Min, Max)):
+    if isinstance(expr, _Extremum):
         return type(expr)(substitute(expr.a, name, value), substitute(expr.b, name, value))
-    if isinstance(expr, (CeilDiv, FloorDiv)):
+    if isinstance(expr, _Division):
         return type(expr)(substitute(expr.a, name, value), expr.divisor)
     raise TypeError(f"cannot substitute into {type(expr).__name__}")
