@@ -14,9 +14,6 @@ from .fused import inverted_bottleneck
 from .gemm import gemm
 from .ir import Kernel
 
-DESCRIBED = frozenset({"CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED", "INVERTED_BOTTLENECK"})
-
-
 def is_pointwise(params) -> bool:
     """A 1x1, stride 1, unpadded, single-group convolution: a GEMM over the pixels."""
     _, k_h, k_w, fc = params.filter.shape

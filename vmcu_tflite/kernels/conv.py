@@ -64,7 +64,7 @@ def conv_pixel(p, n: Ix, y: Ix, x: Ix, params: str = "p", offsets: str = "offset
                 RAMLoad("win", "input0", row_start + cols.lo * d_w * c_in, c_in * (1 if d_w > 1 else cols.hi - cols.lo),
                         runs=cols.hi - cols.lo if d_w > 1 else 1, run_stride=d_w * c_in, max_bytes=k_w * c_in,
                         into="window", into_index=(ky * k_w + cols.lo) * c_in),
-            ], extent=k_h)]
+            ])]
 
     def unit(u: Ix, pair: Ix) -> list:
         start = channel_pair(params, u, c_out, window, pair)
@@ -78,14 +78,14 @@ def conv_pixel(p, n: Ix, y: Ix, x: Ix, params: str = "p", offsets: str = "offset
                 RAMLoad("run", "input0", row_start + cols.lo * c_in, (cols.hi - cols.lo) * c_in, max_bytes=k_w * c_in),
                 Dot("acc", 0, "run", 0, ("w0", "w1"), (ky * k_w + cols.lo) * c_in, (cols.hi - cols.lo) * c_in,
                     offsets, x_offset, pair),
-            ], extent=k_h)]
+            ])]
         group = floor_div(u, per_group)
         return start + [loop("ky", rows.lo, rows.hi, [
             loop("kx", cols.lo, cols.hi, [
                 RAMLoad("run", "input0", row_start + kx * d_w * c_in + group * fc, fc, max_bytes=fc),
                 Dot("acc", 0, "run", 0, ("w0", "w1"), (ky * k_w + kx) * fc, fc, offsets, x_offset, pair),
-            ], extent=k_w),
-        ], extent=k_h)]
+            ]),
+        ])]
 
     return PixelConv(way, width, reads, unit)
 
@@ -105,7 +105,7 @@ def conv2d(params, segment: int) -> Kernel:
             loop("q", 0, segments, [
                 RegAlloc("seg", "int8_t", segment),
                 loop("u", first, end, pixel.unit(u, pair) + [Requantize("seg", u - first, "acc", pair, u, "p")],
-                     step=pixel.width, extent=-(-segment // pixel.width)),
+                     step=pixel.width),
                 RAMStore("output", ((n * o_h + y) * o_w + x) * c_out + first, end - first, "seg"),
             ]),
         ])])]),

@@ -46,10 +46,10 @@ def depthwise_pixel(p, source: str, base, pixel_bytes, channel0, first, end, lan
                 loop("kx", cols.lo, cols.hi, [
                     DotLanes("acc", "row", (kx - cols.lo) * d_w * pixel_bytes, f"{params}->filter",
                              (ky * k_w + kx) * c_out + channel, lanes, offsets, f"{params}->input_offset"),
-                ], extent=k_w),
-            ], extent=k_h),
+                ]),
+            ]),
             Requantize(dst, c, "acc", lanes, channel, params),
-        ], step=lanes_max, extent=-(-segment // lanes_max)),
+        ], step=lanes_max),
     ]
 
 

@@ -38,7 +38,7 @@ def _lead_rows(lead, y, dw, mid_w: int, c_mid: int):
                  step=pixel.width),
             RAMStore("ring", (r * mid_w + xm) * c_mid, c_mid, "midpx"),
         ]),
-    ], extent=mid_h)
+    ])
 
 
 def inverted_bottleneck(params, segment: int) -> Kernel:
@@ -67,7 +67,7 @@ def inverted_bottleneck(params, segment: int) -> Kernel:
                                          dst="mid", params="p->depthwise", offsets="dw_offsets")),
         loop("q", 0, -(-c_out // segment), [
             RegAlloc("seg", "int8_t", segment),
-            loop("u", first, end, project_unit, step=2, extent=-(-segment // 2)),
+            loop("u", first, end, project_unit, step=2),
             *residual,
             RAMStore("output", (y * o_w + x) * c_out + first, end - first, "seg"),
         ]),

@@ -37,7 +37,7 @@ def gemm(rows: int, depth: int, units: int, segment: int, params_type: str, stem
                     *channel_pair("p", u, units, depth, pair),
                     Dot("acc", 0, "x", 0, ("w0", "w1"), 0, depth, "offsets", "p->input_offset", pair),
                     Requantize("seg", u - first, "acc", pair, u, "p"),
-                ], step=2, extent=-(-segment // 2)),
+                ], step=2),
                 RAMFree("input0", m * depth, depth * imax(q - (segments - 2), 0)),
                 RAMStore("output", m * units + first, end - first, "seg"),
             ]),

@@ -26,7 +26,7 @@ workspace, byte b at workspace offset b mod capacity (a ring of rows, a channel 
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Union
 
 from .index import Const, Ix, IxLike, ix
@@ -48,7 +48,6 @@ class Loop:
     hi: Ix  # exclusive
     body: tuple["Stmt", ...]
     step: int = 1
-    extent: int = 0  # the most iterations it can run (static; loop bounds may depend on outer variables)
 
 
 @dataclass(frozen=True)
@@ -187,17 +186,10 @@ class Kernel:
     body: tuple[Stmt, ...]
     workspaces: tuple[Workspace, ...] = ()
     doc: str = ""
-    c_vars: tuple[tuple[str, str], ...] = field(default=())  # (declaration, initializer) read from params
 
     def workspace(self, name: str) -> Workspace | None:
         return next((w for w in self.workspaces if w.name == name), None)
 
 
-def loop(var: str, lo: IxLike, hi: IxLike, body, step: int = 1, extent: int | None = None) -> Loop:
-    """A loop; `extent` defaults to hi - lo when both are constants."""
-    lo, hi = ix(lo), ix(hi)
-    if extent is None:
-        if not (isinstance(lo, Const) and isinstance(hi, Const)):
-            raise ValueError(f"loop {var}: give the static extent of a loop with variable bounds")
-        extent = max(0, -(-(hi.value - lo.value) // step))
-    return Loop(var, lo, hi, tuple(body), step, extent)
+def loop(var: str, lo: IxLike, hi: IxLike, body, step: int = 1) -> Loop:
+    return Loop(var, ix(lo), ix(hi), tuple(body), step)

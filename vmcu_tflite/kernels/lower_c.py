@@ -220,14 +220,10 @@ class _Lowering:
         self.line(1, f"const {k.params_type} *p = (const {k.params_type} *)params;")
         if k.workspaces:
             self.line(1, "const vmcu_view ws = {ctx->pool, ctx->pool_size, ctx->step->workspace};")
-        for declaration, initializer in k.c_vars:
-            self.line(1, f"{declaration} = {initializer};")
         self.line(1, "(void)ctx;")
         self.line(1, "(void)p;")
         self.line(1, "(void)inputs;")
         self.line(1, "(void)output;")
-        for declaration, _ in k.c_vars:
-            self.line(1, f"(void){re.findall(r'[A-Za-z_][A-Za-z_0-9]*', declaration)[-1]};")
         self.body(k.body, 1)
         self.line(1, "return VMCU_OK;")
         self.line(0, "}")
