@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from hypothesis import given, settings, strategies as st
 
+from tests.window_cases import window_geometry
 from vmcu_tflite.kernels import access as kernel_access
 from vmcu_tflite.kernels.gemm import gemm
 from vmcu_tflite.planner.access import channel_reduction, concatenation, elementwise, windowed
@@ -27,19 +28,12 @@ def test_gemm_matches_the_closed_form(m, n, k, segment):
 
 @st.composite
 def window_cases(draw):
-    k_h, k_w = draw(st.integers(1, 7)), draw(st.integers(1, 7))
-    s_h, s_w = draw(st.integers(1, 3)), draw(st.integers(1, 3))
-    d_h, d_w = draw(st.integers(1, 2)), draw(st.integers(1, 2))
-    h = draw(st.integers((k_h - 1) * d_h + 1, 14))
-    w = draw(st.integers((k_w - 1) * d_w + 1, 14))
-    p_h, p_w = draw(st.integers(0, k_h // 2)), draw(st.integers(0, k_w // 2))
-    o_h = (h + 2 * p_h - (k_h - 1) * d_h - 1) // s_h + 1
-    o_w = (w + 2 * p_w - (k_w - 1) * d_w - 1) // s_w + 1
+    g = draw(window_geometry())
     c_in = draw(st.integers(1, 24))
     channel_reads = draw(st.booleans())
     c_out = c_in if channel_reads else draw(st.integers(1, 24))
-    return dict(in_shape=(draw(st.integers(1, 2)), h, w, c_in), out_shape=(1, o_h, o_w, c_out),
-                kernel_hw=(k_h, k_w), stride=(s_h, s_w), dilation=(d_h, d_w), padding=(p_h, p_w),
+    return dict(in_shape=(draw(st.integers(1, 2)), *g["size"], c_in), out_shape=(1, *g["out"], c_out),
+                kernel_hw=g["kernel"], stride=g["stride"], dilation=g["dilation"], padding=g["padding"],
                 segment=draw(st.integers(1, c_out)), channel_reads=channel_reads)
 
 
