@@ -73,15 +73,20 @@ def test_fused_block_is_bit_exact_and_hazard_free(case):
     assert program.plan.macs == unfused.plan.macs  # row buffers: no multiply-accumulate is repeated
 
 
+def lead_depthwise_project(rng, hw: int, c_in: int, mid: int, lead_k: int, c_out: int) -> bytes:
+    """lead conv (lead_k x lead_k to `mid` channels) -> 3x3 depthwise -> 1x1 project to `c_out`."""
+    block = Block(rng, hw, c_in)
+    y = block.conv(block.x, mid, lead_k, 1)
+    y = block.conv(y, mid, 3, 1, depthwise=True)
+    y = block.conv(y, c_out, 1, 1)
+    block.b.inputs, block.b.outputs = [block.x], [y]
+    return block.b.build()
+
+
 @pytest.mark.parametrize("fuse", [True, False])
 def test_no_fuse_keeps_every_layer(fuse):
-    rng = np.random.default_rng(3)
-    block = Block(rng, 10, 4)
-    y = block.conv(block.x, 16, 1, 1)
-    y = block.conv(y, 16, 3, 1, depthwise=True)
-    y = block.conv(y, 4, 1, 1)
-    block.b.inputs, block.b.outputs = [block.x], [y]
-    program = compile_model(block.b.build(), "vmcu", fuse=fuse)
+    model = lead_depthwise_project(np.random.default_rng(3), 10, 4, mid=16, lead_k=1, c_out=4)
+    program = compile_model(model, "vmcu", fuse=fuse)
     kinds = [s.kernel for s in program.steps]
     assert kinds == (["INVERTED_BOTTLENECK"] if fuse else ["CONV_2D", "DEPTHWISE_CONV_2D", "CONV_2D"])
     assert len(program.plan.fusion) == (1 if fuse else 0)
@@ -109,12 +114,7 @@ def test_block_without_lead_keeps_the_window_rows_above():
 def test_stem_wider_than_a_gathered_window_fuses():
     """A 3x3 stem over 16 channels (144-byte windows) is read kernel row by kernel row."""
     rng = np.random.default_rng(11)
-    block = Block(rng, 8, 16)
-    y = block.conv(block.x, 8, 3, 1)
-    y = block.conv(y, 8, 3, 1, depthwise=True)
-    y = block.conv(y, 4, 1, 1)
-    block.b.inputs, block.b.outputs = [block.x], [y]
-    model = block.b.build()
+    model = lead_depthwise_project(rng, 8, 16, mid=8, lead_k=3, c_out=4)
     data = rng.integers(-128, 128, size=(1, 8, 8, 16)).astype(np.int8)
     program = fused_program(model)
     assert [s.kernel for s in program.steps] == ["INVERTED_BOTTLENECK"]

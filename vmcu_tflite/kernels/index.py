@@ -259,41 +259,25 @@ def _scale(a: Ix, factor: int) -> Ix:
     return _make([(coef * factor, p) for coef, p in parts], const * factor)
 
 
-def clip(value: IxLike, lo: IxLike, hi: IxLike) -> Ix:
-    """min(max(value, lo), hi)."""
-    return Min(Max(ix(value), ix(lo)), ix(hi))
+def _folded(expr: Ix) -> Ix:
+    """`expr`, or its value when it has no variables (descriptions fold their constants)."""
+    return expr if expr.variables() else Const(int(expr.evaluate({})))
 
 
 def imin(a: IxLike, b: IxLike) -> Ix:
-    a, b = ix(a), ix(b)
-    if isinstance(a, Const) and isinstance(b, Const):
-        return Const(min(a.value, b.value))
-    return Min(a, b)
+    return _folded(Min(ix(a), ix(b)))
 
 
 def imax(a: IxLike, b: IxLike) -> Ix:
-    a, b = ix(a), ix(b)
-    if isinstance(a, Const) and isinstance(b, Const):
-        return Const(max(a.value, b.value))
-    return Max(a, b)
+    return _folded(Max(ix(a), ix(b)))
 
 
 def ceil_div(a: IxLike, divisor: int) -> Ix:
-    a = ix(a)
-    if divisor == 1:
-        return a
-    if isinstance(a, Const):
-        return Const(-((-a.value) // divisor))
-    return CeilDiv(a, divisor)
+    return ix(a) if divisor == 1 else _folded(CeilDiv(ix(a), divisor))
 
 
 def floor_div(a: IxLike, divisor: int) -> Ix:
-    a = ix(a)
-    if divisor == 1:
-        return a
-    if isinstance(a, Const):
-        return Const(a.value // divisor)
-    return FloorDiv(a, divisor)
+    return ix(a) if divisor == 1 else _folded(FloorDiv(ix(a), divisor))
 
 
 def substitute(expr: Ix, name: str, value: IxLike) -> Ix:
