@@ -18,9 +18,9 @@ from .ir import (Broadcast, DotLanes, InitBias, Kernel, RAMFree, RAMLoad, RAMSto
 from .window import taps
 
 
-def depthwise_pixel(p, source: str, base, pixel_bytes, channel0, first, end, lanes_max: int, segment: int,
+def depthwise_pixel(p, source: str, base, pixel_bytes, channel0, first, end, lanes_max: int,
                     dst: str = "seg", params: str = "p", offsets: str = "offsets"):
-    """Compute channels [first, end) of output pixel (n, y, x) into `seg`, reading `source`.
+    """Compute channels [first, end) of output pixel (n, y, x) into buffer `dst`, reading `source`.
 
     Pixel i of the source starts at byte base + i * pixel_bytes and holds input channels from
     `channel0` on (a plane in the workspace holds only its own channels). `params` is the C
@@ -65,7 +65,7 @@ def depthwise(params, segment: int) -> Kernel:
         loop("n", 0, n_, [loop("y", 0, o_h, [loop("x", 0, o_w, [
             loop("q", 0, -(-c_out // segment), [
                 RegAlloc("seg", "int8_t", segment),
-                *depthwise_pixel(p, "input0", 0, c_in, 0, first, end, lanes, segment),
+                *depthwise_pixel(p, "input0", 0, c_in, 0, first, end, lanes),
                 RAMStore("output", ((n * o_h + y) * o_w + x) * c_out + first, end - first, "seg"),
             ]),
         ])])]),
@@ -92,7 +92,7 @@ def depthwise_in_place(params, segment: int) -> Kernel:
     if c % segment:
         raise ValueError(f"in-place depthwise needs planes that divide the {c} channels, not {segment}")
     # The plane's pixel-major layout in the workspace: pixel i, channel j at plane + i * segment + j.
-    compute = depthwise_pixel(p, "plane", plane, segment, first, first, end, 4, segment)
+    compute = depthwise_pixel(p, "plane", plane, segment, first, first, end, 4)
     body = (
         Broadcast("offsets", "p->input_offset"),
         loop("q", 0, planes, [

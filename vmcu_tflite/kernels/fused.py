@@ -63,8 +63,8 @@ def inverted_bottleneck(params, segment: int) -> Kernel:
                     AddResidual("seg", 0, "res", 0, end - first, "p->add", p.residual_first)]
     row_body = [loop("x", 0, o_w, [
         RegAlloc("mid", "int8_t", c_mid),
-        loop("n", 0, 1, depthwise_pixel(dw, source, 0, c_mid if lead is not None else c_in, 0, 0, c_mid, 4, c_mid,
-                                         dst="mid", params="p->depthwise", offsets="dw_offsets")),
+        loop("n", 0, 1, depthwise_pixel(dw, source, 0, c_mid, 0, 0, c_mid, 4, dst="mid", params="p->depthwise",
+                                         offsets="dw_offsets")),
         loop("q", 0, -(-c_out // segment), [
             RegAlloc("seg", "int8_t", segment),
             loop("u", first, end, project_unit, step=2),
@@ -72,14 +72,12 @@ def inverted_bottleneck(params, segment: int) -> Kernel:
             RAMStore("output", (y * o_w + x) * c_out + first, end - first, "seg"),
         ]),
     ])]
-    if lead is not None:
-        row_body.insert(0, _lead_rows(lead, y, dw, mid_w, c_mid))
     offsets = [Broadcast("dw_offsets", "p->depthwise->input_offset"),
                Broadcast("project_offsets", "p->project->input_offset")]
-    if lead is not None:
-        offsets.insert(0, Broadcast("lead_offsets", "p->lead->input_offset"))
     workspaces = ()
-    if lead is not None:
+    if lead is not None:  # its rows go to a ring in the workspace, computed at the start of each output row
+        row_body.insert(0, _lead_rows(lead, y, dw, mid_w, c_mid))
+        offsets.insert(0, Broadcast("lead_offsets", "p->lead->input_offset"))
         workspaces = (Workspace("ring", mid_h * mid_w * c_mid, p.ring_rows * mid_w * c_mid),)
     signature = ("inverted_bottleneck", tuple(p.input_shape), tuple(p.output_shape),
                  None if lead is None else (tuple(lead.filter.shape), lead.stride, lead.padding),
