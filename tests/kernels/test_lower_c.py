@@ -25,20 +25,16 @@ import numpy as np
 import pytest
 
 from tests.c.kernel_models import Chain
+from tests.planner.test_fusion import fused_program
 from vmcu_reference.ops import make_kernel
 from vmcu_tflite.codegen.cwriter import CWriter
 from vmcu_tflite.codegen.params import EMITTERS, KIND_IDS
-from vmcu_tflite.fusion import apply_fusion, find_blocks
 from vmcu_tflite.kernels import describe
 from vmcu_tflite.kernels.ir import RAMLoad, Requantize
 from vmcu_tflite.kernels.lower_c import lower, render_kernels
 from vmcu_tflite.kernels.schedule import instances, values, walk
-from vmcu_tflite.passes import simplify
-from vmcu_tflite.pipeline import Program
+from vmcu_tflite.pipeline import Program, compile_model
 from vmcu_tflite.plan import workspace_id
-from vmcu_tflite.planner.vmcu import plan_vmcu
-from vmcu_tflite.reader import parse_model
-from vmcu_tflite.steps import build_steps
 
 ROOT = Path(__file__).resolve().parents[2]
 INCLUDE = ROOT / "csrc" / "include"
@@ -181,12 +177,10 @@ CASES = [
 def prepare(case: Case, index: int) -> None:
     m = Chain(100 + index)
     x, y = case.build(m)
-    graph = simplify(parse_model(m.build(y)))
-    steps = build_steps(graph)
-    if case.fused:
-        steps = apply_fusion(graph, steps, find_blocks(graph, steps))
+    model = m.build(y)
+    case.program = fused_program(model) if case.fused else compile_model(model, fuse=False)
+    graph, steps = case.program.graph, case.program.steps
     assert len(steps) == 1, [s.kernel for s in steps]
-    case.program = Program(graph, steps, plan_vmcu(graph, steps))
     case.step = step = steps[0]
     assert step.kernel == ("INVERTED_BOTTLENECK" if case.fused else step.kernel)
     shape = graph.tensors[step.inputs[0]].shape
