@@ -4,25 +4,6 @@
 #include "vmcu/vmcu.h"
 #include "vmcu/vmcu_kernels.h"
 
-static const vmcu_kernel_fn kernels[VMCU_KIND_COUNT] = {
-    vmcu_conv2d_s8,            /* VMCU_KIND_CONV_2D */
-    vmcu_depthwise_conv2d_s8,  /* VMCU_KIND_DEPTHWISE_CONV_2D */
-    vmcu_fully_connected_s8,   /* VMCU_KIND_FULLY_CONNECTED */
-    vmcu_add_s8,               /* VMCU_KIND_ADD */
-    vmcu_mul_s8,               /* VMCU_KIND_MUL */
-    vmcu_avg_pool2d_s8,        /* VMCU_KIND_AVERAGE_POOL_2D */
-    vmcu_max_pool2d_s8,        /* VMCU_KIND_MAX_POOL_2D */
-    vmcu_mean_s8,              /* VMCU_KIND_MEAN */
-    vmcu_pad_s8,               /* VMCU_KIND_PAD */
-    vmcu_softmax_s8,           /* VMCU_KIND_SOFTMAX */
-    vmcu_concatenation_s8,     /* VMCU_KIND_CONCATENATION */
-    vmcu_logistic_s8,          /* VMCU_KIND_LOGISTIC */
-    vmcu_resize_nearest_neighbor_s8, /* VMCU_KIND_RESIZE_NEAREST_NEIGHBOR */
-    vmcu_transpose_s8,         /* VMCU_KIND_TRANSPOSE */
-    vmcu_quantize_s8,          /* VMCU_KIND_QUANTIZE */
-    vmcu_inverted_bottleneck_s8 /* VMCU_KIND_INVERTED_BOTTLENECK */
-};
-
 static vmcu_view view_of(const vmcu_model *model, int8_t *pool, uint16_t tensor)
 {
     vmcu_view v;
@@ -45,8 +26,8 @@ vmcu_status vmcu_invoke(const vmcu_model *model, int8_t *pool, uint32_t pool_byt
         vmcu_context ctx;
         vmcu_status status;
         uint8_t i;
-        if (step->kind >= VMCU_KIND_COUNT || step->num_inputs > VMCU_MAX_STEP_INPUTS ||
-            step->output >= model->num_tensors || step->segment > model->scratch_bytes) {
+        if (step->kernel == 0 || step->kind >= VMCU_KIND_COUNT || step->num_inputs > VMCU_MAX_STEP_INPUTS ||
+            step->output >= model->num_tensors || step->scratch > model->scratch_bytes) {
             return VMCU_ERROR_BAD_MODEL;
         }
         for (i = 0; i < step->num_inputs; ++i) {
@@ -60,7 +41,7 @@ vmcu_status vmcu_invoke(const vmcu_model *model, int8_t *pool, uint32_t pool_byt
         ctx.pool = pool;
         ctx.pool_size = model->pool_bytes;
         ctx.scratch = model->scratch;
-        status = kernels[step->kind](&ctx, step->params, inputs, &output);
+        status = step->kernel(&ctx, step->params, inputs, &output);
         if (status != VMCU_OK) {
             return status;
         }

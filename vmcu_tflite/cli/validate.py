@@ -24,8 +24,8 @@ MEASUREMENT_LABELS = {
     "heap_bytes": "RAM   heap (newlib stdio, before printing)",
     "ram_total_bytes": "RAM   total (.data + .bss + stack + heap)",
     "flash_bytes": "flash image (.text + .rodata + .data load)",
-    "flash_model_bytes": "flash of it: the model's tables and weights",
-    "flash_runtime_bytes": "flash of it: the runtime (kernels)",
+    "flash_model_bytes": "flash of it: the model (tables, weights, generated kernels)",
+    "flash_runtime_bytes": "flash of it: the runtime (hand-written kernels)",
     "flash_input_bytes": "flash of it: the harness's baked-in input",
     "instructions": "instructions (QEMU -icount, not cycles)",
 }

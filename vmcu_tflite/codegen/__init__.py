@@ -1,7 +1,8 @@
 """C code generation: the plan as tables for the runtime, in a self-contained CMake project.
 
-`write_project(program, out)` writes `<name>_model.c/.h`, `CMakeLists.txt` and a copy of the
-runtime (`vmcu_runtime/`), so that `add_subdirectory(out)` gives any CMake project a
+`write_project(program, out)` writes `<name>_model.c/.h` (the tables and the kernels generated
+for this model, see `kernel_functions.py`), `CMakeLists.txt` and a copy of the runtime
+(`vmcu_runtime/`), so that `add_subdirectory(out)` gives any CMake project a
 `vmcu_model` library. The same input always gives the same bytes.
 """
 from __future__ import annotations
@@ -35,6 +36,9 @@ add_library(vmcu_model STATIC {name}_model.c)
 target_include_directories(vmcu_model PUBLIC ${{CMAKE_CURRENT_SOURCE_DIR}})
 target_link_libraries(vmcu_model PUBLIC vmcu_runtime)
 set_target_properties(vmcu_model PROPERTIES C_STANDARD 99 C_STANDARD_REQUIRED ON C_EXTENSIONS OFF)
+if(VMCU_WARNINGS_AS_ERRORS)
+  target_compile_options(vmcu_model PRIVATE -Wall -Wextra -Werror -pedantic)
+endif()
 """
 
 

@@ -6,6 +6,7 @@ import re
 from ..errors import ModelError
 from ..pipeline import Program
 from .cwriter import CWriter, c_float
+from .kernel_functions import kernel_functions
 from .params import EMITTERS, KIND_IDS
 
 MODES = {"whole-tensor": 0, "segment": 1, "in-place": 2}
@@ -27,20 +28,14 @@ def buffer_order(program: Program) -> list[int]:
     return sorted(t for t in program.plan.buffers if t >= 0)
 
 
-def scratch_bytes(step, planned) -> int:
-    """Static scratch a step's kernel needs: one output segment (a fused block: its depthwise pixel too)."""
-    if step.kernel == "INVERTED_BOTTLENECK":
-        return step.params.depthwise.output_shape[3] + planned.segment_bytes
-    return planned.segment_bytes
-
-
 def render_source(program: Program, prefix: str, header_name: str) -> str:
     graph, plan = program.graph, program.plan
     writer = CWriter(prefix)
+    functions = kernel_functions(program, prefix)
     index = {t: i for i, t in enumerate(buffer_order(program))}
     tensors = ",\n    ".join(f"{{{plan.offsets[t]}u, {plan.buffers[t].size}u}}" for t in index)
-    params, steps = [], []
-    for step, planned in zip(program.steps, plan.steps):
+    params, steps, scratch = [], [], 1
+    for step, planned, kernel, generated in zip(program.steps, plan.steps, functions.names, functions.generated):
         name = f"step{step.index}"
         if step.kernel not in EMITTERS:
             raise ModelError(f"step {step.index} ({step.kernel}) has no C kernel in this version")
@@ -48,10 +43,12 @@ def render_source(program: Program, prefix: str, header_name: str) -> str:
         params.append(f"static const {ctype} {prefix}_{name}_params = {init};\n")
         inputs = ", ".join(str(index[graph.storage_of(t)]) for t in step.inputs) or "0"
         workspace = plan.offsets.get(-1 - step.index, 0)
+        # Hand-written kernels compute an output segment in the model's scratch; generated ones in registers.
+        step_scratch = 0 if generated else planned.segment_bytes
+        scratch = max(scratch, step_scratch)
         steps.append(f"{{{KIND_IDS[step.kernel]}, {MODES[planned.mode]}, {len(step.inputs)}, {{{inputs}}}, "
-                     f"{index[graph.storage_of(step.outputs[0])]}, {planned.segment_bytes}u, {workspace}u, "
-                     f"&{prefix}_{name}_params}}")
-    scratch = max((scratch_bytes(step, planned) for step, planned in zip(program.steps, plan.steps)), default=1)
+                     f"{index[graph.storage_of(step.outputs[0])]}, {planned.segment_bytes}u, {step_scratch}u, "
+                     f"{workspace}u, {kernel}, &{prefix}_{name}_params}}")
 
     def io(ports) -> str:
         rows = []
@@ -62,7 +59,8 @@ def render_source(program: Program, prefix: str, header_name: str) -> str:
 
     return "".join([
         banner(program, "Model tables"),
-        f'#include "{header_name}"\n\n',
+        f'#include "{header_name}"\n#include "vmcu/vmcu_kernels.h"\n',
+        functions.source, "\n",
         writer.text(), "\n",
         "".join(params), "\n",
         f"static const vmcu_tensor {prefix}_tensors[{len(index)}] = {{\n    {tensors}\n}};\n\n",
@@ -70,7 +68,8 @@ def render_source(program: Program, prefix: str, header_name: str) -> str:
         + "\n};\n\n",
         f"static const vmcu_io {prefix}_inputs[{len(graph.inputs)}] = {{\n    {io(graph.inputs)}\n}};\n\n",
         f"static const vmcu_io {prefix}_outputs[{len(graph.outputs)}] = {{\n    {io(graph.outputs)}\n}};\n\n",
-        f"/* One output segment, computed whole before it is stored. */\nstatic int8_t {prefix}_scratch[{scratch}];\n\n",
+        f"/* One output segment of a runtime kernel, computed whole before it is stored. */\n"
+        f"static int8_t {prefix}_scratch[{scratch}];\n\n",
         f"const vmcu_model {prefix}_model = {{\n"
         f"    {plan.pool_bytes}u, {scratch}u, {prefix}_scratch, {len(index)}, {len(steps)}, {len(graph.inputs)}, "
         f"{len(graph.outputs)},\n    {prefix}_tensors, {prefix}_steps, {prefix}_inputs, {prefix}_outputs\n}};\n",

@@ -175,7 +175,8 @@ class Workspace:
 class Kernel:
     """One kernel configuration: everything that the generated C folds in as constants.
 
-    `signature` identifies the configuration: two steps with equal signatures share one C function.
+    `signature` names the configuration (what the C folds in). The model's C file shares one
+    function between steps whose descriptions lower to the same C (codegen/kernel_functions.py).
     `tensors` maps each pool role to its size in bytes.
     """
 

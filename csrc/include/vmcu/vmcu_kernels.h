@@ -1,6 +1,9 @@
 /*
- * vmcu-tflite runtime: the kernels, one per step kind, all with the same argument order:
- * context, op params, input views (in operand order), output view.
+ * vmcu-tflite runtime: the hand-written kernels, one per step kind without a kernel description,
+ * all with the vmcu_kernel_fn arguments: context, op params, input views (in operand order),
+ * output view. CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED and the fused inverted bottleneck have
+ * no C here: the converter generates one function per configuration from their descriptions
+ * (vmcu_tflite/kernels/) into the model's C file.
  *
  * Every kernel walks its output segment by segment in the order the planner assumed (see
  * vmcu_tflite/planner/access.py): it reads what the segment needs, computes the whole segment
@@ -16,51 +19,13 @@
 extern "C" {
 #endif
 
-/** What a kernel call knows besides its params. */
-typedef struct {
+/** What a kernel call knows besides its params (the vmcu_context of vmcu_types.h). */
+struct vmcu_context {
     const vmcu_step *step; /**< mode, segment size, workspace offset */
     int8_t *pool;
     uint32_t pool_size;    /**< the plan's pool size: the modulus of every view */
-    int8_t *scratch;       /**< at least `step->segment` bytes (see vmcu_model.scratch_bytes) */
-} vmcu_context;
-
-typedef vmcu_status (*vmcu_kernel_fn)(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
-                                      const vmcu_view *output);
-
-/**
- * @brief CONV_2D, int8, per-channel requantization (grouped convolution, any kernel size,
- *        stride, dilation and padding).
- * @param[in] inputs  [N, H, W, C_in]
- * @param[in] output  [N, H_out, W_out, C_out]; iterations (n, y, x, channel segment): each
- *                    iteration reads the pixel's window (all input channels of its group)
- * With the DSP extension the dot products use SMLAD, two output channels per input load.
- */
-vmcu_status vmcu_conv2d_s8(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
-                           const vmcu_view *output);
-
-/**
- * @brief DEPTHWISE_CONV_2D, int8, per-channel requantization, any depth multiplier, stride,
- *        dilation and padding.
- *
- * Whole-tensor and segment modes: iterations (n, y, x, channel segment), like CONV_2D; with
- * multiplier 1 an iteration reads only its channel segment of the window. In-place mode
- * (multiplier 1, output at the input's base): per channel segment, the segment's plane of the
- * input (N*H*W pixels) is copied to the step's workspace, then every output pixel of those
- * channels is computed from it and stored at its NHWC place.
- * With the DSP extension four channels go at once (SMLABB/SMLATT) when the multiplier is 1.
- */
-vmcu_status vmcu_depthwise_conv2d_s8(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
-                                     const vmcu_view *output);
-
-/**
- * @brief FULLY_CONNECTED, int8, per-tensor or per-channel requantization, M rows of K values.
- *
- * Iterations (row m, output segment q): reads input row m, writes units
- * [q * S, min((q + 1) * S, N)) of output row m. With the DSP extension the dot products use
- * SMLAD, two units per input load.
- */
-vmcu_status vmcu_fully_connected_s8(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
-                                    const vmcu_view *output);
+    int8_t *scratch;       /**< at least `step->scratch` bytes (see vmcu_model.scratch_bytes) */
+};
 
 /**
  * @brief ADD, int8, with numpy broadcasting over up to VMCU_MAX_DIMS dimensions; either operand
@@ -136,14 +101,6 @@ vmcu_status vmcu_transpose_s8(const vmcu_context *ctx, const void *params, const
 /** @brief QUANTIZE int8 -> int8 (requantization): flat segments. */
 vmcu_status vmcu_quantize_s8(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
                              const vmcu_view *output);
-
-/**
- * @brief A fused inverted bottleneck: iterations (y, x, output channel segment) of the block output.
- * @param[in] inputs  the block input [1, H, W, C_in]
- * @param[in] output  [1, H_out, W_out, C_out]; the lead conv's rows live in the step's workspace
- */
-vmcu_status vmcu_inverted_bottleneck_s8(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
-                                        const vmcu_view *output);
 
 #ifdef __cplusplus
 }

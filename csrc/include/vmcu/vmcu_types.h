@@ -69,15 +69,28 @@ typedef struct {
 
 #define VMCU_MAX_STEP_INPUTS 10
 
+/** What a kernel call knows besides its params (defined in vmcu_kernels.h). */
+typedef struct vmcu_context vmcu_context;
+
+/**
+ * A kernel: the runtime's hand-written ones (vmcu_kernels.h) and the ones the converter generates
+ * per kernel configuration into the model's C file all take these arguments: context, op params,
+ * input views (in operand order), output view.
+ */
+typedef vmcu_status (*vmcu_kernel_fn)(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
+                                      const vmcu_view *output);
+
 /** One kernel call. `params` points to the kind's params struct below. */
 typedef struct {
-    uint8_t kind;                         /**< vmcu_kind */
+    uint8_t kind;                         /**< vmcu_kind (what the step computes; the call goes to `kernel`) */
     uint8_t mode;                         /**< vmcu_mode */
     uint8_t num_inputs;                   /**< activation inputs */
     uint16_t inputs[VMCU_MAX_STEP_INPUTS]; /**< tensor indices, in the op's operand order */
     uint16_t output;                      /**< tensor index */
     uint32_t segment;                     /**< bytes (channels) per output segment */
-    uint32_t workspace;                   /**< pool offset of the step's workspace (in-place mode) */
+    uint32_t scratch;                     /**< bytes of the model's scratch the kernel uses (generated ones: 0) */
+    uint32_t workspace;                   /**< pool offset of the step's workspace (in-place mode, fused rings) */
+    vmcu_kernel_fn kernel;
     const void *params;
 } vmcu_step;
 
@@ -212,7 +225,7 @@ typedef struct {
 
 /**
  * INVERTED_BOTTLENECK: a fused lead conv -> depthwise -> 1x1 project [-> ADD of the block input].
- * The ring of lead-conv rows is the step's workspace; ctx->scratch holds C_mid + segment bytes.
+ * The ring of lead-conv rows is the step's workspace.
  */
 typedef struct {
     const vmcu_conv_params *lead;           /**< 1x1 expand or stem conv, or NULL (depthwise reads the input) */
@@ -234,7 +247,7 @@ typedef struct {
 /** A generated model: every table the runtime walks. */
 typedef struct {
     uint32_t pool_bytes;
-    uint32_t scratch_bytes; /**< bytes of `scratch` (one output segment, computed before it is stored) */
+    uint32_t scratch_bytes; /**< bytes of `scratch`: the largest step.scratch (a hand-written kernel's output segment) */
     int8_t *scratch;
     uint16_t num_tensors, num_steps, num_inputs, num_outputs;
     const vmcu_tensor *tensors;

@@ -1,0 +1,68 @@
+"""Which C function each step calls: generated per distinct configuration, shared, or the runtime's."""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from tests.c.c_validate import program_with_segment
+from tests.c.kernel_models import Chain
+from vmcu_tflite.codegen import render_project
+from vmcu_tflite.codegen.model_c import c_identifier
+from vmcu_tflite.codegen.kernel_functions import RUNTIME_KERNELS, kernel_functions
+from vmcu_tflite.codegen.params import EMITTERS
+from vmcu_tflite.kernels import describe
+
+KERNELS_H = Path(__file__).resolve().parents[2] / "csrc" / "include" / "vmcu" / "vmcu_kernels.h"
+DESCRIBED = {"CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED", "INVERTED_BOTTLENECK"}
+
+
+def twin_convs() -> bytes:
+    """conv A, conv A again (same shapes), conv B (other shape), a max pool (a runtime kernel)."""
+    m = Chain(7)
+    x = m.input((1, 6, 6, 8))
+    y = m.conv(x, 8, k=(3, 3), act=1)
+    y = m.conv(y, 8, k=(3, 3), act=1)
+    y = m.conv(y, 4, k=(3, 3), act=1)
+    return m.build(m.pool("MAX_POOL_2D", y, (2, 2), (2, 2)))
+
+
+def test_every_kind_has_one_kind_of_function():
+    assert set(RUNTIME_KERNELS) | DESCRIBED == set(EMITTERS)
+    assert not set(RUNTIME_KERNELS) & DESCRIBED
+    declared = set(re.findall(r"vmcu_status (vmcu_\w+)\(", KERNELS_H.read_text()))
+    assert set(RUNTIME_KERNELS.values()) == declared
+
+
+def test_identical_layers_share_one_generated_function():
+    program = program_with_segment(twin_convs(), 4)
+    functions = kernel_functions(program, "m")
+    kinds = [s.kernel for s in program.steps]
+    assert kinds == ["CONV_2D", "CONV_2D", "CONV_2D", "MAX_POOL_2D"]
+    assert functions.generated == (True, True, True, False)
+    first, second, third, pool = functions.names
+    assert first == second != third
+    assert pool == "vmcu_max_pool2d_s8"
+    assert functions.source.count("static vmcu_status m_conv2d_") == 2
+    assert "steps 0, 1 */" in functions.source
+
+
+def test_step_table_points_at_the_functions_and_sizes_scratch_for_runtime_kernels_only():
+    program = program_with_segment(twin_convs(), 4)
+    source = render_project(program, "m")[f"{c_identifier(program.plan.model)}_model.c"]
+    steps = re.search(r"m_steps\[\d+\] = \{(.*?)\n\};", source, re.S).group(1)
+    rows = [r.strip() for r in steps.split("},\n") if r.strip()]
+    assert len(rows) == 4
+    for row, name in zip(rows, kernel_functions(program, "m").names):
+        assert f", {name}, &m_step" in row
+    # generated steps use no scratch; the max pool its segment
+    scratch = [int(x) for x in re.findall(r"\}, \d+, \d+u, (\d+)u, \d+u, \w+, &m_step", steps)]
+    pool_segment = program.plan.steps[3].segment_bytes
+    assert scratch == [0, 0, 0, pool_segment]
+    assert f"static int8_t m_scratch[{max(pool_segment, 1)}];" in source
+
+
+def test_generated_functions_are_the_descriptions_lowered():
+    program = program_with_segment(twin_convs(), 4)
+    step, planned = program.steps[2], program.plan.steps[2]
+    kernel = describe(step.kernel, step.params, planned.segment_bytes, planned.in_place)
+    assert kernel.doc in kernel_functions(program, "m").source

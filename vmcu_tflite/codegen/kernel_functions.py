@@ -1,0 +1,65 @@
+"""Which C function each step calls: a generated one, or one of the runtime's hand-written kernels.
+
+Steps whose kind has a kernel description (`vmcu_tflite.kernels.describe`: convolutions, depthwise,
+fully connected, fused inverted bottlenecks) call a function lowered from that description into
+the model's C file, one per distinct configuration: steps whose descriptions lower to the same C
+share it, so flash grows with the number of distinct layer shapes, not with the number of layers.
+The other kinds call the runtime kernel of their kind (csrc/include/vmcu/vmcu_kernels.h).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..kernels import describe
+from ..kernels.lower_c import PRELUDE, lower
+from ..pipeline import Program
+
+RUNTIME_KERNELS = {
+    "ADD": "vmcu_add_s8",
+    "MUL": "vmcu_mul_s8",
+    "AVERAGE_POOL_2D": "vmcu_avg_pool2d_s8",
+    "MAX_POOL_2D": "vmcu_max_pool2d_s8",
+    "MEAN": "vmcu_mean_s8",
+    "PAD": "vmcu_pad_s8",
+    "SOFTMAX": "vmcu_softmax_s8",
+    "CONCATENATION": "vmcu_concatenation_s8",
+    "LOGISTIC": "vmcu_logistic_s8",
+    "RESIZE_NEAREST_NEIGHBOR": "vmcu_resize_nearest_neighbor_s8",
+    "TRANSPOSE": "vmcu_transpose_s8",
+    "QUANTIZE": "vmcu_quantize_s8",
+}
+
+_PLACEHOLDER = "vmcu_generated_kernel"
+
+
+@dataclass(frozen=True)
+class KernelFunctions:
+    """Per step, the C function it calls and whether it is generated; the generated functions' C."""
+
+    names: tuple[str, ...]
+    generated: tuple[bool, ...]
+    source: str  # #includes and the generated functions ("" when there are none)
+
+
+def kernel_functions(program: Program, prefix: str) -> KernelFunctions:
+    names, generated, functions = [], [], {}  # functions: C body (placeholder name) -> (name, doc, steps)
+    for step, planned in zip(program.steps, program.plan.steps):
+        kernel = describe(step.kernel, step.params, planned.segment_bytes, planned.in_place)
+        if kernel is None:
+            names.append(RUNTIME_KERNELS[step.kernel])
+            generated.append(False)
+            continue
+        text = lower(kernel, _PLACEHOLDER)
+        if text not in functions:
+            same_stem = sum(1 for name, _, _ in functions.values() if name.startswith(f"{prefix}_{kernel.name}_"))
+            functions[text] = (f"{prefix}_{kernel.name}_{same_stem}", kernel.doc or kernel.name, [])
+        name, _, users = functions[text]
+        users.append(step.index)
+        names.append(name)
+        generated.append(True)
+    parts = [PRELUDE] if functions else []
+    for text, (name, doc, users) in functions.items():
+        steps = ", ".join(map(str, users))
+        parts.append(f"\n/* {doc.replace('*/', '* /')}; step{'s' if len(users) > 1 else ''} {steps} */\n"
+                     + text.replace(f" {_PLACEHOLDER}(", f" {name}(", 1))
+    return KernelFunctions(tuple(names), tuple(generated), "".join(parts))
