@@ -8,9 +8,10 @@ from tests.c.c_validate import program_with_segment
 from tests.c.kernel_models import Chain
 from vmcu_tflite.codegen import render_project
 from vmcu_tflite.codegen.model_c import c_identifier
-from vmcu_tflite.codegen.kernel_functions import RUNTIME_KERNELS, kernel_functions
+from vmcu_tflite.codegen.kernel_functions import RUNTIME_KERNELS, kernel_functions, whole_roles
 from vmcu_tflite.codegen.params import EMITTERS
 from vmcu_tflite.kernels import describe
+from vmcu_tflite.pipeline import compile_model
 
 KERNELS_H = Path(__file__).resolve().parents[2] / "csrc" / "include" / "vmcu" / "vmcu_kernels.h"
 DESCRIBED = {"CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED", "INVERTED_BOTTLENECK"}
@@ -34,7 +35,7 @@ def test_every_kind_has_one_kind_of_function():
 
 
 def test_identical_layers_share_one_generated_function():
-    program = program_with_segment(twin_convs(), 4)
+    program = compile_model(twin_convs(), "tensor", fuse=False)  # nothing wraps: equal layers, equal C
     functions = kernel_functions(program, "m")
     kinds = [s.kernel for s in program.steps]
     assert kinds == ["CONV_2D", "CONV_2D", "CONV_2D", "MAX_POOL_2D"]
@@ -66,3 +67,25 @@ def test_generated_functions_are_the_descriptions_lowered():
     step, planned = program.steps[2], program.plan.steps[2]
     kernel = describe(step.kernel, step.params, planned.segment_bytes, planned.in_place)
     assert kernel.doc in kernel_functions(program, "m").source
+
+
+def test_only_tensors_crossing_the_pool_end_take_the_copy_path():
+    """In the circular plan some conv reads an input that wraps: its function keeps the wrap test
+    and the copy; tensors in one piece are read through plain pointers."""
+    program = compile_model(twin_convs(), "tensor", fuse=False)
+    wrapped = program_with_segment(twin_convs(), 4)
+    functions = kernel_functions(wrapped, "m")
+    pool = wrapped.plan.pool_bytes
+    seen_wrap = False
+    for step, planned, name in zip(wrapped.steps[:3], wrapped.plan.steps, functions.names):
+        kernel = describe(step.kernel, step.params, planned.segment_bytes, planned.in_place)
+        buffer = wrapped.graph.storage_of(step.inputs[0])
+        crosses = wrapped.plan.offsets[buffer] + kernel.tensors["input0"] > pool
+        assert ("input0" not in whole_roles(wrapped, step, kernel)) == crosses
+        body = functions.source.split(f"static vmcu_status {name}(")[1].split("\n}\n")[0]
+        assert ("vmcu_flat(&inputs[0]" in body) != crosses
+        assert ("vmcu_read(&inputs[0]" in body or "vmcu_span(&inputs[0]" in body) == crosses
+        seen_wrap |= crosses
+    assert seen_wrap
+    source = kernel_functions(program, "m").source
+    assert "vmcu_span(" not in source and "vmcu_read(" not in source and "vmcu_write(" not in source

@@ -145,7 +145,7 @@ class Case:
     step: object = None
     data: np.ndarray | None = None
     expected: bytes = b""
-    configs: list = field(default_factory=list)  # (function name, kernel, segment, in_place)
+    configs: list = field(default_factory=list)  # (function name, kernel, segment, in_place, whole roles)
 
 
 CASES = [
@@ -193,7 +193,11 @@ def prepare(case: Case, index: int) -> None:
             continue
         seen.add((segment, in_place))
         kernel = describe(step.kernel, step.params, segment, in_place)
-        case.configs.append((f"{case.name}_{j}", kernel, segment, in_place))
+        case.configs.append((f"{case.name}_{j}", kernel, segment, in_place, frozenset()))
+    # The plan's configuration again, lowered knowing that no tensor wraps (run apart only).
+    function, kernel, segment, in_place, _ = case.configs[0]
+    roles = frozenset(kernel.tensors) | {w.name for w in kernel.workspaces}
+    case.configs.append((f"{function}_whole", kernel, segment, in_place, roles))
 
 
 # --- the harness ---------------------------------------------------------------------------------
@@ -274,15 +278,16 @@ int main(void)
 
 def harness_source(cases: list[Case]) -> tuple[str, dict[str, int]]:
     writer = CWriter("t")
-    params, entries, index, kernels = [], [], {}, {}
+    params, entries, index, kernels, whole = [], [], {}, {}, {}
     for case in cases:
         ctype, init = EMITTERS[case.step.kernel](case.step, case.program.graph, writer, case.name)
         params.append(f"static const {ctype} t_{case.name}_params = {init};\n")
-        for name, kernel, _, _ in case.configs:
+        for name, kernel, _, _, roles in case.configs:
             kernels[name] = kernel
+            whole[name] = roles
             index[name] = len(entries)
             entries.append(f"    {{{name}, &t_{case.name}_params, {KIND_IDS[case.step.kernel]}}}")
-    source = (HARNESS + render_kernels(kernels) + "\n" + writer.text() + "\n" + "".join(params)
+    source = (HARNESS + render_kernels(kernels, whole) + "\n" + writer.text() + "\n" + "".join(params)
               + MAIN % ",\n".join(entries))
     return source, index
 
@@ -344,13 +349,16 @@ class Job:
         return pool[(self.bases[1] + np.arange(size)) % self.pool].tobytes()
 
 
-def layouts(case: Case, function: str, kernel, segment: int, in_place: bool) -> list[Job]:
-    """Apart, then rotated so that each tensor in turn crosses the end of the pool mid-run."""
+def layouts(case: Case, function: str, kernel, segment: int, in_place: bool, whole: frozenset) -> list[Job]:
+    """Apart, then (unless lowered for tensors that do not wrap) rotated so that each tensor in
+    turn crosses the end of the pool mid-run."""
     in_bytes, out_bytes = kernel.tensors["input0"], kernel.tensors["output"]
     ws_bytes = sum(w.capacity for w in kernel.workspaces)
     starts = (0, in_bytes + 3, in_bytes + 3 + out_bytes + 5)
     pool = starts[2] + ws_bytes + 7
     jobs = [Job(case, function, kernel, segment, in_place, "apart", pool, starts)]
+    if whole:
+        return jobs
     splits = [("input", 0, in_bytes // 2 + 1), ("input_late", 0, in_bytes - 3 if in_bytes > 6 else 1),
               ("output", 1, out_bytes // 3 + 1)]
     if ws_bytes:
@@ -364,7 +372,7 @@ def layouts(case: Case, function: str, kernel, segment: int, in_place: bool) -> 
 
 def planned_job(case: Case) -> Job:
     plan, graph, step = case.program.plan, case.program.graph, case.step
-    function, kernel, segment, in_place = case.configs[0]
+    function, kernel, segment, in_place, _ = case.configs[0]
     bases = (plan.offsets[graph.storage_of(step.inputs[0])], plan.offsets[graph.storage_of(step.outputs[0])],
              plan.offsets.get(workspace_id(step.index), 0))
     return Job(case, function, kernel, segment, in_place, "planned", plan.pool_bytes, bases)
@@ -429,7 +437,9 @@ def test_generated_kernel_matches_reference(results, name, variant):
             wrapped_copies[key] = wrapped_copies.get(key, 0) + copies
     # Each kernel that reads a tensor through pool pointers took its copy path when that tensor wrapped.
     case = next(c for c in CASES if c.name == name)
-    for function, kernel, _, _ in case.configs:
+    for function, kernel, _, _, whole in case.configs:
+        if whole:
+            continue
         loads = pointer_loads(kernel)
         if "input0" in loads:
             assert wrapped_copies[(function, "input0")] > 0, function
@@ -441,13 +451,26 @@ def test_render_is_deterministic_and_declares_each_function_once():
     case = CASES[0]
     if case.program is None:
         prepare(case, 0)
-    kernels = {name: kernel for name, kernel, _, _ in case.configs}
+    kernels = {name: kernel for name, kernel, _, _, _ in case.configs}
     first, again = render_kernels(kernels), render_kernels(dict(reversed(list(kernels.items()))))
     assert first == again
     for name in kernels:
         assert first.count(f"static vmcu_status {name}(") == 1
     assert '#include "vmcu/vmcu_dsp.h"' in first
     assert lower(case.configs[0][1], "f").startswith("static vmcu_status f(const vmcu_context *ctx")
+
+
+def test_tensors_that_do_not_wrap_need_no_copy_buffer_nor_wrap_test():
+    for k, case in enumerate(CASES):
+        if case.program is None:
+            prepare(case, k)
+        function, kernel, _, _, roles = case.configs[-1]
+        assert function.endswith("_whole") and roles
+        text = lower(kernel, "f", roles)
+        assert "_copy[" not in text and "vmcu_span(" not in text, case.name
+        assert "vmcu_read(" not in text and "vmcu_write(" not in text and "vmcu_get(" not in text, case.name
+        # and the default still guards every pointer load
+        assert ("vmcu_span(" in lower(kernel, "f")) == bool(pointer_loads(kernel)), case.name
 
 
 @pytest.mark.skipif(ARM_CC is None, reason="no arm-none-eabi-gcc")

@@ -4,6 +4,9 @@ Steps whose kind has a kernel description (`vmcu_tflite.kernels.describe`: convo
 fully connected, fused inverted bottlenecks) call a function lowered from that description into
 the model's C file, one per distinct configuration: steps whose descriptions lower to the same C
 share it, so flash grows with the number of distinct layer shapes, not with the number of layers.
+A function is lowered knowing which of its step's tensors the plan keeps in one piece, not
+crossing the end of the pool: those are read through plain pointers, with no wrap test and no
+copy buffer on the stack (the plan is static, so this is known here).
 The other kinds call the runtime kernel of their kind (csrc/include/vmcu/vmcu_kernels.h).
 """
 from __future__ import annotations
@@ -11,8 +14,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..kernels import describe
+from ..kernels.ir import Kernel
 from ..kernels.lower_c import PRELUDE, lower
 from ..pipeline import Program
+from ..plan import workspace_id
 
 RUNTIME_KERNELS = {
     "ADD": "vmcu_add_s8",
@@ -41,6 +46,15 @@ class KernelFunctions:
     source: str  # #includes and the generated functions ("" when there are none)
 
 
+def whole_roles(program: Program, step, kernel: Kernel) -> frozenset[str]:
+    """The kernel's pool roles whose bytes lie in one piece in the step's plan (no wrap)."""
+    plan, graph = program.plan, program.graph
+    spans = {"input0": (graph.storage_of(step.inputs[0]), kernel.tensors["input0"]),
+             "output": (graph.storage_of(step.outputs[0]), kernel.tensors["output"])}
+    spans.update({w.name: (workspace_id(step.index), w.capacity) for w in kernel.workspaces})
+    return frozenset(role for role, (buffer, size) in spans.items() if plan.offsets[buffer] + size <= plan.pool_bytes)
+
+
 def kernel_functions(program: Program, prefix: str) -> KernelFunctions:
     names, generated, functions = [], [], {}  # functions: C body (placeholder name) -> (name, doc, steps)
     for step, planned in zip(program.steps, program.plan.steps):
@@ -49,7 +63,7 @@ def kernel_functions(program: Program, prefix: str) -> KernelFunctions:
             names.append(RUNTIME_KERNELS[step.kernel])
             generated.append(False)
             continue
-        text = lower(kernel, _PLACEHOLDER)
+        text = lower(kernel, _PLACEHOLDER, whole_roles(program, step, kernel))
         if text not in functions:
             same_stem = sum(1 for name, _, _ in functions.values() if name.startswith(f"{prefix}_{kernel.name}_"))
             functions[text] = (f"{prefix}_{kernel.name}_{same_stem}", kernel.doc or kernel.name, [])

@@ -20,6 +20,10 @@ else with a division at run time. Packing keeps the stack to `max_bytes`; copyin
 with the pool's stride instead would need (runs - 1) * run_stride + length bytes (a depthwise
 window row over wide pixels: kilobytes) to copy a few bytes per run.
 
+Tensors that do not wrap. The plan is static, so the converter knows which of a step's tensors
+lie in one piece; `lower(..., whole=...)` reads and writes those through plain pointers
+(vmcu_flat, memcpy): no wrap test and no copy buffer on the stack.
+
 A test build may define VMCU_ON_COPY(load) to observe the copies (it counts them).
 """
 from __future__ import annotations
@@ -114,12 +118,14 @@ def _names(kernel: Kernel) -> set[str]:
 
 
 class _Lowering:
-    def __init__(self, kernel: Kernel, function_name: str, used: set[int] | None = None) -> None:
-        """`used`: the declarations (by serial) the first pass saw read; None in the first pass."""
+    def __init__(self, kernel: Kernel, function_name: str, whole: frozenset[str], used: set[int] | None = None) -> None:
+        """`whole`: the pool roles known not to cross the end of the pool; `used`: the declarations
+        (by serial) the first pass saw read, None in the first pass."""
         if len(kernel.workspaces) > 1:
             raise NotImplementedError(f"kernel {kernel.name}: more than one workspace in the step's workspace")
         self.kernel = kernel
         self.function_name = function_name
+        self.whole = whole
         self.ranges: dict[str, tuple[int, int]] = {}  # static range of each loop variable in scope
         self.used = used
         self.referenced: set[int] = set()
@@ -287,7 +293,12 @@ class _Lowering:
     def lower_RAMStore(self, s: RAMStore, depth: int) -> None:
         view, off = self.view(s.tensor), self.u32_offset(s.tensor, s.offset)
         src = _plus(s.src, _paren(self.at(s.src, s.src_index)))
-        if _bounds(s.length, self.ranges) == (1, 1):
+        single = _bounds(s.length, self.ranges) == (1, 1)
+        if s.tensor in self.whole:
+            at = f"vmcu_flat({view}, {off})"
+            self.line(depth, f"{at}[0] = {s.src}[{self.at(s.src, s.src_index)}];" if single
+                      else f"memmove({at}, {src}, {_u32(s.length)});")
+        elif single:
             self.line(depth, f"vmcu_put({view}, {off}, {s.src}[{self.at(s.src, s.src_index)}]);")
         else:
             self.line(depth, f"vmcu_write({view}, {off}, {src}, {_u32(s.length)});")
@@ -304,15 +315,20 @@ class _Lowering:
         dst = _plus(s.into, _paren(self.at(s.into, s.into_index)))
         runs_hi = _bounds(s.runs, self.ranges)[1]
         length_lo = _bounds(s.length, self.ranges)[0]
+        whole = s.tensor in self.whole
         self.line(depth, f"/* RAMLoad {s.name}: {s.tensor} into {s.into} */")
         if runs_hi <= 1 and s.runs == Const(1):
             if _bounds(s.length, self.ranges) == (1, 1):
-                self.line(depth, f"{s.into}[{self.at(s.into, s.into_index)}] = vmcu_get({view}, {off});")
-            elif length_lo > 0:
-                self.line(depth, f"vmcu_read({view}, {off}, {dst}, {_u32(s.length)});")
+                byte = f"vmcu_flat({view}, {off})[0]" if whole else f"vmcu_get({view}, {off})"
+                self.line(depth, f"{s.into}[{self.at(s.into, s.into_index)}] = {byte};")
+                return
+            read = (f"memcpy({dst}, vmcu_flat({view}, {off}), {_u32(s.length)});" if whole
+                    else f"vmcu_read({view}, {off}, {dst}, {_u32(s.length)});")
+            if length_lo > 0:
+                self.line(depth, read)
             else:
                 self.line(depth, f"if ({s.length.c()} > 0) {{")
-                self.line(depth + 1, f"vmcu_read({view}, {off}, {dst}, {_u32(s.length)});")
+                self.line(depth + 1, read)
                 self.line(depth, "}")
             return
         at, length, r = (self.fresh(f"{s.name}_{x}") for x in ("at", "len", "r"))
@@ -320,13 +336,21 @@ class _Lowering:
         self.line(depth + 1, f"const uint32_t {at} = {off};")
         self.line(depth + 1, f"const int32_t {length} = {s.length.c()};")
         self.line(depth + 1, f"for (int32_t {r} = 0; {r} < {s.runs.c()} && {length} > 0; ++{r}) {{")
-        self.line(depth + 2, f"vmcu_read({view}, {at} + (uint32_t)({r} * {_paren(s.run_stride.c())}), "
-                             f"{dst} + {r} * {length}, (uint32_t){length});")
+        run_at = f"{at} + (uint32_t)({r} * {_paren(s.run_stride.c())})"
+        self.line(depth + 2, f"memcpy({dst} + {r} * {length}, vmcu_flat({view}, {run_at}), (uint32_t){length});"
+                  if whole else f"vmcu_read({view}, {run_at}, {dst} + {r} * {length}, (uint32_t){length});")
         self.line(depth + 1, "}")
         self.line(depth, "}")
 
     def load_pointer(self, s: RAMLoad, depth: int) -> None:
         """A pointer into the pool, or a packed copy when the bytes cross the end of the pool."""
+        if s.tensor in self.whole:
+            self.declare(s.name, _Pointer("load"))
+            self.line(depth, f"/* RAMLoad {s.name}: {s.tensor}, a pointer into the pool (it does not wrap) */")
+            self.line(depth, f"const int8_t *{s.name} = vmcu_flat({self.view(s.tensor)}, "
+                             f"{self.u32_offset(s.tensor, s.offset)});")
+            self.unused(depth, s.name)
+            return
         if s.max_bytes <= 0:
             raise ValueError(f"kernel {self.kernel.name}: RAMLoad {s.name} has no max_bytes for its copy")
         view, off = self.view(s.tensor), self.u32_offset(s.tensor, s.offset)
@@ -449,22 +473,31 @@ def _sum(index: str, var: str) -> str:
     return var if index in ("0", "(0)") else f"{index} + {var}"
 
 
-def lower(kernel: Kernel, function_name: str) -> str:
+def lower(kernel: Kernel, function_name: str, whole: frozenset[str] = frozenset()) -> str:
     """The C99 function executing `kernel`, named `function_name` (static, the runtime's kernel signature).
+
+    `whole` names the pool roles ("input0", "output", a workspace) that the step's plan keeps in
+    one piece, not crossing the end of the pool: their loads are plain pointers and their reads
+    and writes plain copies, with no wrap test and no copy buffer on the stack. The others may
+    wrap (the default: all of them).
 
     Two passes: the first finds which declarations the code reads, the second writes the code
     with a (void) for the others (a weight row a one-unit Dot never reads, a load only freed).
     """
-    first = _Lowering(kernel, function_name)
+    unknown = set(whole) - set(kernel.tensors) - {w.name for w in kernel.workspaces}
+    if unknown:
+        raise ValueError(f"kernel {kernel.name}: no pool roles {sorted(unknown)}")
+    first = _Lowering(kernel, function_name, frozenset(whole))
     first.function()
-    return _Lowering(kernel, function_name, first.referenced).function()
+    return _Lowering(kernel, function_name, frozenset(whole), first.referenced).function()
 
 
-def render_kernels(kernels: dict[str, Kernel]) -> str:
-    """A C fragment with the #includes and one function per entry (function name -> kernel), by name."""
+def render_kernels(kernels: dict[str, Kernel], whole: dict[str, frozenset[str]] | None = None) -> str:
+    """A C fragment with the #includes and one function per entry (function name -> kernel), by name;
+    `whole` gives the roles lowered as not wrapping, per function name (default: none)."""
     parts = [PRELUDE]
     for name in sorted(kernels):
         kernel = kernels[name]
         doc = (kernel.doc or kernel.name).replace("*/", "* /")
-        parts.append(f"\n/* {doc} */\n{lower(kernel, name)}")
+        parts.append(f"\n/* {doc} */\n{lower(kernel, name, (whole or {}).get(name, frozenset()))}")
     return "".join(parts)
