@@ -3,6 +3,7 @@
  */
 #include "vmcu/vmcu.h"
 #include "vmcu/vmcu_kernels.h"
+#include "vmcu/vmcu_support.h"
 
 static vmcu_view view_of(const vmcu_model *model, int8_t *pool, uint16_t tensor)
 {
@@ -41,6 +42,9 @@ vmcu_status vmcu_invoke(const vmcu_model *model, int8_t *pool, uint32_t pool_byt
         ctx.pool = pool;
         ctx.pool_size = model->pool_bytes;
         ctx.scratch = model->scratch;
+#ifdef VMCU_TRACE_ACCESS
+        vmcu_trace_step(s, inputs, step->num_inputs, &output);
+#endif
         status = step->kernel(&ctx, step->params, inputs, &output);
         if (status != VMCU_OK) {
             return status;

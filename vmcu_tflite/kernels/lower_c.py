@@ -59,6 +59,7 @@ class _Pointer:
     kind: str  # "load", "buffer", "flash", "word", "helper"
     run_stride: Ix | None = None  # loads that may have several runs: indexes go through <name>_rs
     serial: int = -1  # declarations in order: the same in both passes of `lower`
+    size: int = 0  # a buffer's elements
 
 
 def _bounds(e: Ix, ranges) -> tuple[int, int]:
@@ -156,7 +157,7 @@ class _Lowering:
                 raise ValueError(f"kernel {self.kernel.name}: {n} declared twice in one loop body")
             if n != name and n in self.taken:
                 raise ValueError(f"kernel {self.kernel.name}: generated name {n} collides with the description's")
-        scope[name] = _Pointer(pointer.kind, pointer.run_stride, self.serial)
+        scope[name] = _Pointer(pointer.kind, pointer.run_stride, self.serial, pointer.size)
         self.serial += 1
         for n in helpers:
             scope[n] = _Pointer("helper")
@@ -259,7 +260,7 @@ class _Lowering:
         self.line(depth, "}")
 
     def lower_RegAlloc(self, s: RegAlloc, depth: int) -> None:
-        self.declare(s.name, _Pointer("buffer"))
+        self.declare(s.name, _Pointer("buffer", size=s.size))
         self.line(depth, f"{s.ctype} {s.name}[{s.size}];")
         if s.fill is not None:
             if s.ctype in ("int8_t", "uint8_t"):
@@ -440,11 +441,18 @@ class _Lowering:
         self.line(depth, "}")
 
     def lower_InitBias(self, s: InitBias, depth: int) -> None:
+        """Every element of the accumulator buffer, those past `count` to 0: a loop of constant
+        trip count, so that the compiler sees the whole buffer initialized (no -Wmaybe-uninitialized)."""
         k = self.fresh("k")
         bias = _paren(s.bias)
         self.ref(s.acc)
-        self.line(depth, f"for (int32_t {k} = 0; {k} < {_paren(s.count.c())}; ++{k}) {{")
-        self.line(depth + 1, f"{s.acc}[{k}] = {bias} != 0 ? {bias}[{_sum(_paren(s.channel.c()), k)}] : 0;")
+        size = self.lookup(s.acc).size
+        lo, hi = _bounds(s.count, self.ranges)
+        if size < hi:
+            raise ValueError(f"kernel {self.kernel.name}: InitBias of up to {hi} values into {s.acc}[{size}]")
+        within = "" if lo >= size else f"{k} < {_paren(s.count.c())} && "
+        self.line(depth, f"for (int32_t {k} = 0; {k} < {size}; ++{k}) {{")
+        self.line(depth + 1, f"{s.acc}[{k}] = {within}{bias} != 0 ? {bias}[{_sum(_paren(s.channel.c()), k)}] : 0;")
         self.line(depth, "}")
 
     def lower_Requantize(self, s: Requantize, depth: int) -> None:

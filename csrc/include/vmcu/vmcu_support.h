@@ -17,6 +17,20 @@
 extern "C" {
 #endif
 
+/*
+ * Access tracing, for test builds only (tests/c/test_access_trace.py). With VMCU_TRACE_ACCESS
+ * defined, vmcu_invoke() reports each step's views before its kernel runs, and every pool access
+ * through the helpers below is reported before it happens, in view coordinates, and vmcu_span() returns NULL so that kernels take their per-byte paths: each
+ * byte is then reported when it is really read, not when a pointer to it is taken.
+ */
+#ifdef VMCU_TRACE_ACCESS
+void vmcu_trace_step(uint16_t step, const vmcu_view *inputs, uint8_t num_inputs, const vmcu_view *output);
+void vmcu_trace_access(const vmcu_view *v, uint32_t offset, uint32_t len, int written);
+#define VMCU_TRACE(v, offset, len, written) vmcu_trace_access((v), (offset), (len), (written))
+#else
+#define VMCU_TRACE(v, offset, len, written) ((void)0)
+#endif
+
 /** gemmlowp::SaturatingRoundingDoublingHighMul. */
 static inline int32_t vmcu_srdhm(int32_t a, int32_t b)
 {
@@ -72,11 +86,13 @@ static inline uint32_t vmcu_addr(const vmcu_view *v, uint32_t offset)
 
 static inline int8_t vmcu_get(const vmcu_view *v, uint32_t offset)
 {
+    VMCU_TRACE(v, offset, 1u, 0);
     return v->pool[vmcu_addr(v, offset)];
 }
 
 static inline void vmcu_put(const vmcu_view *v, uint32_t offset, int8_t value)
 {
+    VMCU_TRACE(v, offset, 1u, 1);
     v->pool[vmcu_addr(v, offset)] = value;
 }
 
@@ -92,8 +108,15 @@ static inline int8_t *vmcu_flat(const vmcu_view *v, uint32_t offset)
 /** A pointer to bytes [offset, offset + len) when they do not cross the end of the pool, else NULL. */
 static inline const int8_t *vmcu_span(const vmcu_view *v, uint32_t offset, uint32_t len)
 {
+#ifdef VMCU_TRACE_ACCESS
+    (void)v;
+    (void)offset;
+    (void)len;
+    return (const int8_t *)0;
+#else
     const uint32_t a = vmcu_addr(v, offset);
     return a + len <= v->size ? v->pool + a : (const int8_t *)0;
+#endif
 }
 
 /** Copy `len` bytes of the view, starting at `offset`, to `dst` (at most two memcpy). */
@@ -101,6 +124,7 @@ static inline void vmcu_read(const vmcu_view *v, uint32_t offset, int8_t *dst, u
 {
     const uint32_t a = vmcu_addr(v, offset);
     const uint32_t first = a + len <= v->size ? len : v->size - a;
+    VMCU_TRACE(v, offset, len, 0);
     memcpy(dst, v->pool + a, first);
     memcpy(dst + first, v->pool, len - first);
 }
@@ -110,15 +134,9 @@ static inline void vmcu_write(const vmcu_view *v, uint32_t offset, const int8_t 
 {
     const uint32_t a = vmcu_addr(v, offset);
     const uint32_t first = a + len <= v->size ? len : v->size - a;
+    VMCU_TRACE(v, offset, len, 1);
     memmove(v->pool + a, src, first);
     memmove(v->pool, src + first, len - first);
-}
-
-/** A writable pointer to bytes [offset, offset + len) when they do not cross the end of the pool, else NULL. */
-static inline int8_t *vmcu_span_out(const vmcu_view *v, uint32_t offset, uint32_t len)
-{
-    const uint32_t a = vmcu_addr(v, offset);
-    return a + len <= v->size ? v->pool + a : (int8_t *)0;
 }
 
 /** Copy `len` bytes between two views of the same pool, first byte first (at most a few memmove).
@@ -138,6 +156,8 @@ static inline void vmcu_copy(const vmcu_view *dst, uint32_t dst_offset, const vm
         if (run > src->size - s) {
             run = src->size - s;
         }
+        VMCU_TRACE(src, src_offset, run, 0);
+        VMCU_TRACE(dst, dst_offset, run, 1);
         memmove(dst->pool + d, src->pool + s, run);
         dst_offset += run;
         src_offset += run;
@@ -150,6 +170,7 @@ static inline void vmcu_fill(const vmcu_view *v, uint32_t offset, int8_t value, 
 {
     const uint32_t a = vmcu_addr(v, offset);
     const uint32_t first = a + len <= v->size ? len : v->size - a;
+    VMCU_TRACE(v, offset, len, 1);
     memset(v->pool + a, value, first);
     memset(v->pool, value, len - first);
 }
