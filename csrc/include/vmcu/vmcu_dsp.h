@@ -131,13 +131,7 @@ static inline uint32_t vmcu_load32(const int8_t *p)
     return w;
 }
 
-/* Both halfwords set to the input offset (added by SXTAB16). */
-static inline uint32_t vmcu_offset_pair(int32_t offset)
-{
-    return ((uint32_t)offset & 0xFFFFu) * 0x10001u;
-}
-
-/* PKHBT v, v, LSL #16: the low halfword of v in both halves (the same bits as vmcu_offset_pair).
+/* PKHBT v, v, LSL #16: the low halfword of v in both halves (an input offset for SXTAB16).
  * GCC's arm_acle.h has no __pkhbt, so the instruction is written out on GCC-compatible compilers. */
 static inline uint32_t vmcu_broadcast16(int32_t v)
 {
@@ -201,27 +195,6 @@ static inline void vmcu_dot2_s8_offsets(const int8_t *x, const int8_t *w0, const
     }
     acc[0] = a0;
     acc[1] = a1;
-}
-
-/** acc + sum over i < len of (x[i] + x_offset) * w[i]. */
-static inline int32_t vmcu_dot_s8(const int8_t *x, const int8_t *w, int32_t len, int32_t x_offset, int32_t acc)
-{
-#if VMCU_DSP
-    return vmcu_dot_s8_offsets(x, w, len, vmcu_offset_pair(x_offset), x_offset, acc);
-#else
-    return vmcu_dot_s8_offsets(x, w, len, 0u, x_offset, acc);
-#endif
-}
-
-/** Two dot products over the same x: acc[k] += sum over i < len of (x[i] + x_offset) * w_k[i]. */
-static inline void vmcu_dot2_s8(const int8_t *x, const int8_t *w0, const int8_t *w1, int32_t len, int32_t x_offset,
-                                int32_t acc[2])
-{
-#if VMCU_DSP
-    vmcu_dot2_s8_offsets(x, w0, w1, len, vmcu_offset_pair(x_offset), x_offset, acc);
-#else
-    vmcu_dot2_s8_offsets(x, w0, w1, len, 0u, x_offset, acc);
-#endif
 }
 
 #if VMCU_DSP

@@ -19,9 +19,10 @@ extern "C" {
 
 /*
  * Access tracing, for test builds only (tests/c/test_access_trace.py). With VMCU_TRACE_ACCESS
- * defined, vmcu_invoke() reports each step's views before its kernel runs, and every pool access
- * through the helpers below is reported before it happens, in view coordinates, and vmcu_span() returns NULL so that kernels take their per-byte paths: each
- * byte is then reported when it is really read, not when a pointer to it is taken.
+ * defined, vmcu_invoke() reports each step's views before its kernel runs, every pool access
+ * through the helpers below is reported before it happens (in view coordinates), and vmcu_span()
+ * returns NULL so that kernels take their per-byte paths: each byte is then reported when it is
+ * really read, not when a pointer to it is taken.
  */
 #ifdef VMCU_TRACE_ACCESS
 void vmcu_trace_step(uint16_t step, const vmcu_view *inputs, uint8_t num_inputs, const vmcu_view *output);
