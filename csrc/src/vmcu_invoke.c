@@ -42,6 +42,9 @@ vmcu_status vmcu_invoke(const vmcu_model *model, int8_t *pool, uint32_t pool_byt
         ctx.pool = pool;
         ctx.pool_size = model->pool_bytes;
         ctx.scratch = model->scratch;
+#ifdef VMCU_PROFILE
+        vmcu_profile_step(s);
+#endif
 #ifdef VMCU_TRACE_ACCESS
         vmcu_trace_step(s, inputs, step->num_inputs, &output);
 #endif
@@ -50,6 +53,9 @@ vmcu_status vmcu_invoke(const vmcu_model *model, int8_t *pool, uint32_t pool_byt
             return status;
         }
     }
+#ifdef VMCU_PROFILE
+    vmcu_profile_step(model->num_steps);
+#endif
     return VMCU_OK;
 }
 

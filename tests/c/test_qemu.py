@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from tests.models_under_test import FIXTURES, REAL_MODELS, ROOT, conv_chain
+from vmcu_tflite.cli.validate import format_profile
 from vmcu_tflite.codegen import write_project
 from vmcu_tflite.errors import BudgetError, UsageError
 from vmcu_tflite.pipeline import compile_model
@@ -133,6 +134,28 @@ def test_real_model(model, target, tmp_path):
 def test_kws_on_stm32f405(tmp_path):
     result = _validate_on(KWS[0], STM32, tmp_path)
     assert result.measurements["ram_total_bytes"] <= STM32_RAM
+
+
+@needs_qemu
+def test_profile_counts_every_kernel_call(tmp_path):
+    """--profile: one count per step, together the whole run but the loop around the calls."""
+    model = tmp_path / "profiled.tflite"
+    model.write_bytes(conv_chain(channels=(3, 16, 8, 4), hw=12))
+    result = validate(model, M4, seed=3, work=tmp_path / "build", profile=True)
+    program = compile_model(model)
+    counts, total = result.step_instructions, result.measurements["instructions"]
+    assert len(counts) == len(program.steps) == 3
+    assert all(count > 0 for count in counts)
+    assert abs(sum(counts) - total) <= 0.02 * total, (counts, total)
+    lines = format_profile(program, counts)
+    assert len(lines) == 1 + len(program.steps)
+    assert lines[1].split()[:3] == ["0", "CONV_2D", "CONV_2D#0"]
+    assert lines[1].split()[4] == f"{counts[0]:,}"
+
+
+def test_profile_needs_a_qemu_target(chain_model):
+    with pytest.raises(UsageError, match="QEMU"):
+        validate(chain_model, HOST, profile=True)
 
 
 @needs_qemu

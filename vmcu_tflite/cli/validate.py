@@ -11,7 +11,8 @@ from typing import Sequence
 
 from ..errors import EXIT_OUTPUTS_DIFFER
 from ..planner import PLANNERS
-from ..validate.run import validate
+from ..pipeline import compile_model
+from ..validate.run import require, validate_program
 from ..validate.targets import TARGETS
 from .common import run_tool
 
@@ -40,6 +41,19 @@ def format_measurements(measurements: dict[str, int]) -> list[str]:
             for n in names]
 
 
+def format_profile(program, counts: list[int]) -> list[str]:
+    """One line per step: its kernel, the TFLite operators it runs, MACs, instructions, instructions/MAC."""
+    kinds = {op.index: op.kind for op in program.graph.ops}
+    rows = [("step", "kernel", "TFLite ops", "MACs", "instructions", "instr/MAC")]
+    for step, count in zip(program.steps, counts):
+        ops = " ".join(f"{kinds.get(i, '?')}#{i}" for i in step.ops)
+        rows.append((str(step.index), step.kernel, ops, f"{step.macs:,}", f"{count:,}",
+                     f"{count / step.macs:.2f}" if step.macs else "-"))
+    widths = [max(len(r[k]) for r in rows) for k in range(len(rows[0]))]
+    return ["  " + "  ".join(cell.rjust(w) if k in (0, 3, 4, 5) else cell.ljust(w)
+                             for k, (cell, w) in enumerate(zip(row, widths))).rstrip() for row in rows]
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="vmcu-validate", description=__doc__.splitlines()[0])
     parser.add_argument("model", type=Path, help="int8 .tflite model")
@@ -48,6 +62,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--planner", choices=sorted(PLANNERS), default="vmcu")
     parser.add_argument("--no-fuse", action="store_true", help="plan without fused blocks")
     parser.add_argument("--keep", type=Path, help="build in this folder and keep it")
+    parser.add_argument("--profile", action="store_true",
+                        help="QEMU targets: also build with a counter around every kernel call and print one line "
+                             "per step (totals stay those of the unprofiled run)")
     return parser
 
 
@@ -55,10 +72,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.keep:
         args.keep.mkdir(parents=True, exist_ok=True)
-    result = validate(args.model, TARGETS[args.target], args.seed, args.planner, args.keep, fuse=not args.no_fuse)
+    target = TARGETS[args.target]
+    require(target, args.profile)
+    program = compile_model(args.model, args.planner, not args.no_fuse)
+    result = validate_program(program, args.model.read_bytes(), target, args.seed, args.keep, profile=args.profile)
     print(f"{args.model.name} on {result.target}: status {result.status}, pool {result.pool_bytes:,} bytes")
     for line in format_measurements(result.measurements):
         print(line)
+    if result.step_instructions is not None:
+        for line in format_profile(program, result.step_instructions):
+            print(line)
     print(f"  matches the reference interpreter: {'yes' if result.matches_reference else 'NO'}")
     print(f"  matches TFLite Micro: {'yes' if result.matches_tflm else 'not measured' if result.matches_tflm is None else 'NO'}")
     return 0 if result.matches_reference and result.matches_tflm is not False else EXIT_OUTPUTS_DIFFER

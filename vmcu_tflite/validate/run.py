@@ -14,7 +14,7 @@ from ..codegen.model_c import c_identifier
 from ..errors import BudgetError, UsageError
 from ..pipeline import Program, compile_model
 from .harness import harness_cmake, parse_run, render_main
-from .targets import Target
+from .targets import QemuTarget, Target, profiled
 
 
 @dataclass
@@ -26,6 +26,7 @@ class Validation:
     matches_tflm: bool | None  # None when tflite-micro is not installed
     pool_bytes: int
     measurements: dict[str, int] = field(default_factory=dict)
+    step_instructions: list[int] | None = None  # per step, from a profiled build (--profile)
 
 
 def _build(source: Path, build: Path, target: Target) -> Path:
@@ -60,16 +61,25 @@ def build_and_run(program: Program, inputs_int8: list[np.ndarray], target: Targe
     return status, outputs, target.measure(executable, measured)
 
 
-def validate(model: Path, target: Target, seed: int = 0, planner: str = "vmcu", work: Path | None = None,
-             compare_tflm: bool = True, fuse: bool = True) -> Validation:
+def require(target: Target, profile: bool) -> None:
+    """Fail early, before planning, when the target's tools are missing or cannot profile."""
     target.require()
+    if profile and not isinstance(target, QemuTarget):
+        raise UsageError(f"--profile counts instructions on a QEMU target, not on {target.name}")
+
+
+def validate(model: Path, target: Target, seed: int = 0, planner: str = "vmcu", work: Path | None = None,
+             compare_tflm: bool = True, fuse: bool = True, profile: bool = False) -> Validation:
+    require(target, profile)
     program = compile_model(model, planner, fuse)
-    return validate_program(program, model.read_bytes(), target, seed, work, compare_tflm)
+    return validate_program(program, model.read_bytes(), target, seed, work, compare_tflm, profile)
 
 
 def validate_program(program: Program, model: bytes, target: Target, seed: int = 0, work: Path | None = None,
-                     compare_tflm: bool = True) -> Validation:
-    """Build and run an already planned `program` (of the model `model`) and compare its outputs."""
+                     compare_tflm: bool = True, profile: bool = False) -> Validation:
+    """Build and run an already planned `program` (of the model `model`) and compare its outputs;
+    with `profile`, build and run it once more with a counter around every kernel call."""
+    require(target, profile)
     from vmcu_reference.inputs import random_inputs
     from vmcu_reference.interpreter import Interpreter
     from vmcu_reference.ops.op_dequantize import dequantize
@@ -80,8 +90,11 @@ def validate_program(program: Program, model: bytes, target: Target, seed: int =
     as_int8 = [quantize_float(x, graph.tensors[p.tensor].scale, graph.tensors[p.tensor].zero_point)
                if p.dtype == "float32" else x for p, x in zip(graph.inputs, inputs)]
     reference = Interpreter(program).run(inputs)
+    steps = None
     with tempfile.TemporaryDirectory(prefix="vmcu-validate-") as scratch:
         status, outputs, measured = build_and_run(program, as_int8, target, Path(work or scratch))
+        if profile:
+            steps = step_instructions(program, as_int8, target, Path(work or scratch) / "profile")
     matches_reference = status == 0 and len(outputs) == len(reference.raw_outputs) and all(
         np.array_equal(a, b.reshape(-1)) for a, b in zip(outputs, reference.raw_outputs))
     matches_tflm = None
@@ -96,4 +109,14 @@ def validate_program(program: Program, model: bytes, target: Target, seed: int =
                     if p.dtype == "float32" else o for p, o in zip(graph.outputs, outputs)]
             matches_tflm = status == 0 and len(ours) == len(theirs) and all(
                 a.tobytes() == np.asarray(b).reshape(-1).tobytes() for a, b in zip(ours, theirs))
-    return Validation(target.name, status, outputs, matches_reference, matches_tflm, program.plan.pool_bytes, measured)
+    return Validation(target.name, status, outputs, matches_reference, matches_tflm, program.plan.pool_bytes, measured,
+                      steps)
+
+
+def step_instructions(program: Program, inputs_int8: list[np.ndarray], target: Target, work: Path) -> list[int]:
+    """Instructions of each step's kernel call, from a build of `program` profiled on `target`."""
+    status, _, measured = build_and_run(program, inputs_int8, profiled(target), work)
+    counts = [measured.get(f"step_{i}") for i in range(len(program.steps))]
+    if status != 0 or None in counts:
+        raise UsageError(f"the profiled run on {target.name} stopped early (status {status})")
+    return counts

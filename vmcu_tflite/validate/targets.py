@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ..errors import UsageError
@@ -166,6 +166,31 @@ def _qemu(name: str, board: str, cpu: str, description: str, stack_bytes: int = 
         board=board,
         stack_bytes=stack_bytes,
     )
+
+
+_PROFILE_PRELUDE = """
+static uint64_t profile_mark;
+
+/* Before each kernel call and after the last: print the instructions of the call just ended
+   (the printing itself is not counted). */
+void vmcu_profile_step(uint16_t step)
+{
+    const uint64_t now = vmcu_board_instructions();
+    if (step > 0u) {
+        char name[24];
+        sprintf(name, "step_%u", (unsigned)(step - 1u));
+        vmcu_board_print_measure(name, now - profile_mark);
+    }
+    profile_mark = vmcu_board_instructions();
+}
+"""
+
+
+def profiled(target: QemuTarget) -> QemuTarget:
+    """`target` with the runtime calling vmcu_profile_step() around every kernel call: the run
+    prints `measure step_<i> N` per step (its totals include the profiling, so they are not used)."""
+    return replace(target, cmake_args=(*target.cmake_args, "-DVMCU_PROFILE=ON"),
+                   harness_prelude=target.harness_prelude + _PROFILE_PRELUDE)
 
 
 QEMU_TARGETS = (

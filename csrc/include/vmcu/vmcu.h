@@ -30,6 +30,15 @@ extern "C" {
  */
 vmcu_status vmcu_invoke(const vmcu_model *model, int8_t *pool, uint32_t pool_bytes);
 
+#ifdef VMCU_PROFILE
+/**
+ * Profiling builds (CMake -DVMCU_PROFILE=ON): vmcu_invoke() calls this, defined by the
+ * application, before step `step` runs and once more with `step` = the step count after the
+ * last one, so that the time between two calls is one kernel call.
+ */
+void vmcu_profile_step(uint16_t step);
+#endif
+
 /** @brief Where input `index` lives in `pool` (its bytes are contiguous); NULL if no such input. */
 int8_t *vmcu_input(const vmcu_model *model, int8_t *pool, uint32_t index);
 
