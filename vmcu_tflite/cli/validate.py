@@ -46,7 +46,7 @@ def format_profile(program, counts: list[int]) -> list[str]:
     kinds = {op.index: op.kind for op in program.graph.ops}
     rows = [("step", "kernel", "TFLite ops", "MACs", "instructions", "instr/MAC")]
     for step, count in zip(program.steps, counts):
-        ops = " ".join(f"{kinds.get(i, '?')}#{i}" for i in step.ops)
+        ops = " ".join(f"{kinds.get(i, 'folded')}#{i}" for i in step.ops)  # folded: a PAD merged into its conv
         rows.append((str(step.index), step.kernel, ops, f"{step.macs:,}", f"{count:,}",
                      f"{count / step.macs:.2f}" if step.macs else "-"))
     widths = [max(len(r[k]) for r in rows) for k in range(len(rows[0]))]

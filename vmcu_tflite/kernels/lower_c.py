@@ -435,10 +435,23 @@ class _Lowering:
                                  f"vmcu_load32({_plus(s.w, w_index)}), {s.offsets}, {s.acc});")
             self.line(depth, "} else")
             self.lines.append("#endif")
-        self.line(depth, f"for (int32_t {l} = 0; {l} < {_paren(s.lanes.c())}; ++{l}) {{")
+        self.for_lanes(depth, l, s.acc, s.lanes, lo, hi)
         self.line(depth + 1, f"{s.acc}[{l}] += ((int32_t){s.x}[{_sum(x_index, l)}] + {_paren(s.x_offset)}) * "
                              f"(int32_t){s.w}[{_sum(w_index, l)}];")
         self.line(depth, "}")
+
+    def for_lanes(self, depth: int, k: str, acc: str, count: Ix, lo: int, hi: int) -> None:
+        """`for` over the first `count` elements of the accumulator buffer `acc`, with a constant
+        trip count (the buffer's size, `count` tested inside) unless `count` is constant: fully
+        unrolled, every acc[k] has a constant index, so the compiler keeps the accumulators in
+        registers instead of an array on the stack."""
+        size = self.lookup(acc).size
+        if hi > size:
+            raise ValueError(f"kernel {self.kernel.name}: up to {hi} lanes of {acc}[{size}]")
+        if lo == hi:
+            self.line(depth, f"for (int32_t {k} = 0; {k} < {hi}; ++{k}) {{")
+        else:
+            self.line(depth, f"for (int32_t {k} = 0; {k} < {size}; ++{k}) if ({k} < {_paren(count.c())}) {{")
 
     def lower_InitBias(self, s: InitBias, depth: int) -> None:
         """Every element of the accumulator buffer, those past `count` to 0: a loop of constant
@@ -460,7 +473,7 @@ class _Lowering:
         q = _paren(s.quant)
         self.ref(s.acc)
         channel = _sum(_paren(s.channel.c()), k)
-        self.line(depth, f"for (int32_t {k} = 0; {k} < {_paren(s.count.c())}; ++{k}) {{")
+        self.for_lanes(depth, k, s.acc, s.count, *_bounds(s.count, self.ranges))
         self.line(depth + 1, f"{s.dst}[{_sum(_paren(self.at(s.dst, s.dst_index)), k)}] = (int8_t)vmcu_clamp(")
         self.line(depth + 2, f"vmcu_requantize({s.acc}[{k}], {q}->requant.multiplier[{channel}], "
                              f"{q}->requant.shift[{channel}]) + {q}->output_offset,")

@@ -37,9 +37,16 @@ Path = tuple  # a loop's position in the kernel tree: its index in each body fro
 
 
 def loop_range(loop: Loop, scope: dict[str, tuple[int, int]]) -> tuple[int, int]:
-    """Static (least, greatest) value of `loop`'s variable, the enclosing ones within `scope`."""
-    lo = loop.lo.bounds(scope)[0]
-    return lo, max(lo, loop.hi.bounds(scope)[1] - 1)
+    """Static (least, greatest) value of `loop`'s variable, the enclosing ones within `scope`.
+
+    A loop from a constant start by steps of k only takes values start + i*k: the greatest is the
+    last of those below the end (`c` from 0 to 80 by 4 ends at 76), which keeps `min(80 - c, 4)`
+    a constant 4 for the C generator."""
+    lo, lo_max = loop.lo.bounds(scope)
+    hi = max(lo, loop.hi.bounds(scope)[1] - 1)
+    if loop.step > 1 and lo == lo_max:
+        hi = lo + (hi - lo) // loop.step * loop.step
+    return lo, hi
 
 
 def loop_ranges(kernel: Kernel) -> dict[Path, tuple[int, int]]:
