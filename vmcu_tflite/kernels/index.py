@@ -295,3 +295,31 @@ def substitute(expr: Ix, name: str, value: IxLike) -> Ix:
     if isinstance(expr, _Division):
         return type(expr)(substitute(expr.a, name, value), expr.divisor)
     raise TypeError(f"cannot substitute into {type(expr).__name__}")
+
+
+def simplify(expr: Ix, ranges: Mapping[str, tuple[int, int]]) -> Ix:
+    """`expr` with every min, max and division whose outcome the variables' ranges decide
+    replaced by that outcome: `min(q + 1, 64) - q` is 1 when q <= 63. The value is unchanged for
+    every assignment within `ranges`; the C generator emits fewer operations and, more
+    importantly, sees constant lane counts."""
+    if isinstance(expr, Const):
+        return expr
+    if isinstance(expr, Var):
+        lo, hi = expr.bounds(ranges)
+        return Const(lo) if lo == hi else expr
+    if isinstance(expr, Sum):
+        total: Ix = Const(expr.const)
+        for coef, part in expr.parts:
+            total = total + simplify(part, ranges) * coef
+        return total
+    if isinstance(expr, _Extremum):
+        a, b = simplify(expr.a, ranges), simplify(expr.b, ranges)
+        (a0, a1), (b0, b1) = a.bounds(ranges), b.bounds(ranges)
+        first_wins = a1 <= b0 if isinstance(expr, Min) else a0 >= b1
+        second_wins = b1 <= a0 if isinstance(expr, Min) else b0 >= a1
+        return a if first_wins else b if second_wins else _folded(type(expr)(a, b))
+    if isinstance(expr, _Division):
+        divided = type(expr)(simplify(expr.a, ranges), expr.divisor)
+        lo, hi = divided.bounds(ranges)
+        return Const(lo) if lo == hi else divided
+    raise TypeError(f"cannot simplify {type(expr).__name__}")

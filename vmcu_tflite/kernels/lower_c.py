@@ -29,9 +29,9 @@ A test build may define VMCU_ON_COPY(load) to observe the copies (it counts them
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from .index import Const, Ix, Sum
+from .index import Const, Ix, Sum, simplify
 from .ir import (AddResidual, Broadcast, Dot, DotLanes, FlashLoad, InitBias, Kernel, Loop, RAMFree, RAMLoad, RAMStore,
                  RegAlloc, Requantize)
 from .schedule import loop_range, walk
@@ -207,6 +207,13 @@ class _Lowering:
             return offset
         if isinstance(offset, Const):
             return Const(offset.value % ws.capacity)
+        if isinstance(offset, Sum):  # terms that are whole multiples of the capacity vanish mod it
+            rest = Const(offset.const)
+            for coef, part in offset.parts:
+                rest = rest if coef % ws.capacity == 0 else rest + part * coef
+            lo, hi = _bounds(rest, self.ranges)
+            if 0 <= lo and hi < ws.capacity:  # a channel plane: plane * q + pixel -> pixel
+                return rest
         return f"(uint32_t)({offset.c()} % {ws.capacity})"
 
     def u32_offset(self, tensor: str, offset: Ix) -> str:
@@ -490,6 +497,22 @@ class _Lowering:
         self.line(depth, "}")
 
 
+def _simplified(body, scope: dict[str, tuple[int, int]]) -> tuple:
+    """`body` with every index expression simplified within the loop variables' static ranges
+    (`index.simplify`): partial-segment clamps that never bite disappear, lane counts become
+    constants. The values are the same for every iteration the loops run."""
+    out = []
+    for stmt in body:
+        if isinstance(stmt, Loop):
+            bounded = Loop(stmt.var, simplify(stmt.lo, scope), simplify(stmt.hi, scope), (), stmt.step)
+            inner = {**scope, stmt.var: loop_range(bounded, scope)}
+            out.append(replace(bounded, body=_simplified(stmt.body, inner)))
+        else:
+            out.append(replace(stmt, **{name: simplify(value, scope) for name in stmt.__dataclass_fields__
+                                        if isinstance(value := getattr(stmt, name), Ix)}))
+    return tuple(out)
+
+
 def _sum(index: str, var: str) -> str:
     return var if index in ("0", "(0)") else f"{index} + {var}"
 
@@ -508,6 +531,7 @@ def lower(kernel: Kernel, function_name: str, whole: frozenset[str] = frozenset(
     unknown = set(whole) - set(kernel.tensors) - {w.name for w in kernel.workspaces}
     if unknown:
         raise ValueError(f"kernel {kernel.name}: no pool roles {sorted(unknown)}")
+    kernel = replace(kernel, body=_simplified(kernel.body, {}))
     first = _Lowering(kernel, function_name, frozenset(whole))
     first.function()
     return _Lowering(kernel, function_name, frozenset(whole), first.referenced).function()
