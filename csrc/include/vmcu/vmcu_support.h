@@ -32,17 +32,18 @@ void vmcu_trace_access(const vmcu_view *v, uint32_t offset, uint32_t len, int wr
 #define VMCU_TRACE(v, offset, len, written) ((void)0)
 #endif
 
-/** gemmlowp::SaturatingRoundingDoublingHighMul. */
+/**
+ * gemmlowp::SaturatingRoundingDoublingHighMul. gemmlowp divides ab + nudge by 2^31 rounding
+ * toward zero, with nudge 2^30 when ab >= 0 and 1 - 2^30 below. For ab < 0 that quotient is
+ * ceil((ab + 1 - 2^30) / 2^31) = floor((ab + 2^30) / 2^31): the same floor as for ab >= 0, so one
+ * 64-bit add and an arithmetic shift (SMULL, ADDS, ADC and a funnel shift) give the same bits.
+ */
 static inline int32_t vmcu_srdhm(int32_t a, int32_t b)
 {
-    int64_t ab;
-    int32_t nudge;
     if (a == INT32_MIN && b == INT32_MIN) {
         return INT32_MAX;
     }
-    ab = (int64_t)a * (int64_t)b;
-    nudge = ab >= 0 ? (1 << 30) : (1 - (1 << 30));
-    return (int32_t)((ab + nudge) / ((int64_t)1 << 31));
+    return (int32_t)(((int64_t)a * (int64_t)b + ((int64_t)1 << 30)) >> 31);
 }
 
 /** gemmlowp::RoundingDivideByPOT: x / 2^exponent, halves away from zero. */

@@ -1,0 +1,90 @@
+"""The runtime's fixed-point helpers against gemmlowp's definitions, written here in Python.
+
+vmcu_srdhm computes SaturatingRoundingDoublingHighMul as one 64-bit add and shift (see its
+comment for why that equals gemmlowp's round-toward-zero division); vmcu_requantize is TFLite's
+MultiplyByQuantizedMultiplier. Both run on the host over edge values and many random ones.
+"""
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+
+INCLUDE = Path(__file__).resolve().parents[2] / "csrc" / "include"
+CC = shutil.which("gcc") or shutil.which("cc")
+pytestmark = pytest.mark.skipif(CC is None, reason="no host C compiler")
+
+INT32_MIN, INT32_MAX = -(1 << 31), (1 << 31) - 1
+
+PROGRAM = r"""
+#include <stdio.h>
+#include "vmcu/vmcu_support.h"
+
+int main(void)
+{
+    long a, b, shift;
+    while (scanf("%ld %ld %ld", &a, &b, &shift) == 3) {
+        printf("%ld %ld\n", (long)vmcu_srdhm((int32_t)a, (int32_t)b),
+               (long)vmcu_requantize((int32_t)a, (int32_t)b, (int32_t)shift));
+    }
+    return 0;
+}
+"""
+
+
+def srdhm(a: int, b: int) -> int:
+    """gemmlowp: (a * b + nudge) / 2^31 rounded toward zero, saturated for INT32_MIN * INT32_MIN."""
+    if a == b == INT32_MIN:
+        return INT32_MAX
+    ab = a * b
+    total = ab + ((1 << 30) if ab >= 0 else 1 - (1 << 30))
+    quotient = abs(total) >> 31
+    return quotient if total >= 0 else -quotient
+
+
+def rdbpot(x: int, exponent: int) -> int:
+    mask = (1 << exponent) - 1
+    remainder = x & mask
+    threshold = (mask >> 1) + (1 if x < 0 else 0)
+    return (x >> exponent) + (1 if remainder > threshold else 0)
+
+
+def requantize(x: int, multiplier: int, shift: int) -> int:
+    left, right = max(shift, 0), max(-shift, 0)
+    shifted = ((x << left) + (1 << 31)) % (1 << 32) - (1 << 31)  # int32 wrap, as the C's uint32 shift
+    return rdbpot(srdhm(shifted, multiplier), right)
+
+
+def cases() -> list[tuple[int, int, int]]:
+    edges = [0, 1, -1, 2, -2, 3, -3, (1 << 30), -(1 << 30), (1 << 30) + 1, -(1 << 30) - 1, 1 << 16, -(1 << 16),
+             INT32_MIN, INT32_MIN + 1, INT32_MAX, INT32_MAX - 1]
+    out = [(a, b, s) for a in edges for b in edges for s in (0, -1, -7, -31, 1, 5)]
+    rng = np.random.default_rng(11)
+    for _ in range(40_000):
+        a = int(rng.integers(INT32_MIN, INT32_MAX, endpoint=True)) >> int(rng.integers(0, 32))
+        b = int(rng.integers(INT32_MIN, INT32_MAX, endpoint=True))
+        multiplier = int(rng.integers(1 << 30, INT32_MAX, endpoint=True))  # TFLite's quantized multipliers
+        out.append((a, b, int(rng.integers(-31, 8))))
+        out.append((a, multiplier, int(rng.integers(-31, 1))))
+    return out
+
+
+def test_fixed_point_helpers_match_gemmlowp(tmp_path):
+    source, exe = tmp_path / "fixed_point.c", tmp_path / "fixed_point"
+    source.write_text(PROGRAM)
+    build = subprocess.run([CC, "-std=c99", "-O2", "-Wall", "-Wextra", "-Werror", f"-I{INCLUDE}", str(source),
+                            "-o", str(exe)], capture_output=True, text=True)
+    assert build.returncode == 0, build.stderr
+    inputs = cases()
+    run = subprocess.run([str(exe)], input="".join(f"{a} {b} {s}\n" for a, b, s in inputs),
+                         capture_output=True, text=True, timeout=120)
+    got = [tuple(int(v) for v in line.split()) for line in run.stdout.splitlines()]
+    assert len(got) == len(inputs)
+    for (a, b, s), (c_srdhm, c_requantize) in zip(inputs, got):
+        assert c_srdhm == srdhm(a, b), (a, b)
+        if s <= 0 or abs(a) < (1 << (31 - s)):  # TFLite never shifts a value out of int32
+            assert c_requantize == requantize(a, b, s), (a, b, s)
