@@ -46,10 +46,10 @@ static inline int32_t vmcu_srdhm(int32_t a, int32_t b)
     return (int32_t)(((int64_t)a * (int64_t)b + ((int64_t)1 << 30)) >> 31);
 }
 
-/** gemmlowp::RoundingDivideByPOT: x / 2^exponent, halves away from zero. */
+/** gemmlowp::RoundingDivideByPOT: x / 2^exponent (0 <= exponent <= 31), halves away from zero. */
 static inline int32_t vmcu_rdbpot(int32_t x, int32_t exponent)
 {
-    const int32_t mask = (int32_t)(((int64_t)1 << exponent) - 1);
+    const int32_t mask = (int32_t)((UINT32_C(1) << exponent) - 1u);
     const int32_t remainder = x & mask;
     const int32_t threshold = (mask >> 1) + (x < 0 ? 1 : 0);
     return (x >> exponent) + (remainder > threshold ? 1 : 0);
