@@ -15,6 +15,7 @@ The output bytes must equal the reference kernel's (`vmcu_reference.ops`).
 """
 from __future__ import annotations
 
+import re
 import shutil
 import struct
 import subprocess
@@ -471,6 +472,19 @@ def test_tensors_that_do_not_wrap_need_no_copy_buffer_nor_wrap_test():
         assert "vmcu_read(" not in text and "vmcu_write(" not in text and "vmcu_get(" not in text, case.name
         # and the default still guards every pointer load
         assert ("vmcu_span(" in lower(kernel, "f")) == bool(pointer_loads(kernel)), case.name
+
+
+def test_in_place_depthwise_runs_its_interior_columns_without_clamps():
+    """The x loop's interior hint: three loops in order, the middle one's taps a constant range."""
+    case = next(c for c in CASES if c.name == "dw")
+    if case.program is None:
+        prepare(case, CASES.index(case))
+    kernel = describe(case.step.kernel, case.step.params, 5, True)
+    text = lower(kernel, "f")
+    heads = re.findall(r"for \(int32_t x = (\d+); x < (\d+); \+\+x\)", text)
+    assert heads == [("0", "1"), ("1", "5"), ("5", "6")], heads
+    middle = text.split("for (int32_t x = 1; x < 5; ++x)")[1].split("for (int32_t x = 5;")[0]
+    assert "for (int32_t kx = 0; kx < 3; ++kx)" in middle
 
 
 @pytest.mark.skipif(ARM_CC is None, reason="no arm-none-eabi-gcc")

@@ -15,7 +15,7 @@ from __future__ import annotations
 from .index import Const, Var, floor_div, imin
 from .ir import (Broadcast, DotLanes, InitBias, Kernel, RAMFree, RAMLoad, RAMStore, RegAlloc, Requantize, Workspace,
                  loop)
-from .window import taps
+from .window import interior, taps
 
 
 def depthwise_pixel(p, source: str, base, pixel_bytes, channel0, first, end, lanes_max: int,
@@ -51,6 +51,15 @@ def depthwise_pixel(p, source: str, base, pixel_bytes, channel0, first, end, lan
             Requantize(dst, c, "acc", lanes, channel, params),
         ], step=lanes_max),
     ]
+
+
+def x_interior(p) -> tuple[int, int] | None:
+    """The output columns whose window lies inside the input (the C runs them clamp-free).
+
+    Only the in-place kernel asks for it: its pixel body is small (one plane, a few channels), so
+    the three copies cost little flash for its large gain (KWS: 12%); in the streaming and fused
+    kernels the copies cost 6-9% of a model's flash for 1-3% fewer instructions."""
+    return interior(p.output_shape[2], p.stride[1], p.padding[1], p.dilation[1], p.filter.shape[2], p.input_shape[2])
 
 
 def depthwise(params, segment: int) -> Kernel:
@@ -106,7 +115,7 @@ def depthwise_in_place(params, segment: int) -> Kernel:
                 RegAlloc("seg", "int8_t", segment),
                 *compute,
                 RAMStore("output", ((n * o_h + y) * o_w + x) * c + first, width, "seg"),
-            ])])]),
+            ], interior=x_interior(p))])]),
         ]),
     )
     signature = ("depthwise_in_place", tuple(p.input_shape), tuple(p.output_shape), tuple(p.filter.shape), p.stride,

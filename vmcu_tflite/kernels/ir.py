@@ -43,11 +43,16 @@ class _IndexFields:
 
 @dataclass(frozen=True)
 class Loop:
+    """`var` over [lo, hi) by `step`. `interior`, a hint for the C only: the values [a, b) for which
+    the body's clamps do not bite (a window inside the input). The C runs [lo, a), [a, b) and
+    [b, hi) as three loops, in the same order, the middle one with its clamps folded away."""
+
     var: str
     lo: Ix
     hi: Ix  # exclusive
     body: tuple["Stmt", ...]
     step: int = 1
+    interior: tuple[int, int] | None = None
 
 
 @dataclass(frozen=True)
@@ -192,5 +197,5 @@ class Kernel:
         return next((w for w in self.workspaces if w.name == name), None)
 
 
-def loop(var: str, lo: IxLike, hi: IxLike, body, step: int = 1) -> Loop:
-    return Loop(var, ix(lo), ix(hi), tuple(body), step)
+def loop(var: str, lo: IxLike, hi: IxLike, body, step: int = 1, interior: tuple[int, int] | None = None) -> Loop:
+    return Loop(var, ix(lo), ix(hi), tuple(body), step, interior)

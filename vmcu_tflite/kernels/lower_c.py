@@ -504,13 +504,24 @@ def _simplified(body, scope: dict[str, tuple[int, int]]) -> tuple:
     out = []
     for stmt in body:
         if isinstance(stmt, Loop):
-            bounded = Loop(stmt.var, simplify(stmt.lo, scope), simplify(stmt.hi, scope), (), stmt.step)
-            inner = {**scope, stmt.var: loop_range(bounded, scope)}
-            out.append(replace(bounded, body=_simplified(stmt.body, inner)))
+            for bounded in _pieces(Loop(stmt.var, simplify(stmt.lo, scope), simplify(stmt.hi, scope), (), stmt.step,
+                                        stmt.interior)):
+                inner = {**scope, bounded.var: loop_range(bounded, scope)}
+                out.append(replace(bounded, body=_simplified(stmt.body, inner)))
         else:
             out.append(replace(stmt, **{name: simplify(value, scope) for name in stmt.__dataclass_fields__
                                         if isinstance(value := getattr(stmt, name), Ix)}))
     return tuple(out)
+
+
+def _pieces(loop: Loop) -> list[Loop]:
+    """The loop, or with an `interior` hint and constant bounds its three parts in order: before,
+    inside and after the interior (empty parts dropped)."""
+    if loop.interior is None or loop.step != 1 or not (isinstance(loop.lo, Const) and isinstance(loop.hi, Const)):
+        return [replace(loop, interior=None)]
+    lo, hi = loop.lo.value, loop.hi.value
+    a, b = (min(max(v, lo), hi) for v in loop.interior)
+    return [replace(loop, lo=Const(p0), hi=Const(p1), interior=None) for p0, p1 in ((lo, a), (a, b), (b, hi)) if p0 < p1]
 
 
 def _sum(index: str, var: str) -> str:

@@ -24,3 +24,11 @@ def taps(out: Ix, stride: int, pad: int, dilation: int, kernel: int, size: int) 
     lo = ceil_div(imax(0, pad - out * stride), dilation)
     hi = imin(kernel, ceil_div(imax(0, size - origin), dilation))
     return Taps(origin, imin(lo, hi), hi)
+
+
+def interior(outputs: int, stride: int, pad: int, dilation: int, kernel: int, size: int) -> tuple[int, int] | None:
+    """The output positions [a, b) whose whole window lies inside the input (every tap in
+    bounds), or None when there are none: where `taps` is the constant [0, kernel)."""
+    a = -(-pad // stride)
+    b = min(outputs, (size - 1 + pad - (kernel - 1) * dilation) // stride + 1)
+    return (a, b) if a < b else None
