@@ -123,6 +123,31 @@ static inline uint32_t vmcu_ror8(uint32_t x)
     return (x >> 8) | (x << 24);
 }
 
+/* SXTB16 and SXTAB16 of x rotated by 8 (bytes 1 and 3): one instruction each, the rotation being
+ * an operand of the instruction. GCC does not fold vmcu_ror8 into __sxtb16, so on GCC-compatible
+ * compilers the instructions are written out; elsewhere (and emulated) they are the composition. */
+static inline uint32_t vmcu_sxtb16_ror8(uint32_t x)
+{
+#if !VMCU_DSP_EMULATED && defined(__GNUC__)
+    uint32_t r;
+    __asm__("sxtb16 %0, %1, ror #8" : "=r"(r) : "r"(x));
+    return r;
+#else
+    return vmcu_sxtb16(vmcu_ror8(x));
+#endif
+}
+
+static inline uint32_t vmcu_sxtab16_ror8(uint32_t a, uint32_t x)
+{
+#if !VMCU_DSP_EMULATED && defined(__GNUC__)
+    uint32_t r;
+    __asm__("sxtab16 %0, %1, %2, ror #8" : "=r"(r) : "r"(a), "r"(x));
+    return r;
+#else
+    return vmcu_sxtab16(a, vmcu_ror8(x));
+#endif
+}
+
 /* Four int8 as one (unaligned, little-endian) word. */
 static inline uint32_t vmcu_load32(const int8_t *p)
 {
@@ -158,7 +183,7 @@ static inline int32_t vmcu_dot_s8_offsets(const int8_t *x, const int8_t *w, int3
     for (; i + 4 <= len; i += 4) {
         const uint32_t xw = vmcu_load32(x + i), ww = vmcu_load32(w + i);
         acc = vmcu_smlad(vmcu_sxtab16(offsets, xw), vmcu_sxtb16(ww), acc);
-        acc = vmcu_smlad(vmcu_sxtab16(offsets, vmcu_ror8(xw)), vmcu_sxtb16(vmcu_ror8(ww)), acc);
+        acc = vmcu_smlad(vmcu_sxtab16_ror8(offsets, xw), vmcu_sxtb16_ror8(ww), acc);
     }
 #else
     (void)offsets;
@@ -178,12 +203,12 @@ static inline void vmcu_dot2_s8_offsets(const int8_t *x, const int8_t *w0, const
 #if VMCU_DSP
     for (; i + 4 <= len; i += 4) {
         const uint32_t xw = vmcu_load32(x + i);
-        const uint32_t x02 = vmcu_sxtab16(offsets, xw), x13 = vmcu_sxtab16(offsets, vmcu_ror8(xw));
+        const uint32_t x02 = vmcu_sxtab16(offsets, xw), x13 = vmcu_sxtab16_ror8(offsets, xw);
         const uint32_t v0 = vmcu_load32(w0 + i), v1 = vmcu_load32(w1 + i);
         a0 = vmcu_smlad(x02, vmcu_sxtb16(v0), a0);
-        a0 = vmcu_smlad(x13, vmcu_sxtb16(vmcu_ror8(v0)), a0);
+        a0 = vmcu_smlad(x13, vmcu_sxtb16_ror8(v0), a0);
         a1 = vmcu_smlad(x02, vmcu_sxtb16(v1), a1);
-        a1 = vmcu_smlad(x13, vmcu_sxtb16(vmcu_ror8(v1)), a1);
+        a1 = vmcu_smlad(x13, vmcu_sxtb16_ror8(v1), a1);
     }
 #else
     (void)offsets;
@@ -201,8 +226,8 @@ static inline void vmcu_dot2_s8_offsets(const int8_t *x, const int8_t *w0, const
 /** Four channels, one tap: acc[k] += (byte k of xw + x_offset) * (byte k of ww), k < 4. */
 static inline void vmcu_mac4_s8(uint32_t xw, uint32_t ww, uint32_t offsets, int32_t acc[4])
 {
-    const uint32_t x02 = vmcu_sxtab16(offsets, xw), x13 = vmcu_sxtab16(offsets, vmcu_ror8(xw));
-    const uint32_t w02 = vmcu_sxtb16(ww), w13 = vmcu_sxtb16(vmcu_ror8(ww));
+    const uint32_t x02 = vmcu_sxtab16(offsets, xw), x13 = vmcu_sxtab16_ror8(offsets, xw);
+    const uint32_t w02 = vmcu_sxtb16(ww), w13 = vmcu_sxtb16_ror8(ww);
     acc[0] = vmcu_smlabb(x02, w02, acc[0]);
     acc[1] = vmcu_smlabb(x13, w13, acc[1]);
     acc[2] = vmcu_smlatt(x02, w02, acc[2]);
