@@ -55,12 +55,28 @@ static inline int32_t vmcu_rdbpot(int32_t x, int32_t exponent)
     return (x >> exponent) + (remainder > threshold ? 1 : 0);
 }
 
-/** TFLite's MultiplyByQuantizedMultiplier: x * multiplier * 2^(shift - 31), double rounding. */
+/**
+ * TFLite's MultiplyByQuantizedMultiplier: x * multiplier * 2^(shift - 31), double rounding:
+ * RoundingDivideByPOT(SaturatingRoundingDoublingHighMul(x << left, multiplier), right).
+ *
+ * With a right shift r >= 1 both roundings happen in one 64-bit sum. With a = x * multiplier +
+ * 2^30, the high mul is v = floor(a / 2^31) (see vmcu_srdhm), and RoundingDivideByPOT(v, r) is
+ * floor((v + 2^(r-1) - [v < 0]) / 2^r); since v < 0 exactly when a < 0 and the added term is an
+ * integer, that is floor((a + 2^(30+r) - [a < 0] * 2^31) / 2^(31+r)): the high word of the sum
+ * shifted right by r - 1. No overflow: |x * multiplier| < 2^62 and 2^(30+r) <= 2^61.
+ */
 static inline int32_t vmcu_requantize(int32_t x, int32_t multiplier, int32_t shift)
 {
-    const int32_t left = shift > 0 ? shift : 0;
-    const int32_t right = shift > 0 ? 0 : -shift;
-    return vmcu_rdbpot(vmcu_srdhm((int32_t)((uint32_t)x << left), multiplier), right);
+    int64_t a;
+    if (shift >= 0) {
+        return vmcu_srdhm((int32_t)((uint32_t)x << shift), multiplier);
+    }
+    if (x == INT32_MIN && multiplier == INT32_MIN) {
+        return vmcu_rdbpot(INT32_MAX, -shift);
+    }
+    a = (int64_t)x * (int64_t)multiplier + ((int64_t)1 << 30);
+    a += (int64_t)((UINT32_C(1) << (-shift - 1)) - (a < 0 ? 1u : 0u)) << 31; /* (2^(r-1) - [a < 0]) * 2^31 >= 0 */
+    return (int32_t)(a >> 32) >> (-shift - 1);
 }
 
 static inline int32_t vmcu_clamp(int32_t x, int32_t lo, int32_t hi)
