@@ -343,14 +343,17 @@ static inline int32_t vmcu_get_reciprocal(int32_t x, int32_t x_integer_digits, i
     return vmcu_one_over_one_plus_x_for_x_in_0_1((int32_t)(shifted - 0x80000000u));
 }
 
-/** TFLite's integer ADD of one pair: both inputs offset, shifted left, scaled to a common scale, added, requantized. */
+/**
+ * TFLite's integer ADD of one pair: both inputs offset, shifted left, scaled to a common scale,
+ * added, requantized. Each scaling is RoundingDivideByPOT(SaturatingRoundingDoublingHighMul(.)),
+ * with shifts <= 0 (multipliers below one): vmcu_requantize computes exactly that.
+ */
 static inline int8_t vmcu_add_pair(const vmcu_elementwise_params *p, int32_t a, int32_t b)
 {
     const int32_t scale = (int32_t)1 << p->left_shift;
-    const int32_t s1 = vmcu_rdbpot(vmcu_srdhm((a + p->input1_offset) * scale, p->input1_multiplier), -p->input1_shift);
-    const int32_t s2 = vmcu_rdbpot(vmcu_srdhm((b + p->input2_offset) * scale, p->input2_multiplier), -p->input2_shift);
-    const int32_t v = vmcu_rdbpot(vmcu_srdhm(vmcu_add_wrap(s1, s2), p->output_multiplier), -p->output_shift) +
-                      p->output_offset;
+    const int32_t s1 = vmcu_requantize((a + p->input1_offset) * scale, p->input1_multiplier, p->input1_shift);
+    const int32_t s2 = vmcu_requantize((b + p->input2_offset) * scale, p->input2_multiplier, p->input2_shift);
+    const int32_t v = vmcu_requantize(vmcu_add_wrap(s1, s2), p->output_multiplier, p->output_shift) + p->output_offset;
     return (int8_t)vmcu_clamp(v, p->act_min, p->act_max);
 }
 
