@@ -1,10 +1,11 @@
-"""The window helpers: `interior` is exactly the outputs whose taps are the whole kernel."""
+"""The window helpers: `interior` is exactly the outputs whose taps are the whole kernel; `loop_bounds`
+bounds a window offset over its loops soundly, and at least as tightly as independent intervals."""
 from __future__ import annotations
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from vmcu_tflite.kernels.index import Var
+from vmcu_tflite.kernels.index import Const, Var, loop_bounds
 from vmcu_tflite.kernels.window import interior, taps
 
 
@@ -18,3 +19,26 @@ def test_interior_is_where_every_tap_is_in_bounds(size, kernel, stride, dilation
             if (window.lo.evaluate({"x": x}), window.hi.evaluate({"x": x})) == (0, kernel)]
     span = interior(outputs, stride, pad, dilation, kernel, size)
     assert (list(range(*span)) if span else []) == full
+
+
+@settings(max_examples=200, deadline=None)
+@given(size=st.integers(1, 30), kernel=st.integers(1, 7), stride=st.integers(1, 3), dilation=st.integers(1, 2),
+       pad=st.integers(0, 3), row=st.integers(1, 40), shift=st.integers(-20, 20))
+def test_loop_bounds_hold_every_iteration_and_beat_intervals(size, kernel, stride, dilation, pad, row, shift):
+    """A window row offset row * (input row) + shift over (y, its in-bounds taps ky): the bounds
+    from the loops' own bound expressions contain every value, and are no looser than intervals."""
+    outputs = max(1, (size + 2 * pad - (kernel - 1) * dilation - 1) // stride + 1)
+    y, ky = Var("y"), Var("ky")
+    window = taps(y, stride, pad, dilation, kernel, size)
+    offset = (window.origin + ky * dilation) * row + shift
+    values = [offset.evaluate({"y": yv, "ky": kv}) for yv in range(outputs)
+              for kv in range(window.lo.evaluate({"y": yv}), window.hi.evaluate({"y": yv}))]
+    if not values:
+        return
+    ranges = {"y": (0, outputs - 1)}
+    ranges["ky"] = (window.lo.bounds(ranges)[0], max(window.lo.bounds(ranges)[0], window.hi.bounds(ranges)[1] - 1))
+    loops = [("y", Const(0), Const(outputs - 1)), ("ky", window.lo, window.hi - 1)]
+    lo, hi = loop_bounds(offset, loops, ranges)
+    assert lo <= min(values) and max(values) <= hi
+    interval = offset.bounds(ranges)
+    assert interval[0] <= lo and hi <= interval[1]

@@ -323,3 +323,51 @@ def simplify(expr: Ix, ranges: Mapping[str, tuple[int, int]]) -> Ix:
         lo, hi = divided.bounds(ranges)
         return Const(lo) if lo == hi else divided
     raise TypeError(f"cannot simplify {type(expr).__name__}")
+
+
+def _linear_in(expr: Ix, name: str) -> int | None:
+    """The coefficient of variable `name` in `expr` when it appears only as a top-level term, else None."""
+    parts, _ = _flatten(expr)
+    coef = 0
+    for c, part in parts:
+        if isinstance(part, Var) and part.name == name:
+            coef += c
+        elif name in part.variables():
+            return None
+    return coef
+
+
+def _distribute(expr: Ix) -> Ix:
+    """c * max(a, b) + rest -> max(c*a + rest, c*b + rest) (min for c < 0), for the one extremum of a
+    sum: terms of the same variable inside and outside the extremum can then cancel."""
+    parts, const = _flatten(expr)
+    extrema = [(c, p) for c, p in parts if isinstance(p, _Extremum)]
+    if len(extrema) != 1:
+        return expr
+    coef, ext = extrema[0]
+    rest = _make([(c, p) for c, p in parts if p is not ext], const)
+    kind = type(ext) if coef > 0 else (Max if isinstance(ext, Min) else Min)
+    return kind(rest + ext.a * coef, rest + ext.b * coef)
+
+
+def loop_bounds(expr: Ix, loops, ranges: Mapping[str, tuple[int, int]]) -> tuple[int, int]:
+    """Bounds of `expr` within loops [(var, lo, hi_inclusive), ...] (outermost first) whose bounds
+    are expressions of the outer variables: each variable, innermost first, is replaced by the bound
+    that minimizes (or maximizes) the expression, the sum distributed over the bound's min or max,
+    and simplified. Tighter than `bounds` (independent intervals) for window offsets like
+    5*y + 5*ky with ky >= max(0, 1 - y); falls back to it where a variable is not linear."""
+    low, high = expr, expr
+    for var, lo, hi in reversed(list(loops)):
+        for which in ("low", "high"):
+            e = low if which == "low" else high
+            coef = _linear_in(e, var)
+            if coef is None:
+                continue
+            if coef:
+                take_lo = (coef > 0) == (which == "low")
+                e = simplify(_distribute(substitute(e, var, lo if take_lo else hi)), ranges)
+            if which == "low":
+                low = e
+            else:
+                high = e
+    return low.bounds(ranges)[0], high.bounds(ranges)[1]

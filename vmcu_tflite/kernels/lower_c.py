@@ -31,7 +31,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
-from .index import Const, Ix, Sum, simplify
+from .index import Const, Ix, Sum, loop_bounds, simplify
 from .ir import (AddResidual, Broadcast, Dot, DotLanes, FlashLoad, InitBias, Kernel, Loop, RAMFree, RAMLoad, RAMStore,
                  RegAlloc, Requantize)
 from .schedule import loop_range, walk
@@ -128,6 +128,7 @@ class _Lowering:
         self.function_name = function_name
         self.whole = whole
         self.ranges: dict[str, tuple[int, int]] = {}  # static range of each loop variable in scope
+        self.loops: list[tuple[str, Ix, Ix]] = []  # loops in scope: variable, least and greatest value
         self.used = used
         self.referenced: set[int] = set()
         self.serial = 0
@@ -211,7 +212,7 @@ class _Lowering:
             rest = Const(offset.const)
             for coef, part in offset.parts:
                 rest = rest if coef % ws.capacity == 0 else rest + part * coef
-            lo, hi = _bounds(rest, self.ranges)
+            lo, hi = loop_bounds(rest, self.loops, self.ranges)
             if 0 <= lo and hi < ws.capacity:  # a channel plane: plane * q + pixel -> pixel
                 return rest
         return f"(uint32_t)({offset.c()} % {ws.capacity})"
@@ -262,7 +263,9 @@ class _Lowering:
         self.line(depth, f"for ({head}) {{")
         outer = self.ranges
         self.ranges = {**outer, v: loop_range(s, outer)}
+        self.loops.append((v, s.lo, s.hi - 1))
         self.body(s.body, depth + 1)
+        self.loops.pop()
         self.ranges = outer
         self.line(depth, "}")
 
