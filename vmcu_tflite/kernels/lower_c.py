@@ -138,6 +138,7 @@ class _Lowering:
             raise ValueError(f"kernel {kernel.name}: names {sorted(clash)} collide with the C function's own")
         self.scopes: list[dict[str, _Pointer]] = []
         self.lines: list[str] = []
+        self.cached: dict[str, tuple[str, str]] = {}  # params field (C expression) -> (local name, C type)
 
     # -- helpers ---------------------------------------------------------------------------------
 
@@ -221,6 +222,15 @@ class _Lowering:
         off = self.offset(tensor, offset)
         return off if isinstance(off, str) else _u32(off)
 
+    def param(self, expr: str, ctype: str) -> str:
+        """A local copy of the params field `expr`, declared at the top of the function. The kernel
+        stores bytes through int8_t pointers, which may alias anything, so the compiler would
+        reload every params field the loops read after every store; the params never change."""
+        if expr not in self.cached:
+            self.cached[expr] = (self.fresh("c_" + re.sub(r"\W+", "_", expr).strip("_")), ctype)
+            self.taken.add(self.cached[expr][0])
+        return self.cached[expr][0]
+
     def unused(self, depth: int, name: str) -> None:
         """(void) a declaration no statement reads (-Wunused-variable), known in the second pass."""
         if self.used is not None and self.lookup(name).serial not in self.used:
@@ -239,9 +249,12 @@ class _Lowering:
         self.line(1, "(void)p;")
         self.line(1, "(void)inputs;")
         self.line(1, "(void)output;")
+        top = len(self.lines)
         self.body(k.body, 1)
         self.line(1, "return VMCU_OK;")
         self.line(0, "}")
+        self.lines[top:top] = [f"{INDENT}const {ctype}{'' if ctype.endswith('*') else ' '}{name} = {expr}; "
+                               "/* a params field, read once */" for expr, (name, ctype) in self.cached.items()]
         return "\n".join(self.lines) + "\n"
 
     def body(self, stmts, depth: int) -> None:
@@ -284,7 +297,7 @@ class _Lowering:
 
     def lower_FlashLoad(self, s: FlashLoad, depth: int) -> None:
         self.declare(s.name, _Pointer("flash"))
-        self.line(depth, f"const int8_t *{s.name} = {_plus(s.array, _paren(s.offset.c()))};")
+        self.line(depth, f"const int8_t *{s.name} = {_plus(self.param(s.array, 'int8_t *'), _paren(s.offset.c()))};")
         self.unused(depth, s.name)
 
     def lower_Broadcast(self, s: Broadcast, depth: int) -> None:
@@ -415,11 +428,12 @@ class _Lowering:
         self.ref(s.acc)
         self.ref(s.offsets)
         acc = f"{s.acc}[{s.acc_index.c()}]"
-        one = f"{acc} = vmcu_dot_s8_offsets({x}, {ws[0]}, {length}, {s.offsets}, {s.x_offset}, {acc});"
+        x_offset = self.param(s.x_offset, "int32_t")
+        one = f"{acc} = vmcu_dot_s8_offsets({x}, {ws[0]}, {length}, {s.offsets}, {x_offset}, {acc});"
         if hi <= 1:
             self.line(depth, one)
             return
-        two = (f"vmcu_dot2_s8_offsets({x}, {ws[0]}, {ws[1]}, {length}, {s.offsets}, {s.x_offset}, "
+        two = (f"vmcu_dot2_s8_offsets({x}, {ws[0]}, {ws[1]}, {length}, {s.offsets}, {x_offset}, "
                f"{_plus(s.acc, _paren(s.acc_index.c()))});")
         if lo >= 2:
             self.line(depth, two)
@@ -435,6 +449,7 @@ class _Lowering:
         if hi > 4:
             raise ValueError(f"kernel {self.kernel.name}: DotLanes of up to {hi} lanes (at most 4)")
         x_index, w_index = self.at(s.x, s.x_index), _paren(s.w_index.c())
+        w, x_offset = self.param(s.w, "int8_t *"), self.param(s.x_offset, "int32_t")
         self.ref(s.acc)
         self.ref(s.offsets)
         l = self.fresh("l")
@@ -442,12 +457,12 @@ class _Lowering:
             self.lines.append("#if VMCU_DSP")
             self.line(depth, "if (" + ("1" if lo == 4 else f"{s.lanes.c()} == 4") + ") {")
             self.line(depth + 1, f"vmcu_mac4_s8(vmcu_load32({_plus(s.x, _paren(x_index))}), "
-                                 f"vmcu_load32({_plus(s.w, w_index)}), {s.offsets}, {s.acc});")
+                                 f"vmcu_load32({_plus(w, w_index)}), {s.offsets}, {s.acc});")
             self.line(depth, "} else")
             self.lines.append("#endif")
         self.for_lanes(depth, l, s.acc, s.lanes, lo, hi)
-        self.line(depth + 1, f"{s.acc}[{l}] += ((int32_t){s.x}[{_sum(x_index, l)}] + {_paren(s.x_offset)}) * "
-                             f"(int32_t){s.w}[{_sum(w_index, l)}];")
+        self.line(depth + 1, f"{s.acc}[{l}] += ((int32_t){s.x}[{_sum(x_index, l)}] + {x_offset}) * "
+                             f"(int32_t){w}[{_sum(w_index, l)}];")
         self.line(depth, "}")
 
     def for_lanes(self, depth: int, k: str, acc: str, count: Ix, lo: int, hi: int) -> None:
@@ -480,14 +495,15 @@ class _Lowering:
 
     def lower_Requantize(self, s: Requantize, depth: int) -> None:
         k = self.fresh("k")
-        q = _paren(s.quant)
+        field = {name: f"{_paren(s.quant)}->{name}" for name in (
+            "requant.multiplier", "requant.shift", "output_offset", "requant.act_min", "requant.act_max")}
         self.ref(s.acc)
         channel = _sum(_paren(s.channel.c()), k)
         self.for_lanes(depth, k, s.acc, s.count, *_bounds(s.count, self.ranges))
         self.line(depth + 1, f"{s.dst}[{_sum(_paren(self.at(s.dst, s.dst_index)), k)}] = (int8_t)vmcu_clamp(")
-        self.line(depth + 2, f"vmcu_requantize({s.acc}[{k}], {q}->requant.multiplier[{channel}], "
-                             f"{q}->requant.shift[{channel}]) + {q}->output_offset,")
-        self.line(depth + 2, f"{q}->requant.act_min, {q}->requant.act_max);")
+        self.line(depth + 2, f"vmcu_requantize({s.acc}[{k}], {field['requant.multiplier']}[{channel}], "
+                             f"{field['requant.shift']}[{channel}]) + {field['output_offset']},")
+        self.line(depth + 2, f"{field['requant.act_min']}, {field['requant.act_max']});")
         self.line(depth, "}")
 
     def lower_AddResidual(self, s: AddResidual, depth: int) -> None:
