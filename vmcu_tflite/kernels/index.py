@@ -297,11 +297,13 @@ def substitute(expr: Ix, name: str, value: IxLike) -> Ix:
     raise TypeError(f"cannot substitute into {type(expr).__name__}")
 
 
-def simplify(expr: Ix, ranges: Mapping[str, tuple[int, int]]) -> Ix:
+def simplify(expr: Ix, ranges: Mapping[str, tuple[int, int]], loops=()) -> Ix:
     """`expr` with every min, max and division whose outcome the variables' ranges decide
-    replaced by that outcome: `min(q + 1, 64) - q` is 1 when q <= 63. The value is unchanged for
-    every assignment within `ranges`; the C generator emits fewer operations and, more
-    importantly, sees constant lane counts."""
+    replaced by that outcome: `min(q + 1, 64) - q` is 1 when q <= 63. With `loops` (as for
+    `loop_bounds`) a min or max is also decided through the loops' bound expressions:
+    `min(8*q + 8 - u, 2)` is 2 for u from 8*q to 8*q + 6. The value is unchanged for every
+    iteration; the C generator emits fewer operations and, more importantly, sees constant lane
+    counts."""
     if isinstance(expr, Const):
         return expr
     if isinstance(expr, Var):
@@ -310,16 +312,21 @@ def simplify(expr: Ix, ranges: Mapping[str, tuple[int, int]]) -> Ix:
     if isinstance(expr, Sum):
         total: Ix = Const(expr.const)
         for coef, part in expr.parts:
-            total = total + simplify(part, ranges) * coef
+            total = total + simplify(part, ranges, loops) * coef
+        if loops and total.variables():
+            lo, hi = loop_bounds(total, loops, ranges)
+            return Const(lo) if lo == hi else total
         return total
     if isinstance(expr, _Extremum):
-        a, b = simplify(expr.a, ranges), simplify(expr.b, ranges)
-        (a0, a1), (b0, b1) = a.bounds(ranges), b.bounds(ranges)
-        first_wins = a1 <= b0 if isinstance(expr, Min) else a0 >= b1
-        second_wins = b1 <= a0 if isinstance(expr, Min) else b0 >= a1
+        a, b = simplify(expr.a, ranges, loops), simplify(expr.b, ranges, loops)
+        lo, hi = (a - b).bounds(ranges)
+        if loops and lo < 0 < hi:
+            lo, hi = loop_bounds(a - b, loops, ranges)
+        first_wins = hi <= 0 if isinstance(expr, Min) else lo >= 0
+        second_wins = lo >= 0 if isinstance(expr, Min) else hi <= 0
         return a if first_wins else b if second_wins else _folded(type(expr)(a, b))
     if isinstance(expr, _Division):
-        divided = type(expr)(simplify(expr.a, ranges), expr.divisor)
+        divided = type(expr)(simplify(expr.a, ranges, loops), expr.divisor)
         lo, hi = divided.bounds(ranges)
         return Const(lo) if lo == hi else divided
     raise TypeError(f"cannot simplify {type(expr).__name__}")

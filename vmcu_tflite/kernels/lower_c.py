@@ -62,10 +62,6 @@ class _Pointer:
     size: int = 0  # a buffer's elements
 
 
-def _bounds(e: Ix, ranges) -> tuple[int, int]:
-    return e.bounds(ranges)
-
-
 def _u32(e: Ix) -> str:
     return f"{e.value}u" if isinstance(e, Const) and e.value >= 0 else f"(uint32_t){_paren(e.c())}"
 
@@ -213,7 +209,7 @@ class _Lowering:
             rest = Const(offset.const)
             for coef, part in offset.parts:
                 rest = rest if coef % ws.capacity == 0 else rest + part * coef
-            lo, hi = loop_bounds(rest, self.loops, self.ranges)
+            lo, hi = self.bounds(rest)
             if 0 <= lo and hi < ws.capacity:  # a channel plane: plane * q + pixel -> pixel
                 return rest
         return f"(uint32_t)({offset.c()} % {ws.capacity})"
@@ -221,6 +217,10 @@ class _Lowering:
     def u32_offset(self, tensor: str, offset: Ix) -> str:
         off = self.offset(tensor, offset)
         return off if isinstance(off, str) else _u32(off)
+
+    def bounds(self, e: Ix) -> tuple[int, int]:
+        """Least and greatest value of `e` in the loops around the statement being lowered."""
+        return loop_bounds(e, self.loops, self.ranges)
 
     def param(self, expr: str, ctype: str) -> str:
         """A local copy of the params field `expr`, declared at the top of the function. The kernel
@@ -276,7 +276,7 @@ class _Lowering:
         self.line(depth, f"for ({head}) {{")
         outer = self.ranges
         self.ranges = {**outer, v: loop_range(s, outer)}
-        self.loops.append((v, s.lo, s.hi - 1))
+        self.loops.append((v, s.lo, _greatest(s)))
         self.body(s.body, depth + 1)
         self.loops.pop()
         self.ranges = outer
@@ -317,7 +317,7 @@ class _Lowering:
     def lower_RAMStore(self, s: RAMStore, depth: int) -> None:
         view, off = self.view(s.tensor), self.u32_offset(s.tensor, s.offset)
         src = _plus(s.src, _paren(self.at(s.src, s.src_index)))
-        single = _bounds(s.length, self.ranges) == (1, 1)
+        single = self.bounds(s.length) == (1, 1)
         if s.tensor in self.whole:
             at = f"vmcu_flat({view}, {off})"
             self.line(depth, f"{at}[0] = {s.src}[{self.at(s.src, s.src_index)}];" if single
@@ -337,12 +337,12 @@ class _Lowering:
         """Gather: runs packed into the buffer from into_index on, through the wrap if need be."""
         view, off = self.view(s.tensor), self.u32_offset(s.tensor, s.offset)
         dst = _plus(s.into, _paren(self.at(s.into, s.into_index)))
-        runs_hi = _bounds(s.runs, self.ranges)[1]
-        length_lo = _bounds(s.length, self.ranges)[0]
+        runs_hi = self.bounds(s.runs)[1]
+        length_lo = self.bounds(s.length)[0]
         whole = s.tensor in self.whole
         self.line(depth, f"/* RAMLoad {s.name}: {s.tensor} into {s.into} */")
         if runs_hi <= 1 and s.runs == Const(1):
-            if _bounds(s.length, self.ranges) == (1, 1):
+            if self.bounds(s.length) == (1, 1):
                 byte = f"vmcu_flat({view}, {off})[0]" if whole else f"vmcu_get({view}, {off})"
                 self.line(depth, f"{s.into}[{self.at(s.into, s.into_index)}] = {byte};")
                 return
@@ -379,7 +379,7 @@ class _Lowering:
             raise ValueError(f"kernel {self.kernel.name}: RAMLoad {s.name} has no max_bytes for its copy")
         view, off = self.view(s.tensor), self.u32_offset(s.tensor, s.offset)
         n = s.name
-        strided = _bounds(s.runs, self.ranges)[1] > 1 or not (s.runs == Const(1))
+        strided = self.bounds(s.runs)[1] > 1 or not (s.runs == Const(1))
         helpers = (f"{n}_copy", f"{n}_at") + ((f"{n}_runs", f"{n}_len", f"{n}_rs") if strided else ())
         self.declare(n, _Pointer("load", s.run_stride if strided else None), helpers)
         self.line(depth, f"/* RAMLoad {n}: {s.tensor}, a pointer into the pool, or a copy where it wraps */")
@@ -417,7 +417,7 @@ class _Lowering:
         pointer = self.lookup(s.x)
         if pointer is not None and pointer.run_stride is not None:
             raise NotImplementedError(f"kernel {self.kernel.name}: Dot over {s.x}, a load of several runs")
-        lo, hi = _bounds(s.count, self.ranges)
+        lo, hi = self.bounds(s.count)
         if hi > 2:
             raise ValueError(f"kernel {self.kernel.name}: Dot of up to {hi} weight rows (1 or 2)")
         if hi == 2 and len(s.weights) < 2:
@@ -445,7 +445,7 @@ class _Lowering:
         self.line(depth, "}")
 
     def lower_DotLanes(self, s: DotLanes, depth: int) -> None:
-        lo, hi = _bounds(s.lanes, self.ranges)
+        lo, hi = self.bounds(s.lanes)
         if hi > 4:
             raise ValueError(f"kernel {self.kernel.name}: DotLanes of up to {hi} lanes (at most 4)")
         x_index, w_index = self.at(s.x, s.x_index), _paren(s.w_index.c())
@@ -485,7 +485,7 @@ class _Lowering:
         bias = _paren(s.bias)
         self.ref(s.acc)
         size = self.lookup(s.acc).size
-        lo, hi = _bounds(s.count, self.ranges)
+        lo, hi = self.bounds(s.count)
         if size < hi:
             raise ValueError(f"kernel {self.kernel.name}: InitBias of up to {hi} values into {s.acc}[{size}]")
         within = "" if lo >= size else f"{k} < {_paren(s.count.c())} && "
@@ -499,7 +499,7 @@ class _Lowering:
             "requant.multiplier", "requant.shift", "output_offset", "requant.act_min", "requant.act_max")}
         self.ref(s.acc)
         channel = _sum(_paren(s.channel.c()), k)
-        self.for_lanes(depth, k, s.acc, s.count, *_bounds(s.count, self.ranges))
+        self.for_lanes(depth, k, s.acc, s.count, *self.bounds(s.count))
         self.line(depth + 1, f"{s.dst}[{_sum(_paren(self.at(s.dst, s.dst_index)), k)}] = (int8_t)vmcu_clamp(")
         self.line(depth + 2, f"vmcu_requantize({s.acc}[{k}], {field['requant.multiplier']}[{channel}], "
                              f"{field['requant.shift']}[{channel}]) + {field['output_offset']},")
@@ -516,19 +516,30 @@ class _Lowering:
         self.line(depth, "}")
 
 
-def _simplified(body, scope: dict[str, tuple[int, int]]) -> tuple:
-    """`body` with every index expression simplified within the loop variables' static ranges
-    (`index.simplify`): partial-segment clamps that never bite disappear, lane counts become
-    constants. The values are the same for every iteration the loops run."""
+def _greatest(loop: Loop) -> Ix:
+    """The loop variable's greatest value as an expression: the last step below the end when the
+    trip length is a constant (u from 8*q by 2 below 8*q + 8 ends at 8*q + 6), else end - 1."""
+    span = loop.hi - loop.lo
+    if loop.step > 1 and isinstance(span, Const):
+        return loop.lo + (span.value - 1) // loop.step * loop.step
+    return loop.hi - 1
+
+
+def _simplified(body, scope: dict[str, tuple[int, int]], loops: tuple = ()) -> tuple:
+    """`body` with every index expression simplified within the loops around it (`index.simplify`:
+    the variables' static ranges and the loops' bound expressions): partial-segment clamps that
+    never bite disappear, lane counts become constants. The values are the same for every
+    iteration the loops run."""
     out = []
     for stmt in body:
         if isinstance(stmt, Loop):
-            for bounded in _pieces(Loop(stmt.var, simplify(stmt.lo, scope), simplify(stmt.hi, scope), (), stmt.step,
-                                        stmt.interior)):
+            for bounded in _pieces(Loop(stmt.var, simplify(stmt.lo, scope, loops), simplify(stmt.hi, scope, loops), (),
+                                        stmt.step, stmt.interior)):
                 inner = {**scope, bounded.var: loop_range(bounded, scope)}
-                out.append(replace(bounded, body=_simplified(stmt.body, inner)))
+                within = (*loops, (bounded.var, bounded.lo, _greatest(bounded)))
+                out.append(replace(bounded, body=_simplified(stmt.body, inner, within)))
         else:
-            out.append(replace(stmt, **{name: simplify(value, scope) for name in stmt.__dataclass_fields__
+            out.append(replace(stmt, **{name: simplify(value, scope, loops) for name in stmt.__dataclass_fields__
                                         if isinstance(value := getattr(stmt, name), Ix)}))
     return tuple(out)
 
