@@ -68,12 +68,12 @@ def kernel_type(step) -> str:
     return "fully connected" if step.kernel == "FULLY_CONNECTED" else step.kernel
 
 
-def measure(path: Path, planner: str, fuse: bool, board: str, profile: bool = False):
-    program = compile_model(path, planner, fuse)
+def measure(path: Path, program, board: str, profile: bool = False):
+    """Build and run `program` on `board`; stop the script if its outputs are not bit-exact."""
     result = validate_program(program, path.read_bytes(), TARGETS[board], seed=0, profile=profile)
     if not (result.matches_reference and result.matches_tflm is not False):
-        raise SystemExit(f"{path.name} ({planner}, fuse={fuse}) on {board}: outputs differ")
-    return program, result
+        raise SystemExit(f"{path.name} ({program.plan.planner} plan) on {board}: outputs differ")
+    return result
 
 
 def ratio(ours: int, peers: tuple) -> str:
@@ -98,11 +98,12 @@ def main(argv: list[str]) -> int:
     kernels: dict[str, dict[str, list[int]]] = defaultdict(dict)  # type -> model -> [instructions, MACs]
     for path in models:
         name = path.stem
-        program, fused = measure(path, "vmcu", True, "qemu-cortex-m4", profile=True)
+        program = compile_model(path, "vmcu", True)
+        fused = measure(path, program, "qemu-cortex-m4", profile=True)
         totals = [fused.measurements["instructions"]]
-        totals += [measure(path, planner, fuse, board)[1].measurements["instructions"]
-                   for planner, fuse, board in (("vmcu", False, "qemu-cortex-m4"), ("tensor", False, "qemu-cortex-m4"),
-                                                ("vmcu", True, "qemu-cortex-m7"))]
+        totals += [measure(path, compile_model(path, planner, False), "qemu-cortex-m4").measurements["instructions"]
+                   for planner in ("vmcu", "tensor")]
+        totals.append(measure(path, program, "qemu-cortex-m7").measurements["instructions"])
         tflm, tinyengine, note = PEERS[name]
         rows.append(f"| {name} | " + " | ".join(f"{t:,}" for t in totals)
                     + f" | {number(tflm)} | {number(tinyengine)}{f' ({note})' if note else ''} | "

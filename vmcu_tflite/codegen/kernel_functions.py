@@ -11,11 +11,12 @@ The other kinds call the runtime kernel of their kind (csrc/include/vmcu/vmcu_ke
 """
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 
 from ..kernels import describe
 from ..kernels.ir import Kernel
-from ..kernels.lower_c import PRELUDE, lower
+from ..kernels.lower_c import PRELUDE, function_block, lower
 from ..pipeline import Program
 from ..plan import workspace_id
 
@@ -56,7 +57,9 @@ def whole_roles(program: Program, step, kernel: Kernel) -> frozenset[str]:
 
 
 def kernel_functions(program: Program, prefix: str) -> KernelFunctions:
-    names, generated, functions = [], [], {}  # functions: C body (placeholder name) -> (name, doc, steps)
+    names, generated = [], []
+    functions: dict[str, tuple[str, Kernel, list[int]]] = {}  # lowered C (placeholder name) -> name, kernel, steps
+    per_stem: Counter[str] = Counter()
     for step, planned in zip(program.steps, program.plan.steps):
         kernel = describe(step.kernel, step.params, planned.segment_bytes, planned.in_place)
         if kernel is None:
@@ -65,15 +68,14 @@ def kernel_functions(program: Program, prefix: str) -> KernelFunctions:
             continue
         text = lower(kernel, _PLACEHOLDER, whole_roles(program, step, kernel))
         if text not in functions:
-            same_stem = sum(1 for name, _, _ in functions.values() if name.startswith(f"{prefix}_{kernel.name}_"))
-            functions[text] = (f"{prefix}_{kernel.name}_{same_stem}", kernel.doc or kernel.name, [])
+            functions[text] = (f"{prefix}_{kernel.name}_{per_stem[kernel.name]}", kernel, [])
+            per_stem[kernel.name] += 1
         name, _, users = functions[text]
         users.append(step.index)
         names.append(name)
         generated.append(True)
     parts = [PRELUDE] if functions else []
-    for text, (name, doc, users) in functions.items():
-        steps = ", ".join(map(str, users))
-        parts.append(f"\n/* {doc.replace('*/', '* /')}; step{'s' if len(users) > 1 else ''} {steps} */\n"
-                     + text.replace(f" {_PLACEHOLDER}(", f" {name}(", 1))
+    for text, (name, kernel, users) in functions.items():
+        note = f"; step{'s' if len(users) > 1 else ''} {', '.join(map(str, users))}"
+        parts.append(function_block(kernel, text.replace(f" {_PLACEHOLDER}(", f" {name}(", 1), note))
     return KernelFunctions(tuple(names), tuple(generated), "".join(parts))

@@ -578,12 +578,14 @@ def lower(kernel: Kernel, function_name: str, whole: frozenset[str] = frozenset(
     return _Lowering(kernel, function_name, frozenset(whole), first.referenced).function()
 
 
+def function_block(kernel: Kernel, function: str, note: str = "") -> str:
+    """A lowered function (`lower`'s text) with the description's doc (and `note`) as its comment."""
+    doc = (kernel.doc or kernel.name).replace("*/", "* /")
+    return f"\n/* {doc}{note} */\n{function}"
+
+
 def render_kernels(kernels: dict[str, Kernel], whole: dict[str, frozenset[str]] | None = None) -> str:
     """A C fragment with the #includes and one function per entry (function name -> kernel), by name;
     `whole` gives the roles lowered as not wrapping, per function name (default: none)."""
-    parts = [PRELUDE]
-    for name in sorted(kernels):
-        kernel = kernels[name]
-        doc = (kernel.doc or kernel.name).replace("*/", "* /")
-        parts.append(f"\n/* {doc} */\n{lower(kernel, name, (whole or {}).get(name, frozenset()))}")
-    return "".join(parts)
+    return PRELUDE + "".join(function_block(kernels[name], lower(kernels[name], name, (whole or {}).get(name, frozenset())))
+                             for name in sorted(kernels))
