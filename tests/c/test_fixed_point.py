@@ -2,7 +2,10 @@
 
 vmcu_srdhm computes SaturatingRoundingDoublingHighMul as one 64-bit add and shift (see its
 comment for why that equals gemmlowp's round-toward-zero division); vmcu_requantize is TFLite's
-MultiplyByQuantizedMultiplier. Both run on the host over edge values and many random ones.
+MultiplyByQuantizedMultiplier, and vmcu_requantize_narrow the same for the accumulators and
+shifts the converter proves a layer stays within (|x| < 2^30, right shifts), both through its
+portable path and its DSP path (SMMULR, emulated on the host). All run on the host over edge
+values and many random ones.
 """
 from __future__ import annotations
 
@@ -22,14 +25,16 @@ INT32_MIN, INT32_MAX = -(1 << 31), (1 << 31) - 1
 
 PROGRAM = r"""
 #include <stdio.h>
-#include "vmcu/vmcu_support.h"
+#include "vmcu/vmcu_dsp.h"
 
 int main(void)
 {
     long a, b, shift;
     while (scanf("%ld %ld %ld", &a, &b, &shift) == 3) {
-        printf("%ld %ld\n", (long)vmcu_srdhm((int32_t)a, (int32_t)b),
-               (long)vmcu_requantize((int32_t)a, (int32_t)b, (int32_t)shift));
+        const int narrow = shift <= -1 && a < (1L << 30) && a > -(1L << 30);
+        printf("%ld %ld %ld\n", (long)vmcu_srdhm((int32_t)a, (int32_t)b),
+               (long)vmcu_requantize((int32_t)a, (int32_t)b, (int32_t)shift),
+               narrow ? (long)vmcu_requantize_narrow((int32_t)a, (int32_t)b, (int32_t)shift) : 0L);
     }
     return 0;
 }
@@ -70,13 +75,16 @@ def cases() -> list[tuple[int, int, int]]:
         multiplier = int(rng.integers(1 << 30, INT32_MAX, endpoint=True))  # TFLite's quantized multipliers
         out.append((a, b, int(rng.integers(-31, 8))))
         out.append((a, multiplier, int(rng.integers(-31, 1))))
+        small = int(rng.integers(-(1 << 30) + 1, 1 << 30)) >> int(rng.integers(0, 31))  # a narrow layer's range
+        out.append((small, multiplier, int(rng.integers(-31, 0))))
     return out
 
 
-def test_fixed_point_helpers_match_gemmlowp(tmp_path):
+@pytest.mark.parametrize("dsp", [[], ["-DVMCU_EMULATE_DSP"]], ids=["portable", "dsp"])
+def test_fixed_point_helpers_match_gemmlowp(dsp, tmp_path):
     source, exe = tmp_path / "fixed_point.c", tmp_path / "fixed_point"
     source.write_text(PROGRAM)
-    build = subprocess.run([CC, "-std=c99", "-O2", "-Wall", "-Wextra", "-Werror", f"-I{INCLUDE}", str(source),
+    build = subprocess.run([CC, "-std=c99", "-O2", "-Wall", "-Wextra", "-Werror", f"-I{INCLUDE}", *dsp, str(source),
                             "-o", str(exe)], capture_output=True, text=True)
     assert build.returncode == 0, build.stderr
     inputs = cases()
@@ -84,7 +92,12 @@ def test_fixed_point_helpers_match_gemmlowp(tmp_path):
                          capture_output=True, text=True, timeout=120)
     got = [tuple(int(v) for v in line.split()) for line in run.stdout.splitlines()]
     assert len(got) == len(inputs)
-    for (a, b, s), (c_srdhm, c_requantize) in zip(inputs, got):
+    narrow = 0
+    for (a, b, s), (c_srdhm, c_requantize, c_narrow) in zip(inputs, got):
         assert c_srdhm == srdhm(a, b), (a, b)
         if s <= 0 or abs(a) < (1 << (31 - s)):  # TFLite never shifts a value out of int32
             assert c_requantize == requantize(a, b, s), (a, b, s)
+        if s <= -1 and abs(a) < (1 << 30):
+            assert c_narrow == requantize(a, b, s), (a, b, s)
+            narrow += 1
+    assert narrow > 20_000

@@ -9,6 +9,7 @@ from hypothesis import given, settings, strategies as st
 from tests.window_cases import window_geometry
 from vmcu_tflite.kernels import describe
 from vmcu_tflite.kernels.access import brute_force_distance, min_distance
+from vmcu_tflite.ops.common import Requantization
 
 
 @st.composite
@@ -27,7 +28,8 @@ def windowed_params(draw):
         filter_shape = (1, k_h, k_w, c_out)
     params = SimpleNamespace(input_shape=(1, *g["size"], c_in), output_shape=(1, *g["out"], c_out),
                              filter=np.zeros(filter_shape, np.int8), stride=g["stride"], dilation=g["dilation"],
-                             padding=g["padding"], depth_multiplier=multiplier)
+                             padding=g["padding"], depth_multiplier=multiplier, bias=np.zeros(c_out, np.int32),
+                             requant=Requantization((1 << 30,) * c_out, (-1,) * c_out, -128, 127))
     return kind, params, draw(st.integers(1, c_out))
 
 

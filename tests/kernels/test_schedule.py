@@ -18,6 +18,7 @@ from vmcu_tflite.kernels import describe
 from vmcu_tflite.kernels.index import Var
 from vmcu_tflite.kernels.ir import Kernel, Loop, RAMFree, RAMLoad, RAMStore, loop
 from vmcu_tflite.kernels.schedule import Placed, clock, time_of
+from vmcu_tflite.ops.common import Requantization
 
 
 def execution_order(body, env=None, loops=(), positions=()):
@@ -54,7 +55,8 @@ CONFIGS = {
     "fused expand, narrow middle": lambda: fused_program(expand_block(4, 1, 9)).steps[0],
     "depthwise multiplier 2": lambda: SimpleNamespace(kernel="DEPTHWISE_CONV_2D", params=SimpleNamespace(
         input_shape=(1, 5, 4, 3), output_shape=(1, 3, 2, 6), filter=np.zeros((1, 3, 3, 6), np.int8),
-        stride=(2, 2), dilation=(1, 1), padding=(1, 1), depth_multiplier=2)),
+        stride=(2, 2), dilation=(1, 1), padding=(1, 1), depth_multiplier=2, bias=np.zeros(6, np.int32),
+        requant=Requantization((1 << 30,) * 6, (-1,) * 6, -128, 127))),
 }
 
 

@@ -14,6 +14,7 @@ from .depthwise import depthwise, depthwise_in_place
 from .fused import inverted_bottleneck
 from .gemm import gemm
 from .ir import Kernel
+from .requant import requant_form
 
 def is_pointwise(params) -> bool:
     """A 1x1, stride 1, unpadded, single-group convolution: a GEMM over the pixels."""
@@ -26,11 +27,13 @@ def describe(kind: str, params, segment: int, in_place: bool = False) -> Kernel 
     """The kernel description of a step, or None for kinds that have none."""
     if kind == "FULLY_CONNECTED":
         units, depth = params.filter.shape
-        return gemm(params.rows, depth, units, segment, "vmcu_fully_connected_params", "fully_connected")
+        return gemm(params.rows, depth, units, segment, "vmcu_fully_connected_params", "fully_connected",
+                    requant_form(params.filter, params.bias, params.requant, 0))
     if kind == "CONV_2D":
         if is_pointwise(params):
             n, h, w, c_in = params.input_shape
-            return gemm(n * h * w, c_in, params.output_shape[3], segment, "vmcu_conv_params", "pointwise")
+            return gemm(n * h * w, c_in, params.output_shape[3], segment, "vmcu_conv_params", "pointwise",
+                        requant_form(params.filter, params.bias, params.requant, 0))
         return conv2d(params, segment)
     if kind == "DEPTHWISE_CONV_2D":
         return depthwise_in_place(params, segment) if in_place else depthwise(params, segment)

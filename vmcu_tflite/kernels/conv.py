@@ -21,6 +21,7 @@ from typing import Callable
 from .gemm import channel_pair
 from .index import Ix, Var, floor_div, imin
 from .ir import Broadcast, Dot, Kernel, RAMLoad, RAMStore, RegAlloc, Requantize, loop
+from .requant import RequantForm, requant_form
 from .window import taps
 
 GATHER_BYTES = 128  # largest window gathered per pixel (bytes of stack)
@@ -34,6 +35,7 @@ class PixelConv:
     width: int  # output channels per unit: 2, or 1 in a grouped convolution
     reads: list  # statements run once per pixel, before its channels
     unit: Callable[[Ix, Ix], list]  # (u, pair) -> statements accumulating channels u (and u + 1) in acc
+    form: RequantForm  # the requantization its constants allow
 
 
 def conv_pixel(p, n: Ix, y: Ix, x: Ix, params: str = "p", offsets: str = "offsets") -> PixelConv:
@@ -87,7 +89,7 @@ def conv_pixel(p, n: Ix, y: Ix, x: Ix, params: str = "p", offsets: str = "offset
             ]),
         ])]
 
-    return PixelConv(way, width, reads, unit)
+    return PixelConv(way, width, reads, unit, requant_form(p.filter, p.bias, p.requant, 0))
 
 
 def conv2d(params, segment: int) -> Kernel:
@@ -104,7 +106,7 @@ def conv2d(params, segment: int) -> Kernel:
         loop("n", 0, n_, [loop("y", 0, o_h, [loop("x", 0, o_w, pixel.reads + [
             loop("q", 0, segments, [
                 RegAlloc("seg", "int8_t", segment),
-                loop("u", first, end, pixel.unit(u, pair) + [Requantize("seg", u - first, "acc", pair, u, "p")],
+                loop("u", first, end, pixel.unit(u, pair) + [Requantize("seg", u - first, "acc", pair, u, "p", pixel.form)],
                      step=pixel.width),
                 RAMStore("output", ((n * o_h + y) * o_w + x) * c_out + first, end - first, "seg"),
             ]),

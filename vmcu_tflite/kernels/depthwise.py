@@ -15,6 +15,7 @@ from __future__ import annotations
 from .index import Const, Var, floor_div, imin
 from .ir import (Broadcast, DotLanes, InitBias, Kernel, RAMFree, RAMLoad, RAMStore, RegAlloc, Requantize, Workspace,
                  loop)
+from .requant import requant_form
 from .window import interior, taps
 
 
@@ -48,7 +49,7 @@ def depthwise_pixel(p, source: str, base, pixel_bytes, channel0, first, end, lan
                              (ky * k_w + kx) * c_out + channel, lanes, offsets, f"{params}->input_offset"),
                 ]),
             ]),
-            Requantize(dst, c, "acc", lanes, channel, params),
+            Requantize(dst, c, "acc", lanes, channel, params, requant_form(p.filter, p.bias, p.requant, -1)),
         ], step=lanes_max),
     ]
 

@@ -16,6 +16,7 @@ from .depthwise import depthwise_pixel
 from .gemm import channel_pair
 from .index import Const, Var, imax, imin
 from .ir import AddResidual, Broadcast, Dot, Kernel, RAMLoad, RAMStore, RegAlloc, Requantize, Workspace, loop
+from .requant import requant_form
 
 
 def _lead_rows(lead, y, dw, mid_w: int, c_mid: int):
@@ -34,7 +35,7 @@ def _lead_rows(lead, y, dw, mid_w: int, c_mid: int):
         loop("xm", 0, mid_w, [
             RegAlloc("midpx", "int8_t", c_mid),
             *pixel.reads,
-            loop("u", 0, c_mid, pixel.unit(u, pair) + [Requantize("midpx", u, "acc", pair, u, "p->lead")],
+            loop("u", 0, c_mid, pixel.unit(u, pair) + [Requantize("midpx", u, "acc", pair, u, "p->lead", pixel.form)],
                  step=pixel.width),
             RAMStore("ring", (r * mid_w + xm) * c_mid, c_mid, "midpx"),
         ]),
@@ -55,7 +56,8 @@ def inverted_bottleneck(params, segment: int) -> Kernel:
     project_unit = [
         *channel_pair("p->project", u, c_out, c_mid, pair),
         Dot("acc", 0, "mid", 0, ("w0", "w1"), 0, c_mid, "project_offsets", "p->project->input_offset", pair),
-        Requantize("seg", u - first, "acc", pair, u, "p->project"),
+        Requantize("seg", u - first, "acc", pair, u, "p->project",
+                   requant_form(p.project.filter, p.project.bias, p.project.requant, 0)),
     ]
     residual = []
     if p.add is not None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from .index import imin, imax, Var
 from .ir import (Broadcast, Dot, FlashLoad, InitBias, Kernel, RAMFree, RAMLoad, RAMStore, RegAlloc, Requantize,
                  loop)
+from .requant import GENERAL, RequantForm
 
 
 def channel_pair(params: str, u, units: int, window: int, pair) -> list:
@@ -21,8 +22,10 @@ def channel_pair(params: str, u, units: int, window: int, pair) -> list:
             InitBias("acc", f"{params}->bias", u, pair)]
 
 
-def gemm(rows: int, depth: int, units: int, segment: int, params_type: str, stem: str) -> Kernel:
-    """`params_type` is the C params struct (conv or fully connected); both name the same members."""
+def gemm(rows: int, depth: int, units: int, segment: int, params_type: str, stem: str,
+         form: RequantForm = GENERAL) -> Kernel:
+    """`params_type` is the C params struct (conv or fully connected); both name the same members;
+    `form` what the layer's constants prove about its requantization (`requant.py`)."""
     m, q, u = Var("m"), Var("q"), Var("u")
     segments = -(-units // segment)
     first, end = q * segment, imin(q * segment + segment, units)
@@ -36,7 +39,7 @@ def gemm(rows: int, depth: int, units: int, segment: int, params_type: str, stem
                 loop("u", first, end, [
                     *channel_pair("p", u, units, depth, pair),
                     Dot("acc", 0, "x", 0, ("w0", "w1"), 0, depth, "offsets", "p->input_offset", pair),
-                    Requantize("seg", u - first, "acc", pair, u, "p"),
+                    Requantize("seg", u - first, "acc", pair, u, "p", form),
                 ], step=2),
                 RAMFree("input0", m * depth, depth * imax(q - (segments - 2), 0)),
                 RAMStore("output", m * units + first, end - first, "seg"),

@@ -18,7 +18,8 @@ exactly the bytes the kernel reads and writes, in the kernel's order:
   paper's 2x2x16 GEMM tile along one output dimension); `DotLanes`: acc[l] += (x[l] + offset) *
   w[l] for up to four lanes, the per-channel products of depthwise convolution (SMLABB/SMLATT,
   four channels per word).
-- `Requantize`, `InitBias`, `AddResidual`: TFLite's integer arithmetic on a few values.
+- `Requantize`, `InitBias`, `AddResidual`: TFLite's integer arithmetic on a few values
+  (`Requantize.form`: the cheaper forms a layer's constants allow, `requant.py`).
 
 Tensors are named by role: "input0", "input1", ... and "output" in the pool, plus workspaces
 declared by the kernel (`Workspace`): a logical tensor kept in `capacity` bytes of the step's
@@ -30,6 +31,7 @@ from dataclasses import dataclass
 from typing import Union
 
 from .index import Const, Ix, IxLike, ix
+from .requant import GENERAL, RequantForm
 
 
 class _IndexFields:
@@ -136,7 +138,7 @@ class DotLanes(_IndexFields):
 @dataclass(frozen=True)
 class InitBias(_IndexFields):
     acc: str
-    bias: str  # C expression of the bias array (may be NULL)
+    bias: str  # C expression of the bias array (never NULL: a model without one gets zeros)
     channel: Ix
     count: Ix
 
@@ -149,6 +151,7 @@ class Requantize(_IndexFields):
     count: Ix
     channel: Ix
     quant: str  # C expression of a params struct with .requant and .output_offset
+    form: RequantForm = GENERAL  # what the layer's constants prove (requant.py): the C's cheaper forms
 
 
 @dataclass(frozen=True)

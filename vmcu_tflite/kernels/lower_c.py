@@ -482,28 +482,34 @@ class _Lowering:
         """Every element of the accumulator buffer, those past `count` to 0: a loop of constant
         trip count, so that the compiler sees the whole buffer initialized (no -Wmaybe-uninitialized)."""
         k = self.fresh("k")
-        bias = _paren(s.bias)
+        bias = self.param(s.bias, "int32_t *")
         self.ref(s.acc)
         size = self.lookup(s.acc).size
         lo, hi = self.bounds(s.count)
         if size < hi:
             raise ValueError(f"kernel {self.kernel.name}: InitBias of up to {hi} values into {s.acc}[{size}]")
-        within = "" if lo >= size else f"{k} < {_paren(s.count.c())} && "
+        value = f"{bias}[{_sum(_paren(s.channel.c()), k)}]"
         self.line(depth, f"for (int32_t {k} = 0; {k} < {size}; ++{k}) {{")
-        self.line(depth + 1, f"{s.acc}[{k}] = {within}{bias} != 0 ? {bias}[{_sum(_paren(s.channel.c()), k)}] : 0;")
+        self.line(depth + 1, f"{s.acc}[{k}] = {value if lo >= size else f'{k} < {_paren(s.count.c())} ? {value} : 0'};")
         self.line(depth, "}")
 
     def lower_Requantize(self, s: Requantize, depth: int) -> None:
+        """TFLite's requantization of each value, in the cheapest form the layer's constants allow
+        (`requant.py`): the one-multiply narrow form, and a plain int8 saturation as the clamp."""
         k = self.fresh("k")
-        field = {name: f"{_paren(s.quant)}->{name}" for name in (
-            "requant.multiplier", "requant.shift", "output_offset", "requant.act_min", "requant.act_max")}
+        quant = _paren(s.quant)
+        multiplier = self.param(f"{quant}->requant.multiplier", "int32_t *")
+        shift = self.param(f"{quant}->requant.shift", "int32_t *")
+        offset = self.param(f"{quant}->output_offset", "int32_t")
+        low, high = (("-128", "127") if s.form.saturate else
+                     (self.param(f"{quant}->requant.act_min", "int32_t"), self.param(f"{quant}->requant.act_max", "int32_t")))
+        function = "vmcu_requantize_narrow" if s.form.narrow else "vmcu_requantize"
         self.ref(s.acc)
         channel = _sum(_paren(s.channel.c()), k)
         self.for_lanes(depth, k, s.acc, s.count, *self.bounds(s.count))
         self.line(depth + 1, f"{s.dst}[{_sum(_paren(self.at(s.dst, s.dst_index)), k)}] = (int8_t)vmcu_clamp(")
-        self.line(depth + 2, f"vmcu_requantize({s.acc}[{k}], {field['requant.multiplier']}[{channel}], "
-                             f"{field['requant.shift']}[{channel}]) + {field['output_offset']},")
-        self.line(depth + 2, f"{field['requant.act_min']}, {field['requant.act_max']});")
+        self.line(depth + 2, f"{function}({s.acc}[{k}], {multiplier}[{channel}], {shift}[{channel}]) + {offset},")
+        self.line(depth + 2, f"{low}, {high});")
         self.line(depth, "}")
 
     def lower_AddResidual(self, s: AddResidual, depth: int) -> None:

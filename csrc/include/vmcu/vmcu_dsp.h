@@ -88,6 +88,12 @@ static inline int32_t vmcu_smlatt(uint32_t x, uint32_t y, int32_t acc)
     return (int32_t)((uint32_t)acc + (uint32_t)(vmcu_hi16(x) * vmcu_hi16(y)));
 }
 
+/* SMMULR: the high word of a * b + 2^31 (the 64-bit product, rounded). */
+static inline int32_t vmcu_smmulr(int32_t a, int32_t b)
+{
+    return (int32_t)(((int64_t)a * (int64_t)b + ((int64_t)1 << 31)) >> 32);
+}
+
 #else /* the instructions themselves, through ACLE */
 
 static inline uint32_t vmcu_sxtb16(uint32_t x)
@@ -113,6 +119,13 @@ static inline int32_t vmcu_smlabb(uint32_t x, uint32_t y, int32_t acc)
 static inline int32_t vmcu_smlatt(uint32_t x, uint32_t y, int32_t acc)
 {
     return __smlatt((int32_t)x, (int32_t)y, acc);
+}
+
+static inline int32_t vmcu_smmulr(int32_t a, int32_t b)
+{
+    int32_t r;
+    __asm__("smmulr %0, %1, %2" : "=r"(r) : "r"(a), "r"(b)); /* ACLE has no SMMULR */
+    return r;
 }
 
 #endif /* VMCU_DSP_EMULATED */
@@ -234,5 +247,24 @@ static inline void vmcu_mac4_s8(uint32_t xw, uint32_t ww, uint32_t offsets, int3
     acc[3] = vmcu_smlatt(x13, w13, acc[3]);
 }
 #endif
+
+/**
+ * vmcu_requantize for |x| < 2^30 and a right shift (shift <= -1): the generated kernels call it
+ * where the converter has proved both for every accumulator of the layer (vmcu_tflite/kernels/
+ * requant.py). Then 2x fits in int32, so SaturatingRoundingDoublingHighMul(x, m) = floor((x * m +
+ * 2^30) / 2^31) = floor((2x * m + 2^31) / 2^32), which is SMMULR(2x, m), and never saturates
+ * (x != INT32_MIN). |v| < 2^30, so RoundingDivideByPOT(v, r) = floor((v + 2^(r-1) - [v < 0]) / 2^r)
+ * cannot overflow; v >> 31 is -[v < 0].
+ */
+static inline int32_t vmcu_requantize_narrow(int32_t x, int32_t multiplier, int32_t shift)
+{
+    const int32_t r = -shift;
+#if VMCU_DSP
+    const int32_t v = vmcu_smmulr(x * 2, multiplier);
+#else
+    const int32_t v = (int32_t)(((int64_t)x * (int64_t)multiplier + ((int64_t)1 << 30)) >> 31);
+#endif
+    return (v + ((int32_t)1 << (r - 1)) + (v >> 31)) >> r;
+}
 
 #endif /* VMCU_DSP_H */
