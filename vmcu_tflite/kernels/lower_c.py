@@ -501,15 +501,17 @@ class _Lowering:
         multiplier = self.param(f"{quant}->requant.multiplier", "int32_t *")
         shift = self.param(f"{quant}->requant.shift", "int32_t *")
         offset = self.param(f"{quant}->output_offset", "int32_t")
-        low, high = (("-128", "127") if s.form.saturate else
-                     (self.param(f"{quant}->requant.act_min", "int32_t"), self.param(f"{quant}->requant.act_max", "int32_t")))
-        function = "vmcu_requantize_narrow" if s.form.narrow else "vmcu_requantize"
         self.ref(s.acc)
         channel = _sum(_paren(s.channel.c()), k)
+        arguments = f"{s.acc}[{k}], {multiplier}[{channel}], {shift}[{channel}]"
+        value = (f"vmcu_requantize_narrow({arguments}, {offset})" if s.form.narrow
+                 else f"vmcu_requantize({arguments}) + {offset}")
+        clamp = ("vmcu_sat8(", ")") if s.form.saturate else (
+            "vmcu_clamp(", f", {self.param(f'{quant}->requant.act_min', 'int32_t')}, "
+                           f"{self.param(f'{quant}->requant.act_max', 'int32_t')})")
         self.for_lanes(depth, k, s.acc, s.count, *self.bounds(s.count))
-        self.line(depth + 1, f"{s.dst}[{_sum(_paren(self.at(s.dst, s.dst_index)), k)}] = (int8_t)vmcu_clamp(")
-        self.line(depth + 2, f"{function}({s.acc}[{k}], {multiplier}[{channel}], {shift}[{channel}]) + {offset},")
-        self.line(depth + 2, f"{low}, {high});")
+        self.line(depth + 1, f"{s.dst}[{_sum(_paren(self.at(s.dst, s.dst_index)), k)}] = (int8_t){clamp[0]}")
+        self.line(depth + 2, f"{value}{clamp[1]};")
         self.line(depth, "}")
 
     def lower_AddResidual(self, s: AddResidual, depth: int) -> None:

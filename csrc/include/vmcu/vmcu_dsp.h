@@ -249,22 +249,25 @@ static inline void vmcu_mac4_s8(uint32_t xw, uint32_t ww, uint32_t offsets, int3
 #endif
 
 /**
- * vmcu_requantize for |x| < 2^30 and a right shift (shift <= -1): the generated kernels call it
- * where the converter has proved both for every accumulator of the layer (vmcu_tflite/kernels/
- * requant.py). Then 2x fits in int32, so SaturatingRoundingDoublingHighMul(x, m) = floor((x * m +
- * 2^30) / 2^31) = floor((2x * m + 2^31) / 2^32), which is SMMULR(2x, m), and never saturates
- * (x != INT32_MIN). |v| < 2^30, so RoundingDivideByPOT(v, r) = floor((v + 2^(r-1) - [v < 0]) / 2^r)
- * cannot overflow; v >> 31 is -[v < 0].
+ * vmcu_requantize(x, multiplier, shift) + offset for |x| < 2^30 and a right shift r = -shift >= 1:
+ * the generated kernels call it where the converter has proved both for every accumulator of the
+ * layer (vmcu_tflite/kernels/requant.py).
+ *
+ * Then 2x fits in int32, so SaturatingRoundingDoublingHighMul(x, m) = floor((x * m + 2^30) / 2^31)
+ * = floor((2x * m + 2^31) / 2^32), which is SMMULR(2x, m), and never saturates (x != INT32_MIN).
+ * RoundingDivideByPOT(v, r) = floor((w + 2^(r-1)) / 2^r) with w = v - [v < 0] (= v + (v >> 31)),
+ * which is floor((floor(w / 2^(r-1)) + 1) / 2); adding 2 * offset before the last halving adds
+ * exactly offset. So: SMMULR, an add, a shift by ~shift = r - 1, an add of 2 * offset + 1 (a
+ * loop invariant) and a shift by one. |v| < 2^30: nothing overflows.
  */
-static inline int32_t vmcu_requantize_narrow(int32_t x, int32_t multiplier, int32_t shift)
+static inline int32_t vmcu_requantize_narrow(int32_t x, int32_t multiplier, int32_t shift, int32_t offset)
 {
-    const int32_t r = -shift;
 #if VMCU_DSP
     const int32_t v = vmcu_smmulr(x * 2, multiplier);
 #else
     const int32_t v = (int32_t)(((int64_t)x * (int64_t)multiplier + ((int64_t)1 << 30)) >> 31);
 #endif
-    return (v + ((int32_t)1 << (r - 1)) + (v >> 31)) >> r;
+    return (((v + (v >> 31)) >> ~shift) + (2 * offset + 1)) >> 1;
 }
 
 #endif /* VMCU_DSP_H */

@@ -13,6 +13,10 @@
 
 #include "vmcu_types.h"
 
+#if defined(__ARM_FEATURE_SAT) && !defined(VMCU_NO_DSP)
+#include <arm_acle.h>
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -82,6 +86,16 @@ static inline int32_t vmcu_requantize(int32_t x, int32_t multiplier, int32_t shi
 static inline int32_t vmcu_clamp(int32_t x, int32_t lo, int32_t hi)
 {
     return x < lo ? lo : (x > hi ? hi : x);
+}
+
+/** x clamped to int8: one SSAT where the core has it (the compiler does not find it in the clamp). */
+static inline int32_t vmcu_sat8(int32_t x)
+{
+#if defined(__ARM_FEATURE_SAT) && !defined(VMCU_NO_DSP)
+    return __ssat(x, 8);
+#else
+    return vmcu_clamp(x, -128, 127);
+#endif
 }
 
 /** The min and max of the index expressions of generated kernels (vmcu_tflite/kernels/index.py). */
