@@ -105,7 +105,7 @@ class Interpreter:
         graph, planned = self.program.graph, self.planned[step.index]
         t_out, segment = step.outputs[0], planned.segment_bytes
         out_who = self._access(step.index, t_out, segment)
-        kernel = describe(step.kernel, step.params, segment, planned.in_place)
+        kernel = describe(step.kernel, step.params, segment, planned.in_place, planned.tile_rows)
         if kernel is not None:
             self._run_described(pool, step, kernel, out, base)
         elif planned.streamed_inputs:

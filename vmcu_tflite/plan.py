@@ -38,6 +38,7 @@ class PlannedStep:
     streamed_inputs: tuple[int, ...] = ()
     in_place: bool = False  # channel segment by channel segment, output over input (depthwise)
     workspace_bytes: int = 0  # pool bytes the step uses for itself (buffer id -1 - index)
+    tile_rows: int = 1  # a GEMM's input rows per weight pass (planner/tiles.py)
 
     @property
     def mode(self) -> str:

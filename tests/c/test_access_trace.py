@@ -218,7 +218,7 @@ def programs() -> list[tuple[str, Program]]:
 def hand_written_streaming(program: Program):
     for step, planned in zip(program.steps, program.plan.steps):
         if planned.mode == "segment" and planned.streamed_inputs and \
-                describe(step.kernel, step.params, planned.segment_bytes, planned.in_place) is None:
+                describe(step.kernel, step.params, planned.segment_bytes, planned.in_place, planned.tile_rows) is None:
             yield step
 
 

@@ -65,7 +65,7 @@ def test_step_table_points_at_the_functions_and_sizes_scratch_for_runtime_kernel
 def test_generated_functions_are_the_descriptions_lowered():
     program = program_with_segment(twin_convs(), 4)
     step, planned = program.steps[2], program.plan.steps[2]
-    kernel = describe(step.kernel, step.params, planned.segment_bytes, planned.in_place)
+    kernel = describe(step.kernel, step.params, planned.segment_bytes, planned.in_place, planned.tile_rows)
     assert kernel.doc in kernel_functions(program, "m").source
 
 
@@ -78,7 +78,7 @@ def test_only_tensors_crossing_the_pool_end_take_the_copy_path():
     pool = wrapped.plan.pool_bytes
     seen_wrap = False
     for step, planned, name in zip(wrapped.steps[:3], wrapped.plan.steps, functions.names):
-        kernel = describe(step.kernel, step.params, planned.segment_bytes, planned.in_place)
+        kernel = describe(step.kernel, step.params, planned.segment_bytes, planned.in_place, planned.tile_rows)
         buffer = wrapped.graph.storage_of(step.inputs[0])
         crosses = wrapped.plan.offsets[buffer] + kernel.tensors["input0"] > pool
         assert ("input0" not in whole_roles(wrapped, step, kernel)) == crosses

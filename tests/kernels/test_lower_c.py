@@ -63,6 +63,11 @@ def pointwise(m: Chain):
     return x, m.conv(x, 9, k=(1, 1), act=1)
 
 
+def pointwise_odd(m: Chain):  # 15 rows, 7 units: two-row tiles end with one row, channel pairs with one
+    x = m.input((1, 3, 5, 6))
+    return x, m.conv(x, 7, k=(1, 1), act=0)
+
+
 def conv_gather(m: Chain):
     x = m.input((1, 7, 6, 3))
     return x, m.conv(x, 5, k=(3, 3), stride=(2, 2), act=3)
@@ -152,7 +157,8 @@ class Case:
 CASES = [
     Case("fc", fc, ((3, False), (7, False), (2, False))),
     Case("fc_wide", fc_wide, ((5, False), (4, False))),
-    Case("pointwise", pointwise, ((9, False), (4, False), (1, False))),
+    Case("pointwise", pointwise, ((9, False), (4, False), (1, False), (9, False, 2), (4, False, 2))),
+    Case("pointwise_odd", pointwise_odd, ((7, False, 2), (3, False, 2), (7, False))),
     Case("conv_gather", conv_gather, ((5, False), (2, False))),
     Case("conv_gather_dilated", conv_gather_dilated, ((4, False), (3, False))),
     Case("conv_rows", conv_rows, ((6, False), (4, False))),
@@ -189,11 +195,12 @@ def prepare(case: Case, index: int) -> None:
     case.expected = make_kernel(step.kernel, step.params).run(case.data).astype(np.int8).tobytes()
     planned = case.program.plan.steps[0]
     seen = set()
-    for j, (segment, in_place) in enumerate(((planned.segment_bytes, planned.in_place),) + case.segments):
-        if (segment, in_place) in seen:
+    configs = ((planned.segment_bytes, planned.in_place, planned.tile_rows),) + case.segments
+    for j, (segment, in_place, *tile) in enumerate(configs):  # (segment, in place[, GEMM tile rows])
+        if (segment, in_place, *tile) in seen:
             continue
-        seen.add((segment, in_place))
-        kernel = describe(step.kernel, step.params, segment, in_place)
+        seen.add((segment, in_place, *tile))
+        kernel = describe(step.kernel, step.params, segment, in_place, *tile)
         case.configs.append((f"{case.name}_{j}", kernel, segment, in_place, frozenset()))
     # The plan's configuration again, lowered knowing that no tensor wraps (run apart only).
     function, kernel, segment, in_place, _ = case.configs[0]

@@ -191,8 +191,8 @@ def model_paths(tmp_path_factory):
 def _mutated_describe(name: str, mutation):
     original = kernels.describe
 
-    def describe(kind, params, segment, in_place=False):
-        kernel = original(kind, params, segment, in_place)
+    def describe(kind, params, segment, in_place=False, tile_rows=1):
+        kernel = original(kind, params, segment, in_place, tile_rows)
         return mutation(kernel) if kernel is not None and kernel.name == name else kernel
     return describe
 
@@ -206,7 +206,7 @@ def _run(model: Path, *extra) -> tuple[int, str]:
 
 def _streamed_step(program, name: str):
     for step, planned in zip(program.steps, program.plan.steps):
-        kernel = kernels.describe(step.kernel, step.params, planned.segment_bytes, planned.in_place)
+        kernel = kernels.describe(step.kernel, step.params, planned.segment_bytes, planned.in_place, planned.tile_rows)
         if kernel is not None and kernel.name == name and planned.streamed_inputs:
             return step, planned, kernel
     raise AssertionError(f"no streamed {name} step")

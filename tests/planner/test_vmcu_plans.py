@@ -78,7 +78,7 @@ def test_single_layer_reaches_the_eq1_optimum_exactly(kind, rows, k, n, seed):
     expected = run_tflm(model, [data], 1)[0][0]
     np.testing.assert_array_equal(Interpreter(program).run([data]).outputs[0], expected)
     assert planned.streamed_inputs == (x,)
-    distance = min_distance(describe(step.kernel, step.params, planned.segment_bytes))
+    distance = min_distance(describe(step.kernel, step.params, planned.segment_bytes, tile_rows=planned.tile_rows))
     if distance is None:
         return  # one iteration: nothing is stored before everything is read
     np.testing.assert_array_equal(Interpreter(_placed(program, x, y, distance)).run([data]).outputs[0], expected)

@@ -61,7 +61,7 @@ def kernel_functions(program: Program, prefix: str) -> KernelFunctions:
     functions: dict[str, tuple[str, Kernel, list[int]]] = {}  # lowered C (placeholder name) -> name, kernel, steps
     per_stem: Counter[str] = Counter()
     for step, planned in zip(program.steps, program.plan.steps):
-        kernel = describe(step.kernel, step.params, planned.segment_bytes, planned.in_place)
+        kernel = describe(step.kernel, step.params, planned.segment_bytes, planned.in_place, planned.tile_rows)
         if kernel is None:
             names.append(RUNTIME_KERNELS[step.kernel])
             generated.append(False)

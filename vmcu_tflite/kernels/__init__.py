@@ -23,17 +23,18 @@ def is_pointwise(params) -> bool:
         and fc == params.input_shape[3]
 
 
-def describe(kind: str, params, segment: int, in_place: bool = False) -> Kernel | None:
-    """The kernel description of a step, or None for kinds that have none."""
+def describe(kind: str, params, segment: int, in_place: bool = False, tile_rows: int = 1) -> Kernel | None:
+    """The kernel description of a step, or None for kinds that have none; `tile_rows`: input rows
+    per GEMM tile (pointwise and fully connected), 1 or 2."""
     if kind == "FULLY_CONNECTED":
         units, depth = params.filter.shape
         return gemm(params.rows, depth, units, segment, "vmcu_fully_connected_params", "fully_connected",
-                    requant_form(params.filter, params.bias, params.requant, 0))
+                    requant_form(params.filter, params.bias, params.requant, 0), tile_rows)
     if kind == "CONV_2D":
         if is_pointwise(params):
             n, h, w, c_in = params.input_shape
             return gemm(n * h * w, c_in, params.output_shape[3], segment, "vmcu_conv_params", "pointwise",
-                        requant_form(params.filter, params.bias, params.requant, 0))
+                        requant_form(params.filter, params.bias, params.requant, 0), tile_rows)
         return conv2d(params, segment)
     if kind == "DEPTHWISE_CONV_2D":
         return depthwise_in_place(params, segment) if in_place else depthwise(params, segment)

@@ -1,9 +1,13 @@
 """FULLY_CONNECTED and pointwise CONV_2D: In[M, K] x W[N, K]^T, the paper's GEMM kernel (fig. 4).
 
-Iterations (row m, output segment q). Each reads input row m (a pointer into the pool, or a
-copy where the row crosses the end of the pool), computes units [qS, min(qS + S, N)) two at a
-time into a segment buffer, and stores the segment. The row is freed with its last segment,
-before that segment is stored: the store may land on it (paper eq. 1: gap min(N, K) - 1).
+Iterations (tile of rows m, output segment q). A tile is one input row, or two (`tile_rows`):
+the paper's 2x2 GEMM tile, each widened weight word used for two rows. Each iteration reads the
+tile's rows (a pointer into the pool, or a copy where they cross the end of the pool), computes
+units [qS, min(qS + S, N)) two at a time into a segment buffer per row, and stores the segments.
+The rows are freed with their last segment, before it is stored: the store may land on them
+(paper eq. 1: gap min(N, K) - 1 for one row; a two-row tile reads row m + 1 before it stores
+row m, so its output may need up to K more bytes of distance: the planner takes it only where
+its placement allows that, `planner/tiles.py`).
 """
 from __future__ import annotations
 
@@ -13,39 +17,44 @@ from .ir import (Broadcast, Dot, FlashLoad, InitBias, Kernel, RAMFree, RAMLoad, 
 from .requant import GENERAL, RequantForm
 
 
-def channel_pair(params: str, u, units: int, window: int, pair) -> list:
-    """Accumulators of output channels u and u + 1 (`pair` of them used) started at their bias, and
-    pointers w0, w1 to their `window`-byte filter rows (w1 stays inside the filter when unused)."""
-    return [RegAlloc("acc", "int32_t", 2),
+def channel_pair(params: str, u, units: int, window: int, pair, pixels: int = 1) -> list:
+    """Accumulators of output channels u and u + 1 (`pair` of them used) for `pixels` inputs
+    (acc[2p + k]: input p, channel u + k), started at their bias, and pointers w0, w1 to the
+    channels' `window`-byte filter rows (w1 stays inside the filter when unused)."""
+    return [RegAlloc("acc", "int32_t", 2 * pixels),
             FlashLoad("w0", f"{params}->filter", u * window),
             FlashLoad("w1", f"{params}->filter", imin(u + 1, units - 1) * window),
-            InitBias("acc", f"{params}->bias", u, pair)]
+            *(InitBias("acc", f"{params}->bias", u, pair, 2 * p, 2 if pixels > 1 else 0) for p in range(pixels))]
 
 
 def gemm(rows: int, depth: int, units: int, segment: int, params_type: str, stem: str,
-         form: RequantForm = GENERAL) -> Kernel:
+         form: RequantForm = GENERAL, tile_rows: int = 1) -> Kernel:
     """`params_type` is the C params struct (conv or fully connected); both name the same members;
     `form` what the layer's constants prove about its requantization (`requant.py`)."""
-    m, q, u = Var("m"), Var("q"), Var("u")
+    if tile_rows not in (1, 2):
+        raise ValueError(f"GEMM tiles of 1 or 2 rows, not {tile_rows}")
+    m, q, u, r = Var("m"), Var("q"), Var("u"), Var("r")
     segments = -(-units // segment)
     first, end = q * segment, imin(q * segment + segment, units)
     pair = imin(end - u, 2)
+    tile = imin(rows - m, tile_rows)  # rows in this tile: tile_rows, fewer in the last
     body = (
         Broadcast("offsets", "p->input_offset"),
         loop("m", 0, rows, [
             loop("q", 0, segments, [
-                RAMLoad("x", "input0", m * depth, depth, max_bytes=depth),
-                RegAlloc("seg", "int8_t", segment),
+                RAMLoad("x", "input0", m * depth, depth * tile, max_bytes=depth * tile_rows),
+                RegAlloc("seg", "int8_t", segment * tile_rows),
                 loop("u", first, end, [
-                    *channel_pair("p", u, units, depth, pair),
-                    Dot("acc", 0, "x", 0, ("w0", "w1"), 0, depth, "offsets", "p->input_offset", pair),
-                    Requantize("seg", u - first, "acc", pair, u, "p", form),
+                    *channel_pair("p", u, units, depth, pair, tile_rows),
+                    Dot("acc", 0, "x", 0, ("w0", "w1"), 0, depth, "offsets", "p->input_offset", pair, tile, depth),
+                    loop("r", 0, tile, [Requantize("seg", r * segment + u - first, "acc", pair, u, "p", form, 2 * r)]),
                 ], step=2),
-                RAMFree("input0", m * depth, depth * imax(q - (segments - 2), 0)),
-                RAMStore("output", m * units + first, end - first, "seg"),
+                loop("r", 0, tile, [RAMFree("input0", (m + r) * depth, depth * imax(q - (segments - 2), 0))]),
+                loop("r", 0, tile, [RAMStore("output", (m + r) * units + first, end - first, "seg", r * segment)]),
             ]),
-        ]),
+        ], step=tile_rows),
     )
-    return Kernel(name=stem, params_type=params_type, signature=("gemm", rows, depth, units, segment),
+    shape = f"{rows} x {depth}] x [{depth} x {units}"
+    return Kernel(name=stem, params_type=params_type, signature=("gemm", rows, depth, units, segment, tile_rows),
                   tensors={"input0": rows * depth, "output": rows * units}, body=body,
-                  doc=f"GEMM [{rows} x {depth}] x [{depth} x {units}], {segment}-byte segments")
+                  doc=f"GEMM [{shape}], {segment}-byte segments" + (", 2-row tiles" if tile_rows == 2 else ""))

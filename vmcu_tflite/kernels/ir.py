@@ -14,8 +14,9 @@ exactly the bytes the kernel reads and writes, in the kernel's order:
 - `FlashLoad`: a pointer into a constant array of the params (weights live in flash).
 - `RegAlloc`: registers / a small local array. `Broadcast`: a 16-bit value in both halves of a
   word (PKHBT), the input offset of the SIMD dot products.
-- `Dot`: acc[k] += sum_i (x[i] + offset) * w_k[i] for one or two weight rows (SMLAD pairs, the
-  paper's 2x2x16 GEMM tile along one output dimension); `DotLanes`: acc[l] += (x[l] + offset) *
+- `Dot`: acc[2p + k] += sum_i (x_p[i] + offset) * w_k[i] for one or two inputs x_p by one or two
+  weight rows w_k (SMLAD pairs; two by two is the paper's 2x2x16 GEMM tile: each widened word
+  serves two products); `DotLanes`: acc[l] += (x[l] + offset) *
   w[l] for up to four lanes, the per-channel products of depthwise convolution (SMLABB/SMLATT,
   four channels per word).
 - `Requantize`, `InitBias`, `AddResidual`: TFLite's integer arithmetic on a few values
@@ -121,6 +122,8 @@ class Dot(_IndexFields):
     offsets: str  # Broadcast of the input offset
     x_offset: str  # the same offset as a plain int32 (portable path)
     count: Ix = Const(1)  # weight rows used: 1 or 2 (the last unit of an odd segment uses one)
+    pixels: Ix = Const(1)  # inputs used: 1 or 2, the second x_stride bytes after the first (a 2x2 tile)
+    x_stride: Ix = Const(0)
 
 
 @dataclass(frozen=True)
@@ -141,6 +144,8 @@ class InitBias(_IndexFields):
     bias: str  # C expression of the bias array (never NULL: a model without one gets zeros)
     channel: Ix
     count: Ix
+    acc_index: Ix = Const(0)
+    width: int = 0  # accumulators set from acc_index on (those past count to 0); 0: the whole buffer
 
 
 @dataclass(frozen=True)
@@ -152,6 +157,7 @@ class Requantize(_IndexFields):
     channel: Ix
     quant: str  # C expression of a params struct with .requant and .output_offset
     form: RequantForm = GENERAL  # what the layer's constants prove (requant.py): the C's cheaper forms
+    acc_index: Ix = Const(0)
 
 
 @dataclass(frozen=True)

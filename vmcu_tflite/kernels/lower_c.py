@@ -418,31 +418,40 @@ class _Lowering:
         if pointer is not None and pointer.run_stride is not None:
             raise NotImplementedError(f"kernel {self.kernel.name}: Dot over {s.x}, a load of several runs")
         lo, hi = self.bounds(s.count)
-        if hi > 2:
-            raise ValueError(f"kernel {self.kernel.name}: Dot of up to {hi} weight rows (1 or 2)")
+        pixels_lo, pixels_hi = self.bounds(s.pixels)
+        if hi > 2 or pixels_hi > 2:
+            raise ValueError(f"kernel {self.kernel.name}: Dot of up to {hi} weight rows and {pixels_hi} inputs (1 or 2)")
         if hi == 2 and len(s.weights) < 2:
             raise ValueError(f"kernel {self.kernel.name}: Dot of 2 rows with one weight pointer")
-        x = _plus(s.x, _paren(self.at(s.x, s.x_index)))
+        xs = [_plus(s.x, _paren(self.at(s.x, index))) for index in (s.x_index, s.x_index + s.x_stride)[:pixels_hi]]
         ws = [_plus(w, _paren(self.at(w, s.w_index))) for w in s.weights[:1 if hi <= 1 else 2]]
-        length = s.length.c()
         self.ref(s.acc)
         self.ref(s.offsets)
-        acc = f"{s.acc}[{s.acc_index.c()}]"
-        x_offset = self.param(s.x_offset, "int32_t")
-        one = f"{acc} = vmcu_dot_s8_offsets({x}, {ws[0]}, {length}, {s.offsets}, {x_offset}, {acc});"
-        if hi <= 1:
-            self.line(depth, one)
-            return
-        two = (f"vmcu_dot2_s8_offsets({x}, {ws[0]}, {ws[1]}, {length}, {s.offsets}, {x_offset}, "
-               f"{_plus(s.acc, _paren(s.acc_index.c()))});")
-        if lo >= 2:
-            self.line(depth, two)
-            return
-        self.line(depth, f"if ({s.count.c()} > 1) {{")
-        self.line(depth + 1, two)
-        self.line(depth, "} else {")
-        self.line(depth + 1, one)
-        self.line(depth, "}")
+        tail = f"{s.length.c()}, {s.offsets}, {self.param(s.x_offset, 'int32_t')}"
+
+        def acc(k: int) -> str:
+            return f"{s.acc}[{(s.acc_index + k).c()}]"
+
+        def single(p: int) -> str:
+            return f"{acc(2 * p)} = vmcu_dot_s8_offsets({xs[p]}, {ws[0]}, {tail}, {acc(2 * p)});"
+
+        def pair(p: int) -> str:
+            return f"vmcu_dot2_s8_offsets({xs[p]}, {ws[0]}, {ws[-1]}, {tail}, {_plus(s.acc, _paren((s.acc_index + 2 * p).c()))});"
+
+        def either(two: list[str], one: list[str]) -> list[str]:
+            """`two` where the Dot uses both weight rows, else `one`."""
+            return one if hi <= 1 else two if lo >= 2 else [f"if ({s.count.c()} > 1) {{", *two, "} else {", *one, "}"]
+
+        tile = f"vmcu_dot2x2_s8_offsets({', '.join(xs)}, {ws[0]}, {ws[-1]}, {tail}, {_plus(s.acc, _paren(s.acc_index.c()))});"
+        code = either([pair(0)], [single(0)])
+        if pixels_hi == 2:
+            both = either([tile], [single(0), single(1)])
+            code = both if pixels_lo >= 2 else [f"if ({s.pixels.c()} > 1) {{", *both, "} else {", *code, "}"]
+        level = depth
+        for text in code:
+            level -= text.startswith("}")
+            self.line(level, text)
+            level += text.endswith("{")
 
     def lower_DotLanes(self, s: DotLanes, depth: int) -> None:
         lo, hi = self.bounds(s.lanes)
@@ -465,12 +474,12 @@ class _Lowering:
                              f"(int32_t){w}[{_sum(w_index, l)}];")
         self.line(depth, "}")
 
-    def for_lanes(self, depth: int, k: str, acc: str, count: Ix, lo: int, hi: int) -> None:
-        """`for` over the first `count` elements of the accumulator buffer `acc`, with a constant
-        trip count (the buffer's size, `count` tested inside) unless `count` is constant: fully
-        unrolled, every acc[k] has a constant index, so the compiler keeps the accumulators in
-        registers instead of an array on the stack."""
-        size = self.lookup(acc).size
+    def for_lanes(self, depth: int, k: str, acc: str, count: Ix, lo: int, hi: int, start: Ix = Const(0)) -> None:
+        """`for` over `count` elements of the accumulator buffer `acc` from `start` on, with a
+        constant trip count (the rest of the buffer, `count` tested inside) unless `count` is
+        constant: fully unrolled, every acc[k] has a constant index, so the compiler keeps the
+        accumulators in registers instead of an array on the stack."""
+        size = self.lookup(acc).size - self.bounds(start)[1]
         if hi > size:
             raise ValueError(f"kernel {self.kernel.name}: up to {hi} lanes of {acc}[{size}]")
         if lo == hi:
@@ -484,13 +493,14 @@ class _Lowering:
         k = self.fresh("k")
         bias = self.param(s.bias, "int32_t *")
         self.ref(s.acc)
-        size = self.lookup(s.acc).size
+        width = s.width or self.lookup(s.acc).size
         lo, hi = self.bounds(s.count)
-        if size < hi:
-            raise ValueError(f"kernel {self.kernel.name}: InitBias of up to {hi} values into {s.acc}[{size}]")
+        if width < hi or self.bounds(s.acc_index)[1] + width > self.lookup(s.acc).size:
+            raise ValueError(f"kernel {self.kernel.name}: InitBias of up to {hi} values into {s.acc}[{self.lookup(s.acc).size}]")
         value = f"{bias}[{_sum(_paren(s.channel.c()), k)}]"
-        self.line(depth, f"for (int32_t {k} = 0; {k} < {size}; ++{k}) {{")
-        self.line(depth + 1, f"{s.acc}[{k}] = {value if lo >= size else f'{k} < {_paren(s.count.c())} ? {value} : 0'};")
+        self.line(depth, f"for (int32_t {k} = 0; {k} < {width}; ++{k}) {{")
+        self.line(depth + 1, f"{s.acc}[{_sum(_paren(s.acc_index.c()), k)}] = "
+                             f"{value if lo >= width else f'{k} < {_paren(s.count.c())} ? {value} : 0'};")
         self.line(depth, "}")
 
     def lower_Requantize(self, s: Requantize, depth: int) -> None:
@@ -503,13 +513,13 @@ class _Lowering:
         offset = self.param(f"{quant}->output_offset", "int32_t")
         self.ref(s.acc)
         channel = _sum(_paren(s.channel.c()), k)
-        arguments = f"{s.acc}[{k}], {multiplier}[{channel}], {shift}[{channel}]"
+        arguments = f"{s.acc}[{_sum(_paren(s.acc_index.c()), k)}], {multiplier}[{channel}], {shift}[{channel}]"
         value = (f"vmcu_requantize_narrow({arguments}, {offset})" if s.form.narrow
                  else f"vmcu_requantize({arguments}) + {offset}")
         clamp = ("vmcu_sat8(", ")") if s.form.saturate else (
             "vmcu_clamp(", f", {self.param(f'{quant}->requant.act_min', 'int32_t')}, "
                            f"{self.param(f'{quant}->requant.act_max', 'int32_t')})")
-        self.for_lanes(depth, k, s.acc, s.count, *self.bounds(s.count))
+        self.for_lanes(depth, k, s.acc, s.count, *self.bounds(s.count), s.acc_index)
         self.line(depth + 1, f"{s.dst}[{_sum(_paren(self.at(s.dst, s.dst_index)), k)}] = (int8_t){clamp[0]}")
         self.line(depth + 2, f"{value}{clamp[1]};")
         self.line(depth, "}")

@@ -21,6 +21,7 @@ from ..lifetimes import Buffer
 from ..steps import Step
 from .access import AccessPattern, channel_reduction, concatenation, elementwise, windowed
 from .gap import min_distance
+from .placement import Overlap
 
 
 @dataclass(frozen=True)
@@ -117,19 +118,25 @@ def access_pattern(graph: Graph, step: Step, tensor: int, segment: int) -> Acces
     return fn(graph, step, step.inputs.index(tensor), segment) if fn is not None else None
 
 
-def stream_distance(graph: Graph, step: Step, tensor: int, segment: int) -> int | None:
+def stream_distance(graph: Graph, step: Step, tensor: int, segment: int, tile_rows: int = 1) -> int | None:
     """Least distance (bytes) the output may start before input `tensor`; None if it cannot stream.
 
-    Kernels written in the kernel language give it from their own loads and stores; the others
-    from their access pattern.
+    Kernels written in the kernel language give it from their own loads and stores (`tile_rows`:
+    a GEMM's rows per tile); the others from their access pattern.
     """
-    kernel = describe(step.kernel, step.params, segment)
+    kernel = describe(step.kernel, step.params, segment, tile_rows=tile_rows)
     if kernel is not None:
         if step.inputs.index(tensor) != 0:
             return None
         return max(0, kernel_distance(kernel, "input0") or 0)
     pattern = access_pattern(graph, step, tensor, segment)
     return None if pattern is None else max(0, min_distance(pattern) or 0)
+
+
+def stream_overlaps(graph: Graph, steps: Sequence[Step], streaming: dict[int, StepStreaming]) -> list[Overlap]:
+    """The placement's allowed overlaps: each step's output over the inputs it streams."""
+    return [Overlap(graph.storage_of(s.tensor), graph.storage_of(steps[s.step].outputs[0]), s.distance, s.exact)
+            for chosen in streaming.values() for s in chosen.streams]
 
 
 def default_segment(graph: Graph, step: Step) -> int:

@@ -15,6 +15,7 @@ from ..plan import Plan, PlannedStep
 from ..steps import Step
 from .footprint import step_footprints
 from .streaming import default_segment
+from .tiles import TILE_ROWS, gemm_rows
 
 
 def _align(value: int, alignment: int) -> int:
@@ -45,7 +46,8 @@ def plan_tensors(graph: Graph, steps: Sequence[Step], alignment: int = 4) -> Pla
     footprints = step_footprints(buffers, offsets, pool)
     planned = tuple(
         PlannedStep(index=s.index, kernel=s.kernel, ops=s.ops, segment_bytes=default_segment(graph, s),
-                    gap_segments=0, footprint_bytes=footprints[s.index], macs=s.macs)
+                    gap_segments=0, footprint_bytes=footprints[s.index], macs=s.macs,
+                    tile_rows=TILE_ROWS if gemm_rows(s) >= TILE_ROWS else 1)  # tensors apart: any read order
         for s in steps)
     return Plan(model=graph.name, planner="tensor", pool_bytes=pool, tensor_level_bytes=pool,
                 offsets=offsets, buffers=buffers, steps=planned)

@@ -18,8 +18,10 @@ from ..plan import Plan, PlannedStep, workspace_id
 from ..steps import Step
 from .footprint import step_footprints
 from .placement import Overlap, fits, smallest_pool
-from .streaming import StepStreaming, choose_streaming, default_segment, in_place_segments, in_place_workspace
+from .streaming import (StepStreaming, choose_streaming, default_segment, in_place_segments, in_place_workspace,
+                        stream_overlaps)
 from .tensor import plan_tensors
+from .tiles import choose_tiles
 
 
 def _widen_in_place_segments(steps, streaming, buffers, overlaps, pool, offsets, io):
@@ -54,8 +56,7 @@ def streamed_buffers(graph: Graph, steps: Sequence[Step], segment_override: int 
                      in_place_only: bool = False) -> Streamed:
     buffers = buffer_lifetimes(graph, steps)
     streaming = choose_streaming(graph, steps, buffers, segment_override, in_place_only)
-    overlaps = [Overlap(graph.storage_of(s.tensor), graph.storage_of(steps[s.step].outputs[0]), s.distance, s.exact)
-                for chosen in streaming.values() for s in chosen.streams]
+    overlaps = stream_overlaps(graph, steps, streaming)
     workspaces = {workspace_id(k): Buffer(workspace_id(k), c.workspace_bytes, k, k)
                   for k, c in streaming.items() if c.workspace_bytes}
     return Streamed(buffers | workspaces, overlaps, streaming)
@@ -73,8 +74,10 @@ def plan_vmcu(graph: Graph, steps: Sequence[Step], segment_override: int | None 
     known_pool = baseline.pool_bytes + max((b.size for b in workspaces), default=0)
     io = frozenset(graph.storage_of(p.tensor) for p in graph.inputs + graph.outputs)
     pool, offsets = smallest_pool(buffers, overlaps, known, known_pool, unwrapped=io)
+    tiles = {}
     if not in_place_only:
         streaming, buffers, offsets = _widen_in_place_segments(steps, streaming, buffers, overlaps, pool, offsets, io)
+        tiles, streaming, offsets = choose_tiles(graph, steps, streaming, buffers, pool, offsets, io)
     footprints = step_footprints(buffers, offsets, pool)
     planned = []
     for step in steps:
@@ -90,6 +93,7 @@ def plan_vmcu(graph: Graph, steps: Sequence[Step], segment_override: int | None 
             index=step.index, kernel=step.kernel, ops=step.ops, segment_bytes=segment,
             gap_segments=-(-gap // segment), footprint_bytes=footprints[step.index], macs=step.macs,
             streamed_inputs=tuple(s.tensor for s in chosen.streams) if chosen else (),
-            in_place=bool(chosen and chosen.in_place), workspace_bytes=chosen.workspace_bytes if chosen else 0))
+            in_place=bool(chosen and chosen.in_place), workspace_bytes=chosen.workspace_bytes if chosen else 0,
+            tile_rows=tiles.get(step.index, 1)))
     return Plan(model=graph.name, planner="in-place-depthwise" if in_place_only else "vmcu", pool_bytes=pool, tensor_level_bytes=baseline.pool_bytes,
                 offsets=offsets, buffers=buffers, steps=tuple(planned))

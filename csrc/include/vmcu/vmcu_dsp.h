@@ -235,6 +235,48 @@ static inline void vmcu_dot2_s8_offsets(const int8_t *x, const int8_t *w0, const
     acc[1] = a1;
 }
 
+/**
+ * Two inputs x0, x1 by two weight rows w0, w1 (CMSIS-NN's and the paper's 2x2 GEMM tile): acc[2p + k]
+ * += sum over i < len of (x_p[i] + x_offset) * w_k[i]. Each widened weight word serves both inputs
+ * and each widened input word both rows: 20 instructions per 16 multiply-accumulates on the DSP
+ * path, against 26 for two calls of vmcu_dot2_s8_offsets.
+ */
+static inline void vmcu_dot2x2_s8_offsets(const int8_t *x0, const int8_t *x1, const int8_t *w0, const int8_t *w1,
+                                          int32_t len, uint32_t offsets, int32_t x_offset, int32_t acc[4])
+{
+    int32_t i = 0;
+    int32_t a00 = acc[0], a01 = acc[1], a10 = acc[2], a11 = acc[3];
+#if VMCU_DSP
+    for (; i + 4 <= len; i += 4) {
+        const uint32_t v0 = vmcu_load32(w0 + i), v1 = vmcu_load32(w1 + i);
+        const uint32_t w0l = vmcu_sxtb16(v0), w0h = vmcu_sxtb16_ror8(v0);
+        const uint32_t w1l = vmcu_sxtb16(v1), w1h = vmcu_sxtb16_ror8(v1);
+        uint32_t xw = vmcu_load32(x0 + i);
+        uint32_t xl = vmcu_sxtab16(offsets, xw), xh = vmcu_sxtab16_ror8(offsets, xw);
+        a00 = vmcu_smlad(xh, w0h, vmcu_smlad(xl, w0l, a00));
+        a01 = vmcu_smlad(xh, w1h, vmcu_smlad(xl, w1l, a01));
+        xw = vmcu_load32(x1 + i);
+        xl = vmcu_sxtab16(offsets, xw);
+        xh = vmcu_sxtab16_ror8(offsets, xw);
+        a10 = vmcu_smlad(xh, w0h, vmcu_smlad(xl, w0l, a10));
+        a11 = vmcu_smlad(xh, w1h, vmcu_smlad(xl, w1l, a11));
+    }
+#else
+    (void)offsets;
+#endif
+    for (; i < len; ++i) {
+        const int32_t p0 = (int32_t)x0[i] + x_offset, p1 = (int32_t)x1[i] + x_offset;
+        a00 += p0 * (int32_t)w0[i];
+        a01 += p0 * (int32_t)w1[i];
+        a10 += p1 * (int32_t)w0[i];
+        a11 += p1 * (int32_t)w1[i];
+    }
+    acc[0] = a00;
+    acc[1] = a01;
+    acc[2] = a10;
+    acc[3] = a11;
+}
+
 #if VMCU_DSP
 /** Four channels, one tap: acc[k] += (byte k of xw + x_offset) * (byte k of ww), k < 4. */
 static inline void vmcu_mac4_s8(uint32_t xw, uint32_t ww, uint32_t offsets, int32_t acc[4])
