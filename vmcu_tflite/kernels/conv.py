@@ -5,7 +5,8 @@ channels go two at a time within a segment (one at a time in a grouped convoluti
 pair never straddles two groups). How an output pixel reads its window (`conv_pixel`, which the
 fused block's lead convolution uses too) depends on the configuration:
 
-- pixel: a 1x1, stride 1, unpadded convolution reads its input pixel, once per channel pair;
+- pixel: a 1x1, stride 1, unpadded convolution reads its input pixel (or two: a fused block's
+  lead) once, before its channels;
 - gather: a small window of a single-group convolution (a stem: few input channels) is copied
   once per output pixel into a buffer of [K_h][K_w][C_in], taps outside the input left at the
   input zero point (they add exactly 0); every channel is then one dot product;
@@ -36,11 +37,14 @@ class PixelConv:
     reads: list  # statements run once per pixel, before its channels
     unit: Callable[[Ix, Ix], list]  # (u, pair) -> statements accumulating channels u (and u + 1) in acc
     form: RequantForm  # the requantization its constants allow
+    tile: int = 1  # output pixels per unit: 2 where the caller asked and the way allows (acc[2t + k])
 
 
-def conv_pixel(p, n: Ix, y: Ix, x: Ix, params: str = "p", offsets: str = "offsets") -> PixelConv:
+def conv_pixel(p, n: Ix, y: Ix, x: Ix, params: str = "p", offsets: str = "offsets", pixels: Ix | None = None) -> PixelConv:
     """How output pixel (n, y, x) of the convolution `p` reads its window; `params` is the C
-    expression of its params (a fused block passes its member), `offsets` its Broadcast."""
+    expression of its params (a fused block passes its member), `offsets` its Broadcast. With
+    `pixels` (1 or 2) a 1x1 convolution computes pixels (n, y, x) and (n, y, x + 1) per unit, as
+    a GEMM's two-row tile (the `tile` of the result says whether it does)."""
     _, h, w, c_in = p.input_shape
     c_out = p.output_shape[3]
     _, k_h, k_w, fc = p.filter.shape
@@ -58,7 +62,11 @@ def conv_pixel(p, n: Ix, y: Ix, x: Ix, params: str = "p", offsets: str = "offset
     rows, cols = taps(y, s_h, p_h, d_h, k_h, h), taps(x, s_w, p_w, d_w, k_w, w)
     row_start = ((n * h + rows.origin + ky * d_h) * w + cols.origin) * c_in  # tap (ky, 0), channel 0
     x_offset = f"{params}->input_offset"
+    tile = 2 if way == "pixel" and pixels is not None else 1
+    count = 1 if tile == 1 else pixels
     reads = []
+    if way == "pixel":
+        reads = [RAMLoad("run", "input0", ((n * h + y) * w + x) * c_in, c_in * count, max_bytes=c_in * tile)]
     if way == "gather":
         reads = [
             RegAlloc("window", "int8_t", window, fill=f"(int8_t)(-{x_offset})"),
@@ -68,11 +76,11 @@ def conv_pixel(p, n: Ix, y: Ix, x: Ix, params: str = "p", offsets: str = "offset
                         into="window", into_index=(ky * k_w + cols.lo) * c_in),
             ])]
 
+
     def unit(u: Ix, pair: Ix) -> list:
-        start = channel_pair(params, u, c_out, window, pair)
+        start = channel_pair(params, u, c_out, window, pair, tile)
         if way == "pixel":
-            return start + [RAMLoad("run", "input0", ((n * h + y) * w + x) * c_in, c_in, max_bytes=c_in),
-                            Dot("acc", 0, "run", 0, ("w0", "w1"), 0, c_in, offsets, x_offset, pair)]
+            return start + [Dot("acc", 0, "run", 0, ("w0", "w1"), 0, c_in, offsets, x_offset, pair, count, c_in)]
         if way == "gather":
             return start + [Dot("acc", 0, "window", 0, ("w0", "w1"), 0, window, offsets, x_offset, pair)]
         if way == "rows":
@@ -89,7 +97,7 @@ def conv_pixel(p, n: Ix, y: Ix, x: Ix, params: str = "p", offsets: str = "offset
             ]),
         ])]
 
-    return PixelConv(way, width, reads, unit, requant_form(p.filter, p.bias, p.requant, 0))
+    return PixelConv(way, width, reads, unit, requant_form(p.filter, p.bias, p.requant, 0), tile)
 
 
 def conv2d(params, segment: int) -> Kernel:

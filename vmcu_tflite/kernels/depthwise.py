@@ -12,7 +12,7 @@ NHWC place, which holds only input bytes already copied.
 """
 from __future__ import annotations
 
-from .index import Const, Var, floor_div, imin
+from .index import Const, Ix, Var, floor_div, imin
 from .ir import (Broadcast, DotLanes, InitBias, Kernel, RAMFree, RAMLoad, RAMStore, RegAlloc, Requantize, Workspace,
                  loop)
 from .requant import requant_form
@@ -20,18 +20,22 @@ from .window import interior, taps
 
 
 def depthwise_pixel(p, source: str, base, pixel_bytes, channel0, first, end, lanes_max: int,
-                    dst: str = "seg", params: str = "p", offsets: str = "offsets"):
-    """Compute channels [first, end) of output pixel (n, y, x) into buffer `dst`, reading `source`.
+                    dst: str = "seg", params: str = "p", offsets: str = "offsets", x: Ix | None = None,
+                    dst_base: Ix | int = 0):
+    """Compute channels [first, end) of output pixel (n, y, x) into buffer `dst` from `dst_base`
+    on, reading `source`.
 
     Pixel i of the source starts at byte base + i * pixel_bytes and holds input channels from
     `channel0` on (a plane in the workspace holds only its own channels). `params` is the C
-    expression of the depthwise params (a fused block passes its member).
+    expression of the depthwise params (a fused block passes its member); `x` the output column
+    (default: the loop variable x).
     """
     _, h, w, _ = p.input_shape
     _, k_h, k_w, c_out = p.filter.shape
     (s_h, s_w), (d_h, d_w), (p_h, p_w) = p.stride, p.dilation, p.padding
     mult = p.depth_multiplier
-    n, y, x, c, ky, kx = (Var(v) for v in ("n", "y", "x", "c", "ky", "kx"))
+    n, y, c, ky, kx = (Var(v) for v in ("n", "y", "c", "ky", "kx"))
+    x = Var("x") if x is None else x
     rows, cols = taps(y, s_h, p_h, d_h, k_h, h), taps(x, s_w, p_w, d_w, k_w, w)
     lanes = imin(end - first - c, lanes_max)
     channel = first + c
@@ -49,7 +53,7 @@ def depthwise_pixel(p, source: str, base, pixel_bytes, channel0, first, end, lan
                              (ky * k_w + kx) * c_out + channel, lanes, offsets, f"{params}->input_offset"),
                 ]),
             ]),
-            Requantize(dst, c, "acc", lanes, channel, params, requant_form(p.filter, p.bias, p.requant, -1)),
+            Requantize(dst, dst_base + c, "acc", lanes, channel, params, requant_form(p.filter, p.bias, p.requant, -1)),
         ], step=lanes_max),
     ]
 

@@ -1,13 +1,18 @@
 """INVERTED_BOTTLENECK: lead conv -> depthwise -> 1x1 project [-> ADD of the block input], fused
 (paper section 4.2; `vmcu_tflite/fusion.py` finds the blocks).
 
-Iterations (output row y, pixel x, output segment q). At the start of each output row, the lead
+Iterations (output row y, pair of pixels x, x + 1). At the start of each output row, the lead
 conv's output rows that the row's depthwise window needs and that are not computed yet go into a
-ring in the workspace (a logical tensor of every lead row; row r in slot r mod ring_rows). Each
-output pixel's depthwise values go to a C_mid buffer, its projected channels, segment by segment,
-to a segment buffer (plus the residual pixel of the block input), then to the pool. Every
-multiply-accumulate of the unfused layers happens once. Without a lead conv the depthwise window
-reads the block input directly.
+ring in the workspace (a logical tensor of every lead row; row r in slot r mod ring_rows); a
+1x1 lead computes them two pixels at a time. The two output pixels' depthwise values go to a
+2 x C_mid buffer, their projected channels to a 2 x C_out buffer (two pixels by two channels per
+weight pass: the GEMM's 2x2 tile), then each pixel, segment by segment (plus the residual pixel
+of the block input), to the pool. Every multiply-accumulate of the unfused layers happens once.
+Without a lead conv the depthwise window reads the block input directly.
+
+Taking pixels in pairs only moves reads earlier (pixel x + 1's window before pixel x's stores)
+and stores later: no byte is needed longer than with one pixel at a time, so the pairs cost the
+pool nothing.
 """
 from __future__ import annotations
 
@@ -19,6 +24,9 @@ from .ir import AddResidual, Broadcast, Dot, Kernel, RAMLoad, RAMStore, RegAlloc
 from .requant import requant_form
 
 
+PIXELS = 2  # output pixels per iteration (and lead pixels per unit where the lead is 1x1)
+
+
 def _lead_rows(lead, y, dw, mid_w: int, c_mid: int):
     """Lead conv rows [lo, hi) computed at the start of output row y, each pixel into the ring.
 
@@ -28,17 +36,19 @@ def _lead_rows(lead, y, dw, mid_w: int, c_mid: int):
     k, s, pad = dw.filter.shape[1], dw.stride[0], dw.padding[0]
     lo = imax(0, imin(imin(mid_h, (y - 1) * s - pad + k), y * mid_h))
     hi = imax(lo, imin(mid_h, y * s - pad + k))
-    r, xm, u = Var("r"), Var("xm"), Var("u")
-    pixel = conv_pixel(lead, Const(0), r, xm, params="p->lead", offsets="lead_offsets")
+    r, xm, u, t = Var("r"), Var("xm"), Var("u"), Var("t")
+    pixels = imin(mid_w - xm, PIXELS)
+    pixel = conv_pixel(lead, Const(0), r, xm, params="p->lead", offsets="lead_offsets", pixels=pixels)
+    tile = pixels if pixel.tile > 1 else Const(1)
     pair = imin(c_mid - u, pixel.width)
+    requantize = Requantize("midpx", t * c_mid + u, "acc", pair, u, "p->lead", pixel.form, 2 * t)
     return loop("r", lo, hi, [
         loop("xm", 0, mid_w, [
-            RegAlloc("midpx", "int8_t", c_mid),
+            RegAlloc("midpx", "int8_t", c_mid * pixel.tile),
             *pixel.reads,
-            loop("u", 0, c_mid, pixel.unit(u, pair) + [Requantize("midpx", u, "acc", pair, u, "p->lead", pixel.form)],
-                 step=pixel.width),
-            RAMStore("ring", (r * mid_w + xm) * c_mid, c_mid, "midpx"),
-        ]),
+            loop("u", 0, c_mid, pixel.unit(u, pair) + [loop("t", 0, tile, [requantize])], step=pixel.width),
+            RAMStore("ring", (r * mid_w + xm) * c_mid, c_mid * tile, "midpx"),
+        ], step=pixel.tile),
     ])
 
 
@@ -48,32 +58,37 @@ def inverted_bottleneck(params, segment: int) -> Kernel:
     _, h, w, c_in = p.input_shape
     _, mid_h, mid_w, c_mid = dw.input_shape
     _, o_h, o_w, c_out = p.output_shape
-    y, x, q, u = Var("y"), Var("x"), Var("q"), Var("u")
+    y, x, q, u, t, xx = Var("y"), Var("x"), Var("q"), Var("u"), Var("t"), Var("xx")
+    pixels = imin(o_w - x, PIXELS)
     first, end = q * segment, imin(q * segment + segment, c_out)
-    pair = imin(end - u, 2)
+    pair = imin(c_out - u, 2)
     lead = p.expand
     source = "ring" if lead is not None else "input0"
+    form = requant_form(p.project.filter, p.project.bias, p.project.requant, 0)
     project_unit = [
-        *channel_pair("p->project", u, c_out, c_mid, pair),
-        Dot("acc", 0, "mid", 0, ("w0", "w1"), 0, c_mid, "project_offsets", "p->project->input_offset", pair),
-        Requantize("seg", u - first, "acc", pair, u, "p->project",
-                   requant_form(p.project.filter, p.project.bias, p.project.requant, 0)),
+        *channel_pair("p->project", u, c_out, c_mid, pair, PIXELS),
+        Dot("acc", 0, "mid", 0, ("w0", "w1"), 0, c_mid, "project_offsets", "p->project->input_offset", pair,
+            pixels, c_mid),
+        loop("t", 0, pixels, [Requantize("out", t * c_out + u, "acc", pair, u, "p->project", form, 2 * t)]),
     ]
     residual = []
     if p.add is not None:
-        residual = [RAMLoad("res", "input0", (y * w + x) * c_in + first, end - first, max_bytes=segment),
-                    AddResidual("seg", 0, "res", 0, end - first, "p->add", p.residual_first)]
+        residual = [RAMLoad("res", "input0", (y * w + x + t) * c_in + first, end - first, max_bytes=segment),
+                    AddResidual("out", t * c_out + first, "res", 0, end - first, "p->add", p.residual_first)]
+    depthwise = depthwise_pixel(dw, source, 0, c_mid, 0, 0, c_mid, 4, dst="mid", params="p->depthwise",
+                                offsets="dw_offsets", x=xx, dst_base=(xx - x) * c_mid)
     row_body = [loop("x", 0, o_w, [
-        RegAlloc("mid", "int8_t", c_mid),
-        loop("n", 0, 1, depthwise_pixel(dw, source, 0, c_mid, 0, 0, c_mid, 4, dst="mid", params="p->depthwise",
-                                         offsets="dw_offsets")),
-        loop("q", 0, -(-c_out // segment), [
-            RegAlloc("seg", "int8_t", segment),
-            loop("u", first, end, project_unit, step=2),
-            *residual,
-            RAMStore("output", (y * o_w + x) * c_out + first, end - first, "seg"),
+        RegAlloc("mid", "int8_t", PIXELS * c_mid),
+        loop("xx", x, x + pixels, [loop("n", 0, 1, depthwise)]),
+        RegAlloc("out", "int8_t", PIXELS * c_out),
+        loop("u", 0, c_out, project_unit, step=2),
+        loop("t", 0, pixels, [
+            loop("q", 0, -(-c_out // segment), [
+                *residual,
+                RAMStore("output", ((y * o_w + x + t) * c_out + first), end - first, "out", t * c_out + first),
+            ]),
         ]),
-    ])]
+    ], step=PIXELS)]
     offsets = [Broadcast("dw_offsets", "p->depthwise->input_offset"),
                Broadcast("project_offsets", "p->project->input_offset")]
     workspaces = ()
