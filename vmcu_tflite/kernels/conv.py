@@ -2,14 +2,16 @@
 
 Iterations (n, y, x, output segment q); pointwise convolutions are GEMMs (`gemm.py`). Output
 channels go two at a time within a segment (one at a time in a grouped convolution, so that a
-pair never straddles two groups). How an output pixel reads its window (`conv_pixel`, which the
+pair never straddles two groups); a gathered window goes two pixels at a time (x and x + 1,
+the GEMM's 2x2 tile). That only moves reads earlier and stores later: no byte is needed longer. How an output pixel reads its window (`conv_pixel`, which the
 fused block's lead convolution uses too) depends on the configuration:
 
 - pixel: a 1x1, stride 1, unpadded convolution reads its input pixel (or two: a fused block's
   lead) once, before its channels;
 - gather: a small window of a single-group convolution (a stem: few input channels) is copied
   once per output pixel into a buffer of [K_h][K_w][C_in], taps outside the input left at the
-  input zero point (they add exactly 0); every channel is then one dot product;
+  input zero point (they add exactly 0), and widened to 16 bits with the offset added (every
+  output channel reads it); every channel is then one dot product;
 - rows: without groups and x-dilation, the in-bounds taps of one kernel row are one run of the
   input, read once per channel pair and kernel row;
 - taps: otherwise one run of the group's input channels per tap.
@@ -21,7 +23,7 @@ from typing import Callable
 
 from .gemm import channel_pair
 from .index import Ix, Var, floor_div, imin
-from .ir import Broadcast, Dot, Kernel, RAMLoad, RAMStore, RegAlloc, Requantize, loop
+from .ir import Broadcast, Dot, Kernel, RAMLoad, RAMStore, RegAlloc, Requantize, Widen, loop
 from .requant import RequantForm, requant_form
 from .window import taps
 
@@ -43,14 +45,15 @@ class PixelConv:
 def conv_pixel(p, n: Ix, y: Ix, x: Ix, params: str = "p", offsets: str = "offsets", pixels: Ix | None = None) -> PixelConv:
     """How output pixel (n, y, x) of the convolution `p` reads its window; `params` is the C
     expression of its params (a fused block passes its member), `offsets` its Broadcast. With
-    `pixels` (1 or 2) a 1x1 convolution computes pixels (n, y, x) and (n, y, x + 1) per unit, as
-    a GEMM's two-row tile (the `tile` of the result says whether it does)."""
+    `pixels` (1 or 2) a 1x1 or gathered convolution computes pixels (n, y, x) and (n, y, x + 1)
+    per unit, as a GEMM's two-row tile (the `tile` of the result says whether it does)."""
     _, h, w, c_in = p.input_shape
     c_out = p.output_shape[3]
     _, k_h, k_w, fc = p.filter.shape
     (s_h, s_w), (d_h, d_w), (p_h, p_w) = p.stride, p.dilation, p.padding
     per_group = c_out // (c_in // fc)
     window = k_h * k_w * fc
+    wide = -(-window // 4) * 4  # a gathered window widened to 16 bits, groups of four aligned
     if (k_h, k_w) == (1, 1) and p.stride == (1, 1) and p.padding == (0, 0) and fc == c_in:
         way = "pixel"
     elif fc == c_in and window <= GATHER_BYTES and k_h * k_w > 1:
@@ -62,19 +65,25 @@ def conv_pixel(p, n: Ix, y: Ix, x: Ix, params: str = "p", offsets: str = "offset
     rows, cols = taps(y, s_h, p_h, d_h, k_h, h), taps(x, s_w, p_w, d_w, k_w, w)
     row_start = ((n * h + rows.origin + ky * d_h) * w + cols.origin) * c_in  # tap (ky, 0), channel 0
     x_offset = f"{params}->input_offset"
-    tile = 2 if way == "pixel" and pixels is not None else 1
+    tile = 2 if way in ("pixel", "gather") and pixels is not None else 1
     count = 1 if tile == 1 else pixels
     reads = []
     if way == "pixel":
         reads = [RAMLoad("run", "input0", ((n * h + y) * w + x) * c_in, c_in * count, max_bytes=c_in * tile)]
-    if way == "gather":
+    if way == "gather":  # pixel x + t's window at window * t
+        t = Var("t")
+        cols_t = taps(x + t, s_w, p_w, d_w, k_w, w)
+        start_t = ((n * h + rows.origin + ky * d_h) * w + cols_t.origin) * c_in
         reads = [
-            RegAlloc("window", "int8_t", window, fill=f"(int8_t)(-{x_offset})"),
-            loop("ky", rows.lo, rows.hi, [
-                RAMLoad("win", "input0", row_start + cols.lo * d_w * c_in, c_in * (1 if d_w > 1 else cols.hi - cols.lo),
-                        runs=cols.hi - cols.lo if d_w > 1 else 1, run_stride=d_w * c_in, max_bytes=k_w * c_in,
-                        into="window", into_index=(ky * k_w + cols.lo) * c_in),
-            ])]
+            RegAlloc("window", "int8_t", window * tile, fill=f"(int8_t)(-{x_offset})"),
+            loop("t", 0, count, [loop("ky", rows.lo, rows.hi, [
+                RAMLoad("win", "input0", start_t + cols_t.lo * d_w * c_in,
+                        c_in * (1 if d_w > 1 else cols_t.hi - cols_t.lo), runs=cols_t.hi - cols_t.lo if d_w > 1 else 1,
+                        run_stride=d_w * c_in, max_bytes=k_w * c_in, into="window",
+                        into_index=t * window + (ky * k_w + cols_t.lo) * c_in),
+            ])]),
+            RegAlloc("wide", "int16_t", wide * tile),
+            loop("t", 0, count, [Widen("wide", t * wide, "window", t * window, window, offsets, x_offset)])]
 
 
     def unit(u: Ix, pair: Ix) -> list:
@@ -82,7 +91,7 @@ def conv_pixel(p, n: Ix, y: Ix, x: Ix, params: str = "p", offsets: str = "offset
         if way == "pixel":
             return start + [Dot("acc", 0, "run", 0, ("w0", "w1"), 0, c_in, offsets, x_offset, pair, count, c_in)]
         if way == "gather":
-            return start + [Dot("acc", 0, "window", 0, ("w0", "w1"), 0, window, offsets, x_offset, pair)]
+            return start + [Dot("acc", 0, "wide", 0, ("w0", "w1"), 0, window, offsets, x_offset, pair, count, wide)]
         if way == "rows":
             return start + [loop("ky", rows.lo, rows.hi, [
                 RAMLoad("run", "input0", row_start + cols.lo * c_in, (cols.hi - cols.lo) * c_in, max_bytes=k_w * c_in),
@@ -104,21 +113,24 @@ def conv2d(params, segment: int) -> Kernel:
     p = params
     n_, h, w, c_in = p.input_shape
     _, o_h, o_w, c_out = p.output_shape
-    n, y, x, q, u = (Var(v) for v in ("n", "y", "x", "q", "u"))
-    pixel = conv_pixel(p, n, y, x)
+    n, y, x, q, u, t = (Var(v) for v in ("n", "y", "x", "q", "u", "t"))
+    pixel = conv_pixel(p, n, y, x, pixels=imin(o_w - x, 2))
+    tile = imin(o_w - x, pixel.tile)  # pixels x, x + 1 where the window is gathered
     first, end = q * segment, imin(q * segment + segment, c_out)
     pair = imin(end - u, pixel.width)
     segments = -(-c_out // segment)
+    requantize = Requantize("seg", t * segment + u - first, "acc", pair, u, "p", pixel.form, 2 * t)
     body = (
         Broadcast("offsets", "p->input_offset"),
         loop("n", 0, n_, [loop("y", 0, o_h, [loop("x", 0, o_w, pixel.reads + [
             loop("q", 0, segments, [
-                RegAlloc("seg", "int8_t", segment),
-                loop("u", first, end, pixel.unit(u, pair) + [Requantize("seg", u - first, "acc", pair, u, "p", pixel.form)],
-                     step=pixel.width),
-                RAMStore("output", ((n * o_h + y) * o_w + x) * c_out + first, end - first, "seg"),
+                RegAlloc("seg", "int8_t", segment * pixel.tile),
+                loop("u", first, end, pixel.unit(u, pair) + [loop("t", 0, tile, [requantize])], step=pixel.width),
+                loop("t", 0, tile, [
+                    RAMStore("output", ((n * o_h + y) * o_w + x + t) * c_out + first, end - first, "seg", t * segment),
+                ]),
             ]),
-        ])])]),
+        ], step=pixel.tile)])]),
     )
     k_h, k_w = p.filter.shape[1:3]
     signature = ("conv2d", pixel.way, tuple(p.input_shape), tuple(p.output_shape), tuple(p.filter.shape), p.stride,

@@ -18,7 +18,8 @@ exactly the bytes the kernel reads and writes, in the kernel's order:
   weight rows w_k (SMLAD pairs; two by two is the paper's 2x2x16 GEMM tile: each widened word
   serves two products); `DotLanes`: acc[l] += (x[l] + offset) *
   w[l] for up to four lanes, the per-channel products of depthwise convolution (SMLABB/SMLATT,
-  four channels per word).
+  four channels per word). `Widen`: a small input every output channel reads (a stem's window),
+  widened to 16 bits once with its offset; a Dot over the widened buffer needs no SXTAB16.
 - `Requantize`, `InitBias`, `AddResidual`: TFLite's integer arithmetic on a few values
   (`Requantize.form`: the cheaper forms a layer's constants allow, `requant.py`).
 
@@ -92,7 +93,7 @@ class RAMFree(_IndexFields):
 @dataclass(frozen=True)
 class RegAlloc:
     name: str
-    ctype: str  # "int8_t" or "int32_t"
+    ctype: str  # "int8_t", "int16_t" (a Widen's) or "int32_t"
     size: int
     fill: str | None = None  # C value every element starts with (a window's zero point)
 
@@ -124,6 +125,20 @@ class Dot(_IndexFields):
     count: Ix = Const(1)  # weight rows used: 1 or 2 (the last unit of an odd segment uses one)
     pixels: Ix = Const(1)  # inputs used: 1 or 2, the second x_stride bytes after the first (a 2x2 tile)
     x_stride: Ix = Const(0)
+
+
+@dataclass(frozen=True)
+class Widen(_IndexFields):
+    """dst[dst_index + i] = src[i] + offset for i < length, an int16 buffer in SMLAD order (groups of
+    four as x0, x2, x1, x3: vmcu_widen_s8): inputs every output channel reads, widened once."""
+
+    dst: str
+    dst_index: Ix
+    src: str
+    src_index: Ix
+    length: Ix
+    offsets: str
+    x_offset: str
 
 
 @dataclass(frozen=True)
@@ -172,7 +187,7 @@ class AddResidual(_IndexFields):
 
 
 Stmt = Union[Loop, RAMLoad, RAMStore, RAMFree, RegAlloc, FlashLoad, Broadcast, Dot, DotLanes, InitBias, Requantize,
-             AddResidual]
+             AddResidual, Widen]
 MEMORY = (RAMLoad, RAMStore, RAMFree)
 
 

@@ -33,7 +33,7 @@ from dataclasses import dataclass, replace
 
 from .index import Const, Ix, Sum, loop_bounds, simplify
 from .ir import (AddResidual, Broadcast, Dot, DotLanes, FlashLoad, InitBias, Kernel, Loop, RAMFree, RAMLoad, RAMStore,
-                 RegAlloc, Requantize)
+                 RegAlloc, Requantize, Widen)
 from .schedule import loop_range, walk
 
 INDENT = "    "
@@ -60,6 +60,7 @@ class _Pointer:
     run_stride: Ix | None = None  # loads that may have several runs: indexes go through <name>_rs
     serial: int = -1  # declarations in order: the same in both passes of `lower`
     size: int = 0  # a buffer's elements
+    ctype: str = "int8_t"  # a buffer's elements' C type
 
 
 def _u32(e: Ix) -> str:
@@ -155,7 +156,7 @@ class _Lowering:
                 raise ValueError(f"kernel {self.kernel.name}: {n} declared twice in one loop body")
             if n != name and n in self.taken:
                 raise ValueError(f"kernel {self.kernel.name}: generated name {n} collides with the description's")
-        scope[name] = _Pointer(pointer.kind, pointer.run_stride, self.serial, pointer.size)
+        scope[name] = _Pointer(pointer.kind, pointer.run_stride, self.serial, pointer.size, pointer.ctype)
         self.serial += 1
         for n in helpers:
             scope[n] = _Pointer("helper")
@@ -283,7 +284,7 @@ class _Lowering:
         self.line(depth, "}")
 
     def lower_RegAlloc(self, s: RegAlloc, depth: int) -> None:
-        self.declare(s.name, _Pointer("buffer", size=s.size))
+        self.declare(s.name, _Pointer("buffer", size=s.size, ctype=s.ctype))
         self.line(depth, f"{s.ctype} {s.name}[{s.size}];")
         if s.fill is not None:
             if s.ctype in ("int8_t", "uint8_t"):
@@ -426,6 +427,9 @@ class _Lowering:
         xs = [_plus(s.x, _paren(self.at(s.x, index))) for index in (s.x_index, s.x_index + s.x_stride)[:pixels_hi]]
         ws = [_plus(w, _paren(self.at(w, s.w_index))) for w in s.weights[:1 if hi <= 1 else 2]]
         self.ref(s.acc)
+        if pointer is not None and pointer.ctype == "int16_t":
+            self.dot_widened(s, xs, ws, depth)
+            return
         self.ref(s.offsets)
         tail = f"{s.length.c()}, {s.offsets}, {self.param(s.x_offset, 'int32_t')}"
 
@@ -452,6 +456,36 @@ class _Lowering:
             level -= text.startswith("}")
             self.line(level, text)
             level += text.endswith("{")
+
+    def dot_widened(self, s: Dot, xs: list[str], ws: list[str], depth: int) -> None:
+        """A Dot over a Widen's buffer (the offset is in it): one vmcu_dot_s16_s8 call for the inputs
+        and rows used, a branch where that number is not a constant."""
+        if any(self.bounds(e)[0] % 4 or self.bounds(e)[0] != self.bounds(e)[1] for e in (s.x_index, s.x_stride)):
+            raise ValueError(f"kernel {self.kernel.name}: a widened Dot starts at a constant multiple of 4")
+        acc = _plus(s.acc, _paren(s.acc_index.c()))
+
+        def call(pixels: int, rows: int) -> str:
+            return (f"vmcu_dot_s16_s8({xs[0]}, {xs[1] if pixels > 1 else 0}, {ws[0]}, {ws[-1] if rows > 1 else 0}, "
+                    f"{s.length.c()}, {acc});")
+
+        cases = [(p, r) for p in range(self.bounds(s.pixels)[1], self.bounds(s.pixels)[0] - 1, -1)
+                 for r in range(self.bounds(s.count)[1], self.bounds(s.count)[0] - 1, -1)]
+        if len(cases) == 1:
+            self.line(depth, call(*cases[0]))
+            return
+        for k, (p, r) in enumerate(cases):
+            test = f"{s.pixels.c()} == {p} && {s.count.c()} == {r}"
+            self.line(depth, f"if ({test}) {{" if k == 0 else "} else {" if k == len(cases) - 1 else f"}} else if ({test}) {{")
+            self.line(depth + 1, call(p, r))
+        self.line(depth, "}")
+
+    def lower_Widen(self, s: Widen, depth: int) -> None:
+        self.ref(s.dst)
+        self.ref(s.src)
+        self.ref(s.offsets)
+        src = _plus(s.src, _paren(self.at(s.src, s.src_index)))
+        self.line(depth, f"vmcu_widen_s8({_plus(s.dst, _paren(s.dst_index.c()))}, {src}, {s.length.c()}, {s.offsets}, "
+                         f"{self.param(s.x_offset, 'int32_t')});")
 
     def lower_DotLanes(self, s: DotLanes, depth: int) -> None:
         lo, hi = self.bounds(s.lanes)

@@ -277,6 +277,112 @@ static inline void vmcu_dot2x2_s8_offsets(const int8_t *x0, const int8_t *x1, co
     acc[3] = a11;
 }
 
+/*
+ * Widened inputs (CMSIS-NN's im2col to 16 bits): a small input reused by every output channel
+ * (a stem's window) is widened once, offset added, so that the dot products read 16-bit pairs
+ * without SXTAB16. Each group of four inputs x0..x3 is stored as x0, x2, x1, x3: the order in
+ * which SXTB16 and SXTB16 ROR 8 split a word of four weights, so one word of widened inputs
+ * meets one widened word of weights in SMLAD. A tail of fewer than four stays in order.
+ */
+
+/** dst[...] = x[i] + x_offset for i < len, in the SMLAD order above. */
+static inline void vmcu_widen_s8(int16_t *dst, const int8_t *x, int32_t len, uint32_t offsets, int32_t x_offset)
+{
+    const int32_t groups = len - len % 4;
+    int32_t i;
+#if VMCU_DSP
+    for (i = 0; i < groups; i += 4) {
+        const uint32_t xw = vmcu_load32(x + i);
+        const uint32_t lo = vmcu_sxtab16(offsets, xw), hi = vmcu_sxtab16_ror8(offsets, xw);
+        memcpy(dst + i, &lo, 4);
+        memcpy(dst + i + 2, &hi, 4);
+    }
+#else
+    (void)offsets;
+    for (i = 0; i < groups; i += 4) {
+        dst[i] = (int16_t)(x[i] + x_offset);
+        dst[i + 1] = (int16_t)(x[i + 2] + x_offset);
+        dst[i + 2] = (int16_t)(x[i + 1] + x_offset);
+        dst[i + 3] = (int16_t)(x[i + 3] + x_offset);
+    }
+#endif
+    for (i = groups; i < len; ++i) {
+        dst[i] = (int16_t)(x[i] + x_offset);
+    }
+}
+
+/**
+ * acc[2p + k] += sum over i < len of x_p[i] * w_k[i], for inputs x_p widened by vmcu_widen_s8
+ * (offset included) and weight rows w_k; x1 and w1 may be NULL (one input, one row). Called with
+ * constant NULLs, the compiler keeps only the products asked for: with both pairs, 18
+ * instructions per 16 multiply-accumulates (two words of weights widened once, four of inputs).
+ */
+static inline void vmcu_dot_s16_s8(const int16_t *x0, const int16_t *x1, const int8_t *w0, const int8_t *w1,
+                                   int32_t len, int32_t acc[4])
+{
+    const int32_t groups = len - len % 4;
+    int32_t i;
+    int32_t a00 = acc[0], a01 = w1 ? acc[1] : 0, a10 = x1 ? acc[2] : 0, a11 = x1 && w1 ? acc[3] : 0;
+    for (i = 0; i < groups; i += 4) {
+#if VMCU_DSP
+        const uint32_t v0 = vmcu_load32(w0 + i), v1 = w1 ? vmcu_load32(w1 + i) : 0u;
+        const uint32_t w0l = vmcu_sxtb16(v0), w0h = vmcu_sxtb16_ror8(v0);
+        const uint32_t w1l = vmcu_sxtb16(v1), w1h = vmcu_sxtb16_ror8(v1);
+        uint32_t xl, xh;
+        memcpy(&xl, x0 + i, 4);
+        memcpy(&xh, x0 + i + 2, 4);
+        a00 = vmcu_smlad(xh, w0h, vmcu_smlad(xl, w0l, a00));
+        if (w1) {
+            a01 = vmcu_smlad(xh, w1h, vmcu_smlad(xl, w1l, a01));
+        }
+        if (x1) {
+            memcpy(&xl, x1 + i, 4);
+            memcpy(&xh, x1 + i + 2, 4);
+            a10 = vmcu_smlad(xh, w0h, vmcu_smlad(xl, w0l, a10));
+            if (w1) {
+                a11 = vmcu_smlad(xh, w1h, vmcu_smlad(xl, w1l, a11));
+            }
+        }
+#else
+        static const int8_t order[4] = {0, 2, 1, 3};
+        for (int32_t j = 0; j < 4; ++j) {
+            a00 += x0[i + j] * w0[i + order[j]];
+            if (w1) {
+                a01 += x0[i + j] * w1[i + order[j]];
+            }
+            if (x1) {
+                a10 += x1[i + j] * w0[i + order[j]];
+                if (w1) {
+                    a11 += x1[i + j] * w1[i + order[j]];
+                }
+            }
+        }
+#endif
+    }
+    for (i = groups; i < len; ++i) {
+        a00 += x0[i] * w0[i];
+        if (w1) {
+            a01 += x0[i] * w1[i];
+        }
+        if (x1) {
+            a10 += x1[i] * w0[i];
+            if (w1) {
+                a11 += x1[i] * w1[i];
+            }
+        }
+    }
+    acc[0] = a00;
+    if (w1) {
+        acc[1] = a01;
+    }
+    if (x1) {
+        acc[2] = a10;
+        if (w1) {
+            acc[3] = a11;
+        }
+    }
+}
+
 #if VMCU_DSP
 /** Four channels, one tap: acc[k] += (byte k of xw + x_offset) * (byte k of ww), k < 4. */
 static inline void vmcu_mac4_s8(uint32_t xw, uint32_t ww, uint32_t offsets, int32_t acc[4])
