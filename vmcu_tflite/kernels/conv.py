@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from .gemm import channel_pair
+from .gemm import WIDEN_BYTES, channel_pair
 from .index import Ix, Var, floor_div, imin
 from .ir import Broadcast, Dot, Kernel, RAMLoad, RAMStore, RegAlloc, Requantize, Widen, loop
 from .requant import RequantForm, requant_form
@@ -68,8 +68,13 @@ def conv_pixel(p, n: Ix, y: Ix, x: Ix, params: str = "p", offsets: str = "offset
     tile = 2 if way in ("pixel", "gather") and pixels is not None else 1
     count = 1 if tile == 1 else pixels
     reads = []
+    widened = way == "gather" or (way == "pixel" and tile == 2 and wide * tile * 2 <= WIDEN_BYTES)
     if way == "pixel":
+        t = Var("t")
         reads = [RAMLoad("run", "input0", ((n * h + y) * w + x) * c_in, c_in * count, max_bytes=c_in * tile)]
+        if widened:  # the pixels every channel pair reads, widened once
+            reads += [RegAlloc("wide", "int16_t", wide * tile),
+                      loop("t", 0, count, [Widen("wide", t * wide, "run", t * c_in, c_in, offsets, x_offset)])]
     if way == "gather":  # pixel x + t's window at window * t
         t = Var("t")
         cols_t = taps(x + t, s_w, p_w, d_w, k_w, w)
@@ -89,7 +94,8 @@ def conv_pixel(p, n: Ix, y: Ix, x: Ix, params: str = "p", offsets: str = "offset
     def unit(u: Ix, pair: Ix) -> list:
         start = channel_pair(params, u, c_out, window, pair, tile)
         if way == "pixel":
-            return start + [Dot("acc", 0, "run", 0, ("w0", "w1"), 0, c_in, offsets, x_offset, pair, count, c_in)]
+            x, stride = ("wide", wide) if widened else ("run", c_in)
+            return start + [Dot("acc", 0, x, 0, ("w0", "w1"), 0, c_in, offsets, x_offset, pair, count, stride)]
         if way == "gather":
             return start + [Dot("acc", 0, "wide", 0, ("w0", "w1"), 0, window, offsets, x_offset, pair, count, wide)]
         if way == "rows":

@@ -13,8 +13,11 @@ from __future__ import annotations
 
 from .index import imin, imax, Var
 from .ir import (Broadcast, Dot, FlashLoad, InitBias, Kernel, RAMFree, RAMLoad, RAMStore, RegAlloc, Requantize,
-                 loop)
+                 Widen, loop)
 from .requant import GENERAL, RequantForm
+
+
+WIDEN_BYTES = 256  # stack for the tile's rows widened to 16 bits; longer rows are read as bytes
 
 
 def channel_pair(params: str, u, units: int, window: int, pair, pixels: int = 1) -> list:
@@ -38,15 +41,21 @@ def gemm(rows: int, depth: int, units: int, segment: int, params_type: str, stem
     first, end = q * segment, imin(q * segment + segment, units)
     pair = imin(end - u, 2)
     tile = imin(rows - m, tile_rows)  # rows in this tile: tile_rows, fewer in the last
+    wide = -(-depth // 4) * 4
+    widened = tile_rows == 2 and wide * tile_rows * 2 <= WIDEN_BYTES
+    x, stride = ("xw", wide) if widened else ("x", depth)
+    widen = [RegAlloc("xw", "int16_t", wide * tile_rows),
+             loop("r", 0, tile, [Widen("xw", r * wide, "x", r * depth, depth, "offsets", "p->input_offset")])]
     body = (
         Broadcast("offsets", "p->input_offset"),
         loop("m", 0, rows, [
             loop("q", 0, segments, [
                 RAMLoad("x", "input0", m * depth, depth * tile, max_bytes=depth * tile_rows),
+                *(widen if widened else []),
                 RegAlloc("seg", "int8_t", segment * tile_rows),
                 loop("u", first, end, [
                     *channel_pair("p", u, units, depth, pair, tile_rows),
-                    Dot("acc", 0, "x", 0, ("w0", "w1"), 0, depth, "offsets", "p->input_offset", pair, tile, depth),
+                    Dot("acc", 0, x, 0, ("w0", "w1"), 0, depth, "offsets", "p->input_offset", pair, tile, stride),
                     loop("r", 0, tile, [Requantize("seg", r * segment + u - first, "acc", pair, u, "p", form, 2 * r)]),
                 ], step=2),
                 loop("r", 0, tile, [RAMFree("input0", (m + r) * depth, depth * imax(q - (segments - 2), 0))]),

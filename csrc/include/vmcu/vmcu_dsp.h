@@ -318,7 +318,7 @@ static inline void vmcu_widen_s8(int16_t *dst, const int8_t *x, int32_t len, uin
  * instructions per 16 multiply-accumulates (two words of weights widened once, four of inputs).
  */
 static inline void vmcu_dot_s16_s8(const int16_t *x0, const int16_t *x1, const int8_t *w0, const int8_t *w1,
-                                   int32_t len, int32_t acc[4])
+                                   int32_t len, int32_t *acc)
 {
     const int32_t groups = len - len % 4;
     int32_t i;
