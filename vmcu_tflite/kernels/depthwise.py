@@ -13,22 +13,23 @@ NHWC place, which holds only input bytes already copied.
 from __future__ import annotations
 
 from .index import Const, Ix, Var, floor_div, imin
-from .ir import (Broadcast, DotLanes, InitBias, Kernel, RAMFree, RAMLoad, RAMStore, RegAlloc, Requantize, Workspace,
-                 loop)
+from .ir import (Broadcast, DotLanes, FlashLoad, InitBias, Kernel, RAMFree, RAMLoad, RAMStore, RegAlloc, Requantize,
+                 Workspace, loop)
 from .requant import requant_form
 from .window import interior, taps
 
 
 def depthwise_pixel(p, source: str, base, pixel_bytes, channel0, first, end, lanes_max: int,
                     dst: str = "seg", params: str = "p", offsets: str = "offsets", x: Ix | None = None,
-                    dst_base: Ix | int = 0):
+                    dst_base: Ix | int = 0, registers: str | None = None):
     """Compute channels [first, end) of output pixel (n, y, x) into buffer `dst` from `dst_base`
     on, reading `source`.
 
     Pixel i of the source starts at byte base + i * pixel_bytes and holds input channels from
     `channel0` on (a plane in the workspace holds only its own channels). `params` is the C
     expression of the depthwise params (a fused block passes its member); `x` the output column
-    (default: the loop variable x).
+    (default: the loop variable x); `registers` a buffer holding the channel's k_h * k_w taps
+    (one channel at a time: lanes_max 1).
     """
     _, h, w, _ = p.input_shape
     _, k_h, k_w, c_out = p.filter.shape
@@ -49,8 +50,9 @@ def depthwise_pixel(p, source: str, base, pixel_bytes, channel0, first, end, lan
                         * pixel_bytes + in_channel, lanes if mult == 1 else Const(1), runs=cols.hi - cols.lo,
                         run_stride=pixel_bytes * d_w, max_bytes=k_w * lanes_max),
                 loop("kx", cols.lo, cols.hi, [
-                    DotLanes("acc", "row", (kx - cols.lo) * d_w * pixel_bytes, f"{params}->filter",
-                             (ky * k_w + kx) * c_out + channel, lanes, offsets, f"{params}->input_offset"),
+                    DotLanes("acc", "row", (kx - cols.lo) * d_w * pixel_bytes, registers or f"{params}->filter",
+                             ky * k_w + kx if registers else (ky * k_w + kx) * c_out + channel, lanes, offsets,
+                             f"{params}->input_offset"),
                 ]),
             ]),
             Requantize(dst, dst_base + c, "acc", lanes, channel, params, requant_form(p.filter, p.bias, p.requant, -1)),
@@ -65,6 +67,13 @@ def x_interior(p) -> tuple[int, int] | None:
     the three copies cost little flash for its large gain (KWS: 12%); in the streaming and fused
     kernels the copies cost 6-9% of a model's flash for 1-3% fewer instructions."""
     return interior(p.output_shape[2], p.stride[1], p.padding[1], p.dilation[1], p.filter.shape[2], p.input_shape[2])
+
+
+def y_interior(p) -> tuple[int, int] | None:
+    """The output rows whose window lies inside the input. Only one-channel planes ask for it:
+    their taps sit in registers, which constant kernel rows keep there (a plane's whole body is a
+    few taps, so the nine copies of it cost little flash)."""
+    return interior(p.output_shape[1], p.stride[0], p.padding[0], p.dilation[0], p.filter.shape[1], p.input_shape[1])
 
 
 def depthwise(params, segment: int) -> Kernel:
@@ -106,10 +115,16 @@ def depthwise_in_place(params, segment: int) -> Kernel:
     if c % segment:
         raise ValueError(f"in-place depthwise needs planes that divide the {c} channels, not {segment}")
     # The plane's pixel-major layout in the workspace: pixel i, channel j at plane + i * segment + j.
-    compute = depthwise_pixel(p, "plane", plane, segment, first, first, end, 4)
+    # One-channel planes hold their channel's taps in registers for the whole plane.
+    _, k_h, k_w, _ = p.filter.shape
+    single = segment == 1
+    compute = depthwise_pixel(p, "plane", plane, segment, first, first, end, 1 if single else 4,
+                              registers="taps" if single else None)
+    load_taps = [RegAlloc("taps", "int32_t", k_h * k_w), FlashLoad("taps", "p->filter", q, True, k_h * k_w, c)]
     body = (
         Broadcast("offsets", "p->input_offset"),
         loop("q", 0, planes, [
+            *(load_taps if single else []),
             loop("pixel", 0, pixels, [
                 RegAlloc("cell", "int8_t", segment),
                 RAMLoad("px", "input0", pixel * c + first, width, max_bytes=segment, into="cell"),
@@ -120,7 +135,7 @@ def depthwise_in_place(params, segment: int) -> Kernel:
                 RegAlloc("seg", "int8_t", segment),
                 *compute,
                 RAMStore("output", ((n * o_h + y) * o_w + x) * c + first, width, "seg"),
-            ], interior=x_interior(p))])]),
+            ], interior=x_interior(p))], interior=y_interior(p) if single else None)]),
         ]),
     )
     signature = ("depthwise_in_place", tuple(p.input_shape), tuple(p.output_shape), tuple(p.filter.shape), p.stride,

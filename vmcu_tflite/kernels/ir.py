@@ -11,7 +11,8 @@ exactly the bytes the kernel reads and writes, in the kernel's order:
 - `RAMStore`: bytes of a RegAlloc buffer to a tensor of the pool.
 - `RAMFree`: the kernel will never read these bytes again; its output may now land on them.
   C emits nothing; the interpreter releases them and so proves the claim.
-- `FlashLoad`: a pointer into a constant array of the params (weights live in flash).
+- `FlashLoad`: a pointer into a constant array of the params (weights live in flash); or a few
+  weights copied into a RegAlloc buffer (one channel's taps, held in registers across a plane).
 - `RegAlloc`: registers / a small local array. `Broadcast`: a 16-bit value in both halves of a
   word (PKHBT), the input offset of the SIMD dot products.
 - `Dot`: acc[2p + k] += sum_i (x_p[i] + offset) * w_k[i] for one or two inputs x_p by one or two
@@ -100,9 +101,12 @@ class RegAlloc:
 
 @dataclass(frozen=True)
 class FlashLoad(_IndexFields):
-    name: str
+    name: str  # the pointer, or with `into` the RegAlloc buffer filled
     array: str  # C expression of a params member: "p->filter"
     offset: Ix
+    into: bool = False  # copy `count` values `stride` apart into the int32 buffer `name` (taps in registers)
+    count: int = 0
+    stride: int = 0
 
 
 @dataclass(frozen=True)
@@ -146,7 +150,7 @@ class DotLanes(_IndexFields):
     acc: str
     x: str
     x_index: Ix
-    w: str
+    w: str  # C expression of the filter array, or a RegAlloc buffer a FlashLoad filled (one lane)
     w_index: Ix
     lanes: Ix
     offsets: str

@@ -136,6 +136,8 @@ class _Lowering:
         self.scopes: list[dict[str, _Pointer]] = []
         self.lines: list[str] = []
         self.cached: dict[str, tuple[str, str]] = {}  # params field (C expression) -> (local name, C type)
+        self.views: dict[str, tuple[str, str]] = {}  # pool role -> (local view, what it copies)
+        self.bodies: list[list] = []  # per loop in scope: [first line of its body, depth, {hoisted value: name}]
 
     # -- helpers ---------------------------------------------------------------------------------
 
@@ -191,13 +193,22 @@ class _Lowering:
         return f"({i} / {s}) * {name}_rs + {i} % {s}"
 
     def view(self, tensor: str) -> str:
+        """The view of a pool role: a local copy of the step's view, declared at the top of the
+        function. Through the pointers the runtime passes, the compiler would reload a view's
+        fields after every byte stored (an int8_t store may alias them); a local struct whose
+        fields are never written stays in registers."""
         if tensor == "output":
-            return "output"
-        if re.fullmatch(r"input\d+", tensor):
-            return f"&inputs[{tensor[5:]}]"
-        if self.kernel.workspace(tensor) is not None:
+            source = "*output"
+        elif re.fullmatch(r"input\d+", tensor):
+            source = f"inputs[{tensor[5:]}]"
+        elif self.kernel.workspace(tensor) is not None:
             return "&ws"
-        raise ValueError(f"kernel {self.kernel.name}: unknown tensor {tensor}")
+        else:
+            raise ValueError(f"kernel {self.kernel.name}: unknown tensor {tensor}")
+        if tensor not in self.views:
+            self.views[tensor] = (self.fresh(f"view_{tensor}"), source)
+            self.taken.add(self.views[tensor][0])
+        return f"&{self.views[tensor][0]}"
 
     def offset(self, tensor: str, offset: Ix) -> Ix | str:
         """The view offset of a logical offset: a workspace keeps byte b at b % capacity."""
@@ -232,6 +243,25 @@ class _Lowering:
             self.taken.add(self.cached[expr][0])
         return self.cached[expr][0]
 
+    def invariant(self, array: str, ctype: str, index: Ix) -> str:
+        """`array[index]` of a params array, read into a local at the start of the innermost loop
+        whose variable the index uses (a channel's multiplier in a loop over that channel's
+        pixels): the params never change, but an int8_t store inside the loop may alias them, so
+        the compiler would load them again after every store."""
+        names = index.variables()
+        level = max((k for k, (var, _, _) in enumerate(self.loops) if var in names), default=None)
+        if level is None:
+            return f"{array}[{index.c()}]"
+        start, depth, seen = self.bodies[level]
+        key = f"{array}[{index.c()}]"
+        if key not in seen:
+            seen[key] = self.fresh("c_" + re.sub(r"\W+", "_", key).strip("_"))
+            self.taken.add(seen[key])
+            self.lines.insert(start, f"{INDENT * depth}const {ctype} {seen[key]} = {key}; /* invariant in this loop */")
+            for body in self.bodies[level + 1:]:
+                body[0] += 1
+        return seen[key]
+
     def unused(self, depth: int, name: str) -> None:
         """(void) a declaration no statement reads (-Wunused-variable), known in the second pass."""
         if self.used is not None and self.lookup(name).serial not in self.used:
@@ -255,7 +285,9 @@ class _Lowering:
         self.line(1, "return VMCU_OK;")
         self.line(0, "}")
         self.lines[top:top] = [f"{INDENT}const {ctype}{'' if ctype.endswith('*') else ' '}{name} = {expr}; "
-                               "/* a params field, read once */" for expr, (name, ctype) in self.cached.items()]
+                               "/* a params field, read once */" for expr, (name, ctype) in self.cached.items()] + [
+            f"{INDENT}const vmcu_view {name} = {source}; /* the step's view, read once */"
+            for name, source in self.views.values()]
         return "\n".join(self.lines) + "\n"
 
     def body(self, stmts, depth: int) -> None:
@@ -278,7 +310,9 @@ class _Lowering:
         outer = self.ranges
         self.ranges = {**outer, v: loop_range(s, outer)}
         self.loops.append((v, s.lo, _greatest(s)))
+        self.bodies.append([len(self.lines), depth + 1, {}])
         self.body(s.body, depth + 1)
+        self.bodies.pop()
         self.loops.pop()
         self.ranges = outer
         self.line(depth, "}")
@@ -297,6 +331,15 @@ class _Lowering:
         self.unused(depth, s.name)
 
     def lower_FlashLoad(self, s: FlashLoad, depth: int) -> None:
+        if s.into:
+            if self.lookup(s.name) is None or self.lookup(s.name).size < s.count:
+                raise ValueError(f"kernel {self.kernel.name}: FlashLoad into {s.name}, not a buffer of {s.count}")
+            self.ref(s.name)
+            i = self.fresh("i")
+            self.line(depth, f"for (int32_t {i} = 0; {i} < {s.count}; ++{i}) {{")
+            self.line(depth + 1, f"{s.name}[{i}] = {self.param(s.array, 'int8_t *')}[{_sum(_paren(s.offset.c()), f'{i} * {s.stride}')}];")
+            self.line(depth, "}")
+            return
         self.declare(s.name, _Pointer("flash"))
         self.line(depth, f"const int8_t *{s.name} = {_plus(self.param(s.array, 'int8_t *'), _paren(s.offset.c()))};")
         self.unused(depth, s.name)
@@ -492,7 +535,11 @@ class _Lowering:
         if hi > 4:
             raise ValueError(f"kernel {self.kernel.name}: DotLanes of up to {hi} lanes (at most 4)")
         x_index, w_index = self.at(s.x, s.x_index), _paren(s.w_index.c())
-        w, x_offset = self.param(s.w, "int8_t *"), self.param(s.x_offset, "int32_t")
+        registers = self.lookup(s.w) is not None  # taps a FlashLoad copied into a buffer
+        if registers and hi > 1:
+            raise ValueError(f"kernel {self.kernel.name}: DotLanes over the taps in {s.w} has one lane")
+        w = self.ref(s.w) if registers else self.param(s.w, "int8_t *")
+        x_offset = self.param(s.x_offset, "int32_t")
         self.ref(s.acc)
         self.ref(s.offsets)
         l = self.fresh("l")
@@ -505,7 +552,7 @@ class _Lowering:
             self.lines.append("#endif")
         self.for_lanes(depth, l, s.acc, s.lanes, lo, hi)
         self.line(depth + 1, f"{s.acc}[{l}] += ((int32_t){s.x}[{_sum(x_index, l)}] + {x_offset}) * "
-                             f"(int32_t){w}[{_sum(w_index, l)}];")
+                             f"{'' if registers else '(int32_t)'}{w}[{_sum(w_index, l)}];")
         self.line(depth, "}")
 
     def for_lanes(self, depth: int, k: str, acc: str, count: Ix, lo: int, hi: int, start: Ix = Const(0)) -> None:
@@ -531,6 +578,9 @@ class _Lowering:
         lo, hi = self.bounds(s.count)
         if width < hi or self.bounds(s.acc_index)[1] + width > self.lookup(s.acc).size:
             raise ValueError(f"kernel {self.kernel.name}: InitBias of up to {hi} values into {s.acc}[{self.lookup(s.acc).size}]")
+        if width == 1 and lo >= 1:  # one channel: its bias read once where the channel is fixed
+            self.line(depth, f"{s.acc}[{s.acc_index.c()}] = {self.invariant(bias, 'int32_t', s.channel)};")
+            return
         value = f"{bias}[{_sum(_paren(s.channel.c()), k)}]"
         self.line(depth, f"for (int32_t {k} = 0; {k} < {width}; ++{k}) {{")
         self.line(depth + 1, f"{s.acc}[{_sum(_paren(s.acc_index.c()), k)}] = "
@@ -548,6 +598,9 @@ class _Lowering:
         self.ref(s.acc)
         channel = _sum(_paren(s.channel.c()), k)
         arguments = f"{s.acc}[{_sum(_paren(s.acc_index.c()), k)}], {multiplier}[{channel}], {shift}[{channel}]"
+        if self.bounds(s.count) == (1, 1):  # one channel: its constants read once where the channel is fixed
+            arguments = (f"{s.acc}[{s.acc_index.c()}], {self.invariant(multiplier, 'int32_t', s.channel)}, "
+                         f"{self.invariant(shift, 'int32_t', s.channel)}")
         value = (f"vmcu_requantize_narrow({arguments}, {offset})" if s.form.narrow
                  else f"vmcu_requantize({arguments}) + {offset}")
         clamp = ("vmcu_sat8(", ")") if s.form.saturate else (
