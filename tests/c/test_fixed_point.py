@@ -32,10 +32,14 @@ int main(void)
     long a, b, shift;
     while (scanf("%ld %ld %ld", &a, &b, &shift) == 3) {
         const int narrow = shift <= -1 && a < (1L << 30) && a > -(1L << 30);
-        printf("%ld %ld %ld\n", (long)vmcu_srdhm((int32_t)a, (int32_t)b),
+        const long scaled = shift > 0 ? a * (1L << shift) : a;
+        const int shifted = shift < 31 && scaled < (1L << 30) && scaled > -(1L << 30);
+        printf("%ld %ld %ld %ld\n", (long)vmcu_srdhm((int32_t)a, (int32_t)b),
                (long)vmcu_requantize((int32_t)a, (int32_t)b, (int32_t)shift),
                narrow ? (long)vmcu_requantize_narrow((int32_t)a, (int32_t)b, (int32_t)shift, (int32_t)(a & 255) - 128)
-                      : 0L);
+                      : 0L,
+               shifted ? (long)vmcu_requantize_shifted((int32_t)a, (int32_t)b, (int32_t)shift, (int32_t)(a & 255) - 128)
+                       : 0L);
     }
     return 0;
 }
@@ -78,6 +82,7 @@ def cases() -> list[tuple[int, int, int]]:
         out.append((a, multiplier, int(rng.integers(-31, 1))))
         small = int(rng.integers(-(1 << 30) + 1, 1 << 30)) >> int(rng.integers(0, 31))  # a narrow layer's range
         out.append((small, multiplier, int(rng.integers(-31, 0))))
+        out.append((small >> 7, multiplier, int(rng.integers(0, 8))))  # a stem's channels: shifts 0 or more
     return out
 
 
@@ -93,12 +98,15 @@ def test_fixed_point_helpers_match_gemmlowp(dsp, tmp_path):
                          capture_output=True, text=True, timeout=120)
     got = [tuple(int(v) for v in line.split()) for line in run.stdout.splitlines()]
     assert len(got) == len(inputs)
-    narrow = 0
-    for (a, b, s), (c_srdhm, c_requantize, c_narrow) in zip(inputs, got):
+    narrow = shifted = 0
+    for (a, b, s), (c_srdhm, c_requantize, c_narrow, c_shifted) in zip(inputs, got):
         assert c_srdhm == srdhm(a, b), (a, b)
         if s <= 0 or abs(a) < (1 << (31 - s)):  # TFLite never shifts a value out of int32
             assert c_requantize == requantize(a, b, s), (a, b, s)
         if s <= -1 and abs(a) < (1 << 30):
             assert c_narrow == requantize(a, b, s) + (a & 255) - 128, (a, b, s)  # with an output offset
             narrow += 1
-    assert narrow > 20_000
+        if abs(a) * (1 << max(s, 0)) < (1 << 30):
+            assert c_shifted == requantize(a, b, s) + (a & 255) - 128, (a, b, s)  # any shift sign
+            shifted += 1
+    assert narrow > 20_000 and shifted > 40_000

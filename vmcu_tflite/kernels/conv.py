@@ -21,6 +21,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
+import numpy as np
+
 from .gemm import WIDEN_BYTES, channel_pair
 from .index import Ix, Var, floor_div, imin
 from .ir import Broadcast, Dot, Kernel, RAMLoad, RAMStore, RegAlloc, Requantize, Widen, loop
@@ -42,6 +44,25 @@ class PixelConv:
     tile: int = 1  # output pixels per unit: 2 where the caller asked and the way allows (acc[2t + k])
 
 
+def conv_way(p) -> str:
+    """How the convolution `p` reads a pixel's window (the module docstring's list)."""
+    _, _, _, c_in = p.input_shape
+    _, k_h, k_w, fc = p.filter.shape
+    if (k_h, k_w) == (1, 1) and p.stride == (1, 1) and p.padding == (0, 0) and fc == c_in:
+        return "pixel"
+    if fc == c_in and k_h * k_w * fc <= GATHER_BYTES and k_h * k_w > 1:
+        return "gather"
+    return "rows" if fc == c_in and p.dilation[1] == 1 else "taps"
+
+
+def filter_pitch(p) -> int:
+    """Bytes from one output channel's row to the next in the C filter array. A gathered window's
+    rows are padded with zeros to a multiple of 4 (codegen/params/conv2d.py writes them so): its
+    dot products then run in whole words, with no scalar tail."""
+    window = int(np.prod(p.filter.shape[1:]))
+    return -(-window // 4) * 4 if conv_way(p) == "gather" else window
+
+
 def conv_pixel(p, n: Ix, y: Ix, x: Ix, params: str = "p", offsets: str = "offsets", pixels: Ix | None = None) -> PixelConv:
     """How output pixel (n, y, x) of the convolution `p` reads its window; `params` is the C
     expression of its params (a fused block passes its member), `offsets` its Broadcast. With
@@ -53,13 +74,8 @@ def conv_pixel(p, n: Ix, y: Ix, x: Ix, params: str = "p", offsets: str = "offset
     (s_h, s_w), (d_h, d_w), (p_h, p_w) = p.stride, p.dilation, p.padding
     per_group = c_out // (c_in // fc)
     window = k_h * k_w * fc
-    wide = -(-window // 4) * 4  # a gathered window widened to 16 bits, groups of four aligned
-    if (k_h, k_w) == (1, 1) and p.stride == (1, 1) and p.padding == (0, 0) and fc == c_in:
-        way = "pixel"
-    elif fc == c_in and window <= GATHER_BYTES and k_h * k_w > 1:
-        way = "gather"
-    else:
-        way = "rows" if fc == c_in and d_w == 1 else "taps"
+    way, pitch = conv_way(p), filter_pitch(p)
+    wide = -(-window // 4) * 4  # inputs widened to 16 bits: groups of four aligned
     width = 2 if per_group == c_out else 1
     ky, kx = Var("ky"), Var("kx")
     rows, cols = taps(y, s_h, p_h, d_h, k_h, h), taps(x, s_w, p_w, d_w, k_w, w)
@@ -75,29 +91,29 @@ def conv_pixel(p, n: Ix, y: Ix, x: Ix, params: str = "p", offsets: str = "offset
         if widened:  # the pixels every channel pair reads, widened once
             reads += [RegAlloc("wide", "int16_t", wide * tile),
                       loop("t", 0, count, [Widen("wide", t * wide, "run", t * c_in, c_in, offsets, x_offset)])]
-    if way == "gather":  # pixel x + t's window at window * t
+    if way == "gather":  # pixel x + t's window at pitch * t, its padding left at the zero point (0 once widened)
         t = Var("t")
         cols_t = taps(x + t, s_w, p_w, d_w, k_w, w)
         start_t = ((n * h + rows.origin + ky * d_h) * w + cols_t.origin) * c_in
         reads = [
-            RegAlloc("window", "int8_t", window * tile, fill=f"(int8_t)(-{x_offset})"),
+            RegAlloc("window", "int8_t", pitch * tile, fill=f"(int8_t)(-{x_offset})"),
             loop("t", 0, count, [loop("ky", rows.lo, rows.hi, [
                 RAMLoad("win", "input0", start_t + cols_t.lo * d_w * c_in,
                         c_in * (1 if d_w > 1 else cols_t.hi - cols_t.lo), runs=cols_t.hi - cols_t.lo if d_w > 1 else 1,
                         run_stride=d_w * c_in, max_bytes=k_w * c_in, into="window",
-                        into_index=t * window + (ky * k_w + cols_t.lo) * c_in),
+                        into_index=t * pitch + (ky * k_w + cols_t.lo) * c_in),
             ])]),
-            RegAlloc("wide", "int16_t", wide * tile),
-            loop("t", 0, count, [Widen("wide", t * wide, "window", t * window, window, offsets, x_offset)])]
+            RegAlloc("wide", "int16_t", pitch * tile),
+            loop("t", 0, count, [Widen("wide", t * pitch, "window", t * pitch, pitch, offsets, x_offset)])]
 
 
     def unit(u: Ix, pair: Ix) -> list:
-        start = channel_pair(params, u, c_out, window, pair, tile)
+        start = channel_pair(params, u, c_out, pitch, pair, tile)
         if way == "pixel":
             x, stride = ("wide", wide) if widened else ("run", c_in)
             return start + [Dot("acc", 0, x, 0, ("w0", "w1"), 0, c_in, offsets, x_offset, pair, count, stride)]
         if way == "gather":
-            return start + [Dot("acc", 0, "wide", 0, ("w0", "w1"), 0, window, offsets, x_offset, pair, count, wide)]
+            return start + [Dot("acc", 0, "wide", 0, ("w0", "w1"), 0, pitch, offsets, x_offset, pair, count, pitch)]
         if way == "rows":
             return start + [loop("ky", rows.lo, rows.hi, [
                 RAMLoad("run", "input0", row_start + cols.lo * c_in, (cols.hi - cols.lo) * c_in, max_bytes=k_w * c_in),

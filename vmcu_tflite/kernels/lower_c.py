@@ -602,6 +602,7 @@ class _Lowering:
             arguments = (f"{s.acc}[{s.acc_index.c()}], {self.invariant(multiplier, 'int32_t', s.channel)}, "
                          f"{self.invariant(shift, 'int32_t', s.channel)}")
         value = (f"vmcu_requantize_narrow({arguments}, {offset})" if s.form.narrow
+                 else f"vmcu_requantize_shifted({arguments}, {offset})" if s.form.shifted
                  else f"vmcu_requantize({arguments}) + {offset}")
         clamp = ("vmcu_sat8(", ")") if s.form.saturate else (
             "vmcu_clamp(", f", {self.param(f'{quant}->requant.act_min', 'int32_t')}, "

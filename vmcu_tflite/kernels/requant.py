@@ -9,6 +9,9 @@ prove per layer that the general case never happens:
   stays below 2^30 in magnitude, whatever the int8 input: |bias| + 255 * sum |w| < 2^30 (an input
   plus its offset lies in [-255, 255]). Then twice the accumulator fits in int32 and the doubling
   high multiply is one SMMULR (`vmcu_requantize_narrow`: the same bits, about 9 instructions).
+- shifted: the same bound after each channel's left shift, with shifts of either sign (a stem's
+  channels often shift by 0 or 1): `vmcu_requantize_shifted`, a few instructions more than
+  narrow, still one SMMULR and no 64-bit sum.
 - saturate: the activation range is all of int8 (no fused activation), so the clamp is a
   saturation the compiler turns into one SSAT, with no bound to load.
 
@@ -27,8 +30,9 @@ INPUT_SPAN = 255  # |x + input_offset| for an int8 x and an offset in [-127, 128
 
 @dataclass(frozen=True)
 class RequantForm:
-    narrow: bool = False
+    narrow: bool = False  # right shifts only, accumulators below 2^30: vmcu_requantize_narrow
     saturate: bool = False
+    shifted: bool = False  # any shifts, each channel's accumulators below 2^30 after its left shift
 
 
 GENERAL = RequantForm()
@@ -40,4 +44,7 @@ def requant_form(filter_: np.ndarray, bias: np.ndarray, requant, channel_axis: i
     axes = tuple(a for a in range(weights.ndim) if a != channel_axis % weights.ndim)
     bound = np.abs(np.asarray(bias, dtype=np.int64)).reshape(-1) + INPUT_SPAN * weights.sum(axis=axes).reshape(-1)
     narrow = all(s <= -1 for s in requant.shift) and int(bound.max(initial=0)) < NARROW_LIMIT
-    return RequantForm(narrow=narrow, saturate=(requant.act_min, requant.act_max) == (-128, 127))
+    left = np.maximum(np.asarray(requant.shift, dtype=np.int64), 0)
+    shifted = bool(np.all(bound * (np.int64(1) << np.minimum(left, 31)) < NARROW_LIMIT)) if len(bound) else True
+    return RequantForm(narrow=narrow, saturate=(requant.act_min, requant.act_max) == (-128, 127),
+                       shifted=shifted and not narrow)

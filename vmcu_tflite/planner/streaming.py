@@ -15,7 +15,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from ..graph import Graph
-from ..kernels import describe
+from ..kernels import describe, is_pointwise
 from ..kernels.access import min_distance as kernel_distance
 from ..lifetimes import Buffer
 from ..steps import Step
@@ -149,9 +149,15 @@ def default_segment(graph: Graph, step: Step) -> int:
 
 
 def segment_candidates(graph: Graph, step: Step) -> list[int]:
-    """The default and its halvings down to 4 bytes, largest first (fewer modulo wraps first)."""
+    """The default and its halvings down to 4 bytes, largest first (fewer modulo wraps first),
+    after a whole output pixel for a windowed convolution where that is larger (a stem: 3 input
+    channels, 16 output ones): at the same cost a whole pixel wins, its channels paired without a
+    remainder."""
     default = default_segment(graph, step)
     candidates = [default]
+    y = graph.tensors[step.outputs[0]]
+    if step.kernel == "CONV_2D" and not is_pointwise(step.params) and y.shape[-1] > default:
+        candidates.insert(0, y.shape[-1])
     while candidates[-1] % 2 == 0 and candidates[-1] // 2 >= 4:
         candidates.append(candidates[-1] // 2)
     return candidates

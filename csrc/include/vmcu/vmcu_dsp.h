@@ -418,4 +418,22 @@ static inline int32_t vmcu_requantize_narrow(int32_t x, int32_t multiplier, int3
     return (((v + (v >> 31)) >> ~shift) + (2 * offset + 1)) >> 1;
 }
 
+/**
+ * vmcu_requantize(x, multiplier, shift) + offset for a shift of either sign, where the converter
+ * has proved |x| * 2^max(shift, 0) < 2^30 (vmcu_tflite/kernels/requant.py). With l = max(shift, 0)
+ * and r = max(-shift, 0): SaturatingRoundingDoublingHighMul(x << l, m) is SMMULR(x << (l + 1), m)
+ * as in vmcu_requantize_narrow, and RoundingDivideByPOT(v, r) = RoundingDivideByPOT(2v, r + 1)
+ * (the same quotient) = floor((floor((2v - [v < 0]) / 2^r) + 1) / 2), which for r = 0 is v.
+ */
+static inline int32_t vmcu_requantize_shifted(int32_t x, int32_t multiplier, int32_t shift, int32_t offset)
+{
+    const int32_t left = shift > 0 ? shift : 0, right = left - shift;
+#if VMCU_DSP
+    const int32_t v = vmcu_smmulr((int32_t)((uint32_t)x << (left + 1)), multiplier);
+#else
+    const int32_t v = (int32_t)(((int64_t)x * ((int64_t)1 << left) * (int64_t)multiplier + ((int64_t)1 << 30)) >> 31);
+#endif
+    return (((v * 2 + (v >> 31)) >> right) + (2 * offset + 1)) >> 1;
+}
+
 #endif /* VMCU_DSP_H */

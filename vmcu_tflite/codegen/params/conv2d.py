@@ -1,13 +1,17 @@
 """vmcu_conv_params from Conv2DParams."""
 from __future__ import annotations
 
+import numpy as np
+
+from ...kernels.conv import filter_pitch
 from .common import dims, requant
 
 
 def emit(step, graph, writer, name):
     p = step.params
     _, k_h, k_w, filter_c = p.filter.shape
-    filt = writer.array("int8_t", f"{name}_filter", p.filter)
+    rows = p.filter.reshape(p.filter.shape[0], -1)  # one row per output channel, padded as the kernel reads it
+    filt = writer.array("int8_t", f"{name}_filter", np.pad(rows, ((0, 0), (0, filter_pitch(p) - rows.shape[1]))))
     bias = writer.array("int32_t", f"{name}_bias", p.bias)
     return "vmcu_conv_params", (
         f"{{{dims(p.input_shape)}, {dims(p.output_shape)}, {k_h}, {k_w}, {filter_c}, "
