@@ -110,3 +110,67 @@ def test_fixed_point_helpers_match_gemmlowp(dsp, tmp_path):
             assert c_shifted == requantize(a, b, s) + (a & 255) - 128, (a, b, s)  # any shift sign
             shifted += 1
     assert narrow > 20_000 and shifted > 40_000
+
+
+ADD_PROGRAM = r"""
+#include <stdio.h>
+#include "vmcu/vmcu_dsp.h"
+
+int main(void)
+{
+    long v[14];
+    while (scanf("%ld %ld %ld %ld %ld %ld %ld %ld %ld %ld %ld %ld %ld %ld", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5],
+                 &v[6], &v[7], &v[8], &v[9], &v[10], &v[11], &v[12], &v[13]) == 14) {
+        vmcu_elementwise_params p;
+        int8_t a = (int8_t)v[0], b = (int8_t)v[1], out;
+        memset(&p, 0, sizeof p);
+        p.input1_offset = (int32_t)v[2];
+        p.input2_offset = (int32_t)v[3];
+        p.input1_multiplier = (int32_t)v[4];
+        p.input1_shift = (int32_t)v[5];
+        p.input2_multiplier = (int32_t)v[6];
+        p.input2_shift = (int32_t)v[7];
+        p.output_multiplier = (int32_t)v[8];
+        p.output_shift = (int32_t)v[9];
+        p.output_offset = (int32_t)v[10];
+        p.act_min = (int32_t)v[11];
+        p.act_max = (int32_t)v[12];
+        p.left_shift = (int32_t)v[13];
+        vmcu_add_s8_run(&p, &a, 1, &b, 1, &out, 1);
+        printf("%d %d\n", (int)out, (int)vmcu_add_pair(&p, a, b));
+    }
+    return 0;
+}
+"""
+
+
+@pytest.mark.parametrize("dsp", [[], ["-DVMCU_EMULATE_DSP"]], ids=["portable", "dsp"])
+def test_add_run_matches_add_pair(dsp, tmp_path):
+    """vmcu_add_s8_run (the SMMULR form where TFLite's ADD parameters allow it) gives the bits of
+    vmcu_add_pair (the general form) for ADDs prepared as TFLite does, over random scales."""
+    from vmcu_tflite.quant import quantize_multiplier_smaller_than_one_exp
+    source, exe = tmp_path / "add.c", tmp_path / "add"
+    source.write_text(ADD_PROGRAM)
+    build = subprocess.run([CC, "-std=c99", "-O2", "-Wall", "-Wextra", "-Werror", f"-I{INCLUDE}", *dsp, str(source),
+                            "-o", str(exe)], capture_output=True, text=True)
+    assert build.returncode == 0, build.stderr
+    rng = np.random.default_rng(5)
+    lines = []
+    for _ in range(20_000):
+        s1, s2, so = (float(10 ** rng.uniform(-4, 0)) for _ in range(3))
+        left = int(rng.choice([20, 20, 20, 21, 22]))  # 22: the general form's path
+        twice = 2 * max(s1, s2)
+        real_out = twice / ((1 << left) * so)
+        if not 0 < real_out < 1:
+            continue
+        m1, sh1 = quantize_multiplier_smaller_than_one_exp(s1 / twice)
+        m2, sh2 = quantize_multiplier_smaller_than_one_exp(s2 / twice)
+        mo, sho = quantize_multiplier_smaller_than_one_exp(real_out)
+        a, b, z1, z2, zo = (int(v) for v in rng.integers(-128, 128, 5))
+        lo, hi = sorted(int(v) for v in rng.integers(-128, 128, 2)) if rng.random() < 0.3 else (-128, 127)
+        lines.append(f"{a} {b} {-z1} {-z2} {m1} {sh1} {m2} {sh2} {mo} {sho} {zo} {lo} {hi} {left}\n")
+    run = subprocess.run([str(exe)], input="".join(lines), capture_output=True, text=True, timeout=120)
+    got = [line.split() for line in run.stdout.splitlines()]
+    assert len(got) == len(lines) > 15_000
+    assert all(fast == general for fast, general in got), next(
+        (line, g) for line, g in zip(lines, got) if g[0] != g[1])

@@ -613,13 +613,12 @@ class _Lowering:
         self.line(depth, "}")
 
     def lower_AddResidual(self, s: AddResidual, depth: int) -> None:
-        i = self.fresh("i")
-        dst = f"{s.dst}[{_sum(_paren(self.at(s.dst, s.dst_index)), i)}]"
-        res = f"{s.residual}[{_sum(_paren(self.at(s.residual, s.residual_index)), i)}]"
-        pair = f"{res}, {dst}" if s.residual_first else f"{dst}, {res}"
-        self.line(depth, f"for (int32_t {i} = 0; {i} < {_paren(s.count.c())}; ++{i}) {{")
-        self.line(depth + 1, f"{dst} = vmcu_add_pair({s.add}, {pair});")
-        self.line(depth, "}")
+        """dst = ADD(dst, residual) element by element (operands in the model's order), through
+        vmcu_add_s8_run: the ADD's params read once, in the narrow form where they allow it."""
+        dst = _plus(s.dst, _paren(self.at(s.dst, s.dst_index)))
+        res = _plus(s.residual, _paren(self.at(s.residual, s.residual_index)))
+        first, second = (res, dst) if s.residual_first else (dst, res)
+        self.line(depth, f"vmcu_add_s8_run({s.add}, {first}, 1, {second}, 1, {dst}, {s.count.c()});")
 
 
 def _greatest(loop: Loop) -> Ix:

@@ -436,4 +436,33 @@ static inline int32_t vmcu_requantize_shifted(int32_t x, int32_t multiplier, int
     return (((v * 2 + (v >> 31)) >> right) + (2 * offset + 1)) >> 1;
 }
 
+/**
+ * out[i] = ADD(a[i * a_step], b[i * b_step]) for i < len (vmcu_add_pair), the params read once.
+ * TFLite's ADD shifts both offset inputs left by 20 and scales them with multipliers below one
+ * (the larger-scale input by exactly one half: multiplier 2^30, shift 0): with no shift above 0
+ * and a left shift of at most 21, |(x + offset) << left| <= 255 * 2^21 and each scaled input is
+ * no larger, so the inputs and their sum stay below 2^30, which is what vmcu_requantize_shifted
+ * needs; other parameters take the general form.
+ */
+static inline void vmcu_add_s8_run(const vmcu_elementwise_params *p, const int8_t *a, int32_t a_step, const int8_t *b,
+                                   int32_t b_step, int8_t *out, int32_t len)
+{
+    const int32_t o1 = p->input1_offset, o2 = p->input2_offset, left = p->left_shift;
+    const int32_t m1 = p->input1_multiplier, s1 = p->input1_shift, m2 = p->input2_multiplier, s2 = p->input2_shift;
+    const int32_t mo = p->output_multiplier, so = p->output_shift, oo = p->output_offset;
+    const int32_t lo = p->act_min, hi = p->act_max;
+    int32_t i;
+    if (s1 > 0 || s2 > 0 || so > 0 || left < 0 || left > 21) {
+        for (i = 0; i < len; ++i) {
+            out[i] = vmcu_add_pair(p, a[i * a_step], b[i * b_step]);
+        }
+        return;
+    }
+    for (i = 0; i < len; ++i) {
+        const int32_t x1 = vmcu_requantize_shifted((int32_t)((uint32_t)(a[i * a_step] + o1) << left), m1, s1, 0);
+        const int32_t x2 = vmcu_requantize_shifted((int32_t)((uint32_t)(b[i * b_step] + o2) << left), m2, s2, 0);
+        out[i] = (int8_t)vmcu_clamp(vmcu_requantize_shifted(x1 + x2, mo, so, oo), lo, hi);
+    }
+}
+
 #endif /* VMCU_DSP_H */

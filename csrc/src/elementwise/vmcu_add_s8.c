@@ -5,17 +5,14 @@
  * then brought to the output scale. Flat output segments, see vmcu_broadcast.h.
  */
 #include "vmcu/vmcu_kernels.h"
-#include "vmcu/vmcu_support.h"
+#include "vmcu/vmcu_dsp.h"
 
 #include "vmcu_broadcast.h"
 
 static void add_run(const vmcu_elementwise_params *p, const int8_t *a, int32_t a_step, const int8_t *b,
                     int32_t b_step, int8_t *out, int32_t len)
 {
-    int32_t i;
-    for (i = 0; i < len; ++i) {
-        out[i] = vmcu_add_pair(p, a[i * a_step], b[i * b_step]);
-    }
+    vmcu_add_s8_run(p, a, a_step, b, b_step, out, len);
 }
 
 vmcu_status vmcu_add_s8(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
