@@ -123,19 +123,16 @@ int main(void)
                  &v[6], &v[7], &v[8], &v[9], &v[10], &v[11], &v[12], &v[13]) == 14) {
         vmcu_elementwise_params p;
         int8_t a = (int8_t)v[0], b = (int8_t)v[1], out;
+        int32_t *fields[12];
+        int k;
         memset(&p, 0, sizeof p);
-        p.input1_offset = (int32_t)v[2];
-        p.input2_offset = (int32_t)v[3];
-        p.input1_multiplier = (int32_t)v[4];
-        p.input1_shift = (int32_t)v[5];
-        p.input2_multiplier = (int32_t)v[6];
-        p.input2_shift = (int32_t)v[7];
-        p.output_multiplier = (int32_t)v[8];
-        p.output_shift = (int32_t)v[9];
-        p.output_offset = (int32_t)v[10];
-        p.act_min = (int32_t)v[11];
-        p.act_max = (int32_t)v[12];
-        p.left_shift = (int32_t)v[13];
+        fields[0] = &p.input1_offset, fields[1] = &p.input2_offset, fields[2] = &p.input1_multiplier;
+        fields[3] = &p.input1_shift, fields[4] = &p.input2_multiplier, fields[5] = &p.input2_shift;
+        fields[6] = &p.output_multiplier, fields[7] = &p.output_shift, fields[8] = &p.output_offset;
+        fields[9] = &p.act_min, fields[10] = &p.act_max, fields[11] = &p.left_shift;
+        for (k = 0; k < 12; ++k) {
+            *fields[k] = (int32_t)v[k + 2];
+        }
         vmcu_add_s8_run(&p, &a, 1, &b, 1, &out, 1);
         printf("%d %d\n", (int)out, (int)vmcu_add_pair(&p, a, b));
     }
