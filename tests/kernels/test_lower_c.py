@@ -118,6 +118,11 @@ def dw_dilated_strided(m: Chain):
     return x, m.depthwise(x, k=(3, 3), stride=(2, 2), dilation=(1, 2), padding=1, act=3)
 
 
+def dw_wide_kernel(m: Chain):  # one-channel planes read kernel rows of 5 and 7 taps as words (vmcu_dot_row_s8)
+    x = m.input((1, 9, 11, 3))
+    return x, m.depthwise(x, k=(5, 7), act=1)
+
+
 def dw_padded(m: Chain):
     x = m.input((2, 4, 5, 5))
     return x, m.depthwise(x, k=(2, 3), stride=(1, 2), act=0)
@@ -170,6 +175,7 @@ CASES = [
     Case("dw_multiplier2", dw_multiplier2, ((6, False), (4, False))),
     Case("dw_dilated_strided", dw_dilated_strided, ((8, False), (3, False), (4, True), (8, True))),
     Case("dw_padded", dw_padded, ((5, False), (1, True), (5, True))),
+    Case("dw_wide_kernel", dw_wide_kernel, ((1, True), (3, True), (3, False))),
     Case("block_expand_residual_first", block("expand", "first"), ((4, False), (3, False)), fused=True),
     Case("block_expand_residual_second", block("expand", "second", k=5), ((4, False), (1, False)), fused=True),
     Case("block_stem", block("stem", None), ((5, False), (2, False)), fused=True),

@@ -13,7 +13,7 @@ NHWC place, which holds only input bytes already copied.
 from __future__ import annotations
 
 from .index import Const, Ix, Var, floor_div, imin
-from .ir import (Broadcast, DotLanes, FlashLoad, InitBias, Kernel, RAMFree, RAMLoad, RAMStore, RegAlloc, Requantize,
+from .ir import (Broadcast, DotLanes, DotRow, FlashLoad, InitBias, Kernel, RAMFree, RAMLoad, RAMStore, RegAlloc, Requantize,
                  Workspace, loop)
 from .requant import requant_form
 from .window import interior, taps
@@ -41,20 +41,24 @@ def depthwise_pixel(p, source: str, base, pixel_bytes, channel0, first, end, lan
     lanes = imin(end - first - c, lanes_max)
     channel = first + c
     in_channel = floor_div(channel, mult) - channel0
+    row_start = base + ((n * h + rows.origin + ky * d_h) * w + cols.origin + cols.lo * d_w) * pixel_bytes + in_channel
+    if registers and pixel_bytes * d_w == 1:  # one-channel plane: the window row is contiguous bytes
+        row = [RAMLoad("row", source, row_start, cols.hi - cols.lo, max_bytes=k_w),
+               DotRow("acc", "row", 0, registers, ky * k_w + cols.lo, cols.hi - cols.lo, offsets,
+                      f"{params}->input_offset")]
+    else:
+        row = [RAMLoad("row", source, row_start, lanes if mult == 1 else Const(1), runs=cols.hi - cols.lo,
+                       run_stride=pixel_bytes * d_w, max_bytes=k_w * lanes_max),
+               loop("kx", cols.lo, cols.hi, [
+                   DotLanes("acc", "row", (kx - cols.lo) * d_w * pixel_bytes, registers or f"{params}->filter",
+                            ky * k_w + kx if registers else (ky * k_w + kx) * c_out + channel, lanes, offsets,
+                            f"{params}->input_offset"),
+               ])]
     return [
         loop("c", 0, end - first, [
             RegAlloc("acc", "int32_t", lanes_max),
             InitBias("acc", f"{params}->bias", channel, lanes),
-            loop("ky", rows.lo, rows.hi, [
-                RAMLoad("row", source, base + ((n * h + rows.origin + ky * d_h) * w + cols.origin + cols.lo * d_w)
-                        * pixel_bytes + in_channel, lanes if mult == 1 else Const(1), runs=cols.hi - cols.lo,
-                        run_stride=pixel_bytes * d_w, max_bytes=k_w * lanes_max),
-                loop("kx", cols.lo, cols.hi, [
-                    DotLanes("acc", "row", (kx - cols.lo) * d_w * pixel_bytes, registers or f"{params}->filter",
-                             ky * k_w + kx if registers else (ky * k_w + kx) * c_out + channel, lanes, offsets,
-                             f"{params}->input_offset"),
-                ]),
-            ]),
+            loop("ky", rows.lo, rows.hi, row),
             Requantize(dst, dst_base + c, "acc", lanes, channel, params, requant_form(p.filter, p.bias, p.requant, -1)),
         ], step=lanes_max),
     ]

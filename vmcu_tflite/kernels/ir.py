@@ -19,7 +19,8 @@ exactly the bytes the kernel reads and writes, in the kernel's order:
   weight rows w_k (SMLAD pairs; two by two is the paper's 2x2x16 GEMM tile: each widened word
   serves two products); `DotLanes`: acc[l] += (x[l] + offset) *
   w[l] for up to four lanes, the per-channel products of depthwise convolution (SMLABB/SMLATT,
-  four channels per word). `Widen`: a small input every output channel reads (a stem's window),
+  four channels per word); `DotRow`: one channel's kernel row over a row of a one-channel plane,
+  four taps per word. `Widen`: a small input every output channel reads (a stem's window),
   widened to 16 bits once with its offset; a Dot over the widened buffer needs no SXTAB16.
 - `Requantize`, `InitBias`, `AddResidual`: TFLite's integer arithmetic on a few values
   (`Requantize.form`: the cheaper forms a layer's constants allow, `requant.py`).
@@ -158,6 +159,22 @@ class DotLanes(_IndexFields):
 
 
 @dataclass(frozen=True)
+class DotRow(_IndexFields):
+    """acc[0] += sum_{i < length} (x[x_index + i] + offset) * w[w_index + i]: one channel's kernel
+    row over contiguous inputs (a row of a one-channel plane), the taps w in a RegAlloc buffer a
+    FlashLoad filled. Words of four inputs (SMLAD), not one tap at a time."""
+
+    acc: str
+    x: str
+    x_index: Ix
+    w: str
+    w_index: Ix
+    length: Ix
+    offsets: str
+    x_offset: str
+
+
+@dataclass(frozen=True)
 class InitBias(_IndexFields):
     acc: str
     bias: str  # C expression of the bias array (never NULL: a model without one gets zeros)
@@ -190,8 +207,8 @@ class AddResidual(_IndexFields):
     residual_first: bool
 
 
-Stmt = Union[Loop, RAMLoad, RAMStore, RAMFree, RegAlloc, FlashLoad, Broadcast, Dot, DotLanes, InitBias, Requantize,
-             AddResidual, Widen]
+Stmt = Union[Loop, RAMLoad, RAMStore, RAMFree, RegAlloc, FlashLoad, Broadcast, Dot, DotLanes, DotRow, InitBias,
+             Requantize, AddResidual, Widen]
 MEMORY = (RAMLoad, RAMStore, RAMFree)
 
 

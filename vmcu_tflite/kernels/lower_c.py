@@ -32,8 +32,8 @@ import re
 from dataclasses import dataclass, replace
 
 from .index import Const, Ix, Sum, loop_bounds, simplify
-from .ir import (AddResidual, Broadcast, Dot, DotLanes, FlashLoad, InitBias, Kernel, Loop, RAMFree, RAMLoad, RAMStore,
-                 RegAlloc, Requantize, Widen)
+from .ir import (AddResidual, Broadcast, Dot, DotLanes, DotRow, FlashLoad, InitBias, Kernel, Loop, RAMFree, RAMLoad,
+                 RAMStore, RegAlloc, Requantize, Widen)
 from .schedule import loop_range, walk
 
 INDENT = "    "
@@ -529,6 +529,19 @@ class _Lowering:
         src = _plus(s.src, _paren(self.at(s.src, s.src_index)))
         self.line(depth, f"vmcu_widen_s8({_plus(s.dst, _paren(s.dst_index.c()))}, {src}, {s.length.c()}, {s.offsets}, "
                          f"{self.param(s.x_offset, 'int32_t')});")
+
+    def lower_DotRow(self, s: DotRow, depth: int) -> None:
+        pointer = self.lookup(s.x)
+        if pointer is not None and pointer.run_stride is not None:
+            raise NotImplementedError(f"kernel {self.kernel.name}: DotRow over {s.x}, a load of several runs")
+        if self.lookup(s.w) is None or self.lookup(s.w).ctype != "int32_t":
+            raise ValueError(f"kernel {self.kernel.name}: DotRow taps {s.w} are not an int32 buffer")
+        self.ref(s.acc)
+        self.ref(s.offsets)
+        x = _plus(s.x, _paren(self.at(s.x, s.x_index)))
+        w = _plus(self.ref(s.w), _paren(s.w_index.c()))
+        self.line(depth, f"{s.acc}[0] = vmcu_dot_row_s8({x}, {w}, {s.length.c()}, {s.offsets}, "
+                         f"{self.param(s.x_offset, 'int32_t')}, {s.acc}[0]);")
 
     def lower_DotLanes(self, s: DotLanes, depth: int) -> None:
         lo, hi = self.bounds(s.lanes)

@@ -383,6 +383,42 @@ static inline void vmcu_dot_s16_s8(const int16_t *x0, const int16_t *x1, const i
     }
 }
 
+/**
+ * acc + sum over i < len of (x[i] + x_offset) * w[i]: one channel's kernel row over a row of a
+ * one-channel plane (x contiguous), the taps w held in registers as int32. Four taps per word on
+ * the DSP path, the last word overlapping the one before it with the repeated lanes weighted 0,
+ * so no byte outside x[0, len) is read. With len a constant the paired taps are loop invariants.
+ */
+static inline int32_t vmcu_dot_row_s8(const int8_t *x, const int32_t *w, int32_t len, uint32_t offsets,
+                                      int32_t x_offset, int32_t acc)
+{
+    int32_t i = 0;
+#if VMCU_DSP
+    if (len >= 4) {
+        for (; i + 4 <= len; i += 4) {
+            const uint32_t xw = vmcu_load32(x + i);
+            acc = vmcu_smlad(vmcu_sxtab16(offsets, xw), ((uint32_t)w[i] & 0xFFFFu) | ((uint32_t)w[i + 2] << 16), acc);
+            acc = vmcu_smlad(vmcu_sxtab16_ror8(offsets, xw), ((uint32_t)w[i + 1] & 0xFFFFu) | ((uint32_t)w[i + 3] << 16),
+                             acc);
+        }
+        if (i < len) { /* lanes j < skip of the word at len - 4 were counted already */
+            const int32_t s = len - 4, skip = i - s;
+            const uint32_t xw = vmcu_load32(x + s);
+            const int32_t w0 = skip > 0 ? 0 : w[s], w1 = skip > 1 ? 0 : w[s + 1], w2 = skip > 2 ? 0 : w[s + 2];
+            acc = vmcu_smlad(vmcu_sxtab16(offsets, xw), ((uint32_t)w0 & 0xFFFFu) | ((uint32_t)w2 << 16), acc);
+            acc = vmcu_smlad(vmcu_sxtab16_ror8(offsets, xw), ((uint32_t)w1 & 0xFFFFu) | ((uint32_t)w[s + 3] << 16), acc);
+            i = len;
+        }
+    }
+#else
+    (void)offsets;
+#endif
+    for (; i < len; ++i) {
+        acc += ((int32_t)x[i] + x_offset) * w[i];
+    }
+    return acc;
+}
+
 #if VMCU_DSP
 /** Four channels, one tap: acc[k] += (byte k of xw + x_offset) * (byte k of ww), k < 4. */
 static inline void vmcu_mac4_s8(uint32_t xw, uint32_t ww, uint32_t offsets, int32_t acc[4])
