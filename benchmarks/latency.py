@@ -5,8 +5,9 @@ Usage: python benchmarks/latency.py [--out BENCHMARKS.md]
 For every real model (../shared/models, skipped when absent): the generated C of the fused vMCU
 plan, of the plan without fusion and of the tensor-level plan on qemu-cortex-m4, and of the fused
 plan on qemu-cortex-m7 (`vmcu-validate`, bit-exact with the reference interpreter and TFLite
-Micro or the script stops); then, from a profiled run of the fused plan (`--profile`), the
-instructions per multiply-accumulate of each kernel type. Writes the "latency" section of
+Micro or the script stops); then, from profiled runs of the fused and the unfused plans
+(`--profile`), the instructions per multiply-accumulate of each kernel type: the unfused plan
+runs each TFLite layer as its own step, the basis of the peers' per-layer figures. Writes the "latency" section of
 --out (benchmarks/sections.py), next to what benchmarks/memory.py writes.
 
 The peers' figures are constants below: TFLite Micro with its CMSIS-NN kernels and TinyEngine
@@ -95,31 +96,34 @@ def main(argv: list[str]) -> int:
         return 0
     rows = ["| model | vMCU fused, M4 | no fusion, M4 | tensor planner, M4 | vMCU fused, M7 | TFLM + CMSIS-NN, M4 "
             "| TinyEngine, M4 | fused / fastest peer |", "|---|---:|---:|---:|---:|---:|---:|---:|"]
-    kernels: dict[str, dict[str, list[int]]] = defaultdict(dict)  # type -> model -> [instructions, MACs]
+    kernels = {plan: defaultdict(dict) for plan in ("fused", "unfused")}  # plan -> type -> model -> [instr, MACs]
     for path in models:
         name = path.stem
-        program = compile_model(path, "vmcu", True)
+        program, unfused_program = compile_model(path, "vmcu", True), compile_model(path, "vmcu", False)
         fused = measure(path, program, "qemu-cortex-m4", profile=True)
-        totals = [fused.measurements["instructions"]]
-        totals += [measure(path, compile_model(path, planner, False), "qemu-cortex-m4").measurements["instructions"]
-                   for planner in ("vmcu", "tensor")]
-        totals.append(measure(path, program, "qemu-cortex-m7").measurements["instructions"])
+        unfused = measure(path, unfused_program, "qemu-cortex-m4", profile=True)
+        totals = [fused.measurements["instructions"], unfused.measurements["instructions"],
+                  measure(path, compile_model(path, "tensor", False), "qemu-cortex-m4").measurements["instructions"],
+                  measure(path, program, "qemu-cortex-m7").measurements["instructions"]]
         tflm, tinyengine, note = PEERS[name]
         rows.append(f"| {name} | " + " | ".join(f"{t:,}" for t in totals)
                     + f" | {number(tflm)} | {number(tinyengine)}{f' ({note})' if note else ''} | "
                       f"{ratio(totals[0], (tflm, tinyengine))} |")
-        for step, count in zip(program.steps, fused.step_instructions):
-            if step.macs:
-                entry = kernels[kernel_type(step)].setdefault(name, [0, 0])
-                entry[0] += count
-                entry[1] += step.macs
+        for plan, prog, result in (("fused", program, fused), ("unfused", unfused_program, unfused)):
+            for step, count in zip(prog.steps, result.step_instructions):
+                if step.macs:
+                    entry = kernels[plan][kernel_type(step)].setdefault(name, [0, 0])
+                    entry[0] += count
+                    entry[1] += step.macs
         print(f"measured {name}: {totals[0]:,} instructions (fused, qemu-cortex-m4)")
-    kernel_rows = ["| kernel type | vMCU, instructions/MAC per model (fused plan, M4) | CMSIS-NN | TinyEngine |",
-                   "|---|---|---:|---:|"]
-    for kind in sorted(kernels):
-        per_model = ", ".join(f"{m} {i / macs:.2f}" for m, (i, macs) in sorted(kernels[kind].items()))
-        cmsis, tinyengine = PEER_KERNELS.get(kind, ("", ""))
-        kernel_rows.append(f"| {kind} | {per_model} | {cmsis} | {tinyengine} |")
+    kernel_rows = {}
+    for plan, found in kernels.items():
+        kernel_rows[plan] = [f"| kernel type | vMCU, instructions/MAC per model ({plan} plan, M4) | CMSIS-NN | TinyEngine |",
+                             "|---|---|---:|---:|"]
+        for kind in sorted(found):
+            per_model = ", ".join(f"{m} {i / macs:.2f}" for m, (i, macs) in sorted(found[kind].items()))
+            cmsis, tinyengine = PEER_KERNELS.get(kind, ("", ""))
+            kernel_rows[plan].append(f"| {kind} | {per_model} | {cmsis} | {tinyengine} |")
     write_section(args.out, "latency", [
         "## Latency",
         "",
@@ -131,10 +135,14 @@ def main(argv: list[str]) -> int:
         "",
         *rows,
         "",
-        "Per kernel type, from `vmcu-validate --profile` on the fused plan (a fused block's MACs are its three",
-        "layers'); the peers' figures are over the same models' layers of that type.",
+        "Per kernel type, from `vmcu-validate --profile` on the plan without fusion (each TFLite layer its own",
+        "step, as the peers' per-layer figures; the planner still picks in-place depthwise with one-channel planes",
+        "where the pool needs them), and on the fused plan (a fused block's MACs are its three layers'). The",
+        "peers' figures are over the same models' layers of that type.",
         "",
-        *kernel_rows,
+        *kernel_rows["unfused"],
+        "",
+        *kernel_rows["fused"],
     ])
     print(f"wrote the latency section of {args.out}")
     return 0
