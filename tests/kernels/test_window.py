@@ -1,11 +1,14 @@
 """The window helpers: `interior` is exactly the outputs whose taps are the whole kernel; `loop_bounds`
-bounds a window offset over its loops soundly, and at least as tightly as independent intervals."""
+bounds a window offset over its loops soundly, and at least as tightly as independent intervals;
+the C's split of a loop around its interior runs the same values."""
 from __future__ import annotations
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from vmcu_tflite.kernels.index import Const, Var, loop_bounds
+from vmcu_tflite.kernels.ir import Loop
+from vmcu_tflite.kernels.lower_c import _pieces
 from vmcu_tflite.kernels.window import interior, taps
 
 
@@ -42,3 +45,18 @@ def test_loop_bounds_hold_every_iteration_and_beat_intervals(size, kernel, strid
     assert lo <= min(values) and max(values) <= hi
     interval = offset.bounds(ranges)
     assert interval[0] <= lo and hi <= interval[1]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(0, 5), st.integers(0, 30), st.integers(1, 3), st.integers(-3, 33), st.integers(-3, 33))
+def test_loop_pieces_run_the_same_values_with_interior_tiles_in_the_middle(lo, span, step, a, b):
+    """The C's three loops for an `interior` hint run exactly the loop's values, in order, and the
+    middle one only tiles [v, v + step) inside [a, b)."""
+    hi = lo + span
+    original = Loop("x", Const(lo), Const(hi), (), step, (a, b))
+    pieces = _pieces(original)
+    values = [v for piece in pieces for v in range(piece.lo.value, piece.hi.value, piece.step)]
+    assert values == list(range(lo, hi, step))
+    if len(pieces) > 1:
+        middle = next(p for p in pieces if p.lo.value >= max(a, lo) and p.hi.value <= min(b, hi) + step)
+        assert all(a <= v and v + step <= b for v in range(middle.lo.value, middle.hi.value, step))

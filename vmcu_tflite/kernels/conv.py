@@ -27,7 +27,7 @@ from .gemm import WIDEN_BYTES, channel_pair
 from .index import Ix, Var, floor_div, imin
 from .ir import Broadcast, Dot, Kernel, RAMLoad, RAMStore, RegAlloc, Requantize, Widen, loop
 from .requant import RequantForm, requant_form
-from .window import taps
+from .window import interior, taps
 
 GATHER_BYTES = 128  # largest window gathered per pixel (bytes of stack)
 
@@ -75,6 +75,7 @@ def conv_pixel(p, n: Ix, y: Ix, x: Ix, params: str = "p", offsets: str = "offset
     per_group = c_out // (c_in // fc)
     window = k_h * k_w * fc
     way, pitch = conv_way(p), filter_pitch(p)
+    form = requant_form(p.filter, p.bias, p.requant, 0)
     wide = -(-window // 4) * 4  # inputs widened to 16 bits: groups of four aligned
     width = 2 if per_group == c_out else 1
     ky, kx = Var("ky"), Var("kx")
@@ -108,7 +109,7 @@ def conv_pixel(p, n: Ix, y: Ix, x: Ix, params: str = "p", offsets: str = "offset
 
 
     def unit(u: Ix, pair: Ix) -> list:
-        start = channel_pair(params, u, c_out, pitch, pair, tile)
+        start = channel_pair(params, u, c_out, pitch, pair, tile, form)
         if way == "pixel":
             x, stride = ("wide", wide) if widened else ("run", c_in)
             return start + [Dot("acc", 0, x, 0, ("w0", "w1"), 0, c_in, offsets, x_offset, pair, count, stride)]
@@ -128,7 +129,13 @@ def conv_pixel(p, n: Ix, y: Ix, x: Ix, params: str = "p", offsets: str = "offset
             ]),
         ])]
 
-    return PixelConv(way, width, reads, unit, requant_form(p.filter, p.bias, p.requant, 0), tile)
+    return PixelConv(way, width, reads, unit, form, tile)
+
+
+def x_interior(p) -> tuple[int, int] | None:
+    """The output columns whose window lies inside the input: a gathered window's copies there
+    have constant lengths (inlined, not a memcpy call per kernel row)."""
+    return interior(p.output_shape[2], p.stride[1], p.padding[1], p.dilation[1], p.filter.shape[2], p.input_shape[2])
 
 
 def conv2d(params, segment: int) -> Kernel:
@@ -152,7 +159,7 @@ def conv2d(params, segment: int) -> Kernel:
                     RAMStore("output", ((n * o_h + y) * o_w + x + t) * c_out + first, end - first, "seg", t * segment),
                 ]),
             ]),
-        ], step=pixel.tile)])]),
+        ], step=pixel.tile, interior=x_interior(p) if pixel.way == "gather" else None)])]),
     )
     k_h, k_w = p.filter.shape[1:3]
     signature = ("conv2d", pixel.way, tuple(p.input_shape), tuple(p.output_shape), tuple(p.filter.shape), p.stride,

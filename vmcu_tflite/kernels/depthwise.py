@@ -41,6 +41,7 @@ def depthwise_pixel(p, source: str, base, pixel_bytes, channel0, first, end, lan
     lanes = imin(end - first - c, lanes_max)
     channel = first + c
     in_channel = floor_div(channel, mult) - channel0
+    form = requant_form(p.filter, p.bias, p.requant, -1)
     row_start = base + ((n * h + rows.origin + ky * d_h) * w + cols.origin + cols.lo * d_w) * pixel_bytes + in_channel
     if registers and pixel_bytes * d_w == 1:  # one-channel plane: the window row is contiguous bytes
         row = [RAMLoad("row", source, row_start, cols.hi - cols.lo, max_bytes=k_w),
@@ -57,9 +58,9 @@ def depthwise_pixel(p, source: str, base, pixel_bytes, channel0, first, end, lan
     return [
         loop("c", 0, end - first, [
             RegAlloc("acc", "int32_t", lanes_max),
-            InitBias("acc", f"{params}->bias", channel, lanes),
+            InitBias("acc", f"{params}->bias", channel, lanes, ctype=form.bias),
             loop("ky", rows.lo, rows.hi, row),
-            Requantize(dst, dst_base + c, "acc", lanes, channel, params, requant_form(p.filter, p.bias, p.requant, -1)),
+            Requantize(dst, dst_base + c, "acc", lanes, channel, params, form),
         ], step=lanes_max),
     ]
 

@@ -75,7 +75,7 @@ def inverted_bottleneck(params, segment: int) -> Kernel:
              loop("t", 0, pixels, [Widen("midw", t * wide, "mid", t * c_mid, c_mid, "project_offsets",
                                          "p->project->input_offset")])]
     project_unit = [
-        *channel_pair("p->project", u, c_out, c_mid, pair, tile),
+        *channel_pair("p->project", u, c_out, c_mid, pair, tile, form),
         Dot("acc", 0, "midw" if widened else "mid", 0, ("w0", "w1"), 0, c_mid, "project_offsets",
             "p->project->input_offset", pair, pixels, wide if widened else c_mid),
         loop("t", 0, pixels, [Requantize("out", t * c_out + u, "acc", pair, u, "p->project", form, 2 * t)]),

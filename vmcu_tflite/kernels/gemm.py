@@ -20,14 +20,16 @@ from .requant import GENERAL, RequantForm
 WIDEN_BYTES = 256  # stack for the tile's rows widened to 16 bits; longer rows are read as bytes
 
 
-def channel_pair(params: str, u, units: int, window: int, pair, pixels: int = 1) -> list:
+def channel_pair(params: str, u, units: int, window: int, pair, pixels: int = 1, form: RequantForm = GENERAL) -> list:
     """Accumulators of output channels u and u + 1 (`pair` of them used) for `pixels` inputs
-    (acc[2p + k]: input p, channel u + k), started at their bias, and pointers w0, w1 to the
-    channels' `window`-byte filter rows (w1 stays inside the filter when unused)."""
+    (acc[2p + k]: input p, channel u + k), started at their bias (a table of `form.bias`), and
+    pointers w0, w1 to the channels' `window`-byte filter rows (w1 stays inside the filter when
+    unused)."""
     return [RegAlloc("acc", "int32_t", 2 * pixels),
             FlashLoad("w0", f"{params}->filter", u * window),
             FlashLoad("w1", f"{params}->filter", imin(u + 1, units - 1) * window),
-            *(InitBias("acc", f"{params}->bias", u, pair, 2 * p, 2 if pixels > 1 else 0) for p in range(pixels))]
+            *(InitBias("acc", f"{params}->bias", u, pair, 2 * p, 2 if pixels > 1 else 0, form.bias)
+              for p in range(pixels))]
 
 
 def gemm(rows: int, depth: int, units: int, segment: int, params_type: str, stem: str,
@@ -54,7 +56,7 @@ def gemm(rows: int, depth: int, units: int, segment: int, params_type: str, stem
                 *(widen if widened else []),
                 RegAlloc("seg", "int8_t", segment * tile_rows),
                 loop("u", first, end, [
-                    *channel_pair("p", u, units, depth, pair, tile_rows),
+                    *channel_pair("p", u, units, depth, pair, tile_rows, form),
                     Dot("acc", 0, x, 0, ("w0", "w1"), 0, depth, "offsets", "p->input_offset", pair, tile, stride),
                     loop("r", 0, tile, [Requantize("seg", r * segment + u - first, "acc", pair, u, "p", form, 2 * r)]),
                 ], step=2),

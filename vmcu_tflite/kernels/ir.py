@@ -51,7 +51,8 @@ class _IndexFields:
 class Loop:
     """`var` over [lo, hi) by `step`. `interior`, a hint for the C only: the values [a, b) for which
     the body's clamps do not bite (a window inside the input). The C runs [lo, a), [a, b) and
-    [b, hi) as three loops, in the same order, the middle one with its clamps folded away."""
+    [b, hi) as three loops, in the same order, the middle one with its clamps folded away (with a
+    step above 1, the middle one takes the iterations whose tile [v, v + step) lies in [a, b))."""
 
     var: str
     lo: Ix
@@ -182,6 +183,7 @@ class InitBias(_IndexFields):
     count: Ix
     acc_index: Ix = Const(0)
     width: int = 0  # accumulators set from acc_index on (those past count to 0); 0: the whole buffer
+    ctype: str = "int32_t"  # the bias table's C type (requant.bias_ctype)
 
 
 @dataclass(frozen=True)

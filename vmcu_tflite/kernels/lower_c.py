@@ -585,7 +585,7 @@ class _Lowering:
         """Every element of the accumulator buffer, those past `count` to 0: a loop of constant
         trip count, so that the compiler sees the whole buffer initialized (no -Wmaybe-uninitialized)."""
         k = self.fresh("k")
-        bias = self.param(s.bias, "int32_t *")
+        bias = self.param(s.bias, f"{s.ctype} *")
         self.ref(s.acc)
         width = s.width or self.lookup(s.acc).size
         lo, hi = self.bounds(s.count)
@@ -606,7 +606,7 @@ class _Lowering:
         k = self.fresh("k")
         quant = _paren(s.quant)
         multiplier = self.param(f"{quant}->requant.multiplier", "int32_t *")
-        shift = self.param(f"{quant}->requant.shift", "int32_t *")
+        shift = self.param(f"{quant}->requant.shift", "int8_t *")
         offset = self.param(f"{quant}->output_offset", "int32_t")
         self.ref(s.acc)
         channel = _sum(_paren(s.channel.c()), k)
@@ -664,12 +664,19 @@ def _simplified(body, scope: dict[str, tuple[int, int]], loops: tuple = ()) -> t
 
 def _pieces(loop: Loop) -> list[Loop]:
     """The loop, or with an `interior` hint and constant bounds its three parts in order: before,
-    inside and after the interior (empty parts dropped)."""
-    if loop.interior is None or loop.step != 1 or not (isinstance(loop.lo, Const) and isinstance(loop.hi, Const)):
+    inside and after the interior (empty parts dropped). A loop of step s > 1 takes tiles of s
+    values: the middle part holds the iterations whose whole tile [v, v + s) is interior, its
+    bounds on the loop's own lattice so that every part runs the same values as the loop."""
+    if loop.interior is None or not (isinstance(loop.lo, Const) and isinstance(loop.hi, Const)):
         return [replace(loop, interior=None)]
-    lo, hi = loop.lo.value, loop.hi.value
+    lo, hi, s = loop.lo.value, loop.hi.value, loop.step
     a, b = (min(max(v, lo), hi) for v in loop.interior)
-    return [replace(loop, lo=Const(p0), hi=Const(p1), interior=None) for p0, p1 in ((lo, a), (a, b), (b, hi)) if p0 < p1]
+    first = lo + -(-(a - lo) // s) * s
+    last = first + max(0, (b - s - first) // s + 1) * s  # one past the last interior tile's start
+    if first >= last:
+        return [replace(loop, interior=None)]
+    return [replace(loop, lo=Const(p0), hi=Const(p1), interior=None)
+            for p0, p1 in ((lo, first), (first, last), (last, hi)) if p0 < p1]
 
 
 def _sum(index: str, var: str) -> str:

@@ -15,8 +15,8 @@ prove per layer that the general case never happens:
 - saturate: the activation range is all of int8 (no fused activation), so the clamp is a
   saturation the compiler turns into one SSAT, with no bound to load.
 
-Both are facts of the layer's constants, not assumptions about its inputs: a model either has
-them or the C keeps the general form.
+These are facts of the layer's constants, not assumptions about its inputs: a model either has
+them or the C keeps the general form. The same goes for the bias table's C type (`bias_ctype`).
 """
 from __future__ import annotations
 
@@ -33,6 +33,7 @@ class RequantForm:
     narrow: bool = False  # right shifts only, accumulators below 2^30: vmcu_requantize_narrow
     saturate: bool = False
     shifted: bool = False  # any shifts, each channel's accumulators below 2^30 after its left shift
+    bias: str = "int32_t"  # the C type of the layer's bias table (`bias_ctype`)
 
 
 GENERAL = RequantForm()
@@ -47,4 +48,11 @@ def requant_form(filter_: np.ndarray, bias: np.ndarray, requant, channel_axis: i
     left = np.maximum(np.asarray(requant.shift, dtype=np.int64), 0)
     shifted = bool(np.all(bound * (np.int64(1) << np.minimum(left, 31)) < NARROW_LIMIT)) if len(bound) else True
     return RequantForm(narrow=narrow, saturate=(requant.act_min, requant.act_max) == (-128, 127),
-                       shifted=shifted and not narrow)
+                       shifted=shifted and not narrow, bias=bias_ctype(bias))
+
+
+def bias_ctype(bias: np.ndarray) -> str:
+    """The C type of a layer's bias table: int16_t where every value fits (half the flash), else
+    int32_t. codegen/params writes the table with it and the layer's generated kernel reads it so."""
+    values = np.asarray(bias, dtype=np.int64)
+    return "int16_t" if values.size and int(np.abs(values).max()) < (1 << 15) else "int32_t"

@@ -13,7 +13,7 @@ from dataclasses import replace
 from typing import Mapping, Sequence
 
 from ..graph import Graph
-from ..kernels import describe, is_pointwise
+from ..kernels import is_pointwise
 from ..lifetimes import Buffer
 from ..steps import Step
 from .placement import fits

@@ -97,7 +97,7 @@ typedef struct {
 /** Per-channel requantization of conv, depthwise and fully connected outputs. */
 typedef struct {
     const int32_t *multiplier; /**< [C_out] Q31 */
-    const int32_t *shift;      /**< [C_out] power-of-two exponent (negative: right shift) */
+    const int8_t *shift;       /**< [C_out] power-of-two exponent (negative: right shift), in [-31, 31] */
     int32_t act_min;
     int32_t act_max;
 } vmcu_requant;
@@ -109,7 +109,7 @@ typedef struct {
     int32_t stride_h, stride_w, dilation_h, dilation_w, pad_h, pad_w;
     int32_t input_offset, output_offset;
     const int8_t *filter;
-    const int32_t *bias;
+    const void *bias; /**< [C_out] int16_t or int32_t: the type the model's generated kernel reads */
     vmcu_requant requant;
 } vmcu_conv_params;
 
@@ -120,7 +120,7 @@ typedef struct {
     int32_t stride_h, stride_w, dilation_h, dilation_w, pad_h, pad_w;
     int32_t input_offset, output_offset;
     const int8_t *filter;
-    const int32_t *bias;
+    const void *bias; /**< [C_out] int16_t or int32_t: the type the model's generated kernel reads */
     vmcu_requant requant;
 } vmcu_depthwise_params;
 
@@ -129,7 +129,7 @@ typedef struct {
     int32_t rows, depth, units;
     int32_t input_offset, output_offset;
     const int8_t *filter;
-    const int32_t *bias;
+    const void *bias; /**< [C_out] int16_t or int32_t: the type the model's generated kernel reads */
     vmcu_requant requant;
 } vmcu_fully_connected_params;
 

@@ -17,7 +17,7 @@ def dims(shape) -> str:
 def requant(writer: CWriter, name: str, r) -> str:
     """A vmcu_requant initializer from a `Requantization`."""
     m = writer.array("int32_t", f"{name}_multiplier", r.multiplier)
-    s = writer.array("int32_t", f"{name}_shift", r.shift)
+    s = writer.array("int8_t", f"{name}_shift", r.shift)  # exponents fit a byte: 3 bytes of flash a channel
     return f"{{{m}, {s}, {r.act_min}, {r.act_max}}}"
 
 

@@ -1,6 +1,7 @@
 """vmcu_fully_connected_params from FullyConnectedParams."""
 from __future__ import annotations
 
+from ...kernels.requant import bias_ctype
 from .common import requant
 
 
@@ -8,7 +9,7 @@ def emit(step, graph, writer, name):
     p = step.params
     units, depth = p.filter.shape
     filt = writer.array("int8_t", f"{name}_filter", p.filter)
-    bias = writer.array("int32_t", f"{name}_bias", p.bias)
+    bias = writer.array(bias_ctype(p.bias), f"{name}_bias", p.bias)
     return "vmcu_fully_connected_params", (
         f"{{{p.rows}, {depth}, {units}, {p.input_offset}, {p.output_offset}, {filt}, {bias}, "
         f"{requant(writer, name, p.requant)}}}")
