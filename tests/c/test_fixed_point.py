@@ -121,7 +121,7 @@ int main(void)
     long v[14];
     while (scanf("%ld %ld %ld %ld %ld %ld %ld %ld %ld %ld %ld %ld %ld %ld", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5],
                  &v[6], &v[7], &v[8], &v[9], &v[10], &v[11], &v[12], &v[13]) == 14) {
-        vmcu_elementwise_params p;
+        vmcu_binary_arith p;
         int8_t a = (int8_t)v[0], b = (int8_t)v[1], out;
         int32_t *fields[12];
         int k;

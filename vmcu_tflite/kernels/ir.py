@@ -205,7 +205,7 @@ class AddResidual(_IndexFields):
     residual: str  # a RAMLoad pointer
     residual_index: Ix
     count: Ix
-    add: str  # C expression of a vmcu_elementwise_params pointer
+    add: str  # C expression of a vmcu_binary_arith pointer (the ADD's offsets, scaling and clamp)
     residual_first: bool
 
 

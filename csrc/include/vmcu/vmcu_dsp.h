@@ -480,7 +480,7 @@ static inline int32_t vmcu_requantize_shifted(int32_t x, int32_t multiplier, int
  * no larger, so the inputs and their sum stay below 2^30, which is what vmcu_requantize_shifted
  * needs; other parameters take the general form.
  */
-static inline void vmcu_add_s8_run(const vmcu_elementwise_params *p, const int8_t *a, int32_t a_step, const int8_t *b,
+static inline void vmcu_add_s8_run(const vmcu_binary_arith *p, const int8_t *a, int32_t a_step, const int8_t *b,
                                    int32_t b_step, int8_t *out, int32_t len)
 {
     const int32_t o1 = p->input1_offset, o2 = p->input2_offset, left = p->left_shift;

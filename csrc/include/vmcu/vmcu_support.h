@@ -362,7 +362,7 @@ static inline int32_t vmcu_get_reciprocal(int32_t x, int32_t x_integer_digits, i
  * added, requantized. Each scaling is RoundingDivideByPOT(SaturatingRoundingDoublingHighMul(.)),
  * with shifts <= 0 (multipliers below one): vmcu_requantize computes exactly that.
  */
-static inline int8_t vmcu_add_pair(const vmcu_elementwise_params *p, int32_t a, int32_t b)
+static inline int8_t vmcu_add_pair(const vmcu_binary_arith *p, int32_t a, int32_t b)
 {
     const int32_t scale = (int32_t)1 << p->left_shift;
     const int32_t s1 = vmcu_requantize((a + p->input1_offset) * scale, p->input1_multiplier, p->input1_shift);

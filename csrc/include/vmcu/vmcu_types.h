@@ -102,11 +102,14 @@ typedef struct {
     int32_t act_max;
 } vmcu_requant;
 
-/** CONV_2D: filter [C_out, K_h, K_w, C_in / groups]. */
+/*
+ * CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED run kernels generated per configuration, with
+ * every shape, stride and padding folded into their C: their params hold only the constants
+ * those kernels read.
+ */
+
+/** CONV_2D: filter [C_out][K_h * K_w * C_in / groups], rows padded as the generated kernel reads them. */
 typedef struct {
-    vmcu_dims input, output;
-    int32_t kernel_h, kernel_w, filter_c;
-    int32_t stride_h, stride_w, dilation_h, dilation_w, pad_h, pad_w;
     int32_t input_offset, output_offset;
     const int8_t *filter;
     const void *bias; /**< [C_out] int16_t or int32_t: the type the model's generated kernel reads */
@@ -115,9 +118,6 @@ typedef struct {
 
 /** DEPTHWISE_CONV_2D: filter [1, K_h, K_w, C_out], C_out = C_in * depth_multiplier. */
 typedef struct {
-    vmcu_dims input, output;
-    int32_t kernel_h, kernel_w, depth_multiplier;
-    int32_t stride_h, stride_w, dilation_h, dilation_w, pad_h, pad_w;
     int32_t input_offset, output_offset;
     const int8_t *filter;
     const void *bias; /**< [C_out] int16_t or int32_t: the type the model's generated kernel reads */
@@ -126,7 +126,6 @@ typedef struct {
 
 /** FULLY_CONNECTED: rows x [K] times filter [N, K]. */
 typedef struct {
-    int32_t rows, depth, units;
     int32_t input_offset, output_offset;
     const int8_t *filter;
     const void *bias; /**< [C_out] int16_t or int32_t: the type the model's generated kernel reads */
@@ -135,6 +134,15 @@ typedef struct {
 
 /** Most dimensions of the shapes ADD, MUL, MEAN and PAD walk (TFLite Micro's RuntimeShape holds 6). */
 #define VMCU_MAX_DIMS 6
+
+/** The integer arithmetic of ADD and MUL: operand offsets, scaling and the activation clamp. */
+typedef struct {
+    int32_t input1_offset, input2_offset, output_offset;
+    int32_t left_shift; /**< ADD: 20 */
+    int32_t input1_multiplier, input1_shift, input2_multiplier, input2_shift; /**< ADD only */
+    int32_t output_multiplier, output_shift;
+    int32_t act_min, act_max;
+} vmcu_binary_arith;
 
 /**
  * ADD and MUL, element-wise with numpy broadcasting over up to VMCU_MAX_DIMS dimensions.
@@ -148,11 +156,7 @@ typedef struct {
     int32_t strides1[VMCU_MAX_DIMS];     /**< operand 1 element stride per output dimension (0: broadcast) */
     int32_t strides2[VMCU_MAX_DIMS];     /**< operand 2 element stride per output dimension (0: broadcast) */
     const int8_t *constant1, *constant2; /**< constant operands, or NULL for an activation */
-    int32_t input1_offset, input2_offset, output_offset;
-    int32_t left_shift;                  /**< ADD: 20 */
-    int32_t input1_multiplier, input1_shift, input2_multiplier, input2_shift; /**< ADD only */
-    int32_t output_multiplier, output_shift;
-    int32_t act_min, act_max;
+    vmcu_binary_arith arith;
 } vmcu_elementwise_params;
 
 /** AVERAGE_POOL_2D and MAX_POOL_2D. */
@@ -231,9 +235,7 @@ typedef struct {
     const vmcu_conv_params *lead;           /**< 1x1 expand or stem conv, or NULL (depthwise reads the input) */
     const vmcu_depthwise_params *depthwise; /**< multiplier 1, dilation 1 */
     const vmcu_conv_params *project;        /**< 1x1, stride 1 */
-    const vmcu_elementwise_params *add;     /**< residual ADD (same shapes), or NULL */
-    int32_t residual_first;                 /**< the block input is the ADD's first operand */
-    int32_t ring_rows;                      /**< lead-conv rows the workspace holds (the window's height) */
+    const vmcu_binary_arith *add;           /**< residual ADD (same shapes, operand order folded into the C), or NULL */
 } vmcu_inverted_bottleneck_params;
 
 /** A model's input or output as the application sees it. */

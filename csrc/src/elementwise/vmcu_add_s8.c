@@ -12,14 +12,14 @@
 static void add_run(const vmcu_elementwise_params *p, const int8_t *a, int32_t a_step, const int8_t *b,
                     int32_t b_step, int8_t *out, int32_t len)
 {
-    vmcu_add_s8_run(p, a, a_step, b, b_step, out, len);
+    vmcu_add_s8_run(&p->arith, a, a_step, b, b_step, out, len);
 }
 
 vmcu_status vmcu_add_s8(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
                         const vmcu_view *output)
 {
     const vmcu_elementwise_params *p = (const vmcu_elementwise_params *)params;
-    if (p->left_shift < 0 || p->left_shift > 23 || p->input1_shift > 0 || p->input2_shift > 0 || p->output_shift > 0) {
+    if (p->arith.left_shift < 0 || p->arith.left_shift > 23 || p->arith.input1_shift > 0 || p->arith.input2_shift > 0 || p->arith.output_shift > 0) {
         return VMCU_ERROR_BAD_MODEL;
     }
     return vmcu_broadcast_binary(ctx, p, inputs, output, add_run);

@@ -14,9 +14,9 @@ static void mul_run(const vmcu_elementwise_params *p, const int8_t *a, int32_t a
 {
     int32_t i;
     for (i = 0; i < len; ++i) {
-        const int32_t product = ((int32_t)a[i * a_step] + p->input1_offset) * ((int32_t)b[i * b_step] + p->input2_offset);
-        const int32_t v = vmcu_requantize(product, p->output_multiplier, p->output_shift) + p->output_offset;
-        out[i] = (int8_t)vmcu_clamp(v, p->act_min, p->act_max);
+        const int32_t product = ((int32_t)a[i * a_step] + p->arith.input1_offset) * ((int32_t)b[i * b_step] + p->arith.input2_offset);
+        const int32_t v = vmcu_requantize(product, p->arith.output_multiplier, p->arith.output_shift) + p->arith.output_offset;
+        out[i] = (int8_t)vmcu_clamp(v, p->arith.act_min, p->arith.act_max);
     }
 }
 

@@ -49,9 +49,13 @@ def broadcast(step, graph, writer, name, p) -> str:
             f"{constants[0]}, {constants[1]}")
 
 
+def arith(p) -> str:
+    """A vmcu_binary_arith initializer: the ADD's offsets, scaling and clamp."""
+    return (f"{{{p.input1_offset}, {p.input2_offset}, {p.output_offset}, {p.left_shift}, {c_number(p.input1_multiplier)}, "
+            f"{p.input1_shift}, {c_number(p.input2_multiplier)}, {p.input2_shift}, {c_number(p.output_multiplier)}, "
+            f"{p.output_shift}, {p.act_min}, {p.act_max}}}")
+
+
 def emit(step, graph, writer, name):
     p = step.params
-    return "vmcu_elementwise_params", (
-        f"{{{broadcast(step, graph, writer, name, p)}, {p.input1_offset}, {p.input2_offset}, {p.output_offset}, "
-        f"{p.left_shift}, {c_number(p.input1_multiplier)}, {p.input1_shift}, {c_number(p.input2_multiplier)}, "
-        f"{p.input2_shift}, {c_number(p.output_multiplier)}, {p.output_shift}, {p.act_min}, {p.act_max}}}")
+    return "vmcu_elementwise_params", f"{{{broadcast(step, graph, writer, name, p)}, {arith(p)}}}"

@@ -5,16 +5,12 @@ import numpy as np
 
 from ...kernels.conv import filter_pitch
 from ...kernels.requant import bias_ctype
-from .common import dims, requant
+from .common import requant
 
 
 def emit(step, graph, writer, name):
     p = step.params
-    _, k_h, k_w, filter_c = p.filter.shape
     rows = p.filter.reshape(p.filter.shape[0], -1)  # one row per output channel, padded as the kernel reads it
     filt = writer.array("int8_t", f"{name}_filter", np.pad(rows, ((0, 0), (0, filter_pitch(p) - rows.shape[1]))))
     bias = writer.array(bias_ctype(p.bias), f"{name}_bias", p.bias)
-    return "vmcu_conv_params", (
-        f"{{{dims(p.input_shape)}, {dims(p.output_shape)}, {k_h}, {k_w}, {filter_c}, "
-        f"{p.stride[0]}, {p.stride[1]}, {p.dilation[0]}, {p.dilation[1]}, {p.padding[0]}, {p.padding[1]}, "
-        f"{p.input_offset}, {p.output_offset}, {filt}, {bias}, {requant(writer, name, p.requant)}}}")
+    return "vmcu_conv_params", f"{{{p.input_offset}, {p.output_offset}, {filt}, {bias}, {requant(writer, name, p.requant)}}}"

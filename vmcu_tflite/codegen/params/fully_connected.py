@@ -7,9 +7,7 @@ from .common import requant
 
 def emit(step, graph, writer, name):
     p = step.params
-    units, depth = p.filter.shape
     filt = writer.array("int8_t", f"{name}_filter", p.filter)
     bias = writer.array(bias_ctype(p.bias), f"{name}_bias", p.bias)
     return "vmcu_fully_connected_params", (
-        f"{{{p.rows}, {depth}, {units}, {p.input_offset}, {p.output_offset}, {filt}, {bias}, "
-        f"{requant(writer, name, p.requant)}}}")
+        f"{{{p.input_offset}, {p.output_offset}, {filt}, {bias}, {requant(writer, name, p.requant)}}}")

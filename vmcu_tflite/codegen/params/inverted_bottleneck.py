@@ -22,9 +22,9 @@ def emit(step, graph, writer, name):
         parts.append("0")
     part(depthwise_conv2d.emit, "DEPTHWISE_CONV_2D", p.depthwise, "depthwise")
     part(conv2d.emit, "CONV_2D", p.project, "project")
-    if p.add is not None:
-        part(add.emit, "ADD", p.add, "add", inputs=(step.inputs[0], step.inputs[0]))
+    if p.add is not None:  # only its arithmetic: the residual has the block's shapes, folded into the C
+        writer.struct("vmcu_binary_arith", f"{name}_add", add.arith(p.add))
+        parts.append(f"&{writer.prefix}_{name}_add")
     else:
         parts.append("0")
-    return "vmcu_inverted_bottleneck_params", (
-        f"{{{parts[0]}, {parts[1]}, {parts[2]}, {parts[3]}, {int(p.residual_first)}, {p.ring_rows}}}")
+    return "vmcu_inverted_bottleneck_params", f"{{{parts[0]}, {parts[1]}, {parts[2]}, {parts[3]}}}"

@@ -8,5 +8,5 @@ from .add import broadcast
 def emit(step, graph, writer, name):
     p = step.params
     return "vmcu_elementwise_params", (
-        f"{{{broadcast(step, graph, writer, name, p)}, {p.input1_offset}, {p.input2_offset}, {p.output_offset}, "
-        f"0, 0, 0, 0, 0, {c_number(p.output_multiplier)}, {p.output_shift}, {p.act_min}, {p.act_max}}}")
+        f"{{{broadcast(step, graph, writer, name, p)}, {{{p.input1_offset}, {p.input2_offset}, {p.output_offset}, "
+        f"0, 0, 0, 0, 0, {c_number(p.output_multiplier)}, {p.output_shift}, {p.act_min}, {p.act_max}}}}}")
