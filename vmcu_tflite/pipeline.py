@@ -24,23 +24,38 @@ class Program:
 
 
 def compile_graph(graph: Graph, planner: str = "vmcu", fuse: bool = True) -> Program:
-    """Simplify, prepare the steps, fuse blocks where it saves bytes (vMCU planner only), plan."""
+    """Simplify, prepare the steps, fuse blocks where it saves bytes (vMCU planner only), plan.
+
+    A fused block runs slower than its layers apart (its ring and its pixel-by-pixel depthwise):
+    fusion pays only where the pool needs it. So after planning, the blocks whose layers apart
+    never held more than the pool found are unfused again, and that plan is kept when its pool is
+    no larger (the same bytes, fewer instructions)."""
     simple = simplify(graph)
-    steps = build_steps(simple)
-    fusion: tuple[FusionChoice, ...] = ()
+    layers = build_steps(simple)
+    steps, fusion = layers, ()
     if planner == "vmcu" and fuse:
-        steps, fusion = choose_fusion(simple, steps)
+        steps, fusion = choose_fusion(simple, layers)
     plan = make_plan(simple, steps, planner)
+    needed = tuple(replace(f, fused=f.fused and f.unfused_bytes > plan.pool_bytes) for f in fusion)
+    if needed != fusion:
+        fewer = fuse_chosen(simple, layers, needed)
+        trial = make_plan(simple, fewer, planner)
+        if trial.pool_bytes <= plan.pool_bytes:
+            steps, fusion, plan = fewer, needed, trial
     return Program(simple, steps, replace(plan, fusion=fusion))
+
+
+def fuse_chosen(graph: Graph, steps: tuple[Step, ...], fusion: tuple[FusionChoice, ...]) -> tuple[Step, ...]:
+    """`steps` (one per layer) with the blocks `fusion` marks fused fused."""
+    fused = {f.ops for f in fusion if f.fused}
+    blocks = [b for b in find_blocks(graph, steps) if tuple(sorted(op for i in b.steps for op in steps[i].ops)) in fused]
+    return apply_fusion(graph, steps, blocks)
 
 
 def program_for_plan(graph: Graph, plan: Plan) -> Program:
     """The steps a saved plan was made for (same simplification, same fused blocks), with that plan."""
     simple = simplify(graph)
-    steps = build_steps(simple)
-    fused = {f.ops for f in plan.fusion if f.fused}
-    blocks = [b for b in find_blocks(simple, steps) if tuple(sorted(op for i in b.steps for op in steps[i].ops)) in fused]
-    return Program(simple, apply_fusion(simple, steps, blocks), plan)
+    return Program(simple, fuse_chosen(simple, build_steps(simple), plan.fusion), plan)
 
 
 def compile_model(model: str | Path | bytes, planner: str = "vmcu", fuse: bool = True) -> Program:

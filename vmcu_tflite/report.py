@@ -49,7 +49,9 @@ def render_report(program: Program, baseline: Plan, tflm_head: int | None, targe
     if plan.fusion:
         lines += ["", "## Fused blocks", "",
                   "Inverted bottlenecks whose intermediates never reach the pool; a block is fused when its fused step "
-                  "must hold fewer bytes than the largest of its layers' steps.", "",
+                  "must hold fewer bytes than the largest of its layers' steps, unless its layers apart fit in the pool "
+                  f"({plan.pool_bytes:,} B) and unfusing them keeps it: there fusing saves nothing and the layers apart "
+                  "run in fewer instructions.", "",
                   "| TFLite ops | block | fused | layers' largest step B | fused step B | saved B |",
                   "|---|---|---|---:|---:|---:|"]
         for f in plan.fusion:
