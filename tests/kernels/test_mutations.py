@@ -40,13 +40,15 @@ MODELS = ROOT / "models"
 
 
 def fused_without_lead(path: Path) -> Path:
-    """depthwise 3x3 -> 1x1 project -> ADD of the block input: a fused block with no lead conv."""
+    """depthwise 3x3 -> 1x1 project -> ADD of the block input: a fused block with no lead conv, then
+    a 1x1 conv, so that the block's output is not the model's and fusing it shrinks the pool (the
+    planner unfuses blocks that do not)."""
     block = Block(np.random.default_rng(5), 8, 6)
     y = block.conv(block.x, 6, 3, 1, depthwise=True)
     y = block.conv(y, 6, 1, 1)
     out = block.b.tensor(block.shape, scale=block.scale * 1.5, zero_point=3)
     block.b.op("ADD", [block.x, y], [out], fused_activation_function=0)
-    block.b.inputs, block.b.outputs = [block.x], [out]
+    block.b.inputs, block.b.outputs = [block.x], [block.conv(out, 6, 1, 1)]
     path.write_bytes(block.b.build())
     return path
 
