@@ -23,18 +23,27 @@ def is_pointwise(params) -> bool:
         and fc == params.input_shape[3]
 
 
+def gemm_shape(kind: str, params) -> tuple[int, int, int] | None:
+    """(rows M, depth K, units N) of a step that is a GEMM (fully connected, pointwise), else None."""
+    if kind == "FULLY_CONNECTED":
+        units, depth = params.filter.shape
+        return params.rows, depth, units
+    if kind == "CONV_2D" and is_pointwise(params):
+        n, h, w, c_in = params.input_shape
+        return n * h * w, c_in, params.output_shape[3]
+    return None
+
+
 def describe(kind: str, params, segment: int, in_place: bool = False, tile_rows: int = 1) -> Kernel | None:
     """The kernel description of a step, or None for kinds that have none; `tile_rows`: input rows
     per GEMM tile (pointwise and fully connected), 1 or 2."""
-    if kind == "FULLY_CONNECTED":
-        units, depth = params.filter.shape
-        return gemm(params.rows, depth, units, segment, "vmcu_fully_connected_params", "fully_connected",
-                    requant_form(params.filter, params.bias, params.requant, 0), tile_rows)
+    shape = gemm_shape(kind, params)
+    if shape is not None:
+        params_type, stem = (("vmcu_fully_connected_params", "fully_connected") if kind == "FULLY_CONNECTED"
+                             else ("vmcu_conv_params", "pointwise"))
+        return gemm(*shape, segment, params_type, stem, requant_form(params.filter, params.bias, params.requant, 0),
+                    tile_rows)
     if kind == "CONV_2D":
-        if is_pointwise(params):
-            n, h, w, c_in = params.input_shape
-            return gemm(n * h * w, c_in, params.output_shape[3], segment, "vmcu_conv_params", "pointwise",
-                        requant_form(params.filter, params.bias, params.requant, 0), tile_rows)
         return conv2d(params, segment)
     if kind == "DEPTHWISE_CONV_2D":
         return depthwise_in_place(params, segment) if in_place else depthwise(params, segment)

@@ -23,11 +23,11 @@ from typing import Callable
 
 import numpy as np
 
-from .gemm import WIDEN_BYTES, channel_pair
+from .gemm import WIDEN_BYTES, channel_pair, whole_words
 from .index import Ix, Var, floor_div, imin
 from .ir import Broadcast, Dot, Kernel, RAMLoad, RAMStore, RegAlloc, Requantize, Widen, loop
 from .requant import RequantForm, requant_form
-from .window import interior, taps
+from .window import layer_interior, taps
 
 GATHER_BYTES = 128  # largest window gathered per pixel (bytes of stack)
 
@@ -60,7 +60,7 @@ def filter_pitch(p) -> int:
     rows are padded with zeros to a multiple of 4 (codegen/params/conv2d.py writes them so): its
     dot products then run in whole words, with no scalar tail."""
     window = int(np.prod(p.filter.shape[1:]))
-    return -(-window // 4) * 4 if conv_way(p) == "gather" else window
+    return whole_words(window) if conv_way(p) == "gather" else window
 
 
 def conv_pixel(p, n: Ix, y: Ix, x: Ix, params: str = "p", offsets: str = "offsets", pixels: Ix | None = None) -> PixelConv:
@@ -76,7 +76,7 @@ def conv_pixel(p, n: Ix, y: Ix, x: Ix, params: str = "p", offsets: str = "offset
     window = k_h * k_w * fc
     way, pitch = conv_way(p), filter_pitch(p)
     form = requant_form(p.filter, p.bias, p.requant, 0)
-    wide = -(-window // 4) * 4  # inputs widened to 16 bits: groups of four aligned
+    wide = whole_words(window)  # inputs widened to 16 bits
     width = 2 if per_group == c_out else 1
     ky, kx = Var("ky"), Var("kx")
     rows, cols = taps(y, s_h, p_h, d_h, k_h, h), taps(x, s_w, p_w, d_w, k_w, w)
@@ -132,12 +132,6 @@ def conv_pixel(p, n: Ix, y: Ix, x: Ix, params: str = "p", offsets: str = "offset
     return PixelConv(way, width, reads, unit, form, tile)
 
 
-def x_interior(p) -> tuple[int, int] | None:
-    """The output columns whose window lies inside the input: a gathered window's copies there
-    have constant lengths (inlined, not a memcpy call per kernel row)."""
-    return interior(p.output_shape[2], p.stride[1], p.padding[1], p.dilation[1], p.filter.shape[2], p.input_shape[2])
-
-
 def conv2d(params, segment: int) -> Kernel:
     p = params
     n_, h, w, c_in = p.input_shape
@@ -159,7 +153,8 @@ def conv2d(params, segment: int) -> Kernel:
                     RAMStore("output", ((n * o_h + y) * o_w + x + t) * c_out + first, end - first, "seg", t * segment),
                 ]),
             ]),
-        ], step=pixel.tile, interior=x_interior(p) if pixel.way == "gather" else None)])]),
+        ], step=pixel.tile,  # a gathered window's interior copies have constant lengths (inlined, no memcpy call)
+            interior=layer_interior(p, 1) if pixel.way == "gather" else None)])]),
     )
     k_h, k_w = p.filter.shape[1:3]
     signature = ("conv2d", pixel.way, tuple(p.input_shape), tuple(p.output_shape), tuple(p.filter.shape), p.stride,

@@ -16,7 +16,7 @@ from .index import Const, Ix, Var, floor_div, imin
 from .ir import (Broadcast, DotLanes, DotRow, FlashLoad, InitBias, Kernel, RAMFree, RAMLoad, RAMStore, RegAlloc, Requantize,
                  Workspace, loop)
 from .requant import requant_form
-from .window import interior, taps
+from .window import layer_interior, taps
 
 
 def depthwise_pixel(p, source: str, base, pixel_bytes, channel0, first, end, lanes_max: int,
@@ -65,20 +65,12 @@ def depthwise_pixel(p, source: str, base, pixel_bytes, channel0, first, end, lan
     ]
 
 
-def x_interior(p) -> tuple[int, int] | None:
-    """The output columns whose window lies inside the input (the C runs them clamp-free).
-
-    The in-place and streaming kernels ask for it: their pixel body is small, so the three copies
-    cost little flash (person detection: 1.3% for 1.8% fewer instructions; KWS's in-place planes:
-    12% fewer); in the fused blocks the copies cost 6-9% of a model's flash for 1-3%."""
-    return interior(p.output_shape[2], p.stride[1], p.padding[1], p.dilation[1], p.filter.shape[2], p.input_shape[2])
-
-
-def y_interior(p) -> tuple[int, int] | None:
-    """The output rows whose window lies inside the input. Only one-channel planes ask for it:
-    their taps sit in registers, which constant kernel rows keep there (a plane's whole body is a
-    few taps, so the nine copies of it cost little flash)."""
-    return interior(p.output_shape[1], p.stride[0], p.padding[0], p.dilation[0], p.filter.shape[1], p.input_shape[1])
+# Interior hints (window.layer_interior: the C runs those outputs clamp-free). The in-place and
+# streaming kernels split their columns: their pixel body is small, so the three copies cost
+# little flash (person detection: 1.3% for 1.8% fewer instructions; KWS's in-place planes: 12%
+# fewer); in the fused blocks the copies cost 6-9% of a model's flash for 1-3%. One-channel
+# planes split their rows too: their taps sit in registers, which constant kernel rows keep
+# there (a plane's whole body is a few taps, so the nine copies cost little flash).
 
 
 def depthwise(params, segment: int) -> Kernel:
@@ -96,7 +88,7 @@ def depthwise(params, segment: int) -> Kernel:
                 *depthwise_pixel(p, "input0", 0, c_in, 0, first, end, lanes),
                 RAMStore("output", ((n * o_h + y) * o_w + x) * c_out + first, end - first, "seg"),
             ]),
-        ], interior=x_interior(p))])]),
+        ], interior=layer_interior(p, 1))])]),
     )
     signature = ("depthwise", tuple(p.input_shape), tuple(p.output_shape), tuple(p.filter.shape), p.stride,
                  p.dilation, p.padding, p.depth_multiplier, segment)
@@ -140,7 +132,7 @@ def depthwise_in_place(params, segment: int) -> Kernel:
                 RegAlloc("seg", "int8_t", segment),
                 *compute,
                 RAMStore("output", ((n * o_h + y) * o_w + x) * c + first, width, "seg"),
-            ], interior=x_interior(p))], interior=y_interior(p) if single else None)]),
+            ], interior=layer_interior(p, 1))], interior=layer_interior(p, 0) if single else None)]),
         ]),
     )
     signature = ("depthwise_in_place", tuple(p.input_shape), tuple(p.output_shape), tuple(p.filter.shape), p.stride,

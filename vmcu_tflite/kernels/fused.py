@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from .conv import conv_pixel
 from .depthwise import depthwise_pixel
-from .gemm import WIDEN_BYTES, channel_pair
+from .gemm import WIDEN_BYTES, channel_pair, whole_words
 from .index import Const, Var, imax, imin
 from .ir import AddResidual, Broadcast, Dot, Kernel, RAMLoad, RAMStore, RegAlloc, Requantize, Widen, Workspace, loop
 from .requant import requant_form
@@ -69,7 +69,7 @@ def inverted_bottleneck(params, segment: int) -> Kernel:
     lead = p.expand
     source = "ring" if lead is not None else "input0"
     form = requant_form(p.project.filter, p.project.bias, p.project.requant, 0)
-    wide = -(-c_mid // 4) * 4
+    wide = whole_words(c_mid)
     widened = tile > 1 and wide * tile * 2 <= WIDEN_BYTES  # the pair's depthwise values, widened once
     widen = [RegAlloc("midw", "int16_t", wide * tile),
              loop("t", 0, pixels, [Widen("midw", t * wide, "mid", t * c_mid, c_mid, "project_offsets",

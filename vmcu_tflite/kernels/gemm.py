@@ -20,6 +20,12 @@ from .requant import GENERAL, RequantForm
 WIDEN_BYTES = 256  # stack for the tile's rows widened to 16 bits; longer rows are read as bytes
 
 
+def whole_words(n: int) -> int:
+    """`n` rounded up to a multiple of 4: the groups of four a widened input or a padded filter
+    row is read in (vmcu_widen_s8, vmcu_dot_s16_s8)."""
+    return -(-n // 4) * 4
+
+
 def channel_pair(params: str, u, units: int, window: int, pair, pixels: int = 1, form: RequantForm = GENERAL) -> list:
     """Accumulators of output channels u and u + 1 (`pair` of them used) for `pixels` inputs
     (acc[2p + k]: input p, channel u + k), started at their bias (a table of `form.bias`), and
@@ -43,7 +49,7 @@ def gemm(rows: int, depth: int, units: int, segment: int, params_type: str, stem
     first, end = q * segment, imin(q * segment + segment, units)
     pair = imin(end - u, 2)
     tile = imin(rows - m, tile_rows)  # rows in this tile: tile_rows, fewer in the last
-    wide = -(-depth // 4) * 4
+    wide = whole_words(depth)
     widened = tile_rows == 2 and wide * tile_rows * 2 <= WIDEN_BYTES
     x, stride = ("xw", wide) if widened else ("x", depth)
     widen = [RegAlloc("xw", "int16_t", wide * tile_rows),

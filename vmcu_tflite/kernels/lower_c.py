@@ -151,6 +151,19 @@ class _Lowering:
             name, k = f"{base}{k}", k + 1
         return name
 
+    def local(self, text: str) -> str:
+        """A new local's name after the C expression `text` it holds (c_p_bias for p->bias), taken."""
+        name = self.fresh("c_" + re.sub(r"\W+", "_", text).strip("_"))
+        self.taken.add(name)
+        return name
+
+    def code(self, depth: int, lines: list[str]) -> None:
+        """Lines of C at `depth`, nested one level deeper after each line ending in `{` (`} else {` too)."""
+        for text in lines:
+            depth -= text.startswith("}")
+            self.line(depth, text)
+            depth += text.endswith("{")
+
     def declare(self, name: str, pointer: _Pointer, helpers: tuple[str, ...] = ()) -> None:
         scope = self.scopes[-1]
         for n in (name, *helpers):
@@ -239,8 +252,7 @@ class _Lowering:
         stores bytes through int8_t pointers, which may alias anything, so the compiler would
         reload every params field the loops read after every store; the params never change."""
         if expr not in self.cached:
-            self.cached[expr] = (self.fresh("c_" + re.sub(r"\W+", "_", expr).strip("_")), ctype)
-            self.taken.add(self.cached[expr][0])
+            self.cached[expr] = (self.local(expr), ctype)
         return self.cached[expr][0]
 
     def invariant(self, array: str, ctype: str, index: Ix) -> str:
@@ -255,8 +267,7 @@ class _Lowering:
         start, depth, seen = self.bodies[level]
         key = f"{array}[{index.c()}]"
         if key not in seen:
-            seen[key] = self.fresh("c_" + re.sub(r"\W+", "_", key).strip("_"))
-            self.taken.add(seen[key])
+            seen[key] = self.local(key)
             self.lines.insert(start, f"{INDENT * depth}const {ctype} {seen[key]} = {key}; /* invariant in this loop */")
             for body in self.bodies[level + 1:]:
                 body[0] += 1
@@ -494,11 +505,7 @@ class _Lowering:
         if pixels_hi == 2:
             both = either([tile], [single(0), single(1)])
             code = both if pixels_lo >= 2 else [f"if ({s.pixels.c()} > 1) {{", *both, "} else {", *code, "}"]
-        level = depth
-        for text in code:
-            level -= text.startswith("}")
-            self.line(level, text)
-            level += text.endswith("{")
+        self.code(depth, code)
 
     def dot_widened(self, s: Dot, xs: list[str], ws: list[str], depth: int) -> None:
         """A Dot over a Widen's buffer (the offset is in it): one vmcu_dot_s16_s8 call for the inputs
@@ -516,11 +523,12 @@ class _Lowering:
         if len(cases) == 1:
             self.line(depth, call(*cases[0]))
             return
+        code = []
         for k, (p, r) in enumerate(cases):
             test = f"{s.pixels.c()} == {p} && {s.count.c()} == {r}"
-            self.line(depth, f"if ({test}) {{" if k == 0 else "} else {" if k == len(cases) - 1 else f"}} else if ({test}) {{")
-            self.line(depth + 1, call(p, r))
-        self.line(depth, "}")
+            code += [f"if ({test}) {{" if k == 0 else "} else {" if k == len(cases) - 1 else f"}} else if ({test}) {{",
+                     call(p, r)]
+        self.code(depth, code + ["}"])
 
     def lower_Widen(self, s: Widen, depth: int) -> None:
         self.ref(s.dst)

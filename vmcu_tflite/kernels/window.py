@@ -32,3 +32,10 @@ def interior(outputs: int, stride: int, pad: int, dilation: int, kernel: int, si
     a = -(-pad // stride)
     b = min(outputs, (size - 1 + pad - (kernel - 1) * dilation) // stride + 1)
     return (a, b) if a < b else None
+
+
+def layer_interior(p, axis: int) -> tuple[int, int] | None:
+    """`interior` along rows (axis 0) or columns (axis 1) of a convolution or depthwise layer's
+    params (NHWC shapes, filter [*, K_h, K_w, *], (h, w) stride, dilation and padding)."""
+    return interior(p.output_shape[1 + axis], p.stride[axis], p.padding[axis], p.dilation[axis],
+                    p.filter.shape[1 + axis], p.input_shape[1 + axis])

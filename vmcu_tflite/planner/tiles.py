@@ -13,7 +13,7 @@ from dataclasses import replace
 from typing import Mapping, Sequence
 
 from ..graph import Graph
-from ..kernels import is_pointwise
+from ..kernels import gemm_shape
 from ..lifetimes import Buffer
 from ..steps import Step
 from .placement import fits
@@ -24,13 +24,8 @@ TILE_ROWS = 2
 
 def gemm_rows(step: Step) -> int:
     """Rows of the step's GEMM, or 0 when the step is not one."""
-    p = step.params
-    if step.kernel == "FULLY_CONNECTED":
-        return p.rows
-    if step.kernel == "CONV_2D" and is_pointwise(p):
-        n, h, w, _ = p.input_shape
-        return n * h * w
-    return 0
+    shape = gemm_shape(step.kernel, step.params)
+    return shape[0] if shape else 0
 
 
 def choose_tiles(graph: Graph, steps: Sequence[Step], streaming: Mapping[int, StepStreaming],

@@ -38,6 +38,12 @@
 
 #if VMCU_DSP
 
+/* Two 16-bit values in one word, `lo` in the low halfword: an operand pair for SMLAD. */
+static inline uint32_t vmcu_pack16(int32_t lo, int32_t hi)
+{
+    return ((uint32_t)lo & 0xFFFFu) | (((uint32_t)hi & 0xFFFFu) << 16);
+}
+
 #if VMCU_DSP_EMULATED
 #if defined(__BYTE_ORDER__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "VMCU_EMULATE_DSP assumes a little-endian host, as the Cortex-M targets are"
@@ -51,11 +57,6 @@ static inline int32_t vmcu_lo16(uint32_t x)
 static inline int32_t vmcu_hi16(uint32_t x)
 {
     return (int32_t)(int16_t)(uint16_t)(x >> 16);
-}
-
-static inline uint32_t vmcu_pack16(int32_t lo, int32_t hi)
-{
-    return ((uint32_t)lo & 0xFFFFu) | (((uint32_t)hi & 0xFFFFu) << 16);
 }
 
 /* SXTB16: bytes 0 and 2, sign-extended into the two halfwords. */
@@ -397,16 +398,15 @@ static inline int32_t vmcu_dot_row_s8(const int8_t *x, const int32_t *w, int32_t
     if (len >= 4) {
         for (; i + 4 <= len; i += 4) {
             const uint32_t xw = vmcu_load32(x + i);
-            acc = vmcu_smlad(vmcu_sxtab16(offsets, xw), ((uint32_t)w[i] & 0xFFFFu) | ((uint32_t)w[i + 2] << 16), acc);
-            acc = vmcu_smlad(vmcu_sxtab16_ror8(offsets, xw), ((uint32_t)w[i + 1] & 0xFFFFu) | ((uint32_t)w[i + 3] << 16),
-                             acc);
+            acc = vmcu_smlad(vmcu_sxtab16(offsets, xw), vmcu_pack16(w[i], w[i + 2]), acc);
+            acc = vmcu_smlad(vmcu_sxtab16_ror8(offsets, xw), vmcu_pack16(w[i + 1], w[i + 3]), acc);
         }
         if (i < len) { /* lanes j < skip of the word at len - 4 were counted already */
             const int32_t s = len - 4, skip = i - s;
             const uint32_t xw = vmcu_load32(x + s);
             const int32_t w0 = skip > 0 ? 0 : w[s], w1 = skip > 1 ? 0 : w[s + 1], w2 = skip > 2 ? 0 : w[s + 2];
-            acc = vmcu_smlad(vmcu_sxtab16(offsets, xw), ((uint32_t)w0 & 0xFFFFu) | ((uint32_t)w2 << 16), acc);
-            acc = vmcu_smlad(vmcu_sxtab16_ror8(offsets, xw), ((uint32_t)w1 & 0xFFFFu) | ((uint32_t)w[s + 3] << 16), acc);
+            acc = vmcu_smlad(vmcu_sxtab16(offsets, xw), vmcu_pack16(w0, w2), acc);
+            acc = vmcu_smlad(vmcu_sxtab16_ror8(offsets, xw), vmcu_pack16(w1, w[s + 3]), acc);
             i = len;
         }
     }

@@ -19,7 +19,8 @@ vmcu_status vmcu_add_s8(const vmcu_context *ctx, const void *params, const vmcu_
                         const vmcu_view *output)
 {
     const vmcu_elementwise_params *p = (const vmcu_elementwise_params *)params;
-    if (p->arith.left_shift < 0 || p->arith.left_shift > 23 || p->arith.input1_shift > 0 || p->arith.input2_shift > 0 || p->arith.output_shift > 0) {
+    const vmcu_binary_arith *q = &p->arith;
+    if (q->left_shift < 0 || q->left_shift > 23 || q->input1_shift > 0 || q->input2_shift > 0 || q->output_shift > 0) {
         return VMCU_ERROR_BAD_MODEL;
     }
     return vmcu_broadcast_binary(ctx, p, inputs, output, add_run);

@@ -12,11 +12,12 @@
 static void mul_run(const vmcu_elementwise_params *p, const int8_t *a, int32_t a_step, const int8_t *b,
                     int32_t b_step, int8_t *out, int32_t len)
 {
+    const vmcu_binary_arith *q = &p->arith;
     int32_t i;
     for (i = 0; i < len; ++i) {
-        const int32_t product = ((int32_t)a[i * a_step] + p->arith.input1_offset) * ((int32_t)b[i * b_step] + p->arith.input2_offset);
-        const int32_t v = vmcu_requantize(product, p->arith.output_multiplier, p->arith.output_shift) + p->arith.output_offset;
-        out[i] = (int8_t)vmcu_clamp(v, p->arith.act_min, p->arith.act_max);
+        const int32_t product = ((int32_t)a[i * a_step] + q->input1_offset) * ((int32_t)b[i * b_step] + q->input2_offset);
+        const int32_t v = vmcu_requantize(product, q->output_multiplier, q->output_shift) + q->output_offset;
+        out[i] = (int8_t)vmcu_clamp(v, q->act_min, q->act_max);
     }
 }
 

@@ -14,7 +14,7 @@
 #define BLOCK 16
 #define LANE_TAPS 256
 
-/** sum[j] += tap j of the window's rows, for a full block whose taps all lie in one piece of the pool; 0 if one wraps. */
+/** sum[j] = channel j of a full block summed over the window's taps (1), or 0 if a tap's block wraps the pool. */
 static int sum_block_lanes(const vmcu_view *in, uint32_t row0, uint32_t row_stride, uint32_t tap_stride, int32_t rows,
                            int32_t taps, int32_t sum[BLOCK])
 {
@@ -81,7 +81,7 @@ vmcu_status vmcu_avg_pool2d_s8(const vmcu_context *ctx, const void *params, cons
                         if (len == BLOCK && count > 0 && count <= LANE_TAPS &&
                             sum_block_lanes(in, corner, (uint32_t)(p->input.w * channels), (uint32_t)channels,
                                             fy_hi - fy_lo, fx_hi - fx_lo, sum)) {
-                            fy = fy_hi; /* summed */
+                            fy = fy_hi; /* summed: the taps' loop below has nothing left */
                         } else {
                             fy = fy_lo;
                             for (j = 0; j < len; ++j) {
