@@ -39,6 +39,8 @@ set_target_properties(vmcu_model PROPERTIES C_STANDARD 99 C_STANDARD_REQUIRED ON
 if(VMCU_WARNINGS_AS_ERRORS)
   target_compile_options(vmcu_model PRIVATE -Wall -Wextra -Werror -pedantic)
 endif()
+# GCC's scheduling before register allocation spills registers in the unrolled kernels.
+target_compile_options(vmcu_model PRIVATE $<$<C_COMPILER_ID:GNU>:-fno-schedule-insns>)
 """
 
 

@@ -23,8 +23,8 @@ from typing import Callable
 
 import numpy as np
 
-from .gemm import WIDEN_BYTES, channel_pair, whole_words
-from .index import Ix, Var, floor_div, imin
+from .gemm import WIDEN_BYTES, channel_pair, pair_bytes, whole_words
+from .index import Const, Ix, Var, floor_div, imin
 from .ir import Broadcast, Dot, Kernel, RAMLoad, RAMStore, RegAlloc, Requantize, Widen, loop
 from .requant import RequantForm, requant_form
 from .window import layer_interior, taps
@@ -142,13 +142,14 @@ def conv2d(params, segment: int) -> Kernel:
     first, end = q * segment, imin(q * segment + segment, c_out)
     pair = imin(end - u, pixel.width)
     segments = -(-c_out // segment)
-    requantize = Requantize("seg", t * segment + u - first, "acc", pair, u, "p", pixel.form, 2 * t)
+    requantize = Requantize("seg", u - first, "acc", pair, u, "p", pixel.form, pixels=tile, dst_stride=Const(segment),
+                            acc_stride=Const(2))
     body = (
         Broadcast("offsets", "p->input_offset"),
         loop("n", 0, n_, [loop("y", 0, o_h, [loop("x", 0, o_w, pixel.reads + [
             loop("q", 0, segments, [
-                RegAlloc("seg", "int8_t", segment * pixel.tile),
-                loop("u", first, end, pixel.unit(u, pair) + [loop("t", 0, tile, [requantize])], step=pixel.width),
+                RegAlloc("seg", "int8_t", pair_bytes(segment * pixel.tile)),
+                loop("u", first, end, pixel.unit(u, pair) + [requantize], step=pixel.width),
                 loop("t", 0, tile, [
                     RAMStore("output", ((n * o_h + y) * o_w + x + t) * c_out + first, end - first, "seg", t * segment),
                 ]),

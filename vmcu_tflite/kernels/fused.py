@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from .conv import conv_pixel
 from .depthwise import depthwise_pixel
-from .gemm import WIDEN_BYTES, channel_pair, whole_words
+from .gemm import WIDEN_BYTES, channel_pair, pair_bytes, whole_words
 from .index import Const, Var, imax, imin
 from .ir import AddResidual, Broadcast, Dot, Kernel, RAMLoad, RAMStore, RegAlloc, Requantize, Widen, Workspace, loop
 from .requant import requant_form
@@ -44,12 +44,13 @@ def _lead_rows(lead, y, dw, mid_w: int, c_mid: int, pair_pixels: bool):
                        pixels=pixels if pair_pixels else None)
     tile = pixels if pixel.tile > 1 else Const(1)
     pair = imin(c_mid - u, pixel.width)
-    requantize = Requantize("midpx", t * c_mid + u, "acc", pair, u, "p->lead", pixel.form, 2 * t)
+    requantize = Requantize("midpx", u, "acc", pair, u, "p->lead", pixel.form, pixels=tile, dst_stride=Const(c_mid),
+                            acc_stride=Const(2))
     return loop("r", lo, hi, [
         loop("xm", 0, mid_w, [
-            RegAlloc("midpx", "int8_t", c_mid * pixel.tile),
+            RegAlloc("midpx", "int8_t", pair_bytes(c_mid * pixel.tile)),
             *pixel.reads,
-            loop("u", 0, c_mid, pixel.unit(u, pair) + [loop("t", 0, tile, [requantize])], step=pixel.width),
+            loop("u", 0, c_mid, pixel.unit(u, pair) + [requantize], step=pixel.width),
             RAMStore("ring", (r * mid_w + xm) * c_mid, c_mid * tile, "midpx"),
         ], step=pixel.tile),
     ])
@@ -78,7 +79,7 @@ def inverted_bottleneck(params, segment: int) -> Kernel:
         *channel_pair("p->project", u, c_out, c_mid, pair, tile, form),
         Dot("acc", 0, "midw" if widened else "mid", 0, ("w0", "w1"), 0, c_mid, "project_offsets",
             "p->project->input_offset", pair, pixels, wide if widened else c_mid),
-        loop("t", 0, pixels, [Requantize("out", t * c_out + u, "acc", pair, u, "p->project", form, 2 * t)]),
+        Requantize("out", u, "acc", pair, u, "p->project", form, pixels=pixels, dst_stride=Const(c_out), acc_stride=Const(2)),
     ]
     residual = []
     if p.add is not None:
@@ -90,7 +91,7 @@ def inverted_bottleneck(params, segment: int) -> Kernel:
         RegAlloc("mid", "int8_t", tile * c_mid),
         loop("xx", x, x + pixels, [loop("n", 0, 1, depthwise)]),
         *(widen if widened else []),
-        RegAlloc("out", "int8_t", tile * c_out),
+        RegAlloc("out", "int8_t", pair_bytes(tile * c_out)),
         loop("u", 0, c_out, project_unit, step=2),
         loop("t", 0, pixels, [
             loop("q", 0, -(-c_out // segment), [

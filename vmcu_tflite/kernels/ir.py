@@ -188,6 +188,10 @@ class InitBias(_IndexFields):
 
 @dataclass(frozen=True)
 class Requantize(_IndexFields):
+    """dst[dst_index + p * dst_stride + k] = requantized acc[acc_index + p * acc_stride + k] for the
+    `count` channels k from `channel` on and the `pixels` p of a tile: each channel's constants
+    are read once for all its pixels."""
+
     dst: str
     dst_index: Ix
     acc: str
@@ -196,6 +200,9 @@ class Requantize(_IndexFields):
     quant: str  # C expression of a params struct with .requant and .output_offset
     form: RequantForm = GENERAL  # what the layer's constants prove (requant.py): the C's cheaper forms
     acc_index: Ix = Const(0)
+    pixels: Ix = Const(1)
+    dst_stride: Ix = Const(0)
+    acc_stride: Ix = Const(0)
 
 
 @dataclass(frozen=True)

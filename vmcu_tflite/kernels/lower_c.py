@@ -333,7 +333,7 @@ class _Lowering:
         self.line(depth, f"{s.ctype} {s.name}[{s.size}];")
         if s.fill is not None:
             if s.ctype in ("int8_t", "uint8_t"):
-                self.line(depth, f"memset({s.name}, {s.fill}, sizeof {s.name});")
+                self.line(depth, f"vmcu_set_s8({s.name}, {s.fill}, {s.size});")
             else:
                 i = self.fresh("i")
                 self.line(depth, f"for (int32_t {i} = 0; {i} < {s.size}; ++{i}) {{")
@@ -375,8 +375,9 @@ class _Lowering:
         single = self.bounds(s.length) == (1, 1)
         if s.tensor in self.whole:
             at = f"vmcu_flat({view}, {off})"
+            local = self.lookup(s.src) is not None and self.lookup(s.src).kind == "buffer"  # cannot overlap the pool
             self.line(depth, f"{at}[0] = {s.src}[{self.at(s.src, s.src_index)}];" if single
-                      else f"memmove({at}, {src}, {_u32(s.length)});")
+                      else f"{'memcpy' if local else 'memmove'}({at}, {src}, {_u32(s.length)});")
         elif single:
             self.line(depth, f"vmcu_put({view}, {off}, {s.src}[{self.at(s.src, s.src_index)}]);")
         else:
@@ -576,12 +577,14 @@ class _Lowering:
                              f"{'' if registers else '(int32_t)'}{w}[{_sum(w_index, l)}];")
         self.line(depth, "}")
 
-    def for_lanes(self, depth: int, k: str, acc: str, count: Ix, lo: int, hi: int, start: Ix = Const(0)) -> None:
+    def for_lanes(self, depth: int, k: str, acc: str, count: Ix, lo: int, hi: int, start: Ix = Const(0),
+                  size: int = 0) -> None:
         """`for` over `count` elements of the accumulator buffer `acc` from `start` on, with a
         constant trip count (the rest of the buffer, `count` tested inside) unless `count` is
         constant: fully unrolled, every acc[k] has a constant index, so the compiler keeps the
-        accumulators in registers instead of an array on the stack."""
-        size = self.lookup(acc).size - self.bounds(start)[1]
+        accumulators in registers instead of an array on the stack. `size`: the lanes of one pixel
+        of a tile (the accumulators of every pixel otherwise)."""
+        size = size or self.lookup(acc).size - self.bounds(start)[1]
         if hi > size:
             raise ValueError(f"kernel {self.kernel.name}: up to {hi} lanes of {acc}[{size}]")
         if lo == hi:
@@ -610,27 +613,47 @@ class _Lowering:
 
     def lower_Requantize(self, s: Requantize, depth: int) -> None:
         """TFLite's requantization of each value, in the cheapest form the layer's constants allow
-        (`requant.py`): the one-multiply narrow form, and a plain int8 saturation as the clamp."""
-        k = self.fresh("k")
+        (`requant.py`): the one-multiply narrow form, and a plain int8 saturation as the clamp.
+        A channel's multiplier and shift are read into locals before its pixels: the int8 stores
+        may alias the params, so the compiler would otherwise load them again for every pixel."""
+        k, t = self.fresh("k"), self.fresh("t")
         quant = _paren(s.quant)
         multiplier = self.param(f"{quant}->requant.multiplier", "int32_t *")
         shift = self.param(f"{quant}->requant.shift", "int8_t *")
         offset = self.param(f"{quant}->output_offset", "int32_t")
         self.ref(s.acc)
         channel = _sum(_paren(s.channel.c()), k)
-        arguments = f"{s.acc}[{_sum(_paren(s.acc_index.c()), k)}], {multiplier}[{channel}], {shift}[{channel}]"
+        constants = (f"{multiplier}[{channel}]", f"{shift}[{channel}]")
         if self.bounds(s.count) == (1, 1):  # one channel: its constants read once where the channel is fixed
-            arguments = (f"{s.acc}[{s.acc_index.c()}], {self.invariant(multiplier, 'int32_t', s.channel)}, "
-                         f"{self.invariant(shift, 'int32_t', s.channel)}")
+            constants = (self.invariant(multiplier, "int32_t", s.channel), self.invariant(shift, "int32_t", s.channel))
+        pixels_lo, pixels_hi = self.bounds(s.pixels)
+        if pixels_hi > 1 and self.bounds(s.count) != (1, 1):
+            m, r = self.local("m"), self.local("shift")
+            lines = [f"const int32_t {m} = {constants[0]};", f"const int32_t {r} = {constants[1]};"]
+            constants = (m, r)
+        else:
+            lines = []
+        pixel = t if pixels_hi > 1 else "0"
+
+        def strided(index: Ix, stride: Ix) -> str:
+            base = _sum(_paren(index.c()), k)
+            return base if pixel == "0" else f"{base} + {pixel} * {_paren(stride.c())}"
+
+        arguments = f"{s.acc}[{strided(s.acc_index, s.acc_stride)}], {constants[0]}, {constants[1]}"
         value = (f"vmcu_requantize_narrow({arguments}, {offset})" if s.form.narrow
                  else f"vmcu_requantize_shifted({arguments}, {offset})" if s.form.shifted
                  else f"vmcu_requantize({arguments}) + {offset}")
         clamp = ("vmcu_sat8(", ")") if s.form.saturate else (
             "vmcu_clamp(", f", {self.param(f'{quant}->requant.act_min', 'int32_t')}, "
                            f"{self.param(f'{quant}->requant.act_max', 'int32_t')})")
-        self.for_lanes(depth, k, s.acc, s.count, *self.bounds(s.count), s.acc_index)
-        self.line(depth + 1, f"{s.dst}[{_sum(_paren(self.at(s.dst, s.dst_index)), k)}] = (int8_t){clamp[0]}")
-        self.line(depth + 2, f"{value}{clamp[1]};")
+        dst = f"{s.dst}[{_sum(_paren(self.at(s.dst, s.dst_index)), strided(Const(0), s.dst_stride))}]"
+        store = [f"{dst} = (int8_t){clamp[0]}", f"    {value}{clamp[1]};"]
+        if pixel != "0":
+            bound = str(pixels_hi) if pixels_lo == pixels_hi else _paren(s.pixels.c())
+            store = [f"for (int32_t {t} = 0; {t} < {bound}; ++{t}) {{", *store, "}"]
+        self.for_lanes(depth, k, s.acc, s.count, *self.bounds(s.count), s.acc_index,
+                       size=self.bounds(s.acc_stride)[0] if pixels_hi > 1 else 0)
+        self.code(depth + 1, lines + store)
         self.line(depth, "}")
 
     def lower_AddResidual(self, s: AddResidual, depth: int) -> None:

@@ -208,6 +208,23 @@ static inline void vmcu_fill(const vmcu_view *v, uint32_t offset, int8_t value, 
 }
 
 /**
+ * Set the `len` bytes of a kernel's small stack buffer to `value`, a word at a time: a memset call
+ * costs more than the few stores of a window's padding (the length is a constant, so the loop
+ * unrolls).
+ */
+static inline void vmcu_set_s8(int8_t *dst, int8_t value, int32_t len)
+{
+    const uint32_t word = (uint32_t)(uint8_t)value * 0x01010101u;
+    int32_t i;
+    for (i = 0; i + 4 <= len; i += 4) {
+        memcpy(dst + i, &word, 4);
+    }
+    for (; i < len; ++i) {
+        dst[i] = value;
+    }
+}
+
+/**
  * The taps k in [*lo, *hi) of a window with `kernel` taps, `dilation` apart, starting at input
  * position `origin`, that fall inside an input of `size` positions (0 <= origin + k * dilation < size).
  */
