@@ -14,7 +14,7 @@ from typing import Sequence
 
 import numpy as np
 
-from vmcu_tflite.cli.common import run_tool
+from vmcu_tflite.cli.common import ToolParser, new_file, run_tool, seed
 from vmcu_tflite.errors import EXIT_OUTPUTS_DIFFER, UsageError
 from vmcu_tflite.pipeline import Program, compile_graph, program_for_plan
 from vmcu_tflite.plan import load_plan
@@ -27,7 +27,7 @@ from .interpreter import Interpreter
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="vmcu-run", description=__doc__.splitlines()[0])
+    parser = ToolParser(prog="vmcu-run", description=__doc__.splitlines()[0])
     parser.add_argument("model", type=Path, help="int8 .tflite model")
     source = parser.add_mutually_exclusive_group()
     source.add_argument("--plan", type=Path, help="plan.json written by vmcu-convert")
@@ -35,9 +35,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="plan with this planner when no --plan is given (default: %(default)s)")
     feed = parser.add_mutually_exclusive_group()
     feed.add_argument("--inputs", type=Path, help=".npz with input_0, input_1, ...")
-    feed.add_argument("--seed", type=int, default=0, help="random inputs from this seed (default: %(default)s)")
+    feed.add_argument("--seed", type=seed, default=0, help="random inputs from this seed (default: %(default)s)")
     parser.add_argument("--no-fuse", action="store_true", help="plan without fused blocks")
-    parser.add_argument("--outputs", type=Path, help="write output_0, ... to this .npz")
+    parser.add_argument("--outputs", type=new_file, help="write output_0, ... to this .npz")
     parser.add_argument("--compare-tflm", action="store_true", help="compare every tensor with TFLite Micro")
     parser.add_argument("--trace", action="store_true", help="log every pool load, store and free on stderr")
     return parser

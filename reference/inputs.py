@@ -1,6 +1,7 @@
 """Model inputs and outputs as the application sees them: .npz files or seeded random values."""
 from __future__ import annotations
 
+import zipfile
 from pathlib import Path
 from typing import Sequence
 
@@ -32,8 +33,8 @@ def load_inputs(path: Path, graph: Graph) -> list[np.ndarray]:
             if missing:
                 raise UsageError(f"{path} lacks {', '.join(missing)}")
             values = [np.asarray(data[f"input_{i}"]) for i in range(len(graph.inputs))]
-    except (OSError, ValueError) as err:
-        raise UsageError(f"cannot read inputs from {path}: {err}") from None
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as err:  # a truncated .npz is a bad zip
+        raise UsageError(f"cannot read inputs from {path}: {str(err) or type(err).__name__}") from None
     for i, (port, value) in enumerate(zip(graph.inputs, values)):
         if value.dtype != np.dtype(port.dtype):
             raise UsageError(f"input_{i} is {value.dtype}, the model takes {port.dtype}")
@@ -41,4 +42,7 @@ def load_inputs(path: Path, graph: Graph) -> list[np.ndarray]:
 
 
 def save_outputs(path: Path, outputs: Sequence[np.ndarray]) -> None:
-    np.savez(path, **{f"output_{i}": out for i, out in enumerate(outputs)})
+    try:
+        np.savez(path, **{f"output_{i}": out for i, out in enumerate(outputs)})
+    except OSError as err:
+        raise UsageError(f"cannot write outputs to {path}: {err.strerror or err}") from None

@@ -137,11 +137,15 @@ class Interpreter:
         run_kernel(pool, kernel, roles, out)
 
     def _last_reads(self) -> dict[int, list[int]]:
-        """Step index -> tensors whose storage no later step (nor the application) reads."""
+        """Step index -> tensors whose storage no later step (nor the application) reads. An
+        output nothing reads (dead code in the model) dies with the step that writes it, as the
+        planner's lifetimes have it."""
         graph = self.program.graph
         kept = {graph.storage_of(p.tensor) for p in graph.outputs}
         last: dict[int, tuple[int, int]] = {}
         for step in self.program.steps:
+            for t in step.outputs:
+                last.setdefault(graph.storage_of(t), (step.index, t))
             for t in step.inputs:
                 last[graph.storage_of(t)] = (step.index, t)
         dying: dict[int, list[int]] = {}

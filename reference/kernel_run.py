@@ -161,7 +161,8 @@ def run_kernel(pool: SimulatedPool, kernel: Kernel, roles: dict[str, Role], outp
     for name, role in roles.items():
         if not role.consumed:
             continue
-        loads = [e.run_starts for e in events if isinstance(e.stmt, RAMLoad) and e.stmt.tensor == name]
+        loads = [e.run_starts for e in events if isinstance(e.stmt, RAMLoad) and e.stmt.tensor == name
+                 and len(e.run_starts[1])]  # a load whose window holds no input (all padding) reads nothing
         frontier = np.full(role.size, BEFORE, np.int64)
         if loads:
             times, starts = np.concatenate([l[0] for l in loads]), np.concatenate([l[1] for l in loads])

@@ -13,9 +13,13 @@ EXIT_HAZARD = 4
 
 
 class VmcuError(Exception):
-    """Base of every user-facing error; the message is one line."""
+    """Base of every user-facing error; the message is one line of printable characters (names
+    taken from a model are escaped: a tensor name may hold a newline or a terminal escape)."""
 
     exit_code = EXIT_BAD_INPUT
+
+    def __init__(self, message: str = "") -> None:
+        super().__init__("".join(c if c.isprintable() else c.encode("unicode_escape").decode() for c in str(message)))
 
 
 class ModelError(VmcuError):

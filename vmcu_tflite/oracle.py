@@ -1,19 +1,38 @@
 """TFLite Micro, the oracle: run a model with `tflite-micro` and read its outputs and tensors.
 
-`tflite-micro` is only needed for comparisons (`vmcu-run --compare-tflm`, the tests), so it is
-imported lazily and its absence is reported as a usage error.
+`tflite-micro` is only needed for comparisons (`vmcu-run --compare-tflm`, `vmcu-validate`, the
+report's arena figure, the tests), so it is imported lazily and its absence is reported as a
+usage error.
+
+TFLite Micro is native code: on a model it refuses it returns an error after printing the
+reason on stderr, and on some corrupt models it crashes the process. So every call runs in a
+worker process with its stderr captured: a refusal or a crash becomes an `OracleError` (exit 2,
+one line, TFLite Micro's own reason), never a traceback or a dead tool. Its arena is sized from
+the model: twice the bytes of all its activations, enough for any of TFLite Micro's plans.
 """
 from __future__ import annotations
 
 import os
+import pickle
 import re
+import select
+import subprocess
 import sys
 import tempfile
-from typing import Sequence
+from typing import Any, Sequence
 
 import numpy as np
+import tflite
 
-from .errors import UsageError
+from .errors import ModelError, UsageError
+
+ORACLE_SECONDS = 600  # longest TFLite Micro may take on one model before it counts as hung
+_ITEMSIZE = {tflite.TensorType.FLOAT32: 4, tflite.TensorType.INT32: 4, tflite.TensorType.INT64: 8,
+             tflite.TensorType.INT16: 2, tflite.TensorType.FLOAT16: 2}
+
+
+class OracleError(ModelError):
+    """TFLite Micro refuses the model or crashes on it: we do not run what the oracle cannot."""
 
 
 def _runtime():
@@ -24,16 +43,71 @@ def _runtime():
     return runtime
 
 
+def arena_bytes(model: bytes) -> int:
+    """An arena for TFLite Micro: twice every activation's bytes (it never needs more than all of
+    them at once, even keeping every tensor), plus room for its own structures."""
+    root = tflite.Model.GetRootAsModel(model, 0)
+    subgraph = root.Subgraphs(0)
+    total = 0
+    for i in range(subgraph.TensorsLength()):
+        t = subgraph.Tensors(i)
+        buffer = root.Buffers(t.Buffer())
+        if buffer is not None and (buffer.DataLength() or buffer.Offset() > 1):
+            continue  # a constant: TFLite Micro reads it from the flatbuffer
+        if t.ShapeLength():
+            total += int(np.prod(t.ShapeAsNumpy(), dtype=np.int64)) * _ITEMSIZE.get(t.Type(), 1)
+    return 2 * total + 512 * subgraph.TensorsLength() + (1 << 20)
+
+
 def _interpreter(model: bytes, preserve_all: bool):
     runtime = _runtime()
     config = (runtime.InterpreterConfig.kPreserveAllTensors if preserve_all
               else runtime.InterpreterConfig.kAllocationRecording)
-    return runtime.Interpreter.from_bytes(model, arena_size=max(len(model) * 10, 8 << 20),
-                                          intrepreter_config=config)
+    return runtime.Interpreter.from_bytes(model, arena_size=arena_bytes(model), intrepreter_config=config)
 
 
-def run_tflm(model: bytes, inputs: Sequence[np.ndarray], num_outputs: int, tensors: Sequence[int] = ()):
-    """Invoke TFLite Micro once; returns (outputs, {tensor index: values}) for the asked tensors."""
+_worker: subprocess.Popen | None = None
+
+
+def _isolated(name: str, *args) -> Any:
+    """The oracle function `name`(*args) run in the worker process (`oracle_worker.py`), or
+    OracleError with TFLite Micro's reason.
+
+    The worker is a fresh interpreter started once and reused (a fork of a process whose other
+    threads hold locks can hang, and a new interpreter per call costs a second); when TFLite
+    Micro kills it, the next call starts another."""
+    global _worker
+    _runtime()  # a missing package is a usage error, raised here rather than in the worker
+    if _worker is None or _worker.poll() is not None:
+        _worker = subprocess.Popen([sys.executable, "-m", "vmcu_tflite.oracle_worker"], stdin=subprocess.PIPE,
+                                   stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    with tempfile.NamedTemporaryFile(prefix="vmcu-tflm-", suffix=".log") as stderr:
+        try:
+            pickle.dump((name, args, stderr.name), _worker.stdin)
+            _worker.stdin.flush()
+            ready = select.select([_worker.stdout], [], [], ORACLE_SECONDS)[0]
+            if not ready:
+                _worker.kill()
+                raise OracleError(f"TFLite Micro gave no answer within {ORACLE_SECONDS} s")
+            status, value = pickle.load(_worker.stdout)
+        except (EOFError, BrokenPipeError, pickle.UnpicklingError):
+            _worker.kill()
+            _worker.wait()
+            raise OracleError(f"TFLite Micro crashed on this model (exit {_worker.returncode}): "
+                              f"{_reason(stderr.name, 'no output')}") from None
+        if status == "ok":
+            return value
+        raise OracleError(f"TFLite Micro refuses this model: {_reason(stderr.name, value)}")
+
+
+def _reason(stderr_path: str, fallback: str) -> str:
+    """TFLite Micro's first printed line (where it says what it refuses), else `fallback`."""
+    with open(stderr_path, errors="replace") as printed:
+        lines = [line.strip() for line in printed if line.strip()]
+    return lines[0] if lines else (fallback.splitlines() or ["no output"])[0]
+
+
+def _run(model: bytes, inputs: Sequence[np.ndarray], num_outputs: int, tensors: Sequence[int]):
     interpreter = _interpreter(model, preserve_all=bool(tensors))
     for i, x in enumerate(inputs):
         interpreter.set_input(x, i)
@@ -43,15 +117,18 @@ def run_tflm(model: bytes, inputs: Sequence[np.ndarray], num_outputs: int, tenso
     return outputs, inner
 
 
-def tflm_arena_bytes(model: bytes, inputs: Sequence[np.ndarray]) -> dict[str, int]:
-    """TFLite Micro's arena use ("head" = activations, "tail" = persistent, "total"), as it prints it."""
+def run_tflm(model: bytes, inputs: Sequence[np.ndarray], num_outputs: int, tensors: Sequence[int] = ()):
+    """Invoke TFLite Micro once; returns (outputs, {tensor index: values}) for the asked tensors."""
+    return _isolated("_run", model, list(inputs), num_outputs, list(tensors))
+
+
+def _arena(model: bytes, inputs: Sequence[np.ndarray]) -> str:
     interpreter = _interpreter(model, preserve_all=False)
     for i, x in enumerate(inputs):
         interpreter.set_input(x, i)
     interpreter.invoke()
-    sys.stderr.flush()
-    saved = os.dup(2)
     with tempfile.TemporaryFile() as capture:
+        saved = os.dup(2)
         os.dup2(capture.fileno(), 2)
         try:
             interpreter.print_allocations()
@@ -59,6 +136,10 @@ def tflm_arena_bytes(model: bytes, inputs: Sequence[np.ndarray]) -> dict[str, in
             os.dup2(saved, 2)
             os.close(saved)
         capture.seek(0)
-        text = capture.read().decode(errors="replace")
-    found = dict(re.findall(r"Arena allocation (total|head|tail) (\d+) bytes", text))
+        return capture.read().decode(errors="replace")
+
+
+def tflm_arena_bytes(model: bytes, inputs: Sequence[np.ndarray]) -> dict[str, int]:
+    """TFLite Micro's arena use ("head" = activations, "tail" = persistent, "total"), as it prints it."""
+    found = dict(re.findall(r"Arena allocation (total|head|tail) (\d+) bytes", _isolated("_arena", model, list(inputs))))
     return {k: int(v) for k, v in found.items()}

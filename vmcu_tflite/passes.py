@@ -30,14 +30,15 @@ def strip_boundary_quantization(graph: Graph) -> Graph:
     inputs, outputs = [], []
     for port in graph.inputs:
         consumers = graph.consumers(port.tensor)
-        if port.dtype == "float32" and len(consumers) == 1 and consumers[0].kind == "QUANTIZE":
+        if (port.dtype == "float32" and len(consumers) == 1 and consumers[0].kind == "QUANTIZE"
+                and _same_shape(graph, consumers[0])):
             quantize = consumers[0]
             removed.add(quantize.index)
             port = IOPort(quantize.outputs[0], "float32", port.shape)
         inputs.append(port)
     for port in graph.outputs:
         producer = graph.producer(port.tensor)
-        if port.dtype == "float32" and producer is not None and producer.kind == "DEQUANTIZE":
+        if port.dtype == "float32" and producer is not None and producer.kind == "DEQUANTIZE" and _same_shape(graph, producer):
             removed.add(producer.index)
             port = IOPort(producer.inputs[0], "float32", port.shape)
         outputs.append(port)
@@ -45,11 +46,16 @@ def strip_boundary_quantization(graph: Graph) -> Graph:
     return replace(graph, ops=ops, inputs=tuple(inputs), outputs=tuple(outputs))
 
 
+def _same_shape(graph: Graph, op: Op) -> bool:
+    """The op's input and output have one shape (else it stays an op, and its Prepare refuses it)."""
+    return graph.tensors[op.inputs[0]].shape == graph.tensors[op.outputs[0]].shape
+
+
 def _is_empty_pad(graph: Graph, op: Op) -> bool:
     if op.kind != "PAD":
         return False
     paddings = graph.tensors[op.inputs[1]]
-    return paddings.is_constant and not paddings.data.any()
+    return paddings.is_constant and not paddings.data.any() and _same_shape(graph, op)
 
 
 def alias_reshapes(graph: Graph) -> Graph:
@@ -83,9 +89,14 @@ def fold_pads(graph: Graph) -> Graph:
         paddings = graph.tensors[pad.inputs[1]]
         if len(consumers) != 1 or consumers[0].kind not in _PAD_CONSUMERS or not paddings.is_constant:
             continue
+        if paddings.data.size != 8 or paddings.dtype != "int32":
+            continue  # not a 4-D PAD this pass folds; its Prepare judges it
         conv = consumers[0]
         amounts = paddings.data.reshape(-1, 2)
         spatial_only = len(amounts) == 4 and not amounts[0].any() and not amounts[3].any()
+        padded = tuple(int(d + a.sum()) for d, a in zip(graph.tensors[pad.inputs[0]].shape, amounts))
+        if padded != graph.tensors[pad.outputs[0]].shape or (amounts < 0).any():
+            continue  # not what the PAD's output declares: its Prepare refuses it
         if not spatial_only or conv.inputs[0] != pad.outputs[0] or conv.index in folded:
             continue
         if not _same_quantization(graph, pad.inputs[0], pad.outputs[0]):

@@ -37,8 +37,12 @@ def quantize_multiplier(real_multiplier: float) -> tuple[int, int]:
 
 
 def quantize(real: float, scale: float, zero_point: int) -> int:
-    """One value to the int8 grid, dividing in float32 and rounding half away, as TFLite does."""
-    return zero_point + int(tflite_round(float(np.float32(real) / np.float32(scale))))
+    """One value to the int8 grid, dividing in float32 and rounding half away, as TFLite does; like
+    TFLite, ValueError when the quotient does not fit int32 (a scale far too small)."""
+    quotient = tflite_round(float(np.float32(real) / np.float32(scale)))
+    if not -2.0 ** 31 <= quotient <= 2.0 ** 31 - 1:
+        raise ValueError(f"{real} / {scale} overflows int32")
+    return zero_point + int(quotient)
 
 
 def activation_range(activation: int, scale: float, zero_point: int) -> tuple[int, int]:

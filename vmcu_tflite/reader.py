@@ -10,11 +10,14 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+import flatbuffers
 import numpy as np
 import tflite
 
 from .errors import ModelError
+from .flatbuffer_check import check_flatbuffer
 from .graph import Graph, IOPort, Op, Quantization, Tensor
+from .model_rules import OPTIONS_TYPES, check_model
 from .ops import SUPPORTED_OPS
 
 _TENSOR_TYPES = {
@@ -48,12 +51,14 @@ def parse_model(data: bytes, name: str = "model") -> Graph:
         raise ModelError("not a TFLite model (no 'TFL3' file identifier)")
     try:
         model = tflite.Model.GetRootAsModel(data, 0)
+        check_flatbuffer(model)
         graph = _build_graph(model, data, name)
     except ModelError:
         raise
     except Exception as err:  # the flatbuffer library reports corruption as arbitrary exceptions
         raise ModelError(f"corrupt or truncated TFLite flatbuffer ({type(err).__name__} while reading it)") from None
     _check_activations(graph)
+    check_model(graph)
     return graph
 
 
@@ -75,6 +80,10 @@ def _build_graph(model: tflite.Model, data: bytes, name: str) -> Graph:
     outputs = tuple(int(t) for t in subgraph.OutputsAsNumpy()) if not subgraph.OutputsIsNone() else ()
     if not inputs or not outputs:
         raise ModelError("the model declares no inputs or no outputs")
+    for what, ports in (("input", inputs), ("output", outputs)):
+        bad = next((t for t in ports if t not in tensors), None)
+        if bad is not None:
+            raise ModelError(f"graph {what} {bad} is not a tensor of the model ({len(tensors)} tensors)")
     return Graph(
         name=name,
         tensors=MappingProxyType(tensors),
@@ -86,8 +95,7 @@ def _build_graph(model: tflite.Model, data: bytes, name: str) -> Graph:
 
 def _read_op(model: tflite.Model, op: tflite.Operator, index: int) -> Op:
     code = model.OperatorCodes(op.OpcodeIndex())
-    # Codes above 127 live only in builtin_code; older files keep them in the deprecated byte.
-    builtin = max(code.BuiltinCode(), code.DeprecatedBuiltinCode())
+    builtin = _builtin_code(code)
     kind = _OP_NAMES.get(builtin, f"BUILTIN_{builtin}")
     if kind == "CUSTOM":
         kind = f"CUSTOM({code.CustomCode().decode(errors='replace')})"
@@ -96,19 +104,30 @@ def _read_op(model: tflite.Model, op: tflite.Operator, index: int) -> Op:
         kind=kind,
         inputs=tuple(int(t) for t in op.InputsAsNumpy()) if not op.InputsIsNone() else (),
         outputs=tuple(int(t) for t in op.OutputsAsNumpy()) if not op.OutputsIsNone() else (),
-        options=MappingProxyType(_read_options(op)),
+        options=MappingProxyType(_read_options(op, kind)),
     )
+
+
+def _builtin_code(code: tflite.OperatorCode) -> int:
+    """TFLite's GetBuiltinCode: the larger of builtin_code and the deprecated byte (codes above 127
+    live only in builtin_code; older files fill only the byte). The `tflite` package's accessor
+    returns the byte whenever builtin_code is below 127, even when the two disagree, so the field
+    is read here as TFLite reads it."""
+    at = code._tab.Offset(10)  # builtin_code: field 3 of OperatorCode
+    raw = code._tab.Get(flatbuffers.number_types.Int32Flags, at + code._tab.Pos) if at else 0
+    return max(raw, code.DeprecatedBuiltinCode())
 
 
 def _snake(name: str) -> str:
     return re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "_", name).lower()
 
 
-def _read_options(op: tflite.Operator) -> dict[str, Any]:
-    """All scalar and vector fields of the op's builtin options table, in snake_case."""
+def _read_options(op: tflite.Operator, kind: str) -> dict[str, Any]:
+    """All scalar and vector fields of the op's builtin options table, in snake_case. A table of
+    another operator's type is ignored, as TFLite Micro ignores it (its defaults then apply)."""
     class_name = _OPTION_CLASSES.get(op.BuiltinOptionsType())
     table = op.BuiltinOptions()
-    if class_name in (None, "NONE") or table is None:
+    if class_name in (None, "NONE") or table is None or class_name != OPTIONS_TYPES.get(kind, class_name):
         return {}
     options = getattr(tflite, class_name)()
     options.Init(table.Bytes, table.Pos)
@@ -135,6 +154,8 @@ def _read_tensor(model: tflite.Model, tensor: tflite.Tensor, index: int, data: b
     if any(d < 0 for d in signature[1:]):
         raise ModelError(f"tensor {index} '{name}' has a dynamic shape {signature}; only static shapes "
                          "(or a dynamic batch) are supported")
+    if tensor.IsVariable():
+        raise ModelError(f"tensor {index} '{name}' is a variable (state kept between runs); not supported")
     shape = () if tensor.ShapeIsNone() else tuple(int(d) for d in tensor.ShapeAsNumpy())
     if any(d < 0 for d in shape):
         raise ModelError(f"tensor {index} '{name}' has an unknown shape {shape}")

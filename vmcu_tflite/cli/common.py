@@ -1,10 +1,27 @@
-"""What every command-line tool shares: one-line errors with the contract's exit codes."""
+"""What every command-line tool shares: one-line errors with the contract's exit codes.
+
+A misused command line is answered like a bad model: one line on stderr, exit 2, before any
+work and before anything is written. So the tools' parser raises instead of printing its usage,
+and the argument types below check what argparse cannot (a byte count that is a whole number, a
+folder that can be one, a file that can be written).
+"""
 from __future__ import annotations
 
+import argparse
+import math
+import os
 import sys
-from typing import Callable, Sequence
+from pathlib import Path
+from typing import Callable, NoReturn, Sequence
 
-from ..errors import VmcuError
+from ..errors import UsageError, VmcuError
+
+
+class ToolParser(argparse.ArgumentParser):
+    """argparse, with its errors raised as one-line UsageErrors (`--help` still prints the usage)."""
+
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(message)
 
 
 def run_tool(prog: str, main: Callable[[Sequence[str] | None], int], argv: Sequence[str] | None = None) -> int:
@@ -17,11 +34,49 @@ def run_tool(prog: str, main: Callable[[Sequence[str] | None], int], argv: Seque
 
 
 def parse_bytes(text: str) -> int:
-    """'131072', '128K', '128KB', '1M' -> bytes (K and M are powers of 1024)."""
+    """'131072', '128K', '128KB', '1.5M' -> bytes (K and M are powers of 1024): a whole, non-negative count."""
     units = {"": 1, "K": 1024, "KB": 1024, "KIB": 1024, "M": 1 << 20, "MB": 1 << 20, "MIB": 1 << 20}
     value = text.strip().upper()
     number = value.rstrip("KMIB")
     try:
-        return int(float(number) * units[value[len(number):]])
+        amount = float(number) * units[value[len(number):]]
     except (KeyError, ValueError):
-        raise ValueError(f"not a byte count: '{text}' (examples: 131072, 128K, 1M)") from None
+        amount = math.nan
+    if not (math.isfinite(amount) and amount >= 0 and amount == int(amount)):
+        raise argparse.ArgumentTypeError(f"not a byte count: '{text}' (a whole number of bytes: 131072, 128K, 1M)")
+    return int(amount)
+
+
+def seed(text: str) -> int:
+    """A random seed: a non-negative integer."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"not a seed: '{text}' (a non-negative integer)")
+    return value
+
+
+def folder(text: str) -> Path:
+    """A folder to write into: it exists as a folder, or can be made (no file in the way)."""
+    path = Path(text)
+    for part in (path, *path.parents):
+        if part.exists():
+            if not part.is_dir():
+                raise argparse.ArgumentTypeError(f"'{text}': {part} is a file, not a folder")
+            if not os.access(part, os.W_OK | os.X_OK):
+                raise argparse.ArgumentTypeError(f"'{text}': {part} is not writable")
+            return path
+    return path
+
+
+def new_file(text: str) -> Path:
+    """A file to write: not a folder, in a folder that exists and is writable."""
+    path = Path(text)
+    if path.is_dir():
+        raise argparse.ArgumentTypeError(f"'{text}' is a folder, not a file")
+    parent = path.parent if str(path.parent) else Path(".")
+    if not parent.is_dir() or not os.access(parent, os.W_OK | os.X_OK):
+        raise argparse.ArgumentTypeError(f"'{text}': its folder {parent} does not exist or is not writable")
+    return path

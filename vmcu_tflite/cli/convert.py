@@ -18,13 +18,13 @@ from ..planner import PLANNERS
 from ..planner.tensor import plan_tensors
 from ..plot import render_memory_plot
 from ..report import render_report
-from .common import parse_bytes, run_tool
+from .common import ToolParser, folder, parse_bytes, run_tool
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="vmcu-convert", description=__doc__.splitlines()[0])
+    parser = ToolParser(prog="vmcu-convert", description=__doc__.splitlines()[0])
     parser.add_argument("model", type=Path, help="int8 .tflite model")
-    parser.add_argument("-o", "--output", type=Path, required=True, help="folder to write plan.json, report.md and memory.png into")
+    parser.add_argument("-o", "--output", type=folder, required=True, help="folder to write plan.json, report.md and memory.png into")
     parser.add_argument("--planner", choices=sorted(PLANNERS), default="vmcu",
                         help="memory planner (default: %(default)s)")
     parser.add_argument("--ram-budget", type=parse_bytes, metavar="BYTES",
@@ -59,11 +59,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     baseline = plan_tensors(program.graph, program.steps)
     head = _tflm_head(args.model)
     sources = render_project(program, args.prefix)  # everything that can fail happens before writing
-    args.output.mkdir(parents=True, exist_ok=True)
-    (args.output / "plan.json").write_text(plan.dumps(program.graph))
-    (args.output / "report.md").write_text(render_report(program, baseline, head, args.target))
-    render_memory_plot(plan, baseline, args.output / "memory.png", head)
-    write_project(program, args.output, rendered=sources)
+    try:
+        args.output.mkdir(parents=True, exist_ok=True)
+        (args.output / "plan.json").write_text(plan.dumps(program.graph))
+        (args.output / "report.md").write_text(render_report(program, baseline, head, args.target))
+        render_memory_plot(plan, baseline, args.output / "memory.png", head)
+        write_project(program, args.output, rendered=sources)
+    except OSError as err:
+        raise UsageError(f"cannot write into {args.output}: {err.strerror or err}") from None
     print(f"{args.model.name}: {len(program.steps)} steps, pool {plan.pool_bytes:,} bytes ({plan.planner} plan; "
           f"whole-tensor {baseline.pool_bytes:,}), {plan.macs:,} MACs -> {args.output}/")
     return 0

@@ -14,7 +14,7 @@ from ..planner import PLANNERS
 from ..pipeline import compile_model
 from ..validate.run import require, validate_program
 from ..validate.targets import TARGETS
-from .common import run_tool
+from .common import ToolParser, folder, run_tool, seed
 
 # How each measurement is printed, in this order; any other measurement follows under its own name.
 MEASUREMENT_LABELS = {
@@ -55,13 +55,13 @@ def format_profile(program, counts: list[int]) -> list[str]:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="vmcu-validate", description=__doc__.splitlines()[0])
+    parser = ToolParser(prog="vmcu-validate", description=__doc__.splitlines()[0])
     parser.add_argument("model", type=Path, help="int8 .tflite model")
     parser.add_argument("--target", choices=sorted(TARGETS), default="host")
-    parser.add_argument("--seed", type=int, default=0, help="random input seed (default: %(default)s)")
+    parser.add_argument("--seed", type=seed, default=0, help="random input seed (default: %(default)s)")
     parser.add_argument("--planner", choices=sorted(PLANNERS), default="vmcu")
     parser.add_argument("--no-fuse", action="store_true", help="plan without fused blocks")
-    parser.add_argument("--keep", type=Path, help="build in this folder and keep it")
+    parser.add_argument("--keep", type=folder, help="build in this folder and keep it")
     parser.add_argument("--profile", action="store_true",
                         help="QEMU targets: also build with a counter around every kernel call and print one line "
                              "per step (totals stay those of the unprofiled run)")

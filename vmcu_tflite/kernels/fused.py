@@ -38,7 +38,7 @@ def _lead_rows(lead, y, dw, mid_w: int, c_mid: int, pair_pixels: bool):
     k, s, pad = dw.filter.shape[1], dw.stride[0], dw.padding[0]
     lo = imax(0, imin(imin(mid_h, (y - 1) * s - pad + k), y * mid_h))
     hi = imax(lo, imin(mid_h, y * s - pad + k))
-    r, xm, u, t = Var("r"), Var("xm"), Var("u"), Var("t")
+    r, xm, u = Var("r"), Var("xm"), Var("u")
     pixels = imin(mid_w - xm, PIXELS)
     pixel = conv_pixel(lead, Const(0), r, xm, params="p->lead", offsets="lead_offsets",
                        pixels=pixels if pair_pixels else None)

@@ -11,8 +11,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..graph import Graph, Op, Tensor
-from ..quant import activation_range, quantize_multiplier, quantize_multiplier_smaller_than_one_exp
-from .common import constant_inputs, output, require, tensor
+from ..quant import quantize_multiplier, quantize_multiplier_smaller_than_one_exp
+from .common import constant_inputs, fused_activation, output, require, tensor
 
 KIND = "ADD"
 MAX_RANK = 6  # TFLite Micro's RuntimeShape holds at most 6 dimensions
@@ -57,12 +57,6 @@ def check_binary_types(op: Op, a: Tensor, b: Tensor, out: Tensor) -> None:
         require(t.dtype == "int8", op, f"{name} type {t.dtype} is not supported (int8 only)")
         require(t.quant is not None and not t.quant.per_channel, op, f"{name} needs a per-tensor scale")
         require(t.scale > 0, op, f"{name} scale {t.scale} is not positive")
-
-
-def fused_activation(op: Op, out: Tensor) -> tuple[int, int]:
-    act = op.options.get("fused_activation_function", 0)
-    require(act in (0, 1, 2, 3), op, f"fused activation {act} is not supported")
-    return activation_range(act, out.scale, out.zero_point)
 
 
 def prepare(graph: Graph, op: Op) -> AddParams:

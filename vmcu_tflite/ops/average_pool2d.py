@@ -9,8 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..graph import Graph, Op
-from ..quant import activation_range
-from .common import output, require, tensor
+from .common import fused_activation, output, require, tensor
 from .conv2d import conv_geometry
 
 KIND = "AVERAGE_POOL_2D"
@@ -41,7 +40,7 @@ def prepare_pool(graph: Graph, op: Op) -> PoolParams:
     require(abs(float(np.float32(input_.scale) - np.float32(out.scale))) <= 1e-6
             and input_.zero_point == out.zero_point, op, "input and output quantization must be equal")
     stride, _, padding = conv_geometry(graph, op, kernel)
-    act_min, act_max = activation_range(o.get("fused_activation_function", 0), out.scale, out.zero_point)
+    act_min, act_max = fused_activation(op, out)
     return PoolParams(input_shape=input_.shape, output_shape=out.shape, filter=kernel, stride=stride,
                       padding=padding, act_min=act_min, act_max=act_max)
 

@@ -69,15 +69,39 @@ def require(condition: bool, op: Op, message: str) -> None:
         raise ModelError(f"operator {op.kind} at index {op.index}: {message}")
 
 
+MAX_LEFT_SHIFT = 30  # TFLite multiplies by 1 << shift in int32: 31 and above overflow the shift itself
+
+
+def output_multiplier(op: Op, real: float) -> tuple[int, int]:
+    """quantize_multiplier(real), refusing a multiplier whose left shift TFLite cannot apply (an
+    output scale tiny against its inputs' is a corrupt model, not a layer to run)."""
+    multiplier, shift = quantize_multiplier(real)
+    require(shift <= MAX_LEFT_SHIFT, op, f"the rescale from input to output scale ({real:.3g}) needs a left "
+                                         f"shift of {shift}; TFLite applies at most {MAX_LEFT_SHIFT}")
+    return multiplier, shift
+
+
+def fused_activation(op: Op, out: Tensor) -> tuple[int, int]:
+    """The clamp of the op's fused activation in the output's int8 domain (TFLite's
+    CalculateActivationRangeQuantized, which refuses a scale too small to quantize 6.0)."""
+    act = op.options.get("fused_activation_function", 0)
+    require(act in (0, 1, 2, 3), op, f"fused activation {act} is not supported")
+    try:
+        return activation_range(act, out.scale, out.zero_point)
+    except ValueError:
+        require(False, op, f"output scale {out.scale:g} is too small for its fused activation's bounds")
+
+
 def requantization(op: Op, input_: Tensor, filter_: Tensor, output_: Tensor, channels: int) -> Requantization:
     """Per-channel output multipliers as TFLite's PopulateConvolutionQuantizationParams."""
+    for name, t in (("input", input_), ("filter", filter_), ("output", output_)):
+        require(t.dtype == "int8" and t.quant is not None, op, f"the {name} must be quantized int8")
     require(all(z == 0 for z in filter_.quant.zero_point), op, "filter zero points must be 0")
     scales = filter_.quant.scale
     require(len(scales) in (1, channels), op, f"{len(scales)} filter scales for {channels} channels")
-    pairs = [quantize_multiplier(input_.scale * scales[c if len(scales) > 1 else 0] / output_.scale)
+    pairs = [output_multiplier(op, input_.scale * scales[c if len(scales) > 1 else 0] / output_.scale)
              for c in range(channels)]
-    act_min, act_max = activation_range(op.options.get("fused_activation_function", 0),
-                                        output_.scale, output_.zero_point)
+    act_min, act_max = fused_activation(op, output_)
     return Requantization(multiplier=tuple(m for m, _ in pairs), shift=tuple(s for _, s in pairs),
                           act_min=act_min, act_max=act_max)
 
@@ -88,6 +112,7 @@ def bias_values(graph: Graph, op: Op, position: int, channels: int) -> np.ndarra
     if bias is None:
         return np.zeros(channels, dtype=np.int32)
     require(bias.dtype == "int32" and bias.is_constant, op, "bias must be a constant int32 tensor")
+    require(bias.num_elements == channels, op, f"bias has {bias.num_elements} values for {channels} channels")
     return bias.data.reshape(-1)
 
 

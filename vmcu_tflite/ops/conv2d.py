@@ -6,6 +6,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..graph import Graph, Op
+from ..model_rules import INT16_MAX
 from .common import Requantization, bias_values, output, output_size, require, requantization, tensor, window_padding
 
 KIND = "CONV_2D"
@@ -40,6 +41,7 @@ def conv_geometry(graph: Graph, op: Op, kernel_hw: tuple[int, int]):
                 f"output {'height' if axis == 0 else 'width'} {out_shape[1 + axis]} does not match the computed {expected}")
     pad = tuple(window_padding(in_shape[1 + a], out_shape[1 + a], kernel_hw[a], stride[a], dilation[a], padding,
                                folded[a]) for a in (0, 1))
+    require(max(pad) <= INT16_MAX, op, f"padding {max(pad)} exceeds {INT16_MAX} (TFLite holds it in 16 bits)")
     return stride, dilation, pad
 
 
@@ -47,7 +49,11 @@ def prepare(graph: Graph, op: Op) -> Conv2DParams:
     input_, filter_, out = tensor(graph, op, 0), tensor(graph, op, 1), output(graph, op)
     require(len(input_.shape) == 4 and filter_.is_constant and len(filter_.shape) == 4, op,
             "expects a 4-D input and a constant 4-D filter")
+    require(len(out.shape) == 4 and out.shape[0] == input_.shape[0] and out.shape[3] == filter_.shape[0], op,
+            f"output shape {out.shape} does not match input {input_.shape} and filter {filter_.shape}")
     require(input_.shape[3] % filter_.shape[3] == 0, op, "input channels are not a multiple of the filter depth")
+    groups = input_.shape[3] // filter_.shape[3]
+    require(filter_.shape[0] % groups == 0, op, f"{filter_.shape[0]} filters do not split into {groups} groups")
     stride, dilation, padding = conv_geometry(graph, op, filter_.shape[1:3])
     channels = out.shape[3]
     return Conv2DParams(

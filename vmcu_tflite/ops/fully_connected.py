@@ -10,8 +10,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..graph import Graph, Op
-from ..quant import activation_range, quantize_multiplier
-from .common import Requantization, bias_values, output, require, requantization, tensor
+from .common import (Requantization, bias_values, fused_activation, output, output_multiplier, require, requantization,
+                     tensor)
 
 KIND = "FULLY_CONNECTED"
 
@@ -40,8 +40,8 @@ def _per_tensor_requantization(op: Op, input_, filter_, bias, out, channels: int
         bias_scale = bias.quant.scale[0] if bias.quant is not None else 0.0
         require(abs(product - bias_scale) / out.scale <= 0.02, op,
                 "bias scale differs from input scale x filter scale")
-    multiplier, shift = quantize_multiplier(product / out.scale)
-    act_min, act_max = activation_range(op.options.get("fused_activation_function", 0), out.scale, out.zero_point)
+    multiplier, shift = output_multiplier(op, product / out.scale)
+    act_min, act_max = fused_activation(op, out)
     return Requantization(multiplier=(multiplier,) * channels, shift=(shift,) * channels,
                           act_min=act_min, act_max=act_max)
 

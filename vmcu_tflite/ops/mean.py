@@ -13,7 +13,7 @@ import numpy as np
 
 from ..graph import Graph, Op
 from ..quant import quantize_multiplier
-from .common import constant, output, require, tensor
+from .common import constant, output, output_multiplier, require, tensor
 
 KIND = "MEAN"
 
@@ -58,6 +58,7 @@ def prepare(graph: Graph, op: Op) -> MeanParams:
     require(out.num_elements == expected, op,
             f"output shape {out.shape} does not hold the {expected} values of the reduction")
     count = int(np.prod([input_.shape[a] for a in axes], dtype=np.int64))
+    output_multiplier(op, input_.scale / out.scale)  # refuses a rescale TFLite cannot shift
     multiplier, shift = mean_multiplier(input_.scale / out.scale, count)
     return MeanParams(input_shape=input_.shape, output_shape=out.shape, axes=tuple(axes), count=count,
                       input_zero_point=input_.zero_point, output_zero_point=out.zero_point,

@@ -11,8 +11,8 @@ import numpy as np
 
 from ..graph import Graph, Op
 from ..quant import quantize_multiplier
-from .add import check_binary_shapes, check_binary_types, fused_activation
-from .common import constant_inputs, output, require, tensor
+from .add import check_binary_shapes, check_binary_types
+from .common import constant_inputs, fused_activation, output, require, tensor
 
 KIND = "MUL"
 

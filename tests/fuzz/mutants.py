@@ -1,0 +1,182 @@
+"""Mutated TFLite models, as a hostile or careless user would hand them over.
+
+Three kinds, each drawn from a seeded `random.Random` so a failing case can be rebuilt from its
+seed alone:
+- truncations of the file at any byte;
+- flips of a few random bytes (mostly weights and tables: the flatbuffer stays readable);
+- field mutations through the schema's object API: one field of a tensor (shape, type,
+  quantization, buffer), an operator (inputs, outputs, opcode, one option), the operator order,
+  the subgraph's inputs and outputs, or a buffer's bytes, set to a value chosen to break
+  something (0, -1, a huge number, NaN, another tensor's index, ...).
+"""
+from __future__ import annotations
+
+import math
+import random
+from dataclasses import dataclass
+
+import flatbuffers
+from tflite_micro.tensorflow.lite.micro.python import schema_py_generated as schema
+
+INTS = (0, 1, 2, 3, 4, 5, 7, 8, 16, -1, -2, -128, 127, 128, 255, 256, 1 << 15, 1 << 20, 1 << 30, (1 << 31) - 1, -(1 << 31))
+SCALES = (0.0, -1.0, math.nan, math.inf, 1e-30, 1e-12, 1e12, 1e30, 2.0, 0.5)
+ZERO_POINTS = (-129, 128, 255, -(1 << 40), 1 << 40, 1 << 31, 0, -128, 127)
+
+
+@dataclass(frozen=True)
+class Mutant:
+    """One mutated model and how it was made (enough to find the field that broke a tool)."""
+
+    seed: int
+    source: str  # the fixture it came from
+    how: str
+    data: bytes
+
+
+def _pack(model) -> bytes:
+    builder = flatbuffers.Builder(1024)
+    builder.Finish(model.Pack(builder), file_identifier=b"TFL3")
+    return bytes(builder.Output())
+
+
+def _unpack(data: bytes):
+    return schema.ModelT.InitFromObj(schema.Model.GetRootAsModel(data, 0))
+
+
+def _ints(values) -> list[int]:
+    """A schema vector (None, a list or a read-only numpy array) as a list we may change."""
+    return [] if values is None else [int(v) for v in values]
+
+
+def _int_like(rng: random.Random, value) -> int:
+    return rng.choice(INTS + ((value + rng.choice((-1, 1))),) if isinstance(value, int) else INTS)
+
+
+def _mutate_tensor(rng: random.Random, model, sub) -> str:
+    index = rng.randrange(len(sub.tensors))
+    t = sub.tensors[index]
+    what = rng.choice(("shape", "shape", "type", "scale", "zero_point", "axis", "quant_length", "buffer", "drop_quant"))
+    if what == "shape" and t.shape is not None and len(t.shape):
+        t.shape = _ints(t.shape)
+        d = rng.randrange(len(t.shape))
+        t.shape[d] = _int_like(rng, int(t.shape[d]))
+    elif what == "shape":
+        t.shape = [rng.choice(INTS)]
+    elif what == "type":
+        t.type = rng.randrange(0, 18)
+    elif what == "buffer":
+        t.buffer = rng.choice((0, len(model.buffers) - 1, len(model.buffers), rng.randrange(len(model.buffers))))
+    elif t.quantization is None or t.quantization.scale is None:
+        return _mutate_op(rng, model, sub)
+    elif what == "scale":
+        q = t.quantization
+        q.scale = [float(v) for v in q.scale]
+        q.scale[rng.randrange(len(q.scale))] = rng.choice(SCALES)
+    elif what == "zero_point" and t.quantization.zeroPoint is not None and len(t.quantization.zeroPoint):
+        q = t.quantization
+        q.zeroPoint = _ints(q.zeroPoint)
+        q.zeroPoint[rng.randrange(len(q.zeroPoint))] = rng.choice(ZERO_POINTS)
+    elif what == "axis":
+        t.quantization.quantizedDimension = rng.choice((-1, 1, 2, 3, 4, 100))
+    elif what == "quant_length":
+        q = t.quantization
+        n = rng.choice((1, 2, 7, len(q.scale) + 1, max(len(q.scale) - 1, 0)))
+        q.scale = list(q.scale[:1]) * n
+        q.zeroPoint = [0] * rng.choice((n, n + 1, 1))
+    else:
+        t.quantization = None
+    return f"tensor {index} {what}"
+
+
+def _mutate_op(rng: random.Random, model, sub) -> str:
+    if not sub.operators:
+        return "no op"
+    index = rng.randrange(len(sub.operators))
+    op = sub.operators[index]
+    what = rng.choice(("input", "input", "output", "opcode", "option", "option", "option", "swap", "extra_input"))
+    n = len(sub.tensors)
+    if what in ("input", "output"):
+        ports = _ints(op.inputs if what == "input" else op.outputs)
+        if not ports:
+            return "op without ports"
+        k = rng.randrange(len(ports))
+        own = _ints(op.outputs) or [0]
+        ports[k] = rng.choice((-1, -2, n, n + 7, rng.randrange(n), rng.choice(own)))
+        setattr(op, "inputs" if what == "input" else "outputs", ports)
+        return f"op {index} {what} {k} -> {ports[k]}"
+    if what == "extra_input":
+        op.inputs = _ints(op.inputs) + [rng.choice((-1, rng.randrange(n)))]
+        return f"op {index} extra input"
+    if what == "opcode":
+        op.opcodeIndex = rng.choice((len(model.operatorCodes), rng.randrange(len(model.operatorCodes))))
+        return f"op {index} opcode {op.opcodeIndex}"
+    if what == "swap" and len(sub.operators) > 1:
+        other = rng.randrange(len(sub.operators))
+        sub.operators[index], sub.operators[other] = sub.operators[other], op
+        return f"ops {index} <-> {other}"
+    options = op.builtinOptions
+    fields = [f for f, v in vars(options).items() if isinstance(v, (int, float)) and not isinstance(v, bool)] if options else []
+    if not fields and 0 <= op.opcodeIndex < len(model.operatorCodes):
+        model.operatorCodes[op.opcodeIndex].builtinCode = rng.randrange(0, 160)
+        return f"op {index} builtin code"
+    if not fields:
+        return f"op {index} (opcode out of range already)"
+    field = rng.choice(fields)
+    setattr(options, field, rng.choice(SCALES) if isinstance(getattr(options, field), float) else rng.choice(INTS))
+    return f"op {index} option {field} -> {getattr(options, field)}"
+
+
+def _mutate_graph(rng: random.Random, model, sub) -> str:
+    what = rng.choice(("inputs", "outputs", "buffer_bytes", "buffer_bytes"))
+    n = len(sub.tensors)
+    if what in ("inputs", "outputs"):
+        ports = _ints(getattr(sub, what))
+        choice = rng.choice(("replace", "drop", "add"))
+        if choice == "replace" and ports:
+            ports[rng.randrange(len(ports))] = rng.choice((-1, n, rng.randrange(n)))
+        elif choice == "drop" and ports:
+            ports.pop()
+        else:
+            ports.append(rng.randrange(n))
+        setattr(sub, what, ports)
+        return f"subgraph {what} {choice}"
+    filled = [b for b in model.buffers if b.data is not None and len(b.data)]
+    if not filled:
+        return "no buffer"
+    buf = rng.choice(filled)
+    data = bytearray(bytes(buf.data))
+    cut = rng.choice(("truncate", "extend", "randomize"))
+    if cut == "truncate":
+        data = data[:rng.randrange(len(data))]
+    elif cut == "extend":
+        data += bytes(rng.randrange(1, 9))
+    else:
+        for _ in range(rng.randrange(1, 9)):
+            data[rng.randrange(len(data))] = rng.randrange(256)
+    buf.data = list(data)
+    return f"buffer {cut}"
+
+
+def mutate(data: bytes, seed: int, source: str = "") -> Mutant:
+    """The `seed`-th mutant of the model `data` (deterministic)."""
+    rng = random.Random(seed)
+    kind = rng.random()
+    if kind < 0.15:
+        cut = rng.randrange(len(data))
+        return Mutant(seed, source, f"truncated at {cut}", data[:cut])
+    if kind < 0.35:
+        flipped = bytearray(data)
+        for _ in range(rng.randrange(1, 5)):
+            flipped[rng.randrange(len(flipped))] ^= 1 << rng.randrange(8)
+        return Mutant(seed, source, "bytes flipped", bytes(flipped))
+    model = _unpack(data)
+    sub = model.subgraphs[0]
+    hows = []
+    for _ in range(rng.choice((1, 1, 1, 2))):
+        mutator = rng.choice((_mutate_tensor, _mutate_tensor, _mutate_op, _mutate_op, _mutate_graph))
+        hows.append(mutator(rng, model, sub))
+    try:
+        packed = _pack(model)
+    except Exception as err:  # a value the schema cannot hold (out of its integer range)
+        return Mutant(seed, source, f"{'; '.join(hows)} (unpackable: {type(err).__name__})", data)
+    return Mutant(seed, source, "; ".join(hows), packed)

@@ -1,0 +1,125 @@
+"""Run mutated models through the converter, the reference interpreter and TFLite Micro.
+
+Usage: python -m tests.fuzz.run [--seed S] [--cases N] [--seconds T] [--models DIR...]
+
+Each case must end one of two ways: refused with a one-line `VmcuError` (exit 2 in the tools)
+within `CASE_SECONDS`, or accepted and then run without a hazard by the reference interpreter
+and bit-exact with TFLite Micro, which must accept the model too (the oracle runs it in a forked
+child, so that a crash inside it is a finding, not the end of the run). Anything else is a finding:
+
+  traceback   an exception other than VmcuError escaped
+  hang        no answer within CASE_SECONDS
+  memory      the process grew by more than MEMORY_BYTES
+  escaped     a refusal that is not one printable line
+  hazard      accepted, then the reference interpreter found a hazard
+  tflm        accepted, but TFLite Micro refuses the model or crashes on it
+  different   accepted, then outputs differ from TFLite Micro
+
+Prints one JSON line per finding and a summary line; exits 1 when there are findings.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import signal
+import sys
+import time
+import traceback
+from pathlib import Path
+
+from reference.compare import first_divergence
+from reference.inputs import random_inputs
+from reference.interpreter import Interpreter
+from tests.fuzz.mutants import mutate
+from vmcu_tflite.errors import HazardError, VmcuError
+from vmcu_tflite.oracle import OracleError
+from vmcu_tflite.pipeline import compile_model
+
+ROOT = Path(__file__).resolve().parents[2]
+CASE_SECONDS = 10
+MEMORY_BYTES = 1 << 30
+
+
+class _Timeout(Exception):
+    pass
+
+
+def _alarm(signum, frame):
+    raise _Timeout()
+
+
+def _compare(data: bytes, program, inputs, result) -> tuple[str, str] | None:
+    """None when TFLite Micro (run isolated by the oracle) agrees bit for bit."""
+    try:
+        divergence = first_divergence(data, program, inputs, result)
+    except OracleError as err:
+        return "tflm", str(err)
+    return None if divergence is None else ("different", str(divergence))
+
+
+def check(data: bytes) -> tuple[str, str] | None:
+    """None when the model is refused cleanly or accepted and bit-exact; else (kind, detail)."""
+    signal.signal(signal.SIGALRM, _alarm)
+    signal.alarm(CASE_SECONDS)
+    try:
+        try:
+            program = compile_model(data)
+        except VmcuError as err:
+            message = str(err)
+            if "\n" in message or not message.isprintable():
+                return "escaped", repr(message[:300])
+            return None
+        inputs = random_inputs(program.graph, 0)
+        try:
+            result = Interpreter(program).run(inputs, record=True)
+        except HazardError as err:
+            return "hazard", str(err)[:300]
+    except _Timeout:
+        return "hang", f"no answer within {CASE_SECONDS} s"
+    except MemoryError:
+        return "memory", "MemoryError"
+    except Exception as err:
+        frames = traceback.extract_tb(err.__traceback__)
+        where = f"{Path(frames[-1].filename).name}:{frames[-1].lineno}" if frames else "?"
+        return "traceback", f"{type(err).__name__} at {where}: {str(err).splitlines()[0][:200] if str(err) else ''}"
+    finally:
+        signal.alarm(0)
+    return _compare(data, program, inputs, result)
+
+
+def fixtures(folders: list[Path]) -> list[tuple[str, bytes]]:
+    return [(p.name, p.read_bytes()) for folder in folders for p in sorted(folder.glob("*.tflite"))]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--cases", type=int, default=1000)
+    parser.add_argument("--seconds", type=float, default=float("inf"), help="stop starting cases after this long")
+    parser.add_argument("--models", type=Path, nargs="*", default=[ROOT / "models"])
+    args = parser.parse_args(argv)
+    models = fixtures(args.models)
+    started, baseline = time.monotonic(), resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    findings, done = 0, 0
+    for i in range(args.cases):
+        if time.monotonic() - started > args.seconds:
+            break
+        name, data = models[i % len(models)]
+        mutant = mutate(data, args.seed * 1_000_003 + i, name)
+        finding = check(mutant.data)
+        grown = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 - baseline
+        if finding is None and grown > MEMORY_BYTES:
+            finding = ("memory", f"the process grew by {grown >> 20} MiB")
+            baseline += grown
+        done += 1
+        if finding is not None:
+            findings += 1
+            print(json.dumps({"seed": mutant.seed, "model": name, "how": mutant.how, "kind": finding[0],
+                              "detail": finding[1]}), flush=True)
+    print(json.dumps({"cases": done, "findings": findings, "seconds": round(time.monotonic() - started, 1)}))
+    return 1 if findings else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

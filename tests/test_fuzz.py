@@ -1,0 +1,50 @@
+"""Mutated fixtures end cleanly: refused in one line, or accepted, hazard-free and bit-exact.
+
+Runs `python -m tests.fuzz.run` (see tests/fuzz/run.py for what counts as a finding) in its own
+process, for VMCU_FUZZ_SECONDS (default 90) from seed VMCU_FUZZ_SEED (default 0). Raise both to
+search longer; a finding prints its seed, and `tests.fuzz.mutants.mutate` rebuilds the model.
+"""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SECONDS = float(os.environ.get("VMCU_FUZZ_SECONDS", "90"))
+SEED = int(os.environ.get("VMCU_FUZZ_SEED", "0"))
+FEWEST_CASES = 300  # a run that manages fewer has become too slow to search anything
+
+
+def test_mutated_models_end_cleanly():
+    proc = subprocess.run([sys.executable, "-m", "tests.fuzz.run", "--seed", str(SEED), "--cases", "1000000",
+                           "--seconds", str(SECONDS)], cwd=ROOT, capture_output=True, text=True,
+                          timeout=SECONDS + 600)
+    lines = [json.loads(line) for line in proc.stdout.splitlines() if line.startswith("{")]
+    assert lines, proc.stderr[-3000:]
+    summary, findings = lines[-1], lines[:-1]
+    assert proc.returncode == 0 and summary["findings"] == 0, "\n".join(json.dumps(f) for f in findings[:20])
+    assert summary["cases"] >= FEWEST_CASES, summary
+
+
+def test_the_runner_reports_what_it_should(monkeypatch):
+    """A clean refusal is no finding; an escaping exception and a hang are."""
+    from tests.fuzz import run
+    assert run.check(b"not a model at all") is None
+
+    def broken(data):
+        raise KeyError(3)
+
+    monkeypatch.setattr(run, "compile_model", broken)
+    kind, detail = run.check(b"")
+    assert kind == "traceback" and "KeyError" in detail
+
+    def hung(data):
+        while True:
+            pass
+
+    monkeypatch.setattr(run, "compile_model", hung)
+    monkeypatch.setattr(run, "CASE_SECONDS", 1)
+    assert run.check(b"")[0] == "hang"

@@ -1,0 +1,197 @@
+"""Each rule of vmcu_tflite/model_rules.py refuses what it says, with one line naming the culprit."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from tests.tflite_builder import ModelBuilder, random_weights
+from vmcu_tflite.errors import ModelError
+from vmcu_tflite.oracle import OracleError, run_tflm
+from vmcu_tflite.reader import parse_model
+
+
+def chain(mutate=None, **options) -> bytes:
+    """input -> CONV_2D 1x1 -> output, then `mutate(builder, tensors)` breaks something."""
+    rng = np.random.default_rng(0)
+    b = ModelBuilder()
+    x = b.tensor((1, 4, 4, 2), scale=0.05, zero_point=1, name="x")
+    w = b.const(random_weights(rng, (3, 1, 1, 2)), scale=0.01, zero_point=0)
+    y = b.tensor((1, 4, 4, 3), scale=0.1, zero_point=-2, name="y")
+    conv = dict(padding=0, stride_h=1, stride_w=1) | options
+    ports = {"x": x, "w": w, "y": y, "conv": conv}
+    if mutate is not None:
+        mutate(b, ports)
+    b.op("CONV_2D", [ports["x"], ports["w"], -1], [ports["y"]], **ports["conv"])
+    b.inputs, b.outputs = [ports["x"]], [ports["y"]]
+    return b.build()
+
+
+def refused(data: bytes) -> str:
+    with pytest.raises(ModelError) as caught:
+        parse_model(data)
+    message = str(caught.value)
+    assert "\n" not in message and message.isprintable(), message
+    return message
+
+
+def test_the_unbroken_chain_is_accepted():
+    graph = parse_model(chain())
+    assert [op.kind for op in graph.ops] == ["CONV_2D"]
+
+
+def _reads_own_output(b, p):
+    t = b.tensor((1, 4, 4, 2), scale=0.05, zero_point=1)
+    b.op("ADD", [p["x"], t], [t])
+
+
+def _second_writer(b, p):
+    b.op("ADD", [p["x"], p["x"]], [p["y"]])
+
+
+def _out_of_order(b, p):
+    later = b.tensor((1, 4, 4, 2), scale=0.05, zero_point=1)
+    b.op("ADD", [later, later], [b.tensor((1, 4, 4, 2), scale=0.05, zero_point=1)])
+    b.op("ADD", [p["x"], p["x"]], [later])
+
+
+def _zero_batch(b, p):
+    p["x"] = b.tensor((0, 4, 4, 2), scale=0.05, zero_point=1)
+
+
+def _huge(b, p):
+    p["x"] = b.tensor((1, 4096, 4096, 2), scale=0.05, zero_point=1)
+
+
+def _nan_scale(b, p):
+    p["y"] = b.tensor((1, 4, 4, 3), scale=math.nan, zero_point=0)
+
+
+def _negative_scale(b, p):
+    p["y"] = b.tensor((1, 4, 4, 3), scale=-0.1, zero_point=0)
+
+
+def _zero_point(b, p):
+    p["y"] = b.tensor((1, 4, 4, 3), scale=0.1, zero_point=300)
+
+
+def _channel_scales(b, p):
+    p["w"] = b.const(random_weights(np.random.default_rng(1), (3, 1, 1, 2)), scale=[0.01, 0.02], zero_point=0)
+
+
+def _tiny_output_scale(b, p):
+    p["y"] = b.tensor((1, 4, 4, 3), scale=1e-30, zero_point=0)
+
+
+RULES = {
+    "reads its own output": (_reads_own_output, {}, "reads its own output"),
+    "two writers": (_second_writer, {}, "is written by operators"),
+    "out of order": (_out_of_order, {}, "no earlier operator writes"),
+    "zero batch": (_zero_batch, {}, "every dimension must be at least 1"),
+    "huge tensor": (_huge, {}, "MiB, far beyond"),
+    "NaN scale": (_nan_scale, {}, "scales must be finite"),
+    "negative activation scale": (_negative_scale, {}, "an activation's scale must be positive"),
+    "zero point": (_zero_point, {}, "zero point 300, outside int8"),
+    "channel scales": (_channel_scales, {}, "2 scales along dimension 0"),
+    "stride 0": (None, {"stride_h": 0}, "stride_h 0 is outside 1 to 32767"),
+    "dilation 2^20": (None, {"dilation_w_factor": 1 << 20}, "dilation_w_factor 1048576 is outside"),
+    "padding enum": (None, {"padding": 5}, "padding 5 is neither SAME"),
+    "activation enum": (None, {"fused_activation_function": 4}, "fused activation 4 is not supported"),
+    "bias type": (None, {"quantized_bias_type": 9}, "quantized bias type 9"),
+    "left shift": (_tiny_output_scale, {}, "needs a left shift of"),
+}
+
+
+@pytest.mark.parametrize("rule", sorted(RULES))
+def test_rule_refuses_with_one_line(rule):
+    mutate, options, expected = RULES[rule]
+    data = chain(mutate, **options)
+    if rule == "left shift":  # a per-op rule: the conv's Prepare applies it
+        from vmcu_tflite.pipeline import compile_model
+        with pytest.raises(ModelError, match=expected):
+            compile_model(data)
+        return
+    assert expected in refused(data)
+
+
+def one_op(kind: str, inputs, out_shape=(1, 4), outputs=None) -> bytes:
+    """x [1, 4] -> `kind` -> y; `inputs` and `outputs` name x, y or -1."""
+    b = ModelBuilder()
+    ports = {"x": b.tensor((1, 4), scale=0.1, zero_point=0), "y": b.tensor(out_shape, scale=0.1, zero_point=0), "-1": -1}
+    b.op(kind, [ports[name] for name in inputs], [ports["y"]])
+    b.inputs, b.outputs = [ports["x"]], [ports[name] for name in outputs or ["y"]]
+    return b.build()
+
+
+def test_arity_and_omitted_inputs():
+    assert "has 3 inputs and 1 outputs; TFLite defines 2 inputs" in refused(one_op("ADD", ["x", "x", "x"]))
+    assert "input 1 is omitted (-1) but not optional" in refused(one_op("ADD", ["x", "-1"]))
+
+
+def test_a_reshape_keeps_its_bytes():
+    assert "turns int8[1, 4] into int8[1, 8]" in refused(one_op("RESHAPE", ["x"], out_shape=(1, 8)))
+
+
+def test_an_output_that_no_operator_writes():
+    message = refused(one_op("ADD", ["x", "x"], outputs=["y", "x"]))
+    assert "graph output tensor 0 't0' is never written by an operator" in message
+
+
+def test_names_are_escaped():
+    def rename(b, p):
+        p["y"] = b.tensor((1, 4, 4, 3), scale=math.nan, zero_point=0, name="evil\nname\x1b[31m")
+
+    message = refused(chain(rename))
+    assert "evil\\nname\\x1b[31m" in message
+
+
+def test_a_convolution_without_its_options_is_refused():
+    data = chain()
+    from tflite_micro.tensorflow.lite.micro.python import schema_py_generated as schema
+    import flatbuffers
+    model = schema.ModelT.InitFromObj(schema.Model.GetRootAsModel(data, 0))
+    model.subgraphs[0].operators[0].builtinOptionsType = schema.BuiltinOptions.AddOptions
+    model.subgraphs[0].operators[0].builtinOptions = schema.AddOptionsT()
+    builder = flatbuffers.Builder(1024)
+    builder.Finish(model.Pack(builder), file_identifier=b"TFL3")
+    assert "has no Conv2DOptions" in refused(bytes(builder.Output()))
+
+
+def test_builtin_code_is_read_as_tflite_reads_it():
+    """builtin_code 101 (ABS) with the deprecated byte still saying LOGISTIC is ABS, as in TFLite."""
+    from tflite_micro.tensorflow.lite.micro.python import schema_py_generated as schema
+    import flatbuffers
+    b = ModelBuilder()
+    x = b.tensor((1, 4), scale=0.1, zero_point=0)
+    y = b.tensor((1, 4), scale=1 / 256, zero_point=-128)
+    b.op("LOGISTIC", [x], [y])
+    b.inputs, b.outputs = [x], [y]
+    model = schema.ModelT.InitFromObj(schema.Model.GetRootAsModel(b.build(), 0))
+    model.operatorCodes[0].builtinCode = schema.BuiltinOperator.ABS
+    builder = flatbuffers.Builder(1024)
+    builder.Finish(model.Pack(builder), file_identifier=b"TFL3")
+    assert "unsupported operator ABS at index 0" in refused(bytes(builder.Output()))
+
+
+def test_corruption_in_a_field_the_converter_does_not_use_is_found():
+    """The model's description string: its offset now points far past the end of the file."""
+    import tflite
+    data = bytearray(chain())
+    model = tflite.Model.GetRootAsModel(bytes(data), 0)
+    at = model._tab.Pos + model._tab.Offset(10)  # field 3 of Model: description
+    data[at:at + 4] = (1 << 30).to_bytes(4, "little")
+    assert "corrupt or truncated" in refused(bytes(data))
+
+
+def test_a_model_tflite_micro_refuses_is_a_one_line_oracle_error():
+    """The oracle runs in a child: TFLite Micro's refusal (here a SQUEEZE that changes the byte
+    count, which our rules refuse earlier) comes back as its own reason, not a crash."""
+    b = ModelBuilder()
+    x = b.tensor((1, 1, 1, 4), scale=0.1, zero_point=0)
+    y = b.tensor((1, 8), scale=0.1, zero_point=0)
+    b.op("SQUEEZE", [x], [y])
+    b.inputs, b.outputs = [x], [y]
+    with pytest.raises(OracleError, match="TFLite Micro refuses this model: .*squeeze") as caught:
+        run_tflm(b.build(), [np.zeros((1, 1, 1, 4), np.int8)], 1)
+    assert "\n" not in str(caught.value)

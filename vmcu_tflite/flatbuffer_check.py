@@ -1,0 +1,77 @@
+"""Read every field of a TFLite flatbuffer once, so that corruption anywhere is found up front.
+
+The reader only reads the fields it needs, and a flatbuffer has no checksum: a corrupt offset in
+a field nobody reads (metadata, a signature, another operator's options table) goes unnoticed.
+TFLite Micro's loaders read the whole model and refuse it; so does this walk, through the
+`tflite` package's accessors: every table, vector and union of the schema, each table once
+(a corrupt offset may make two fields share one, or a cycle). Any exception on the way means
+the bytes are not a valid model.
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+
+import tflite
+
+MAX_DEPTH = 12  # the schema nests tables about six deep; more means corrupt offsets
+_UNION_ENUMS = {"Details": "QuantizationDetails", "ArraySegments": "SparseIndexVector",
+                "ArrayIndices": "SparseIndexVector"}
+_SKIP_SUFFIXES = ("IsNone", "Length", "AsNumpy", "BufferHasIdentifier", "Type")
+_SKIP = ("Init", "GetRootAs")
+
+
+def check_flatbuffer(model: tflite.Model) -> None:
+    """Raise whatever reading a corrupt field raises; return quietly for a sound model."""
+    _walk(model, set(), 0)
+
+
+def _walk(table, seen: set, depth: int) -> None:
+    key = (type(table).__name__, table._tab.Pos)
+    if key in seen:
+        return
+    if depth > MAX_DEPTH:
+        raise ValueError("tables nested too deep")
+    seen.add(key)
+    for name, kind in _fields(type(table)):
+        if kind == "numbers":
+            getattr(table, name + "AsNumpy")()
+        elif kind == "vector":
+            for i in range(getattr(table, name + "Length")()):
+                _visit(getattr(table, name)(i), seen, depth)
+        elif kind == "union":
+            _visit_union(table, name, seen, depth)
+        else:
+            _visit(getattr(table, name)(), seen, depth)
+
+
+@lru_cache(maxsize=None)
+def _fields(cls) -> tuple[tuple[str, str], ...]:
+    """The accessors of a generated table class: (name, "numbers" | "vector" | "union" | "field")."""
+    fields = []
+    for name in dir(cls):
+        if name.startswith("_") or name.startswith(_SKIP) or name.endswith(_SKIP_SUFFIXES):
+            continue
+        if hasattr(cls, name + "Length"):
+            fields.append((name, "numbers" if hasattr(cls, name + "AsNumpy") else "vector"))
+        else:
+            fields.append((name, "union" if hasattr(cls, name + "Type") else "field"))
+    return tuple(fields)
+
+
+def _visit(value, seen: set, depth: int) -> None:
+    if hasattr(value, "_tab"):
+        _walk(value, seen, depth + 1)
+
+
+def _visit_union(table, name: str, seen: set, depth: int) -> None:
+    kind = getattr(table, name + "Type")()
+    inner = getattr(table, name)()
+    if inner is None or kind == 0:
+        return
+    enum = getattr(tflite, _UNION_ENUMS.get(name, name))
+    names = {v: k for k, v in vars(enum).items() if not k.startswith("_")}
+    if kind not in names:
+        return  # a table type newer than the `tflite` package: nothing to check it against
+    member = getattr(tflite, names[kind])()
+    member.Init(inner.Bytes, inner.Pos)
+    _walk(member, seen, depth + 1)

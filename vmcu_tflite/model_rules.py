@@ -1,0 +1,215 @@
+"""The rules every model must pass before anything else looks at it (TFLite Micro's Prepare, up front).
+
+The reader turns the flatbuffer into a `Graph`; `check_model` then refuses, with one line naming
+the operator or tensor, whatever TFLite Micro would refuse or a later stage could not handle:
+
+| rule | refused when |
+|---|---|
+| graph inputs and outputs | an index is not a tensor, is listed twice, or an output is never written |
+| one writer | a tensor is written by two operators, or an operator writes a constant or a graph input |
+| order | an operator reads a tensor no earlier operator wrote (out of order, a cycle, its own output) |
+| arity | an operator has fewer or more inputs or outputs than TFLite defines (`ARITY`), or omits (-1) a required one |
+| shapes | an activation has a dimension below 1, or more than `MAX_TENSOR_BYTES` bytes; a RESHAPE or SQUEEZE changes the type or the number of elements |
+| quantization | an int8 activation has not exactly one scale, a scale is not finite (an activation's: not positive), a zero point is outside int8, a per-channel int8 tensor's scales do not match its dimension `quantized_dimension` |
+| options | a convolution, pool or softmax without its options table; a quantized bias type other than INT32; a stride, dilation, filter size or depth multiplier outside 1 to 32767 (TFLite keeps them, and paddings, in 16 bits), a padding other than SAME or VALID, a fused activation other than NONE, RELU, RELU_N1_TO_1 or RELU6 |
+
+Each operator's `prepare` (`ops/`) then checks what is particular to it (shape relations,
+parameter ranges its arithmetic needs).
+"""
+from __future__ import annotations
+
+import math
+
+from .errors import ModelError
+from .graph import Graph, Op, Tensor
+
+INT16_MAX = 32767  # TFLite's kernel params hold strides, dilations and paddings as int16
+MAX_TENSOR_BYTES = 16 << 20  # far above any MCU's RAM; keeps a corrupt shape from allocating gigabytes
+
+# operator -> ((fewest, most) inputs, outputs, input positions that may be omitted with -1)
+ARITY: dict[str, tuple[tuple[int, int], int, frozenset[int]]] = {
+    "ADD": ((2, 2), 1, frozenset()),
+    "AVERAGE_POOL_2D": ((1, 1), 1, frozenset()),
+    "CONCATENATION": ((1, 10), 1, frozenset()),
+    "CONV_2D": ((2, 3), 1, frozenset({2})),
+    "DEPTHWISE_CONV_2D": ((2, 3), 1, frozenset()),  # TFLite Micro crashes on a third input of -1
+    "DEQUANTIZE": ((1, 1), 1, frozenset()),
+    "FULLY_CONNECTED": ((2, 3), 1, frozenset({2})),
+    "LOGISTIC": ((1, 1), 1, frozenset()),
+    "MAX_POOL_2D": ((1, 1), 1, frozenset()),
+    "MEAN": ((2, 2), 1, frozenset()),
+    "MUL": ((2, 2), 1, frozenset()),
+    "PAD": ((2, 2), 1, frozenset()),
+    "QUANTIZE": ((1, 1), 1, frozenset()),
+    "RESHAPE": ((1, 2), 1, frozenset({1})),
+    "RESIZE_NEAREST_NEIGHBOR": ((2, 2), 1, frozenset()),
+    "SOFTMAX": ((1, 1), 1, frozenset()),
+    "SQUEEZE": ((1, 1), 1, frozenset()),
+    "TRANSPOSE": ((2, 2), 1, frozenset()),
+}
+
+# operator -> its builtin options table; those marked True cannot run on TFLite Micro's defaults
+# (a stride or a beta of 0), so a model without the table is refused
+OPTIONS_TYPES = {
+    "ADD": "AddOptions", "AVERAGE_POOL_2D": "Pool2DOptions", "CONCATENATION": "ConcatenationOptions",
+    "CONV_2D": "Conv2DOptions", "DEPTHWISE_CONV_2D": "DepthwiseConv2DOptions", "FULLY_CONNECTED": "FullyConnectedOptions",
+    "MAX_POOL_2D": "Pool2DOptions", "MEAN": "ReducerOptions", "MUL": "MulOptions",
+    "RESIZE_NEAREST_NEIGHBOR": "ResizeNearestNeighborOptions", "SOFTMAX": "SoftmaxOptions",
+}
+_OPTIONS_REQUIRED = frozenset({"AVERAGE_POOL_2D", "CONV_2D", "DEPTHWISE_CONV_2D", "MAX_POOL_2D", "SOFTMAX"})
+
+_AT_LEAST_ONE = ("stride_h", "stride_w", "dilation_h_factor", "dilation_w_factor", "filter_height", "filter_width",
+                 "depth_multiplier")
+_PADDINGS = {0: "SAME", 1: "VALID"}
+_ACTIVATIONS = {0: "NONE", 1: "RELU", 2: "RELU_N1_TO_1", 3: "RELU6"}
+_INT_RANGES = {"int8": (-128, 127), "uint8": (0, 255), "int16": (-32768, 32767)}
+
+
+def check_model(graph: Graph) -> None:
+    """Raise ModelError for the first rule of the module docstring the graph breaks."""
+    _check_ports(graph)
+    _check_writers_and_order(graph)
+    for op in graph.ops:
+        _check_arity(op)
+        _check_options(op)
+        if op.kind in ("RESHAPE", "SQUEEZE"):
+            _check_same_bytes(graph, op)
+    used = {t for op in graph.ops for t in op.inputs + op.outputs if t >= 0} | {p.tensor for p in graph.inputs}
+    for t in sorted(used):
+        _check_tensor(graph.tensors[t])
+
+
+def _check_ports(graph: Graph) -> None:
+    for what, ports in (("input", graph.inputs), ("output", graph.outputs)):
+        indices = [p.tensor for p in ports]
+        if len(set(indices)) != len(indices):
+            raise ModelError(f"the model lists graph {what} tensor {_repeated(indices)} twice")
+        for t in indices:
+            if graph.tensors[t].is_constant:
+                raise ModelError(f"graph {what} tensor {t} '{graph.tensors[t].name}' is a constant")
+
+
+def _repeated(values: list[int]) -> int:
+    return next(v for i, v in enumerate(values) if v in values[:i])
+
+
+def _check_writers_and_order(graph: Graph) -> None:
+    """Each tensor written once, by an operator that runs before every operator reading it."""
+    ready = {p.tensor for p in graph.inputs}
+    writer: dict[int, Op] = {}
+    for op in graph.ops:
+        for t in op.inputs:
+            if t < 0 or t in ready or graph.tensors[t].is_constant:
+                continue
+            if t in op.outputs:
+                raise ModelError(f"operator {op.kind} at index {op.index} reads its own output, tensor {t}")
+            later = " (operators are out of order or form a cycle)" if t in _written(graph) else ""
+            raise ModelError(f"operator {op.kind} at index {op.index} reads tensor {t} '{graph.tensors[t].name}', "
+                             f"which no earlier operator writes{later}")
+        for t in op.outputs:
+            if t < 0:
+                raise ModelError(f"operator {op.kind} at index {op.index} has an omitted (-1) output")
+            if graph.tensors[t].is_constant or t in {p.tensor for p in graph.inputs}:
+                raise ModelError(f"operator {op.kind} at index {op.index} writes tensor {t} "
+                                 f"'{graph.tensors[t].name}', a {'constant' if graph.tensors[t].is_constant else 'graph input'}")
+            if t in writer:
+                raise ModelError(f"tensor {t} '{graph.tensors[t].name}' is written by operators {writer[t].index} "
+                                 f"and {op.index}")
+            writer[t] = op
+            ready.add(t)
+    for port in graph.outputs:
+        if port.tensor not in writer:
+            raise ModelError(f"graph output tensor {port.tensor} '{graph.tensors[port.tensor].name}' is never written "
+                             "by an operator")
+
+
+def _written(graph: Graph) -> set[int]:
+    return {t for op in graph.ops for t in op.outputs}
+
+
+def _check_arity(op: Op) -> None:
+    (fewest, most), outputs, optional = ARITY.get(op.kind, ((0, 1 << 30), len(op.outputs), frozenset()))
+    if not fewest <= len(op.inputs) <= most or len(op.outputs) != outputs:
+        expected = f"{fewest}" if fewest == most else f"{fewest} to {most}"
+        raise ModelError(f"operator {op.kind} at index {op.index} has {len(op.inputs)} inputs and {len(op.outputs)} "
+                         f"outputs; TFLite defines {expected} inputs and {outputs} output{'s' * (outputs != 1)}")
+    for position, t in enumerate(op.inputs):
+        if t < 0 and position not in optional:
+            raise ModelError(f"operator {op.kind} at index {op.index}: input {position} is omitted (-1) "
+                             "but not optional")
+
+
+def _check_same_bytes(graph: Graph, op: Op) -> None:
+    """RESHAPE and SQUEEZE become aliases of their input's bytes: same type, scale and count."""
+    a, b = graph.tensors[op.inputs[0]], graph.tensors[op.outputs[0]]
+    if a.dtype != b.dtype or a.num_elements != b.num_elements:
+        raise ModelError(f"operator {op.kind} at index {op.index} turns {a.dtype}{list(a.shape)} into "
+                         f"{b.dtype}{list(b.shape)}: the type and the number of elements must stay")
+    if op.kind != "SQUEEZE":
+        return
+    dims = op.options.get("squeeze_dims", ())
+    if any(not -len(a.shape) <= d < len(a.shape) or a.shape[d] != 1 for d in dims):
+        raise ModelError(f"operator SQUEEZE at index {op.index} squeezes dimensions {list(dims)} of shape "
+                         f"{a.shape}: each must exist and be 1")
+    gone = {d % len(a.shape) for d in dims} if dims else {d for d, n in enumerate(a.shape) if n == 1}
+    kept = tuple(n for d, n in enumerate(a.shape) if d not in gone)
+    if kept != tuple(b.shape):
+        raise ModelError(f"operator SQUEEZE at index {op.index} turns shape {a.shape} into {b.shape}, not {kept}")
+
+
+def _check_options(op: Op) -> None:
+    o = op.options
+    if op.kind in _OPTIONS_REQUIRED and not o:
+        raise ModelError(f"operator {op.kind} at index {op.index} has no {OPTIONS_TYPES[op.kind]} (its strides, "
+                         "padding or beta)")
+    for name in _AT_LEAST_ONE:
+        if name in o and not (isinstance(o[name], int) and 1 <= o[name] <= INT16_MAX):
+            raise ModelError(f"operator {op.kind} at index {op.index}: {name} {o[name]} is outside 1 to {INT16_MAX} "
+                             "(TFLite's kernels hold it in 16 bits)")
+    if "padding" in o and o["padding"] not in _PADDINGS:
+        raise ModelError(f"operator {op.kind} at index {op.index}: padding {o['padding']} is neither SAME (0) "
+                         "nor VALID (1)")
+    if o.get("quantized_bias_type", 0) not in (0, 2):  # unset, or INT32 (what int8 kernels take)
+        raise ModelError(f"operator {op.kind} at index {op.index}: quantized bias type {o['quantized_bias_type']} "
+                         "is not supported (int32)")
+    if "fused_activation_function" in o and o["fused_activation_function"] not in _ACTIVATIONS:
+        raise ModelError(f"operator {op.kind} at index {op.index}: fused activation {o['fused_activation_function']} "
+                         f"is not supported ({', '.join(_ACTIVATIONS.values())})")
+
+
+def _check_tensor(t: Tensor) -> None:
+    where = f"tensor {t.index} '{t.name}'"
+    if not t.is_constant:
+        if any(d < 1 for d in t.shape):
+            raise ModelError(f"{where} has shape {t.shape}: every dimension must be at least 1")
+        if t.num_elements * _itemsize(t.dtype) > MAX_TENSOR_BYTES:
+            raise ModelError(f"{where} has shape {t.shape}: more than {MAX_TENSOR_BYTES >> 20} MiB, far beyond "
+                             "a microcontroller's RAM")
+    q = t.quant
+    if q is None:
+        return
+    if not q.scale or any(not math.isfinite(s) for s in q.scale):
+        raise ModelError(f"{where} has scale {_first_bad(q.scale, math.isfinite)}: scales must be finite")
+    if not t.is_constant and any(s <= 0 for s in q.scale):  # filters may carry a negative channel scale
+        raise ModelError(f"{where} has scale {_first_bad(q.scale, lambda s: s > 0)}: an activation's scale must "
+                         "be positive")
+    low, high = _INT_RANGES.get(t.dtype, (-(1 << 31), (1 << 31) - 1))
+    if any(not low <= z <= high for z in q.zero_point):
+        raise ModelError(f"{where} has zero point {next(z for z in q.zero_point if not low <= z <= high)}, "
+                         f"outside {t.dtype}")
+    if len(q.zero_point) not in (1, len(q.scale)):
+        raise ModelError(f"{where} has {len(q.scale)} scales and {len(q.zero_point)} zero points")
+    if len(q.scale) > 1:
+        if t.dtype == "int8" and not t.is_constant:
+            raise ModelError(f"{where} is an int8 activation with {len(q.scale)} scales (per-tensor only)")
+        # a bias's scales follow its filter's (real models mislabel its axis; TFLite ignores it)
+        if t.dtype == "int8" and (not 0 <= q.axis < len(t.shape) or t.shape[q.axis] != len(q.scale)):
+            raise ModelError(f"{where} has {len(q.scale)} scales along dimension {q.axis} of shape {t.shape}")
+
+
+def _first_bad(values, good) -> object:
+    return next((v for v in values if not good(v)), "[]")
+
+
+def _itemsize(dtype: str) -> int:
+    return {"float32": 4, "int32": 4, "int64": 8, "int16": 2, "float16": 2}.get(dtype, 1)
