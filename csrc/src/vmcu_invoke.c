@@ -1,5 +1,6 @@
 /*
- * vmcu-tflite runtime: walk the generated steps, one kernel call each.
+ * vmcu-tflite runtime: check the generated tables against the application's memory, then walk
+ * the steps, one kernel call each.
  */
 #include "vmcu/vmcu.h"
 #include "vmcu/vmcu_kernels.h"
@@ -14,34 +15,99 @@ static vmcu_view view_of(const vmcu_model *model, int8_t *pool, uint16_t tensor)
     return v;
 }
 
-vmcu_status vmcu_invoke(const vmcu_model *model, int8_t *pool, uint32_t pool_bytes)
+/* A tensor of the table whose bytes lie in the pool: it starts inside and is no larger (it may
+ * wrap around the end, as the circular pool allows). */
+static int tensor_in_pool(const vmcu_model *model, uint16_t tensor)
 {
-    uint16_t s;
-    if (pool_bytes < model->pool_bytes) {
+    return tensor < model->num_tensors && model->tensors[tensor].offset < model->pool_bytes &&
+           model->tensors[tensor].bytes <= model->pool_bytes;
+}
+
+/* An input or output: the application reads and writes it as one run of bytes. */
+static int io_in_pool(const vmcu_model *model, const vmcu_io *io)
+{
+    return tensor_in_pool(model, io->tensor) && io->bytes <= model->tensors[io->tensor].bytes &&
+           model->tensors[io->tensor].offset + io->bytes <= model->pool_bytes;
+}
+
+static int step_in_pool(const vmcu_model *model, const vmcu_step *step)
+{
+    uint8_t i;
+    if (step->kernel == 0 || step->kind >= VMCU_KIND_COUNT || step->num_inputs > VMCU_MAX_STEP_INPUTS ||
+        !tensor_in_pool(model, step->output) || step->scratch > model->scratch_bytes ||
+        (step->workspace != 0 && step->workspace >= model->pool_bytes)) {
+        return 0;
+    }
+    for (i = 0; i < step->num_inputs; ++i) {
+        if (!tensor_in_pool(model, step->inputs[i])) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* Every table against the model's own sizes, before anything runs. */
+static vmcu_status check_tables(const vmcu_model *model, uint16_t *failed_step)
+{
+    uint16_t i;
+    if (model->tensors == 0 || (model->num_steps > 0 && model->steps == 0) ||
+        (model->num_inputs > 0 && model->inputs == 0) || (model->num_outputs > 0 && model->outputs == 0)) {
+        return VMCU_ERROR_BAD_MODEL;
+    }
+    for (i = 0; i < model->num_inputs; ++i) {
+        if (!io_in_pool(model, &model->inputs[i])) {
+            return VMCU_ERROR_BAD_MODEL;
+        }
+    }
+    for (i = 0; i < model->num_outputs; ++i) {
+        if (!io_in_pool(model, &model->outputs[i])) {
+            return VMCU_ERROR_BAD_MODEL;
+        }
+    }
+    for (i = 0; i < model->num_steps; ++i) {
+        if (!step_in_pool(model, &model->steps[i])) {
+            *failed_step = i;
+            return VMCU_ERROR_BAD_MODEL;
+        }
+    }
+    return VMCU_OK;
+}
+
+vmcu_status vmcu_invoke(const vmcu_model *model, const vmcu_memory *memory, uint16_t *failed_step)
+{
+    uint16_t s, unused;
+    vmcu_status status;
+    if (failed_step == 0) {
+        failed_step = &unused;
+    }
+    *failed_step = model != 0 ? model->num_steps : 0;
+    if (model == 0 || memory == 0 || memory->pool == 0 || (model->scratch_bytes > 0 && memory->scratch == 0)) {
+        return VMCU_ERROR_BAD_ARGUMENT;
+    }
+    if (memory->pool_bytes < model->pool_bytes) {
         return VMCU_ERROR_POOL_TOO_SMALL;
+    }
+    if (memory->scratch_bytes < model->scratch_bytes) {
+        return VMCU_ERROR_SCRATCH_TOO_SMALL;
+    }
+    status = check_tables(model, failed_step);
+    if (status != VMCU_OK) {
+        return status;
     }
     for (s = 0; s < model->num_steps; ++s) {
         const vmcu_step *step = &model->steps[s];
         vmcu_view inputs[VMCU_MAX_STEP_INPUTS];
         vmcu_view output;
         vmcu_context ctx;
-        vmcu_status status;
         uint8_t i;
-        if (step->kernel == 0 || step->kind >= VMCU_KIND_COUNT || step->num_inputs > VMCU_MAX_STEP_INPUTS ||
-            step->output >= model->num_tensors || step->scratch > model->scratch_bytes) {
-            return VMCU_ERROR_BAD_MODEL;
-        }
         for (i = 0; i < step->num_inputs; ++i) {
-            if (step->inputs[i] >= model->num_tensors) {
-                return VMCU_ERROR_BAD_MODEL;
-            }
-            inputs[i] = view_of(model, pool, step->inputs[i]);
+            inputs[i] = view_of(model, memory->pool, step->inputs[i]);
         }
-        output = view_of(model, pool, step->output);
+        output = view_of(model, memory->pool, step->output);
         ctx.step = step;
-        ctx.pool = pool;
+        ctx.pool = memory->pool;
         ctx.pool_size = model->pool_bytes;
-        ctx.scratch = model->scratch;
+        ctx.scratch = memory->scratch;
 #ifdef VMCU_PROFILE
         vmcu_profile_step(s);
 #endif
@@ -50,6 +116,7 @@ vmcu_status vmcu_invoke(const vmcu_model *model, int8_t *pool, uint32_t pool_byt
 #endif
         status = step->kernel(&ctx, step->params, inputs, &output);
         if (status != VMCU_OK) {
+            *failed_step = s;
             return status;
         }
     }
@@ -61,11 +128,16 @@ vmcu_status vmcu_invoke(const vmcu_model *model, int8_t *pool, uint32_t pool_byt
 
 int8_t *vmcu_input(const vmcu_model *model, int8_t *pool, uint32_t index)
 {
-    return index < model->num_inputs ? pool + model->tensors[model->inputs[index].tensor].offset : (int8_t *)0;
+    if (model == 0 || pool == 0 || index >= model->num_inputs || !io_in_pool(model, &model->inputs[index])) {
+        return (int8_t *)0;
+    }
+    return pool + model->tensors[model->inputs[index].tensor].offset;
 }
 
 const int8_t *vmcu_output(const vmcu_model *model, const int8_t *pool, uint32_t index)
 {
-    return index < model->num_outputs ? pool + model->tensors[model->outputs[index].tensor].offset
-                                      : (const int8_t *)0;
+    if (model == 0 || pool == 0 || index >= model->num_outputs || !io_in_pool(model, &model->outputs[index])) {
+        return (const int8_t *)0;
+    }
+    return pool + model->tensors[model->outputs[index].tensor].offset;
 }

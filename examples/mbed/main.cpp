@@ -6,6 +6,7 @@
  *   VMCU_MODEL_HEADER  "<name>_model.h", the header vmcu-convert wrote
  *   VMCU_MODEL         <name>_model, the `const vmcu_model` it declares
  *   VMCU_POOL_BYTES    <NAME>_POOL_BYTES, the pool size of the plan
+ *   VMCU_SCRATCH_BYTES <NAME>_SCRATCH_BYTES, the runtime kernels' scratch
  */
 #include <chrono>
 #include <cstdint>
@@ -19,6 +20,7 @@ namespace {
 // All the RAM the model needs: a static array, so the linker counts it against the board's
 // RAM instead of the stack having to hold it.
 int8_t pool[VMCU_POOL_BYTES];
+int8_t scratch[VMCU_SCRATCH_BYTES];
 
 // Stands for a sensor: a deterministic pattern that changes from frame to frame.
 void fill_input(int8_t *input, uint32_t bytes, uint32_t frame)
@@ -50,6 +52,7 @@ int main()
                 static_cast<unsigned long>(sizeof pool), static_cast<unsigned>(model.num_inputs),
                 static_cast<unsigned>(model.num_outputs));
 
+    const vmcu_memory memory = {pool, static_cast<uint32_t>(sizeof pool), scratch, static_cast<uint32_t>(sizeof scratch)};
     mbed::Timer timer;
     for (uint32_t frame = 0;; ++frame) {
         // Inputs live in the pool (zero copy): write them just before each vmcu_invoke().
@@ -58,10 +61,12 @@ int main()
         }
         timer.reset();
         timer.start();
-        const vmcu_status status = vmcu_invoke(&model, pool, static_cast<uint32_t>(sizeof pool));
+        uint16_t failed_step = 0;
+        const vmcu_status status = vmcu_invoke(&model, &memory, &failed_step);
         timer.stop();
         if (status != VMCU_OK) {
-            std::printf("vmcu_invoke failed: status %d\n", static_cast<int>(status));
+            std::printf("vmcu_invoke failed: status %d at step %u\n", static_cast<int>(status),
+                        static_cast<unsigned>(failed_step));
             return 1;
         }
         const int8_t *scores = vmcu_output(&model, pool, 0);

@@ -95,7 +95,11 @@ int main(void)
             input[i] = (int8_t)((i * 13u + k * 7u) %% 251u) ;
         }
     }
-    return (int)vmcu_invoke(&m_model, pool, (uint32_t)sizeof pool);
+    {
+        static int8_t scratch[M_SCRATCH_BYTES];
+        const vmcu_memory memory = {pool, (uint32_t)sizeof pool, scratch, (uint32_t)sizeof scratch};
+        return (int)vmcu_invoke(&m_model, &memory, NULL);
+    }
 }
 """
 

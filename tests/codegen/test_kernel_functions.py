@@ -47,9 +47,10 @@ def test_identical_layers_share_one_generated_function():
     assert "steps 0, 1 */" in functions.source
 
 
-def test_step_table_points_at_the_functions_and_sizes_scratch_for_runtime_kernels_only():
+def test_step_table_points_at_the_functions_and_sizes_the_scratch_for_runtime_kernels_only():
     program = program_with_segment(twin_convs(), 4)
-    source = render_project(program, "m")[f"{c_identifier(program.plan.model)}_model.c"]
+    project = render_project(program, "m")
+    source, header = (project[f"{c_identifier(program.plan.model)}_model.{ext}"] for ext in ("c", "h"))
     steps = re.search(r"m_steps\[\d+\] = \{(.*?)\n\};", source, re.S).group(1)
     rows = [r.strip() for r in steps.split("},\n") if r.strip()]
     assert len(rows) == 4
@@ -59,7 +60,10 @@ def test_step_table_points_at_the_functions_and_sizes_scratch_for_runtime_kernel
     scratch = [int(x) for x in re.findall(r"\}, \d+, \d+u, (\d+)u, \d+u, \w+, &m_step", steps)]
     pool_segment = program.plan.steps[3].segment_bytes
     assert scratch == [0, 0, 0, pool_segment]
-    assert f"static int8_t m_scratch[{max(pool_segment, 1)}];" in source
+    # the application declares the scratch (the model holds no RAM): its size in the header and the table
+    assert "static int8_t" not in source.split("static const vmcu_tensor")[1]
+    assert f"#define M_SCRATCH_BYTES {max(pool_segment, 1)}u" in header
+    assert f"{program.plan.pool_bytes}u, {max(pool_segment, 1)}u, " in source
 
 
 def test_generated_functions_are_the_descriptions_lowered():

@@ -6,6 +6,7 @@ import re
 from ..errors import ModelError
 from ..pipeline import Program
 from .cwriter import CWriter, c_float
+from ..kernels import describe
 from .kernel_functions import kernel_functions
 from .params import EMITTERS, KIND_IDS
 
@@ -34,7 +35,7 @@ def render_source(program: Program, prefix: str, header_name: str) -> str:
     functions = kernel_functions(program, prefix)
     index = {t: i for i, t in enumerate(buffer_order(program))}
     tensors = ",\n    ".join(f"{{{plan.offsets[t]}u, {plan.buffers[t].size}u}}" for t in index)
-    params, steps, scratch = [], [], 1
+    params, steps, scratch = [], [], scratch_bytes(program)
     for step, planned, kernel, generated in zip(program.steps, plan.steps, functions.names, functions.generated):
         name = f"step{step.index}"
         if step.kernel not in EMITTERS:
@@ -43,9 +44,8 @@ def render_source(program: Program, prefix: str, header_name: str) -> str:
         params.append(f"static const {ctype} {prefix}_{name}_params = {init};\n")
         inputs = ", ".join(str(index[graph.storage_of(t)]) for t in step.inputs) or "0"
         workspace = plan.offsets.get(-1 - step.index, 0)
-        # Hand-written kernels compute an output segment in the model's scratch; generated ones in registers.
+        # Hand-written kernels compute an output segment in the application's scratch; generated ones in registers.
         step_scratch = 0 if generated else planned.segment_bytes
-        scratch = max(scratch, step_scratch)
         steps.append(f"{{{KIND_IDS[step.kernel]}, {MODES[planned.mode]}, {len(step.inputs)}, {{{inputs}}}, "
                      f"{index[graph.storage_of(step.outputs[0])]}, {planned.segment_bytes}u, {step_scratch}u, "
                      f"{workspace}u, {kernel}, &{prefix}_{name}_params}}")
@@ -68,12 +68,17 @@ def render_source(program: Program, prefix: str, header_name: str) -> str:
         + "\n};\n\n",
         f"static const vmcu_io {prefix}_inputs[{len(graph.inputs)}] = {{\n    {io(graph.inputs)}\n}};\n\n",
         f"static const vmcu_io {prefix}_outputs[{len(graph.outputs)}] = {{\n    {io(graph.outputs)}\n}};\n\n",
-        f"/* One output segment of a runtime kernel, computed whole before it is stored. */\n"
-        f"static int8_t {prefix}_scratch[{scratch}];\n\n",
         f"const vmcu_model {prefix}_model = {{\n"
-        f"    {plan.pool_bytes}u, {scratch}u, {prefix}_scratch, {len(index)}, {len(steps)}, {len(graph.inputs)}, "
+        f"    {plan.pool_bytes}u, {scratch}u, {len(index)}, {len(steps)}, {len(graph.inputs)}, "
         f"{len(graph.outputs)},\n    {prefix}_tensors, {prefix}_steps, {prefix}_inputs, {prefix}_outputs\n}};\n",
     ])
+
+
+def scratch_bytes(program: Program) -> int:
+    """The largest output segment a runtime (hand-written) kernel computes before storing it."""
+    return max([1] + [planned.segment_bytes for step, planned in zip(program.steps, program.plan.steps)
+                      if describe(step.kernel, step.params, planned.segment_bytes, planned.in_place,
+                                  planned.tile_rows) is None])
 
 
 def render_header(program: Program, prefix: str) -> str:
@@ -83,6 +88,8 @@ def render_header(program: Program, prefix: str) -> str:
     lines = [banner(program, "Model interface"), f"#ifndef {guard}\n#define {guard}\n\n#include \"vmcu/vmcu.h\"\n\n",
              "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n",
              f"/** Bytes of activation pool the application must provide. */\n#define {upper}_POOL_BYTES {plan.pool_bytes}u\n",
+             f"/** Bytes of scratch the application must provide: one output segment of a runtime kernel "
+             f"(at least 1, so that it can be an array). */\n#define {upper}_SCRATCH_BYTES {scratch_bytes(program)}u\n",
              f"#define {upper}_NUM_INPUTS {len(graph.inputs)}\n#define {upper}_NUM_OUTPUTS {len(graph.outputs)}\n"]
     for kind, ports in (("INPUT", graph.inputs), ("OUTPUT", graph.outputs)):
         for i, p in enumerate(ports):

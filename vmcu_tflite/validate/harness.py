@@ -31,6 +31,7 @@ def render_main(header: str, prefix: str, inputs: Sequence[np.ndarray], pool_shr
 {prelude}
 {writer.text()}
 static int8_t pool[{upper}_POOL_BYTES - {pool_shrink}u];
+static int8_t scratch[{upper}_SCRATCH_BYTES];
 
 static void print_output(uint32_t index, uint32_t bytes)
 {{
@@ -45,13 +46,18 @@ static void print_output(uint32_t index, uint32_t bytes)
 
 int main(void)
 {{
+    const vmcu_memory memory = {{pool, (uint32_t)sizeof pool, scratch, (uint32_t)sizeof scratch}};
     vmcu_status status;
+    uint16_t failed_step = 0;
     uint32_t o;
 {copies}
 {pre_run}
-    status = vmcu_invoke(&{prefix}_model, pool, (uint32_t)sizeof pool);
+    status = vmcu_invoke(&{prefix}_model, &memory, &failed_step);
 {post_run}
     printf("status %d\\n", (int)status);
+    if (status != VMCU_OK) {{
+        printf("failed step %u\\n", (unsigned)failed_step);
+    }}
     if (status == VMCU_OK) {{
         for (o = 0; o < {prefix}_model.num_outputs; ++o) {{
             print_output(o, {prefix}_model.outputs[o].bytes);

@@ -1,14 +1,17 @@
 /*
  * vmcu-tflite runtime: the public API.
  *
- *     static int8_t pool[MYMODEL_POOL_BYTES];
+ *     static int8_t pool[MYMODEL_POOL_BYTES], scratch[MYMODEL_SCRATCH_BYTES];
+ *     const vmcu_memory memory = {pool, sizeof pool, scratch, sizeof scratch};
  *     int8_t *in = vmcu_input(&mymodel, pool, 0);    // write the input here (zero copy)
- *     if (vmcu_invoke(&mymodel, pool, sizeof pool) != VMCU_OK) { ... }
+ *     if (vmcu_invoke(&mymodel, &memory, NULL) != VMCU_OK) { ... }
  *     const int8_t *out = vmcu_output(&mymodel, pool, 0);
  *
- * The application owns the pool; the runtime never allocates and refuses a pool smaller than
- * the plan. Inputs and outputs are pointers into the pool: write the input just before
- * vmcu_invoke() and read the output right after it, since the pool is reused for everything.
+ * The application owns all the RAM: the pool and a small scratch. The runtime never allocates,
+ * keeps no state between calls, and refuses buffers smaller than the plan's and tables that
+ * point outside them. Inputs and outputs are pointers into the pool: write the input just
+ * before vmcu_invoke() and read the output right after it, since the pool is reused for
+ * everything.
  */
 #ifndef VMCU_H
 #define VMCU_H
@@ -22,13 +25,16 @@ extern "C" {
 #endif
 
 /**
- * @brief Run the model once over `pool`.
- * @param[in]     model      generated tables (const, in flash)
- * @param[in,out] pool       activation pool holding the input on entry and the output on return
- * @param[in]     pool_bytes size of `pool`; at least model->pool_bytes
- * @return VMCU_OK, VMCU_ERROR_POOL_TOO_SMALL, VMCU_ERROR_BAD_MODEL or VMCU_ERROR_UNSUPPORTED
+ * @brief Run the model once in `memory`, after checking every table against it.
+ * @param[in]     model       generated tables (const, in flash)
+ * @param[in,out] memory      the pool (input on entry, output on return) and the scratch
+ * @param[out]    failed_step when the result is not VMCU_OK: the step whose tables or kernel
+ *                            failed, or model->num_steps when the model's own sizes or I/O tables
+ *                            do; may be NULL
+ * @return VMCU_OK, VMCU_ERROR_POOL_TOO_SMALL, VMCU_ERROR_SCRATCH_TOO_SMALL, VMCU_ERROR_BAD_MODEL,
+ *         VMCU_ERROR_BAD_ARGUMENT or VMCU_ERROR_UNSUPPORTED
  */
-vmcu_status vmcu_invoke(const vmcu_model *model, int8_t *pool, uint32_t pool_bytes);
+vmcu_status vmcu_invoke(const vmcu_model *model, const vmcu_memory *memory, uint16_t *failed_step);
 
 #ifdef VMCU_PROFILE
 /**
@@ -39,10 +45,11 @@ vmcu_status vmcu_invoke(const vmcu_model *model, int8_t *pool, uint32_t pool_byt
 void vmcu_profile_step(uint16_t step);
 #endif
 
-/** @brief Where input `index` lives in `pool` (its bytes are contiguous); NULL if no such input. */
+/** @brief Where input `index` lives in `pool` (its bytes are contiguous); NULL if there is no
+ *         such input or its table entry leaves the pool. */
 int8_t *vmcu_input(const vmcu_model *model, int8_t *pool, uint32_t index);
 
-/** @brief Where output `index` lives in `pool` (contiguous); NULL if no such output. */
+/** @brief Where output `index` lives in `pool` (contiguous); NULL as for vmcu_input(). */
 const int8_t *vmcu_output(const vmcu_model *model, const int8_t *pool, uint32_t index);
 
 #ifdef __cplusplus

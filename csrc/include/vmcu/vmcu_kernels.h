@@ -24,7 +24,7 @@ struct vmcu_context {
     const vmcu_step *step; /**< mode, segment size, workspace offset */
     int8_t *pool;
     uint32_t pool_size;    /**< the plan's pool size: the modulus of every view */
-    int8_t *scratch;       /**< at least `step->scratch` bytes (see vmcu_model.scratch_bytes) */
+    int8_t *scratch;       /**< the application's scratch: at least `step->scratch` bytes */
 };
 
 /**

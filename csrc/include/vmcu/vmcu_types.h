@@ -2,7 +2,7 @@
  * vmcu-tflite runtime: the tables a generated model consists of.
  *
  * The converter writes every table as `const` data (flash). Nothing here allocates: the
- * application owns the activation pool and passes it to vmcu_invoke().
+ * application owns the activation pool and the scratch, and passes them to vmcu_invoke().
  */
 #ifndef VMCU_TYPES_H
 #define VMCU_TYPES_H
@@ -16,9 +16,11 @@ extern "C" {
 /** Status codes returned by every runtime function. */
 typedef enum {
     VMCU_OK = 0,
-    VMCU_ERROR_POOL_TOO_SMALL = 1, /**< the pool given is smaller than the plan's pool_bytes */
-    VMCU_ERROR_BAD_MODEL = 2,      /**< a table refers to something that does not exist */
-    VMCU_ERROR_UNSUPPORTED = 3     /**< a step kind or mode this build does not implement */
+    VMCU_ERROR_POOL_TOO_SMALL = 1,    /**< the pool given is smaller than the plan's pool_bytes */
+    VMCU_ERROR_BAD_MODEL = 2,         /**< a table refers to something that does not exist or leaves the pool */
+    VMCU_ERROR_UNSUPPORTED = 3,       /**< a step kind or mode this build does not implement */
+    VMCU_ERROR_BAD_ARGUMENT = 4,      /**< a NULL model, memory or pool, or no scratch where the model needs one */
+    VMCU_ERROR_SCRATCH_TOO_SMALL = 5  /**< the scratch given is smaller than the model's scratch_bytes */
 } vmcu_status;
 
 /** Step kinds, one per kernel. The numbering is part of the table format. */
@@ -238,6 +240,17 @@ typedef struct {
     const vmcu_binary_arith *add;           /**< residual ADD (same shapes, operand order folded into the C), or NULL */
 } vmcu_inverted_bottleneck_params;
 
+/**
+ * The RAM a run uses, all of it the application's (CMSIS-NN style: sized by generated constants).
+ * Two models, or two runs of one model, may run concurrently with separate memories.
+ */
+typedef struct {
+    int8_t *pool;           /**< <PREFIX>_POOL_BYTES: every activation; the inputs and outputs live here */
+    uint32_t pool_bytes;
+    int8_t *scratch;        /**< <PREFIX>_SCRATCH_BYTES: a runtime kernel's output segment before it is stored */
+    uint32_t scratch_bytes;
+} vmcu_memory;
+
 /** A model's input or output as the application sees it. */
 typedef struct {
     uint16_t tensor;
@@ -246,11 +259,10 @@ typedef struct {
     uint32_t bytes;
 } vmcu_io;
 
-/** A generated model: every table the runtime walks. */
+/** A generated model: every table the runtime walks (const: it holds no RAM). */
 typedef struct {
-    uint32_t pool_bytes;
-    uint32_t scratch_bytes; /**< bytes of `scratch`: the largest step.scratch (a hand-written kernel's output segment) */
-    int8_t *scratch;
+    uint32_t pool_bytes;    /**< <PREFIX>_POOL_BYTES */
+    uint32_t scratch_bytes; /**< <PREFIX>_SCRATCH_BYTES: the largest step.scratch (a runtime kernel's output segment) */
     uint16_t num_tensors, num_steps, num_inputs, num_outputs;
     const vmcu_tensor *tensors;
     const vmcu_step *steps;
