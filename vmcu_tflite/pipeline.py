@@ -42,7 +42,9 @@ def compile_graph(graph: Graph, planner: str = "vmcu", fuse: bool = True) -> Pro
         trial = make_plan(simple, fewer, planner)
         if trial.pool_bytes <= plan.pool_bytes:
             steps, fusion, plan = fewer, needed, trial
-    return Program(simple, steps, replace(plan, fusion=fusion))
+    # One meaning for tensor_level_bytes whatever was fused: the model's layers at whole-tensor level.
+    baseline = plan.tensor_level_bytes if steps is layers else make_plan(simple, layers, "tensor").pool_bytes
+    return Program(simple, steps, replace(plan, fusion=fusion, tensor_level_bytes=baseline))
 
 
 def fuse_chosen(graph: Graph, steps: tuple[Step, ...], fusion: tuple[FusionChoice, ...]) -> tuple[Step, ...]:

@@ -165,10 +165,11 @@ def _read_tensor(model: tflite.Model, tensor: tflite.Tensor, index: int, data: b
 
 def _read_quantization(tensor: tflite.Tensor) -> Quantization | None:
     q = tensor.Quantization()
-    if q is None or q.ScaleIsNone() or q.ScaleLength() == 0:
+    # As TFLite: affine quantization needs both vectors; without either the tensor is unquantized.
+    if q is None or q.ScaleIsNone() or q.ScaleLength() == 0 or q.ZeroPointIsNone() or q.ZeroPointLength() == 0:
         return None
     scale = tuple(float(s) for s in q.ScaleAsNumpy())
-    zero_point = tuple(int(z) for z in q.ZeroPointAsNumpy()) if not q.ZeroPointIsNone() else (0,) * len(scale)
+    zero_point = tuple(int(z) for z in q.ZeroPointAsNumpy())
     return Quantization(scale=scale, zero_point=zero_point, axis=q.QuantizedDimension())
 
 
