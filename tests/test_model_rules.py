@@ -171,7 +171,7 @@ def test_builtin_code_is_read_as_tflite_reads_it():
     model.operatorCodes[0].builtinCode = schema.BuiltinOperator.ABS
     builder = flatbuffers.Builder(1024)
     builder.Finish(model.Pack(builder), file_identifier=b"TFL3")
-    assert "unsupported operator ABS at index 0" in refused(bytes(builder.Output()))
+    assert "unsupported operator ABS (op 0)" in refused(bytes(builder.Output()))
 
 
 def test_corruption_in_a_field_the_converter_does_not_use_is_found():

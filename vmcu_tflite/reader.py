@@ -67,10 +67,9 @@ def _build_graph(model: tflite.Model, data: bytes, name: str) -> Graph:
         raise ModelError(f"the model has {model.SubgraphsLength()} subgraphs; only single-subgraph models are supported")
     subgraph = model.Subgraphs(0)
     ops = tuple(_read_op(model, subgraph.Operators(i), i) for i in range(subgraph.OperatorsLength()))
-    unsupported = next((op for op in ops if op.kind not in SUPPORTED_OPS), None)
-    if unsupported is not None:
-        raise ModelError(f"unsupported operator {unsupported.kind} at index {unsupported.index}; "
-                         f"supported: {', '.join(sorted(SUPPORTED_OPS))}")
+    blockers = _unsupported(ops)
+    if blockers:
+        raise ModelError(f"{blockers}; supported: {', '.join(sorted(SUPPORTED_OPS))}")
     tensors = {i: _read_tensor(model, subgraph.Tensors(i), i, data) for i in range(subgraph.TensorsLength())}
     for op in ops:
         for t in op.inputs + op.outputs:
@@ -91,6 +90,19 @@ def _build_graph(model: tflite.Model, data: bytes, name: str) -> Graph:
         inputs=tuple(IOPort(t, tensors[t].dtype, tensors[t].shape) for t in inputs),
         outputs=tuple(IOPort(t, tensors[t].dtype, tensors[t].shape) for t in outputs),
     )
+
+
+def _unsupported(ops: tuple[Op, ...]) -> str:
+    """Every operator the model needs that we lack, in one phrase ("" when none): the user learns
+    all of them at once, not one per attempt."""
+    where: dict[str, list[int]] = {}
+    for op in ops:
+        if op.kind not in SUPPORTED_OPS:
+            where.setdefault(op.kind, []).append(op.index)
+    if not where:
+        return ""
+    parts = [f"{kind} (op{'s' * (len(at) > 1)} {', '.join(map(str, at))})" for kind, at in where.items()]
+    return f"unsupported operator{'s' * (len(parts) > 1)} {', '.join(parts)}"
 
 
 def _read_op(model: tflite.Model, op: tflite.Operator, index: int) -> Op:
