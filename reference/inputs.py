@@ -17,7 +17,9 @@ def random_inputs(graph: Graph, seed: int) -> list[np.ndarray]:
     values = []
     for port in graph.inputs:
         q = rng.integers(-128, 128, size=port.shape).astype(np.int8)
-        if port.dtype == "float32":
+        if port.dtype == "uint8":
+            values.append(q.view(np.uint8))
+        elif port.dtype == "float32":
             t = graph.tensors[port.tensor]
             span = rng.uniform(-0.5, 0.5, size=port.shape)
             values.append(((q.astype(np.float64) - t.zero_point + span) * t.scale).astype(np.float32))

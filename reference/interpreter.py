@@ -17,9 +17,8 @@ from vmcu_tflite.pipeline import Program, compile_model
 from vmcu_tflite.plan import workspace_id
 from vmcu_tflite.planner.streaming import access_pattern
 
+from .boundary import from_pool, to_pool
 from .ops import make_kernel
-from .ops.op_dequantize import dequantize
-from .ops.op_quantize import quantize_float
 from .kernel_run import WORKSPACE_TAG, Role, run_kernel
 from .pool import Access, SimulatedPool
 from .streaming import replay_segments
@@ -71,11 +70,7 @@ class Interpreter:
             value = np.asarray(value)
             if tuple(value.shape) != tuple(port.shape):
                 raise UsageError(f"input tensor {port.tensor} has shape {tuple(port.shape)}, got {value.shape}")
-            tensor = graph.tensors[port.tensor]
-            if port.dtype == "float32":
-                data = quantize_float(value, tensor.scale, tensor.zero_point)
-            else:
-                data = value.astype(np.int8)
+            data = to_pool(port, graph.tensors[port.tensor], value)
             pool.store(self._access(-1, port.tensor), base(port.tensor), 0, data)
         dying = self._last_reads()
         for step, kernel in zip(self.program.steps, self.kernels):
@@ -95,9 +90,7 @@ class Interpreter:
             data = pool.load(self._access(end, port.tensor), base(port.tensor), 0, tensor.num_bytes)
             data = data.reshape(port.shape)
             result.raw_outputs.append(data)
-            if port.dtype == "float32":
-                data = dequantize(data, tensor.scale, tensor.zero_point)
-            result.outputs.append(data)
+            result.outputs.append(from_pool(port, tensor, data))
         return result
 
     def _write_output(self, pool: SimulatedPool, step, args: list[np.ndarray], out: np.ndarray, base) -> None:

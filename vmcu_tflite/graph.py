@@ -83,8 +83,9 @@ class IOPort:
     """A graph input or output as the application sees it.
 
     `tensor` is the int8 tensor inside the pool. `dtype` is what the application passes or receives:
-    "int8", or "float32" when the model had a QUANTIZE/DEQUANTIZE at its boundary, in which case the
-    values are converted with `tensor`'s scale and zero point outside the pool.
+    "int8"; "float32" when the model had a QUANTIZE/DEQUANTIZE at its boundary (values converted with
+    `tensor`'s scale and zero point outside the pool); "uint8" when it had a QUANTIZE that only moves
+    the zero point by 128 (the top bit flipped outside the pool).
     """
 
     tensor: int

@@ -1,7 +1,8 @@
 """Graph rewrites that leave only real int8 work for the planner.
 
 - Graph-boundary QUANTIZE (float -> int8) and DEQUANTIZE (int8 -> float) become part of the I/O
-  description: the application's float values are converted outside the pool.
+  description: the application's float values are converted outside the pool. So do uint8 <->
+  int8 QUANTIZEs that only move the zero point by 128 (STM32 model zoo exports): the top bit.
 - RESHAPE, SQUEEZE and PADs that add nothing only rename bytes: their output becomes an alias of
   their input, with no step and no copy.
 - A PAD whose only consumer is a convolution is folded into it as extra implicit padding; the
@@ -25,25 +26,39 @@ def simplify(graph: Graph) -> Graph:
 
 
 def strip_boundary_quantization(graph: Graph) -> Graph:
-    """Turn float-boundary QUANTIZE/DEQUANTIZE ops into float `IOPort`s."""
+    """Turn the boundary's QUANTIZE/DEQUANTIZE ops into float32 or uint8 `IOPort`s."""
     removed: set[int] = set()
     inputs, outputs = [], []
     for port in graph.inputs:
         consumers = graph.consumers(port.tensor)
-        if (port.dtype == "float32" and len(consumers) == 1 and consumers[0].kind == "QUANTIZE"
-                and _same_shape(graph, consumers[0])):
-            quantize = consumers[0]
-            removed.add(quantize.index)
-            port = IOPort(quantize.outputs[0], "float32", port.shape)
+        if len(consumers) == 1 and _boundary(graph, consumers[0], port.dtype, "QUANTIZE"):
+            removed.add(consumers[0].index)
+            port = IOPort(consumers[0].outputs[0], port.dtype, port.shape)
         inputs.append(port)
     for port in graph.outputs:
         producer = graph.producer(port.tensor)
-        if port.dtype == "float32" and producer is not None and producer.kind == "DEQUANTIZE" and _same_shape(graph, producer):
+        kind = "DEQUANTIZE" if port.dtype == "float32" else "QUANTIZE"
+        if producer is not None and _boundary(graph, producer, port.dtype, kind):
             removed.add(producer.index)
-            port = IOPort(producer.inputs[0], "float32", port.shape)
+            port = IOPort(producer.inputs[0], port.dtype, port.shape)
         outputs.append(port)
     ops = tuple(op for op in graph.ops if op.index not in removed)
     return replace(graph, ops=ops, inputs=tuple(inputs), outputs=tuple(outputs))
+
+
+def _boundary(graph: Graph, op: Op, dtype: str, kind: str) -> bool:
+    """`op` converts between the application's `dtype` and the int8 pool the way the I/O
+    description can: float32 <-> int8 (QUANTIZE/DEQUANTIZE), or uint8 <-> int8 at one scale with
+    zero points 128 apart (TFLite flips the top bit; another rescale stays an op)."""
+    if op.kind != kind or not _same_shape(graph, op) or dtype not in ("float32", "uint8"):
+        return False
+    if dtype == "float32":
+        return True
+    a, b = graph.tensors[op.inputs[0]], graph.tensors[op.outputs[0]]
+    uint8, int8 = (a, b) if a.dtype == "uint8" else (b, a)
+    return (uint8.dtype == "uint8" and int8.dtype == "int8" and uint8.quant is not None and int8.quant is not None
+            and not uint8.quant.per_channel and not int8.quant.per_channel and uint8.scale == int8.scale
+            and uint8.zero_point - int8.zero_point == 128)
 
 
 def _same_shape(graph: Graph, op: Op) -> bool:

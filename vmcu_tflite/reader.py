@@ -209,7 +209,7 @@ def _read_buffer(model, tensor, index, name, dtype, shape, data) -> np.ndarray |
 
 
 def _check_activations(graph: Graph) -> None:
-    """Activations must be int8; float32 is allowed only as the model's quantized boundary."""
+    """Activations must be int8; float32 and uint8 are allowed only as the model's quantized boundary."""
     boundary = {p.tensor for p in graph.inputs} | {p.tensor for p in graph.outputs}
     for op in graph.ops:
         for t in op.inputs + op.outputs:
@@ -220,7 +220,8 @@ def _check_activations(graph: Graph) -> None:
                 if tensor.quant is None:
                     raise ModelError(f"tensor {t} '{tensor.name}' is int8 without quantization parameters")
                 continue
-            at_boundary = t in boundary and op.kind in ("QUANTIZE", "DEQUANTIZE") and tensor.dtype == "float32"
+            at_boundary = t in boundary and (op.kind in ("QUANTIZE", "DEQUANTIZE") and tensor.dtype == "float32"
+                                             or op.kind == "QUANTIZE" and tensor.dtype == "uint8")
             if at_boundary:
                 continue
             kind = {"float32": "float", "float16": "float16", "int16": "int16"}.get(tensor.dtype, tensor.dtype)

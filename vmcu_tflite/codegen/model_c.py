@@ -81,6 +81,11 @@ def scratch_bytes(program: Program) -> int:
                                   planned.tile_rows) is None])
 
 
+# What the application does at a converted boundary (passes.strip_boundary_quantization).
+BOUNDARY_NOTES = {"float32": ", float32 at the model boundary: real = scale * (q - zero_point)",
+                  "uint8": ", uint8 at the model boundary: q = (int8_t)(u ^ 0x80), u = (uint8_t)(q ^ 0x80)"}
+
+
 def render_header(program: Program, prefix: str) -> str:
     graph, plan = program.graph, program.plan
     guard = f"{prefix.upper()}_MODEL_H"
@@ -96,7 +101,7 @@ def render_header(program: Program, prefix: str) -> str:
             t = graph.tensors[p.tensor]
             shape = "x".join(map(str, p.shape))
             lines.append(f"/** {kind.lower()} {i}: int8 [{shape}]"
-                         f"{', float32 at the model boundary: real = scale * (q - zero_point)' if p.dtype == 'float32' else ''} */\n"
+                         f"{BOUNDARY_NOTES.get(p.dtype, '')} */\n"
                          f"#define {upper}_{kind}{i}_BYTES {t.num_bytes}u\n"
                          f"#define {upper}_{kind}{i}_SCALE {c_float(t.scale)}\n"
                          f"#define {upper}_{kind}{i}_ZERO_POINT {t.zero_point}\n")

@@ -82,13 +82,11 @@ def validate_program(program: Program, model: bytes, target: Target, seed: int =
     require(target, profile)
     from vmcu_reference.inputs import random_inputs
     from vmcu_reference.interpreter import Interpreter
-    from vmcu_reference.ops.op_dequantize import dequantize
-    from vmcu_reference.ops.op_quantize import quantize_float
+    from vmcu_reference.boundary import from_pool, to_pool
 
     graph = program.graph
     inputs = random_inputs(graph, seed)
-    as_int8 = [quantize_float(x, graph.tensors[p.tensor].scale, graph.tensors[p.tensor].zero_point)
-               if p.dtype == "float32" else x for p, x in zip(graph.inputs, inputs)]
+    as_int8 = [to_pool(p, graph.tensors[p.tensor], x) for p, x in zip(graph.inputs, inputs)]
     reference = Interpreter(program).run(inputs)
     steps = None
     with tempfile.TemporaryDirectory(prefix="vmcu-validate-") as scratch:
@@ -105,8 +103,7 @@ def validate_program(program: Program, model: bytes, target: Target, seed: int =
         except UsageError:
             theirs = None
         if theirs is not None:
-            ours = [dequantize(o, graph.tensors[p.tensor].scale, graph.tensors[p.tensor].zero_point)
-                    if p.dtype == "float32" else o for p, o in zip(graph.outputs, outputs)]
+            ours = [from_pool(p, graph.tensors[p.tensor], o) for p, o in zip(graph.outputs, outputs)]
             matches_tflm = status == 0 and len(ours) == len(theirs) and all(
                 a.tobytes() == np.asarray(b).reshape(-1).tobytes() for a, b in zip(ours, theirs))
     return Validation(target.name, status, outputs, matches_reference, matches_tflm, program.plan.pool_bytes, measured,
