@@ -25,6 +25,7 @@ _OPTIONS = {
     "SOFTMAX": "SoftmaxOptions", "CONCATENATION": "ConcatenationOptions", "LOGISTIC": None,
     "RESIZE_NEAREST_NEIGHBOR": "ResizeNearestNeighborOptions", "TRANSPOSE": "TransposeOptions",
     "QUANTIZE": "QuantizeOptions", "DEQUANTIZE": "DequantizeOptions", "TANH": None,
+    "SHAPE": "ShapeOptions", "STRIDED_SLICE": "StridedSliceOptions", "PACK": "PackOptions", "GATHER": "GatherOptions",
 }
 
 

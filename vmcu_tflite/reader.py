@@ -16,6 +16,7 @@ import tflite
 
 from .errors import ModelError
 from .flatbuffer_check import check_flatbuffer
+from .folding import fold_constants
 from .graph import Graph, IOPort, Op, Quantization, Tensor
 from .model_rules import OPTIONS_TYPES, check_model
 from .ops import SUPPORTED_OPS
@@ -67,9 +68,6 @@ def _build_graph(model: tflite.Model, data: bytes, name: str) -> Graph:
         raise ModelError(f"the model has {model.SubgraphsLength()} subgraphs; only single-subgraph models are supported")
     subgraph = model.Subgraphs(0)
     ops = tuple(_read_op(model, subgraph.Operators(i), i) for i in range(subgraph.OperatorsLength()))
-    blockers = _unsupported(ops)
-    if blockers:
-        raise ModelError(f"{blockers}; supported: {', '.join(sorted(SUPPORTED_OPS))}")
     tensors = {i: _read_tensor(model, subgraph.Tensors(i), i, data) for i in range(subgraph.TensorsLength())}
     for op in ops:
         for t in op.inputs + op.outputs:
@@ -77,6 +75,10 @@ def _build_graph(model: tflite.Model, data: bytes, name: str) -> Graph:
                 raise ModelError(f"operator {op.kind} at index {op.index} refers to tensor {t}, which does not exist")
     inputs = tuple(int(t) for t in subgraph.InputsAsNumpy()) if not subgraph.InputsIsNone() else ()
     outputs = tuple(int(t) for t in subgraph.OutputsAsNumpy()) if not subgraph.OutputsIsNone() else ()
+    ops, tensors = fold_constants(ops, tensors, outputs)  # shape arithmetic on constants needs no kernel
+    blockers = _unsupported(ops)
+    if blockers:
+        raise ModelError(f"{blockers}; supported: {', '.join(sorted(SUPPORTED_OPS))}")
     if not inputs or not outputs:
         raise ModelError("the model declares no inputs or no outputs")
     for what, ports in (("input", inputs), ("output", outputs)):
@@ -106,6 +108,9 @@ def _unsupported(ops: tuple[Op, ...]) -> str:
 
 
 def _read_op(model: tflite.Model, op: tflite.Operator, index: int) -> Op:
+    if not 0 <= op.OpcodeIndex() < model.OperatorCodesLength():  # the accessor does not check
+        raise ModelError(f"operator at index {index} has opcode {op.OpcodeIndex()}; the model defines "
+                         f"{model.OperatorCodesLength()}")
     code = model.OperatorCodes(op.OpcodeIndex())
     builtin = _builtin_code(code)
     kind = _OP_NAMES.get(builtin, f"BUILTIN_{builtin}")

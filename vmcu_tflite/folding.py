@@ -1,0 +1,132 @@
+"""Operators whose outputs depend only on constants and static shapes, computed at conversion.
+
+Keras exports with a dynamic batch compute a RESHAPE's target shape at run time: SHAPE of an
+activation, STRIDED_SLICE of that vector, PACK with constants. With static shapes (TFLite Micro
+runs at the stored batch) every value in such a chain is known when converting, so the chain
+becomes a constant and never reaches the planner or the C: no kernel for SHAPE or PACK is needed.
+A folded value must have the shape and type its tensor declares, else the model is refused.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Callable, Mapping
+
+import numpy as np
+
+from .errors import ModelError
+from .graph import Op, Tensor
+
+MAX_FOLDED_ELEMENTS = 1 << 16  # shape vectors and small tables, not tensors
+
+
+def _shape(op: Op, values: list, tensors: Mapping[int, Tensor]) -> np.ndarray:
+    return np.array(tensors[op.inputs[0]].shape, dtype=np.int64)
+
+
+def _strided_slice(op: Op, values: list, tensors: Mapping[int, Tensor]) -> np.ndarray | None:
+    """TFLite's STRIDED_SLICE on a constant, for begin/end masks, shrink_axis_mask and offset
+    (ellipsis and new axis masks are left unfolded)."""
+    data, begin, end, strides = values
+    o = op.options
+    if o.get("ellipsis_mask", 0) or o.get("new_axis_mask", 0) or begin.ndim != 1 or len(begin) != data.ndim:
+        return None
+    index, squeeze = [], []
+    for axis in range(data.ndim):
+        size, step = data.shape[axis], int(strides[axis])
+        if step == 0:
+            return None
+        b, e = int(begin[axis]), int(end[axis])
+        if o.get("offset", False):
+            e = b + e
+        if o.get("shrink_axis_mask", 0) >> axis & 1:
+            b = b + size if b < 0 else b
+            if not 0 <= b < size:
+                return None
+            index.append(b)
+            squeeze.append(axis)
+            continue
+        if o.get("begin_mask", 0) >> axis & 1:
+            b = 0 if step > 0 else size - 1
+        if o.get("end_mask", 0) >> axis & 1:
+            e = size if step > 0 else -size - 1
+        index.append(slice(b, e, step))
+    return data[tuple(index)]
+
+
+def _pack(op: Op, values: list, tensors: Mapping[int, Tensor]) -> np.ndarray:
+    return np.stack(values, axis=op.options.get("axis", 0))
+
+
+def _concatenation(op: Op, values: list, tensors: Mapping[int, Tensor]) -> np.ndarray | None:
+    if op.options.get("fused_activation_function", 0):
+        return None
+    return np.concatenate(values, axis=op.options.get("axis", 0))
+
+
+def _gather(op: Op, values: list, tensors: Mapping[int, Tensor]) -> np.ndarray | None:
+    params, indices = values
+    axis = op.options.get("axis", 0)
+    if op.options.get("batch_dims", 0) or not (-params.ndim <= axis < params.ndim):
+        return None
+    if (indices < 0).any() or (indices >= params.shape[axis]).any():
+        return None
+    return np.take(params, indices, axis=axis)
+
+
+def _reshape(op: Op, values: list, tensors: Mapping[int, Tensor]) -> np.ndarray:
+    return values[0].reshape(tensors[op.outputs[0]].shape)
+
+
+# operator -> (the input positions that must be constant, the folding); SHAPE needs no input data
+FOLDABLE: dict[str, tuple[tuple[int, ...], Callable]] = {
+    "SHAPE": ((), _shape),
+    "STRIDED_SLICE": ((0, 1, 2, 3), _strided_slice),
+    "PACK": ((), _pack),  # every input
+    "CONCATENATION": ((), _concatenation),
+    "GATHER": ((0, 1), _gather),
+    "RESHAPE": ((0,), _reshape),
+    "SQUEEZE": ((0,), _reshape),
+}
+
+
+def fold_constants(ops: tuple[Op, ...], tensors: Mapping[int, Tensor],
+                   outputs: tuple[int, ...]) -> tuple[tuple[Op, ...], dict[int, Tensor]]:
+    """`ops` without the foldable operators whose inputs are known, `tensors` with their outputs
+    as constants. Graph outputs are never folded away."""
+    tensors = dict(tensors)
+    kept = []
+    for op in ops:
+        folded = _fold(op, tensors) if op.kind in FOLDABLE and len(op.outputs) == 1 and op.outputs[0] not in outputs else None
+        if folded is None:
+            kept.append(op)
+            continue
+        out = tensors[op.outputs[0]]
+        value = np.asarray(folded)
+        if value.shape != out.shape or value.size > MAX_FOLDED_ELEMENTS:
+            raise ModelError(f"operator {op.kind} at index {op.index} computes shape {value.shape} from constants; "
+                             f"its output tensor {out.index} '{out.name}' declares {out.shape}")
+        data = value.astype(out.dtype)
+        data.flags.writeable = False
+        tensors[out.index] = replace(out, data=data)
+    return tuple(kept), tensors
+
+
+def _fold(op: Op, tensors: Mapping[int, Tensor]) -> np.ndarray | None:
+    """The op's output value when its inputs allow, else None (it stays an operator)."""
+    needed, compute = FOLDABLE[op.kind]
+    if any(t < 0 or t not in tensors for t in op.inputs) or not op.inputs:
+        return None
+    if op.kind == "SHAPE":
+        if any(d < 1 for d in tensors[op.inputs[0]].shape):
+            return None
+        return compute(op, [], tensors)
+    positions = needed or range(len(op.inputs))
+    if any(position >= len(op.inputs) or not tensors[op.inputs[position]].is_constant for position in positions):
+        return None
+    if tensors[op.outputs[0]].dtype not in ("int32", "int64") and op.kind not in ("RESHAPE", "SQUEEZE", "GATHER"):
+        return None  # shape arithmetic only: an int8 CONCATENATION of constants keeps its quantization rules
+    values = [tensors[t].data for t in op.inputs]
+    try:
+        return compute(op, values, tensors)
+    except (ValueError, IndexError):
+        return None
