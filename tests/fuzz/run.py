@@ -4,8 +4,8 @@ Usage: python -m tests.fuzz.run [--seed S] [--cases N] [--seconds T] [--models D
 
 Each case must end one of two ways: refused with a one-line `VmcuError` (exit 2 in the tools)
 within `CASE_SECONDS`, or accepted and then run without a hazard by the reference interpreter
-and bit-exact with TFLite Micro, which must accept the model too (the oracle runs it in a forked
-child, so that a crash inside it is a finding, not the end of the run). Anything else is a finding:
+and bit-exact with TFLite Micro, which must accept the model too (the oracle runs it in a worker
+process, so that a crash inside it is a finding, not the end of the run). Anything else is a finding:
 
   traceback   an exception other than VmcuError escaped
   hang        no answer within CASE_SECONDS
