@@ -57,3 +57,24 @@ def test_an_unknown_operator_on_activations_is_still_refused():
     """STRIDED_SLICE out of range folds to nothing: the op stays and is named as unsupported."""
     with pytest.raises(ModelError, match="unsupported operators? STRIDED_SLICE .*PACK"):
         compile_model(dynamic_batch_classifier(begin=7))
+
+
+def test_a_broadcast_constant_operand_folds():
+    """ADD(x, BROADCAST_TO(c, [1, 4, 4, 2])): the operand becomes a constant of the full shape, the
+    values TFLite Micro computes."""
+    rng = np.random.default_rng(9)
+    b = ModelBuilder()
+    x = b.tensor((1, 4, 4, 2), scale=0.05, zero_point=-3)
+    c = b.const(rng.integers(-128, 128, size=(1, 1, 1, 2)).astype(np.int8), scale=0.04, zero_point=1)
+    full = b.tensor((1, 4, 4, 2), scale=0.04, zero_point=1)
+    y = b.tensor((1, 4, 4, 2), scale=0.08, zero_point=0)
+    b.op("BROADCAST_TO", [c, b.const(np.array([1, 4, 4, 2], np.int32))], [full])
+    b.op("ADD", [x, full], [y])
+    b.inputs, b.outputs = [x], [y]
+    model = b.build()
+    program = compile_model(model)
+    assert [op.kind for op in program.graph.ops] == ["ADD"]
+    assert program.graph.tensors[full].data.shape == (1, 4, 4, 2)
+    inputs = random_inputs(program.graph, 4)
+    result = Interpreter(program).run(inputs, record=True)
+    assert first_divergence(model, program, inputs, result) is None

@@ -26,6 +26,7 @@ _OPTIONS = {
     "RESIZE_NEAREST_NEIGHBOR": "ResizeNearestNeighborOptions", "TRANSPOSE": "TransposeOptions",
     "QUANTIZE": "QuantizeOptions", "DEQUANTIZE": "DequantizeOptions", "TANH": None,
     "SHAPE": "ShapeOptions", "STRIDED_SLICE": "StridedSliceOptions", "PACK": "PackOptions", "GATHER": "GatherOptions",
+    "BROADCAST_TO": "BroadcastToOptions",
 }
 
 

@@ -1,7 +1,9 @@
 """Operators whose outputs depend only on constants and static shapes, computed at conversion.
 
 Keras exports with a dynamic batch compute a RESHAPE's target shape at run time: SHAPE of an
-activation, STRIDED_SLICE of that vector, PACK with constants. With static shapes (TFLite Micro
+activation, STRIDED_SLICE of that vector, PACK with constants; others BROADCAST_TO a constant
+operand of an elementwise op. (TILE stays an operator: TFLite Micro has no kernel for it, so a
+model with one cannot be checked against the oracle.) With static shapes (TFLite Micro
 runs at the stored batch) every value in such a chain is known when converting, so the chain
 becomes a constant and never reaches the planner or the C: no kernel for SHAPE or PACK is needed.
 A folded value must have the shape and type its tensor declares, else the model is refused.
@@ -73,6 +75,11 @@ def _gather(op: Op, values: list, tensors: Mapping[int, Tensor]) -> np.ndarray |
     return np.take(params, indices, axis=axis)
 
 
+def _broadcast_to(op: Op, values: list, tensors: Mapping[int, Tensor]) -> np.ndarray:
+    data, shape = values
+    return np.broadcast_to(data, tuple(int(d) for d in shape))
+
+
 def _reshape(op: Op, values: list, tensors: Mapping[int, Tensor]) -> np.ndarray:
     return values[0].reshape(tensors[op.outputs[0]].shape)
 
@@ -84,6 +91,7 @@ FOLDABLE: dict[str, tuple[tuple[int, ...], Callable]] = {
     "PACK": ((), _pack),  # every input
     "CONCATENATION": ((), _concatenation),
     "GATHER": ((0, 1), _gather),
+    "BROADCAST_TO": ((0, 1), _broadcast_to),
     "RESHAPE": ((0,), _reshape),
     "SQUEEZE": ((0,), _reshape),
 }
@@ -123,7 +131,7 @@ def _fold(op: Op, tensors: Mapping[int, Tensor]) -> np.ndarray | None:
     positions = needed or range(len(op.inputs))
     if any(position >= len(op.inputs) or not tensors[op.inputs[position]].is_constant for position in positions):
         return None
-    if tensors[op.outputs[0]].dtype not in ("int32", "int64") and op.kind not in ("RESHAPE", "SQUEEZE", "GATHER"):
+    if tensors[op.outputs[0]].dtype not in ("int32", "int64") and op.kind in ("STRIDED_SLICE", "PACK", "CONCATENATION"):
         return None  # shape arithmetic only: an int8 CONCATENATION of constants keeps its quantization rules
     values = [tensors[t].data for t in op.inputs]
     try:
