@@ -21,8 +21,9 @@ from .graph import Op, Tensor
 MAX_FOLDED_ELEMENTS = 1 << 16  # shape vectors and small tables, not tensors
 
 
-def _shape(op: Op, values: list, tensors: Mapping[int, Tensor]) -> np.ndarray:
-    return np.array(tensors[op.inputs[0]].shape, dtype=np.int64)
+def _shape(op: Op, values: list, tensors: Mapping[int, Tensor]) -> np.ndarray | None:
+    shape = tensors[op.inputs[0]].shape
+    return None if any(d < 1 for d in shape) else np.array(shape, dtype=np.int64)
 
 
 def _strided_slice(op: Op, values: list, tensors: Mapping[int, Tensor]) -> np.ndarray | None:
@@ -84,12 +85,12 @@ def _reshape(op: Op, values: list, tensors: Mapping[int, Tensor]) -> np.ndarray:
     return values[0].reshape(tensors[op.outputs[0]].shape)
 
 
-# operator -> (the input positions that must be constant, the folding); SHAPE needs no input data
-FOLDABLE: dict[str, tuple[tuple[int, ...], Callable]] = {
-    "SHAPE": ((), _shape),
+# operator -> (the input positions that must be constant, None: every one; the folding)
+FOLDABLE: dict[str, tuple[tuple[int, ...] | None, Callable]] = {
+    "SHAPE": ((), _shape),  # only the input's static shape
     "STRIDED_SLICE": ((0, 1, 2, 3), _strided_slice),
-    "PACK": ((), _pack),  # every input
-    "CONCATENATION": ((), _concatenation),
+    "PACK": (None, _pack),
+    "CONCATENATION": (None, _concatenation),
     "GATHER": ((0, 1), _gather),
     "BROADCAST_TO": ((0, 1), _broadcast_to),
     "RESHAPE": ((0,), _reshape),
@@ -124,11 +125,7 @@ def _fold(op: Op, tensors: Mapping[int, Tensor]) -> np.ndarray | None:
     needed, compute = FOLDABLE[op.kind]
     if any(t < 0 or t not in tensors for t in op.inputs) or not op.inputs:
         return None
-    if op.kind == "SHAPE":
-        if any(d < 1 for d in tensors[op.inputs[0]].shape):
-            return None
-        return compute(op, [], tensors)
-    positions = needed or range(len(op.inputs))
+    positions = range(len(op.inputs)) if needed is None else needed
     if any(position >= len(op.inputs) or not tensors[op.inputs[position]].is_constant for position in positions):
         return None
     if tensors[op.outputs[0]].dtype not in ("int32", "int64") and op.kind in ("STRIDED_SLICE", "PACK", "CONCATENATION"):

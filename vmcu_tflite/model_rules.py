@@ -95,7 +95,8 @@ def _repeated(values: list[int]) -> int:
 
 def _check_writers_and_order(graph: Graph) -> None:
     """Each tensor written once, by an operator that runs before every operator reading it."""
-    ready = {p.tensor for p in graph.inputs}
+    graph_inputs = {p.tensor for p in graph.inputs}
+    ready = set(graph_inputs)
     writer: dict[int, Op] = {}
     for op in graph.ops:
         for t in op.inputs:
@@ -109,7 +110,7 @@ def _check_writers_and_order(graph: Graph) -> None:
         for t in op.outputs:
             if t < 0:
                 raise ModelError(f"operator {op.kind} at index {op.index} has an omitted (-1) output")
-            if graph.tensors[t].is_constant or t in {p.tensor for p in graph.inputs}:
+            if graph.tensors[t].is_constant or t in graph_inputs:
                 raise ModelError(f"operator {op.kind} at index {op.index} writes tensor {t} "
                                  f"'{graph.tensors[t].name}', a {'constant' if graph.tensors[t].is_constant else 'graph input'}")
             if t in writer:
@@ -182,7 +183,7 @@ def _check_tensor(t: Tensor) -> None:
     if not t.is_constant:
         if any(d < 1 for d in t.shape):
             raise ModelError(f"{where} has shape {t.shape}: every dimension must be at least 1")
-        if t.num_elements * _itemsize(t.dtype) > MAX_TENSOR_BYTES:
+        if t.num_bytes > MAX_TENSOR_BYTES:  # activations are int8, float32 or uint8 by now (reader)
             raise ModelError(f"{where} has shape {t.shape}: more than {MAX_TENSOR_BYTES >> 20} MiB, far beyond "
                              "a microcontroller's RAM")
     q = t.quant
@@ -210,6 +211,3 @@ def _check_tensor(t: Tensor) -> None:
 def _first_bad(values, good) -> object:
     return next((v for v in values if not good(v)), "[]")
 
-
-def _itemsize(dtype: str) -> int:
-    return {"float32": 4, "int32": 4, "int64": 8, "int16": 2, "float16": 2}.get(dtype, 1)

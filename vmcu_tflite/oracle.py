@@ -12,6 +12,7 @@ the model: twice the bytes of all its activations, enough for any of TFLite Micr
 """
 from __future__ import annotations
 
+import importlib.util
 import os
 import pickle
 import re
@@ -77,7 +78,8 @@ def _isolated(name: str, *args) -> Any:
     threads hold locks can hang, and a new interpreter per call costs a second); when TFLite
     Micro kills it, the next call starts another."""
     global _worker
-    _runtime()  # a missing package is a usage error, raised here rather than in the worker
+    if importlib.util.find_spec("tflite_micro") is None:  # a usage error here, not a dead worker
+        _runtime()
     if _worker is None or _worker.poll() is not None:
         _worker = subprocess.Popen([sys.executable, "-m", "vmcu_tflite.oracle_worker"], stdin=subprocess.PIPE,
                                    stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
