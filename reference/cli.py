@@ -18,7 +18,7 @@ from vmcu_tflite.cli.common import ToolParser, new_file, run_tool, seed
 from vmcu_tflite.errors import EXIT_OUTPUTS_DIFFER, UsageError
 from vmcu_tflite.pipeline import Program, compile_graph, program_for_plan
 from vmcu_tflite.plan import load_plan
-from vmcu_tflite.planner import PLANNERS
+from vmcu_tflite.planner.planners import PLANNERS
 from vmcu_tflite.reader import read_model
 
 from .compare import first_divergence

@@ -17,9 +17,8 @@ from .graph import Graph
 from .ops.add import AddParams
 from .ops.conv2d import Conv2DParams
 from .ops.depthwise_conv2d import DepthwiseConv2DParams
+from .ops.inverted_bottleneck import KIND
 from .steps import Step
-
-KIND = "INVERTED_BOTTLENECK"
 
 
 @dataclass(frozen=True, eq=False)

@@ -8,7 +8,7 @@ from .fusion import apply_fusion, find_blocks
 from .graph import Graph
 from .passes import simplify
 from .plan import Plan
-from .planner import make_plan
+from .planner.planners import make_plan
 from .planner.fusion_choice import FusionChoice, choose_fusion
 from .reader import parse_model, read_model
 from .steps import Step, build_steps

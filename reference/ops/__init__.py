@@ -1,33 +1,34 @@
-"""The explicit kernel registry: TFLite op name -> reference kernel class.
+"""The kernel registry: TFLite op name (or fused kind) -> reference kernel class.
 
-One class per op in `op_<stem>.py`, the stem shared with `vmcu_tflite/ops/<stem>.py`, whose
-`prepare` builds the params the kernel is constructed with. RESHAPE and SQUEEZE have no kernel:
-they only rename bytes (see `vmcu_tflite.passes`).
+Every `op_<stem>.py` here defines one `Kernel` subclass whose `kind` names the op; the stem is
+shared with `vmcu_tflite/ops/<stem>.py`, whose spec's `prepare` builds the params the kernel is
+constructed with. The registry is collected from the modules, and a test requires one kernel per
+converter spec. RESHAPE and SQUEEZE have no kernel: they only rename bytes (see
+`vmcu_tflite.passes`).
 """
 from __future__ import annotations
 
-from .op_add import Add
-from .op_average_pool2d import AveragePool2D
-from .op_concatenation import Concatenation
-from .op_conv2d import Conv2D
-from .op_depthwise_conv2d import DepthwiseConv2D
-from .op_dequantize import Dequantize
-from .op_fully_connected import FullyConnected
-from .op_inverted_bottleneck import InvertedBottleneck
-from .op_logistic import Logistic
-from .op_max_pool2d import MaxPool2D
-from .op_mean import Mean
-from .op_mul import Mul
-from .op_pad import Pad
-from .op_quantize import Quantize
-from .op_resize_nearest_neighbor import ResizeNearestNeighbor
-from .op_softmax import Softmax
-from .op_transpose import Transpose
+import importlib
+import pkgutil
+
 from .base import Kernel
 
-KERNELS: dict[str, type[Kernel]] = {k.kind: k for k in (
-    Add, AveragePool2D, Concatenation, Conv2D, DepthwiseConv2D, Dequantize, FullyConnected, InvertedBottleneck,
-    Logistic, MaxPool2D, Mean, Mul, Pad, Quantize, ResizeNearestNeighbor, Softmax, Transpose)}
+
+def _discover() -> dict[str, type[Kernel]]:
+    kernels: dict[str, type[Kernel]] = {}
+    for info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
+        if not info.name.startswith("op_"):
+            continue
+        module = importlib.import_module(f"{__name__}.{info.name}")
+        for value in vars(module).values():
+            if isinstance(value, type) and issubclass(value, Kernel) and value.__module__ == module.__name__:
+                if value.kind in kernels:
+                    raise ImportError(f"two reference kernels for {value.kind}")
+                kernels[value.kind] = value
+    return kernels
+
+
+KERNELS: dict[str, type[Kernel]] = _discover()
 
 
 def make_kernel(kind: str, params) -> Kernel:

@@ -28,7 +28,7 @@ import pytest
 
 from tests.c import kernel_models
 from tests.c.c_validate import program_with_segment
-from vmcu_tflite.codegen import write_project
+from vmcu_tflite.codegen.project import write_project
 from vmcu_tflite.kernels import describe
 from vmcu_tflite.pipeline import Program, compile_model
 from vmcu_tflite.planner.streaming import access_pattern

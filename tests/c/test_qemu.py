@@ -22,7 +22,7 @@ import pytest
 
 from tests.models_under_test import FIXTURES, REAL_MODELS, ROOT, conv_chain
 from vmcu_tflite.cli.validate import format_profile
-from vmcu_tflite.codegen import write_project
+from vmcu_tflite.codegen.project import write_project
 from vmcu_tflite.errors import BudgetError, UsageError
 from vmcu_tflite.pipeline import compile_model
 from vmcu_tflite.validate import targets as targets_module

@@ -18,7 +18,7 @@ import pytest
 
 from reference.inputs import random_inputs
 from reference.interpreter import Interpreter
-from vmcu_tflite.codegen import render_project, runtime_dir
+from vmcu_tflite.codegen.project import render_project, runtime_dir
 from vmcu_tflite.codegen.cwriter import CWriter
 from vmcu_tflite.pipeline import compile_model
 

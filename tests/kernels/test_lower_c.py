@@ -29,7 +29,7 @@ from tests.c.kernel_models import Chain
 from tests.planner.test_fusion import fused_program
 from vmcu_reference.ops import make_kernel
 from vmcu_tflite.codegen.cwriter import CWriter
-from vmcu_tflite.codegen.params import EMITTERS, KIND_IDS
+from vmcu_tflite.ops import SPECS
 from vmcu_tflite.kernels import describe
 from vmcu_tflite.kernels.ir import RAMLoad, Requantize
 from vmcu_tflite.kernels.lower_c import lower, render_kernels
@@ -294,13 +294,13 @@ def harness_source(cases: list[Case]) -> tuple[str, dict[str, int]]:
     writer = CWriter("t")
     params, entries, index, kernels, whole = [], [], {}, {}, {}
     for case in cases:
-        ctype, init = EMITTERS[case.step.kernel](case.step, case.program.graph, writer, case.name)
+        ctype, init = SPECS[case.step.kernel].emit(case.step, case.program.graph, writer, case.name)
         params.append(f"static const {ctype} t_{case.name}_params = {init};\n")
         for name, kernel, _, _, roles in case.configs:
             kernels[name] = kernel
             whole[name] = roles
             index[name] = len(entries)
-            entries.append(f"    {{{name}, &t_{case.name}_params, {KIND_IDS[case.step.kernel]}}}")
+            entries.append(f"    {{{name}, &t_{case.name}_params, {SPECS[case.step.kernel].kind_id}}}")
     source = (HARNESS + render_kernels(kernels, whole) + "\n" + writer.text() + "\n" + "".join(params)
               + MAIN % ",\n".join(entries))
     return source, index

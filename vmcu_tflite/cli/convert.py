@@ -10,11 +10,11 @@ import argparse
 from pathlib import Path
 from typing import Sequence
 
-from ..codegen import render_project, write_project
+from ..codegen.project import render_project, write_project
 from ..errors import BudgetError, UsageError
 from ..oracle import tflm_arena_bytes
 from ..pipeline import compile_model
-from ..planner import PLANNERS
+from ..planner.planners import PLANNERS
 from ..planner.tensor import plan_tensors
 from ..plot import render_memory_plot
 from ..report import render_report

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Sequence
 
 from ..errors import EXIT_OUTPUTS_DIFFER
-from ..planner import PLANNERS
+from ..planner.planners import PLANNERS
 from ..pipeline import compile_model
 from ..validate.run import require, validate_program
 from ..validate.targets import TARGETS

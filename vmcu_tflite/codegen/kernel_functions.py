@@ -17,23 +17,9 @@ from dataclasses import dataclass
 from ..kernels import describe
 from ..kernels.ir import Kernel
 from ..kernels.lower_c import PRELUDE, function_block, lower
+from ..ops import SPECS
 from ..pipeline import Program
 from ..plan import workspace_id
-
-RUNTIME_KERNELS = {
-    "ADD": "vmcu_add_s8",
-    "MUL": "vmcu_mul_s8",
-    "AVERAGE_POOL_2D": "vmcu_avg_pool2d_s8",
-    "MAX_POOL_2D": "vmcu_max_pool2d_s8",
-    "MEAN": "vmcu_mean_s8",
-    "PAD": "vmcu_pad_s8",
-    "SOFTMAX": "vmcu_softmax_s8",
-    "CONCATENATION": "vmcu_concatenation_s8",
-    "LOGISTIC": "vmcu_logistic_s8",
-    "RESIZE_NEAREST_NEIGHBOR": "vmcu_resize_nearest_neighbor_s8",
-    "TRANSPOSE": "vmcu_transpose_s8",
-    "QUANTIZE": "vmcu_quantize_s8",
-}
 
 _PLACEHOLDER = "vmcu_generated_kernel"
 
@@ -63,7 +49,7 @@ def kernel_functions(program: Program, prefix: str) -> KernelFunctions:
     for step, planned in zip(program.steps, program.plan.steps):
         kernel = describe(step.kernel, step.params, planned.segment_bytes, planned.in_place, planned.tile_rows)
         if kernel is None:
-            names.append(RUNTIME_KERNELS[step.kernel])
+            names.append(SPECS[step.kernel].c_kernel)
             generated.append(False)
             continue
         text = lower(kernel, _PLACEHOLDER, whole_roles(program, step, kernel))

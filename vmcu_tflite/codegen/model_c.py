@@ -4,13 +4,13 @@ from __future__ import annotations
 import re
 
 from ..errors import ModelError
+from ..kernels import describe
+from ..ops import SPECS
 from ..pipeline import Program
 from .cwriter import CWriter, c_float
-from ..kernels import describe
 from .kernel_functions import kernel_functions
-from .params import EMITTERS, KIND_IDS
 
-MODES = {"whole-tensor": 0, "segment": 1, "in-place": 2}
+MODES = {"whole-tensor": "VMCU_MODE_WHOLE_TENSOR", "segment": "VMCU_MODE_SEGMENT", "in-place": "VMCU_MODE_IN_PLACE"}
 
 
 def banner(program: Program, what: str) -> str:
@@ -34,27 +34,31 @@ def render_source(program: Program, prefix: str, header_name: str) -> str:
     writer = CWriter(prefix)
     functions = kernel_functions(program, prefix)
     index = {t: i for i, t in enumerate(buffer_order(program))}
-    tensors = ",\n    ".join(f"{{{plan.offsets[t]}u, {plan.buffers[t].size}u}}" for t in index)
+    tensors = ",\n    ".join(f"{{.offset = {plan.offsets[t]}u, .bytes = {plan.buffers[t].size}u}}" for t in index)
     params, steps, scratch = [], [], scratch_bytes(program)
     for step, planned, kernel, generated in zip(program.steps, plan.steps, functions.names, functions.generated):
         name = f"step{step.index}"
-        if step.kernel not in EMITTERS:
+        spec = SPECS[step.kernel]
+        if spec.emit is None:
             raise ModelError(f"step {step.index} ({step.kernel}) has no C kernel in this version")
-        ctype, init = EMITTERS[step.kernel](step, graph, writer, name)
+        ctype, init = spec.emit(step, graph, writer, name)
         params.append(f"static const {ctype} {prefix}_{name}_params = {init};\n")
         inputs = ", ".join(str(index[graph.storage_of(t)]) for t in step.inputs) or "0"
         workspace = plan.offsets.get(-1 - step.index, 0)
         # Hand-written kernels compute an output segment in the application's scratch; generated ones in registers.
         step_scratch = 0 if generated else planned.segment_bytes
-        steps.append(f"{{{KIND_IDS[step.kernel]}, {MODES[planned.mode]}, {len(step.inputs)}, {{{inputs}}}, "
-                     f"{index[graph.storage_of(step.outputs[0])]}, {planned.segment_bytes}u, {step_scratch}u, "
-                     f"{workspace}u, {kernel}, &{prefix}_{name}_params}}")
+        steps.append(f"{{.kind = VMCU_KIND_{step.kernel}, .mode = {MODES[planned.mode]}, "
+                     f".num_inputs = {len(step.inputs)}, .inputs = {{{inputs}}}, "
+                     f".output = {index[graph.storage_of(step.outputs[0])]}, .segment = {planned.segment_bytes}u, "
+                     f".scratch = {step_scratch}u, .workspace = {workspace}u, .kernel = {kernel}, "
+                     f".params = &{prefix}_{name}_params}}")
 
     def io(ports) -> str:
         rows = []
         for p in ports:
             t = graph.tensors[p.tensor]
-            rows.append(f"{{{index[graph.storage_of(p.tensor)]}, {c_float(t.scale)}, {t.zero_point}, {t.num_bytes}u}}")
+            rows.append(f"{{.tensor = {index[graph.storage_of(p.tensor)]}, .scale = {c_float(t.scale)}, "
+                        f".zero_point = {t.zero_point}, .bytes = {t.num_bytes}u}}")
         return ",\n    ".join(rows)
 
     return "".join([

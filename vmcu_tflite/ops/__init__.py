@@ -1,32 +1,47 @@
-"""The explicit op registry: TFLite op name -> module with `prepare(graph, op) -> params`.
+"""The op registry, derived from the op specs: every module here with a `SPEC` is a step kind.
 
-Each module under this package handles one TFLite op (its reference kernel is
-`vmcu_reference/ops/op_<same stem>.py`). RESHAPE and SQUEEZE never become steps: the passes turn
-them into aliases of their input's bytes.
+Each module handles one TFLite op (its reference kernel is `vmcu_reference/ops/op_<same stem>.py`)
+or one fused kind. RESHAPE and SQUEEZE never become steps: the passes turn them into aliases of
+their input's bytes.
 """
 from __future__ import annotations
 
-from types import ModuleType
+import importlib
+import pkgutil
 from typing import Any
 
 from ..graph import Graph, Op
-from . import (add, average_pool2d, concatenation, conv2d, depthwise_conv2d, dequantize, fully_connected,
-               logistic, max_pool2d, mean, mul, pad, quantize, resize_nearest_neighbor, softmax, transpose)
+from .spec import OpSpec
 
-OP_MODULES: dict[str, ModuleType] = {m.KIND: m for m in (
-    add, average_pool2d, concatenation, conv2d, depthwise_conv2d, dequantize, fully_connected, logistic,
-    max_pool2d, mean, mul, pad, quantize, resize_nearest_neighbor, softmax, transpose)}
 
+def _discover() -> dict[str, OpSpec]:
+    specs: dict[str, OpSpec] = {}
+    kind_ids: dict[int, str] = {}
+    for info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
+        spec = getattr(importlib.import_module(f"{__name__}.{info.name}"), "SPEC", None)
+        if spec is None:
+            continue
+        if spec.name in specs:
+            raise ImportError(f"two specs for {spec.name}")
+        if spec.kind_id is not None:
+            if spec.kind_id in kind_ids:
+                raise ImportError(f"{spec.name} and {kind_ids[spec.kind_id]} share vmcu_kind {spec.kind_id}")
+            kind_ids[spec.kind_id] = spec.name
+        specs[spec.name] = spec
+    return specs
+
+
+SPECS: dict[str, OpSpec] = _discover()
 ALIAS_OPS = frozenset({"RESHAPE", "SQUEEZE"})
-SUPPORTED_OPS = frozenset(OP_MODULES) | ALIAS_OPS
+SUPPORTED_OPS = frozenset(name for name, spec in SPECS.items() if spec.is_tflite_op) | ALIAS_OPS
 
 
 def prepare(graph: Graph, op: Op) -> Any:
     """Everything the op's kernel needs at run time, computed once from the graph."""
-    return OP_MODULES[op.kind].prepare(graph, op)
+    return SPECS[op.kind].prepare(graph, op)
 
 
 def macs(kind: str, params: Any) -> int:
     """Multiply-accumulates of conv, depthwise and fully connected kernels; 0 for other ops."""
-    count = getattr(OP_MODULES[kind], "macs", None)
+    count = SPECS[kind].macs
     return count(params) if count is not None else 0

@@ -10,9 +10,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..codegen.params.add import emit
 from ..graph import Graph, Op, Tensor
+from ..planner.access import same_shape
 from ..quant import quantize_multiplier, quantize_multiplier_smaller_than_one_exp
 from .common import constant_inputs, fused_activation, output, require, tensor
+from .spec import OpSpec
 
 KIND = "ADD"
 MAX_RANK = 6  # TFLite Micro's RuntimeShape holds at most 6 dimensions
@@ -80,3 +83,6 @@ def prepare(graph: Graph, op: Op) -> AddParams:
                      input2_offset=-b.zero_point, input2_multiplier=m2, input2_shift=s2,
                      output_offset=out.zero_point, output_multiplier=mo, output_shift=so,
                      act_min=act_min, act_max=act_max)
+
+
+SPEC = OpSpec(KIND, kind_id=3, emit=emit, prepare=prepare, c_kernel="vmcu_add_s8", access=same_shape)

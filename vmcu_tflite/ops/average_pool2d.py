@@ -4,13 +4,21 @@ Also holds the geometry shared with MAX_POOL_2D (`PoolParams`, `prepare_pool`).
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from dataclasses import dataclass
 
 import numpy as np
 
+from ..codegen.params.average_pool2d import emit
 from ..graph import Graph, Op
+from ..planner.access import AccessPattern, windowed
 from .common import fused_activation, output, require, tensor
 from .conv2d import conv_geometry
+from .spec import OpSpec
+
+if TYPE_CHECKING:
+    from ..steps import Step
 
 KIND = "AVERAGE_POOL_2D"
 
@@ -47,3 +55,12 @@ def prepare_pool(graph: Graph, op: Op) -> PoolParams:
 
 def prepare(graph: Graph, op: Op) -> PoolParams:
     return prepare_pool(graph, op)
+
+
+def pool_access(graph: Graph, step: Step, position: int, segment: int) -> AccessPattern | None:
+    p = step.params
+    return windowed(p.input_shape, p.output_shape, p.filter, p.stride, (1, 1), p.padding, segment, channel_reads=True)
+
+
+
+SPEC = OpSpec(KIND, kind_id=5, emit=emit, prepare=prepare, c_kernel="vmcu_avg_pool2d_s8", access=pool_access)

@@ -6,12 +6,20 @@ Constant inputs ride in the params.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from dataclasses import dataclass
 
 import numpy as np
 
+from ..codegen.params.concatenation import emit
 from ..graph import Graph, Op
+from ..planner.access import AccessPattern, concatenation
 from .common import constant_inputs, output, require, tensor
+from .spec import OpSpec
+
+if TYPE_CHECKING:
+    from ..steps import Step
 
 KIND = "CONCATENATION"
 MAX_INPUTS = 10
@@ -50,3 +58,19 @@ def prepare(graph: Graph, op: Op) -> ConcatenationParams:
     require(sum(t.shape[axis] for t in inputs) == out.shape[axis], op,
             f"the inputs' sizes along axis {axis} do not add up to the output's {out.shape[axis]}")
     return ConcatenationParams(axis=axis, output_shape=out.shape, constants=constant_inputs(graph, op))
+
+
+def concatenation_access(graph: Graph, step: Step, position: int, segment: int) -> AccessPattern | None:
+    p = step.params
+    activations = iter(graph.tensors[t].shape for t in step.inputs)
+    shapes = [next(activations) if c is None else c.shape for c in p.constants]
+    operand = [i for i, c in enumerate(p.constants) if c is None][position]  # position among all operands
+    if step.inputs.count(step.inputs[position]) > 1:
+        return None  # the same tensor concatenated twice: not worth a pattern of its own
+    outer = int(np.prod(p.output_shape[:p.axis], dtype=np.int64))
+    inner = [int(np.prod(s[p.axis:], dtype=np.int64)) for s in shapes]
+    return concatenation(outer, inner[operand], sum(inner), sum(inner[:operand]))
+
+
+
+SPEC = OpSpec(KIND, kind_id=10, emit=emit, prepare=prepare, c_kernel="vmcu_concatenation_s8", access=concatenation_access)

@@ -5,9 +5,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..codegen.params.conv2d import emit
 from ..graph import Graph, Op
 from ..model_rules import INT16_MAX
 from .common import Requantization, bias_values, output, output_size, require, requantization, tensor, window_padding
+from .spec import OpSpec
 
 KIND = "CONV_2D"
 
@@ -67,3 +69,6 @@ def macs(params: Conv2DParams) -> int:
     _, h, w, c_out = params.output_shape
     _, k_h, k_w, c_in = params.filter.shape
     return params.output_shape[0] * h * w * c_out * k_h * k_w * c_in
+
+
+SPEC = OpSpec(KIND, kind_id=0, emit=emit, prepare=prepare, macs=macs)

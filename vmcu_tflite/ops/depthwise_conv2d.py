@@ -9,9 +9,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..codegen.params.depthwise_conv2d import emit
 from ..graph import Graph, Op
 from .common import Requantization, bias_values, output, require, requantization, tensor
 from .conv2d import conv_geometry
+from .spec import OpSpec
 
 KIND = "DEPTHWISE_CONV_2D"
 
@@ -60,3 +62,6 @@ def macs(params: DepthwiseConv2DParams) -> int:
     n, h, w, c_out = params.output_shape
     _, k_h, k_w, _ = params.filter.shape
     return n * h * w * c_out * k_h * k_w
+
+
+SPEC = OpSpec(KIND, kind_id=1, emit=emit, prepare=prepare, macs=macs)

@@ -5,6 +5,7 @@ from dataclasses import dataclass
 
 from ..graph import Graph, Op
 from .common import output, require, tensor
+from .spec import OpSpec
 
 KIND = "DEQUANTIZE"
 
@@ -24,3 +25,6 @@ def prepare(graph: Graph, op: Op) -> DequantizeParams:
     require(input_.quant is not None and not input_.quant.per_channel, op, "the input needs a per-tensor scale")
     require(input_.shape == out.shape, op, f"input shape {input_.shape} differs from output shape {out.shape}")
     return DequantizeParams(output_shape=out.shape, scale=input_.scale, zero_point=input_.zero_point)
+
+
+SPEC = OpSpec(KIND, kind_id=None, emit=None, prepare=prepare)

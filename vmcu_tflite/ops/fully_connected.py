@@ -9,9 +9,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..codegen.params.fully_connected import emit
 from ..graph import Graph, Op
 from .common import (Requantization, bias_values, fused_activation, output, output_multiplier, require, requantization,
                      tensor)
+from .spec import OpSpec
 
 KIND = "FULLY_CONNECTED"
 
@@ -75,3 +77,6 @@ def prepare(graph: Graph, op: Op) -> FullyConnectedParams:
 def macs(params: FullyConnectedParams) -> int:
     channels, depth = params.filter.shape
     return params.rows * channels * depth
+
+
+SPEC = OpSpec(KIND, kind_id=2, emit=emit, prepare=prepare, macs=macs)

@@ -9,9 +9,12 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from ..codegen.params.logistic import emit
 from ..graph import Graph, Op
+from ..planner.access import same_shape
 from ..quant import calculate_input_radius, tflite_round
 from .common import output, require, tensor
+from .spec import OpSpec
 
 KIND = "LOGISTIC"
 INPUT_INTEGER_BITS = 4
@@ -47,3 +50,6 @@ def prepare(graph: Graph, op: Op) -> LogisticParams:
     return LogisticParams(input_zero_point=input_.zero_point,
                           input_range_radius=calculate_input_radius(INPUT_INTEGER_BITS, left_shift, 31),
                           input_multiplier=multiplier, input_left_shift=left_shift)
+
+
+SPEC = OpSpec(KIND, kind_id=11, emit=emit, prepare=prepare, c_kernel="vmcu_logistic_s8", access=same_shape)

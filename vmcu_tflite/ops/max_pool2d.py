@@ -1,11 +1,17 @@
 """MAX_POOL_2D: int8 maximum over each window's in-bounds taps, then the activation clamp."""
 from __future__ import annotations
 
+from ..codegen.params.max_pool2d import emit
 from ..graph import Graph, Op
 from .average_pool2d import PoolParams, prepare_pool
+from .average_pool2d import pool_access
+from .spec import OpSpec
 
 KIND = "MAX_POOL_2D"
 
 
 def prepare(graph: Graph, op: Op) -> PoolParams:
     return prepare_pool(graph, op)
+
+
+SPEC = OpSpec(KIND, kind_id=6, emit=emit, prepare=prepare, c_kernel="vmcu_max_pool2d_s8", access=pool_access)

@@ -7,13 +7,21 @@ s = min(floor(log2(count)), 32, 31 + shift), divided by count (truncating) and t
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from dataclasses import dataclass
 
 import numpy as np
 
+from ..codegen.params.mean import emit
 from ..graph import Graph, Op
+from ..planner.access import AccessPattern, channel_reduction
 from ..quant import quantize_multiplier
 from .common import constant, output, output_multiplier, require, tensor
+from .spec import OpSpec
+
+if TYPE_CHECKING:
+    from ..steps import Step
 
 KIND = "MEAN"
 
@@ -63,3 +71,15 @@ def prepare(graph: Graph, op: Op) -> MeanParams:
     return MeanParams(input_shape=input_.shape, output_shape=out.shape, axes=tuple(axes), count=count,
                       input_zero_point=input_.zero_point, output_zero_point=out.zero_point,
                       multiplier=multiplier, shift=shift)
+
+
+def mean_access(graph: Graph, step: Step, position: int, segment: int) -> AccessPattern | None:
+    p = step.params
+    if len(p.input_shape) != 4 or p.input_shape[0] != 1 or p.axes != (1, 2):
+        return None
+    _, h, w, c = p.input_shape
+    return channel_reduction(h * w, c, segment)
+
+
+
+SPEC = OpSpec(KIND, kind_id=7, emit=emit, prepare=prepare, c_kernel="vmcu_mean_s8", access=mean_access)

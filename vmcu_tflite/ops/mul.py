@@ -9,10 +9,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..codegen.params.mul import emit
 from ..graph import Graph, Op
+from ..planner.access import same_shape
 from ..quant import quantize_multiplier
 from .add import check_binary_shapes, check_binary_types
 from .common import constant_inputs, fused_activation, output, require, tensor
+from .spec import OpSpec
 
 KIND = "MUL"
 
@@ -43,3 +46,6 @@ def prepare(graph: Graph, op: Op) -> MulParams:
     return MulParams(output_shape=out.shape, constants=constant_inputs(graph, op),
                      input1_offset=-a.zero_point, input2_offset=-b.zero_point, output_offset=out.zero_point,
                      output_multiplier=multiplier, output_shift=shift, act_min=act_min, act_max=act_max)
+
+
+SPEC = OpSpec(KIND, kind_id=4, emit=emit, prepare=prepare, c_kernel="vmcu_mul_s8", access=same_shape)

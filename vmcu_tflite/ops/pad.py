@@ -7,8 +7,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..codegen.params.pad import emit
 from ..graph import Graph, Op
 from .common import constant, output, require, tensor
+from .spec import OpSpec
 
 KIND = "PAD"
 MAX_DIMS = 5  # TFLite's PadKernelMaxDimensionCount
@@ -38,3 +40,6 @@ def prepare(graph: Graph, op: Op) -> PadParams:
     expected = tuple(d + b + a for d, (b, a) in zip(input_.shape, pairs))
     require(expected == tuple(out.shape), op, f"output shape {out.shape} != padded input shape {expected}")
     return PadParams(input_shape=input_.shape, output_shape=out.shape, paddings=pairs, pad_value=out.zero_point)
+
+
+SPEC = OpSpec(KIND, kind_id=8, emit=emit, prepare=prepare, c_kernel="vmcu_pad_s8")

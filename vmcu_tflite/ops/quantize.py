@@ -7,9 +7,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..codegen.params.quantize import emit
 from ..graph import Graph, Op
+from ..planner.access import same_shape
 from ..quant import quantize_multiplier
 from .common import output, require, tensor
+from .spec import OpSpec
 
 KIND = "QUANTIZE"
 
@@ -47,3 +50,6 @@ def prepare(graph: Graph, op: Op) -> QuantizeParams:
     return QuantizeParams(input_dtype="int8", output_shape=out.shape, output_scale=out.scale,
                           output_zero_point=out.zero_point, input_zero_point=input_.zero_point,
                           multiplier=multiplier, shift=shift)
+
+
+SPEC = OpSpec(KIND, kind_id=14, emit=emit, prepare=prepare, c_kernel="vmcu_quantize_s8", access=same_shape)

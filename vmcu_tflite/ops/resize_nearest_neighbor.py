@@ -10,8 +10,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..codegen.params.resize_nearest_neighbor import emit
 from ..graph import Graph, Op
 from .common import constant, output, require, tensor
+from .spec import OpSpec
 
 KIND = "RESIZE_NEAREST_NEIGHBOR"
 
@@ -64,3 +66,6 @@ def prepare(graph: Graph, op: Op) -> ResizeNearestNeighborParams:
     rows.flags.writeable = False
     cols.flags.writeable = False
     return ResizeNearestNeighborParams(output_shape=out.shape, rows=rows, cols=cols)
+
+
+SPEC = OpSpec(KIND, kind_id=12, emit=emit, prepare=prepare, c_kernel="vmcu_resize_nearest_neighbor_s8")

@@ -9,13 +9,21 @@ largest exp (e.g. 512 or more elements tied at the row maximum); the kernel rais
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from dataclasses import dataclass
 
 import numpy as np
 
+from ..codegen.params.softmax import emit
 from ..graph import Graph, Op
+from ..planner.access import AccessPattern, elementwise
 from ..quant import calculate_input_radius, preprocess_softmax_scaling
 from .common import output, require, tensor
+from .spec import OpSpec
+
+if TYPE_CHECKING:
+    from ..steps import Step
 
 KIND = "SOFTMAX"
 SCALED_DIFF_INTEGER_BITS = 5
@@ -45,3 +53,12 @@ def prepare(graph: Graph, op: Op) -> SoftmaxParams:
     multiplier, left_shift = preprocess_softmax_scaling(beta, input_.scale, SCALED_DIFF_INTEGER_BITS)
     diff_min = -calculate_input_radius(SCALED_DIFF_INTEGER_BITS, left_shift)
     return SoftmaxParams(input_multiplier=multiplier, input_left_shift=left_shift, diff_min=diff_min)
+
+
+def softmax_access(graph: Graph, step: Step, position: int, segment: int) -> AccessPattern | None:
+    y = graph.tensors[step.outputs[0]]
+    return elementwise(y.num_bytes, y.shape[-1]) if segment == y.shape[-1] else None
+
+
+
+SPEC = OpSpec(KIND, kind_id=9, emit=emit, prepare=prepare, c_kernel="vmcu_softmax_s8", access=softmax_access)

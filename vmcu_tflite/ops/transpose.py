@@ -3,8 +3,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..codegen.params.transpose import emit
 from ..graph import Graph, Op
 from .common import constant, output, require, tensor
+from .spec import OpSpec
 
 KIND = "TRANSPOSE"
 MAX_RANK = 5  # TFLite Micro's Prepare limit
@@ -30,3 +32,6 @@ def prepare(graph: Graph, op: Op) -> TransposeParams:
     expected = tuple(input_.shape[d] for d in perm)
     require(out.shape == expected, op, f"output shape {out.shape} does not match the permuted {expected}")
     return TransposeParams(perm=perm, output_shape=out.shape)
+
+
+SPEC = OpSpec(KIND, kind_id=13, emit=emit, prepare=prepare, c_kernel="vmcu_transpose_s8")

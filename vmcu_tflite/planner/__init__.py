@@ -1,19 +1,3 @@
-"""Memory planners, one strategy per module, all returning a `Plan` for the same steps."""
-from __future__ import annotations
-
-from typing import Sequence
-
-from ..errors import UsageError
-from ..graph import Graph
-from ..plan import Plan
-from ..steps import Step
-from .tensor import plan_tensors
-from .vmcu import plan_vmcu
-
-PLANNERS = {"vmcu": plan_vmcu, "tensor": plan_tensors}
-
-
-def make_plan(graph: Graph, steps: Sequence[Step], planner: str = "vmcu") -> Plan:
-    if planner not in PLANNERS:
-        raise UsageError(f"unknown planner '{planner}'; available: {', '.join(sorted(PLANNERS))}")
-    return PLANNERS[planner](graph, steps)
+"""Memory planners (`planners.py` chooses one by name) and what they share: access patterns,
+gaps, placement, streaming. Nothing is imported here, so op specs can name their access
+patterns without import cycles."""

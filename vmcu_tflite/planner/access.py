@@ -14,9 +14,14 @@ functions come from their descriptions in `vmcu_tflite/kernels/`.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
+
+from ..graph import Graph
+
+if TYPE_CHECKING:
+    from ..steps import Step
 
 
 @dataclass(frozen=True)
@@ -155,3 +160,11 @@ def concatenation(outer: int, inner_x: int, inner_out: int, before_x: int) -> Ac
         read_lo=affine((inner_x, 0)),
         read_hi=affine((inner_x, 0), inner_x),
     )
+
+
+def same_shape(graph: Graph, step: Step, position: int, segment: int) -> AccessPattern | None:
+    """Element-wise ops stream over an operand only when it is not broadcast."""
+    x, y = graph.tensors[step.inputs[position]], graph.tensors[step.outputs[0]]
+    if x.num_elements != y.num_elements or x.shape != y.shape:
+        return None
+    return elementwise(y.num_bytes, segment)

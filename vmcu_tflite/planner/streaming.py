@@ -10,16 +10,15 @@ segment form (TRANSPOSE, RESIZE, PAD, broadcasting operands) stay whole-tensor.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Callable, Sequence
-
-import numpy as np
+from typing import Sequence
 
 from ..graph import Graph
 from ..kernels import describe, is_pointwise
 from ..kernels.access import min_distance as kernel_distance
 from ..lifetimes import Buffer
+from ..ops import SPECS
 from ..steps import Step
-from .access import AccessPattern, channel_reduction, concatenation, elementwise, windowed
+from .access import AccessPattern
 from .gap import min_distance
 from .placement import Overlap
 
@@ -67,54 +66,9 @@ def in_place_depthwise(graph: Graph, step: Step, tensor: int) -> bool:
     return step.kernel == "DEPTHWISE_CONV_2D" and step.params.depth_multiplier == 1 and step.inputs[0] == tensor
 
 
-def _pool(graph: Graph, step: Step, position: int, segment: int) -> AccessPattern | None:
-    p = step.params
-    return windowed(p.input_shape, p.output_shape, p.filter, p.stride, (1, 1), p.padding, segment, channel_reads=True)
-
-
-def _same_shape(graph: Graph, step: Step, position: int, segment: int) -> AccessPattern | None:
-    """Element-wise ops stream over an operand only when it is not broadcast."""
-    x, y = graph.tensors[step.inputs[position]], graph.tensors[step.outputs[0]]
-    if x.num_elements != y.num_elements or x.shape != y.shape:
-        return None
-    return elementwise(y.num_bytes, segment)
-
-
-def _softmax(graph: Graph, step: Step, position: int, segment: int) -> AccessPattern | None:
-    y = graph.tensors[step.outputs[0]]
-    return elementwise(y.num_bytes, y.shape[-1]) if segment == y.shape[-1] else None
-
-
-def _mean(graph: Graph, step: Step, position: int, segment: int) -> AccessPattern | None:
-    p = step.params
-    if len(p.input_shape) != 4 or p.input_shape[0] != 1 or p.axes != (1, 2):
-        return None
-    _, h, w, c = p.input_shape
-    return channel_reduction(h * w, c, segment)
-
-
-def _concatenation(graph: Graph, step: Step, position: int, segment: int) -> AccessPattern | None:
-    p = step.params
-    activations = iter(graph.tensors[t].shape for t in step.inputs)
-    shapes = [next(activations) if c is None else c.shape for c in p.constants]
-    operand = [i for i, c in enumerate(p.constants) if c is None][position]  # position among all operands
-    if step.inputs.count(step.inputs[position]) > 1:
-        return None  # the same tensor concatenated twice: not worth a pattern of its own
-    outer = int(np.prod(p.output_shape[:p.axis], dtype=np.int64))
-    inner = [int(np.prod(s[p.axis:], dtype=np.int64)) for s in shapes]
-    return concatenation(outer, inner[operand], sum(inner), sum(inner[:operand]))
-
-
-PatternFn = Callable[[Graph, Step, int, int], "AccessPattern | None"]
-ACCESS: dict[str, PatternFn] = {
-    "AVERAGE_POOL_2D": _pool, "MAX_POOL_2D": _pool, "ADD": _same_shape, "MUL": _same_shape, "LOGISTIC": _same_shape,
-    "QUANTIZE": _same_shape, "SOFTMAX": _softmax, "MEAN": _mean, "CONCATENATION": _concatenation,
-}
-
-
 def access_pattern(graph: Graph, step: Step, tensor: int, segment: int) -> AccessPattern | None:
     """How `step` walks input `tensor` with `segment`-byte output segments; None if it cannot stream."""
-    fn = ACCESS.get(step.kernel)
+    fn = SPECS[step.kernel].access
     return fn(graph, step, step.inputs.index(tensor), segment) if fn is not None else None
 
 

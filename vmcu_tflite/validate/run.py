@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..codegen import write_project
+from ..codegen.project import write_project
 from ..codegen.model_c import c_identifier
 from ..errors import BudgetError, UsageError
 from ..pipeline import Program, compile_model

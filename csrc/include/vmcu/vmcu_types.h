@@ -9,6 +9,8 @@
 
 #include <stdint.h>
 
+#include "vmcu_kinds.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -22,27 +24,6 @@ typedef enum {
     VMCU_ERROR_BAD_ARGUMENT = 4,      /**< a NULL model, memory or pool, or no scratch where the model needs one */
     VMCU_ERROR_SCRATCH_TOO_SMALL = 5  /**< the scratch given is smaller than the model's scratch_bytes */
 } vmcu_status;
-
-/** Step kinds, one per kernel. The numbering is part of the table format. */
-typedef enum {
-    VMCU_KIND_CONV_2D = 0,
-    VMCU_KIND_DEPTHWISE_CONV_2D = 1,
-    VMCU_KIND_FULLY_CONNECTED = 2,
-    VMCU_KIND_ADD = 3,
-    VMCU_KIND_MUL = 4,
-    VMCU_KIND_AVERAGE_POOL_2D = 5,
-    VMCU_KIND_MAX_POOL_2D = 6,
-    VMCU_KIND_MEAN = 7,
-    VMCU_KIND_PAD = 8,
-    VMCU_KIND_SOFTMAX = 9,
-    VMCU_KIND_CONCATENATION = 10,
-    VMCU_KIND_LOGISTIC = 11,
-    VMCU_KIND_RESIZE_NEAREST_NEIGHBOR = 12,
-    VMCU_KIND_TRANSPOSE = 13,
-    VMCU_KIND_QUANTIZE = 14,
-    VMCU_KIND_INVERTED_BOTTLENECK = 15,
-    VMCU_KIND_COUNT = 16
-} vmcu_kind;
 
 /** How a step moves its bytes (see the planner): the kernel's loop order is the same in every mode. */
 typedef enum {

@@ -8,7 +8,7 @@ kernel's innermost runs are as long as possible.
 from __future__ import annotations
 
 from ..cwriter import c_number
-from .common import MAX_DIMS, int_array, operand_shapes, row_major_strides
+from .common import MAX_DIMS, int_array, operand_shapes, row_major_strides, struct
 
 
 def broadcast_strides(out_shape, operand_shapes_):
@@ -39,23 +39,25 @@ def broadcast_strides(out_shape, operand_shapes_):
     return merged_dims, merged
 
 
-def broadcast(step, graph, writer, name, p) -> str:
+def broadcast(step, graph, writer, name, p) -> dict[str, str]:
     """The shape and operand fields of vmcu_elementwise_params (rank .. constant2)."""
     shapes = operand_shapes(step, graph, p.constants)
     walk, (strides1, strides2) = broadcast_strides(p.output_shape, shapes)
     constants = [writer.array("int8_t", f"{name}_operand{i + 1}", c) if c is not None else "0"
                  for i, c in enumerate(p.constants)]
-    return (f"{len(walk)}, {int_array(walk)}, {int_array(strides1)}, {int_array(strides2)}, "
-            f"{constants[0]}, {constants[1]}")
+    return dict(rank=len(walk), dims=int_array(walk), strides1=int_array(strides1), strides2=int_array(strides2),
+                constant1=constants[0], constant2=constants[1])
 
 
 def arith(p) -> str:
     """A vmcu_binary_arith initializer: the ADD's offsets, scaling and clamp."""
-    return (f"{{{p.input1_offset}, {p.input2_offset}, {p.output_offset}, {p.left_shift}, {c_number(p.input1_multiplier)}, "
-            f"{p.input1_shift}, {c_number(p.input2_multiplier)}, {p.input2_shift}, {c_number(p.output_multiplier)}, "
-            f"{p.output_shift}, {p.act_min}, {p.act_max}}}")
+    return struct(input1_offset=p.input1_offset, input2_offset=p.input2_offset, output_offset=p.output_offset,
+                  left_shift=p.left_shift, input1_multiplier=c_number(p.input1_multiplier), input1_shift=p.input1_shift,
+                  input2_multiplier=c_number(p.input2_multiplier), input2_shift=p.input2_shift,
+                  output_multiplier=c_number(p.output_multiplier), output_shift=p.output_shift,
+                  act_min=p.act_min, act_max=p.act_max)
 
 
 def emit(step, graph, writer, name):
     p = step.params
-    return "vmcu_elementwise_params", f"{{{broadcast(step, graph, writer, name, p)}, {arith(p)}}}"
+    return "vmcu_elementwise_params", struct(**broadcast(step, graph, writer, name, p), arith=arith(p))

@@ -8,17 +8,23 @@ from ..cwriter import CWriter
 MAX_DIMS = 6  # VMCU_MAX_DIMS in vmcu_types.h
 
 
+def struct(**fields) -> str:
+    """A struct initializer by field name (C99 designated initializers), so that a field the
+    runtime reorders or renames breaks the build instead of silently taking another's value."""
+    return "{" + ", ".join(f".{name} = {value}" for name, value in fields.items()) + "}"
+
+
 def dims(shape) -> str:
     """A vmcu_dims initializer: NHWC, leading dimensions filled with 1."""
-    shape = (1,) * (4 - len(shape)) + tuple(int(d) for d in shape)
-    return "{" + ", ".join(map(str, shape)) + "}"
+    n, h, w, c = (1,) * (4 - len(shape)) + tuple(int(d) for d in shape)
+    return struct(n=n, h=h, w=w, c=c)
 
 
 def requant(writer: CWriter, name: str, r) -> str:
     """A vmcu_requant initializer from a `Requantization`."""
     m = writer.array("int32_t", f"{name}_multiplier", r.multiplier)
     s = writer.array("int8_t", f"{name}_shift", r.shift)  # exponents fit a byte: 3 bytes of flash a channel
-    return f"{{{m}, {s}, {r.act_min}, {r.act_max}}}"
+    return struct(multiplier=m, shift=s, act_min=r.act_min, act_max=r.act_max)
 
 
 def int_array(values: Sequence[int], length: int = MAX_DIMS) -> str:

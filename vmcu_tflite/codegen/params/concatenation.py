@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .common import int_array, operand_shapes
+from .common import int_array, operand_shapes, struct
 
 MAX_OPERANDS = 10  # VMCU_MAX_STEP_INPUTS
 
@@ -16,5 +16,6 @@ def emit(step, graph, writer, name):
     constants = [writer.array("int8_t", f"{name}_operand{i}", c) if c is not None else "0"
                  for i, c in enumerate(p.constants)]
     constants += ["0"] * (MAX_OPERANDS - len(constants))
-    return "vmcu_concatenation_params", (
-        f"{{{outer}, {len(shapes)}, {int_array(inner, MAX_OPERANDS)}, {{{', '.join(constants)}}}}}")
+    return "vmcu_concatenation_params", struct(outer=outer, num_operands=len(shapes),
+                                               inner=int_array(inner, MAX_OPERANDS),
+                                               constants=f"{{{', '.join(constants)}}}")

@@ -5,7 +5,7 @@ import numpy as np
 
 from ...kernels.conv import filter_pitch
 from ...kernels.requant import bias_ctype
-from .common import requant
+from .common import requant, struct
 
 
 def emit(step, graph, writer, name):
@@ -13,4 +13,5 @@ def emit(step, graph, writer, name):
     rows = p.filter.reshape(p.filter.shape[0], -1)  # one row per output channel, padded as the kernel reads it
     filt = writer.array("int8_t", f"{name}_filter", np.pad(rows, ((0, 0), (0, filter_pitch(p) - rows.shape[1]))))
     bias = writer.array(bias_ctype(p.bias), f"{name}_bias", p.bias)
-    return "vmcu_conv_params", f"{{{p.input_offset}, {p.output_offset}, {filt}, {bias}, {requant(writer, name, p.requant)}}}"
+    return "vmcu_conv_params", struct(input_offset=p.input_offset, output_offset=p.output_offset, filter=filt, bias=bias,
+                                     requant=requant(writer, name, p.requant))

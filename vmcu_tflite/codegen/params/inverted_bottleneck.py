@@ -4,6 +4,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from . import add, conv2d, depthwise_conv2d
+from .common import struct
 
 
 def emit(step, graph, writer, name):
@@ -27,4 +28,4 @@ def emit(step, graph, writer, name):
         parts.append(f"&{writer.prefix}_{name}_add")
     else:
         parts.append("0")
-    return "vmcu_inverted_bottleneck_params", f"{{{parts[0]}, {parts[1]}, {parts[2]}, {parts[3]}}}"
+    return "vmcu_inverted_bottleneck_params", struct(lead=parts[0], depthwise=parts[1], project=parts[2], add=parts[3])

@@ -6,7 +6,7 @@ are merged: a global average pool over [1, H, W, C] becomes {H*W reduced, C kept
 from __future__ import annotations
 
 from ..cwriter import c_number
-from .common import MAX_DIMS, int_array
+from .common import MAX_DIMS, int_array, struct
 
 
 def merged_axes(shape, axes) -> tuple[list[int], list[bool]]:
@@ -31,6 +31,7 @@ def merged_axes(shape, axes) -> tuple[list[int], list[bool]]:
 def emit(step, graph, writer, name):
     p = step.params
     walk, reduce = merged_axes(p.input_shape, p.axes)
-    return "vmcu_mean_params", (
-        f"{{{len(walk)}, {int_array(walk)}, {int_array([int(r) for r in reduce])}, {p.count}, "
-        f"{p.input_zero_point}, {p.output_zero_point}, {c_number(p.multiplier)}, {p.shift}}}")
+    return "vmcu_mean_params", struct(
+        rank=len(walk), dims=int_array(walk), reduce=int_array([int(r) for r in reduce]), count=p.count,
+        input_zero_point=p.input_zero_point, output_zero_point=p.output_zero_point,
+        multiplier=c_number(p.multiplier), shift=p.shift)

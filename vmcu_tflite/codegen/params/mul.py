@@ -3,10 +3,12 @@ from __future__ import annotations
 
 from ..cwriter import c_number
 from .add import broadcast
+from .common import struct
 
 
 def emit(step, graph, writer, name):
     p = step.params
-    return "vmcu_elementwise_params", (
-        f"{{{broadcast(step, graph, writer, name, p)}, {{{p.input1_offset}, {p.input2_offset}, {p.output_offset}, "
-        f"0, 0, 0, 0, 0, {c_number(p.output_multiplier)}, {p.output_shift}, {p.act_min}, {p.act_max}}}}}")
+    arith = struct(input1_offset=p.input1_offset, input2_offset=p.input2_offset, output_offset=p.output_offset,
+                   output_multiplier=c_number(p.output_multiplier), output_shift=p.output_shift,
+                   act_min=p.act_min, act_max=p.act_max)
+    return "vmcu_elementwise_params", struct(**broadcast(step, graph, writer, name, p), arith=arith)

@@ -2,12 +2,13 @@
 from __future__ import annotations
 
 from ..cwriter import c_number
+from .common import struct
 
 
 def emit(step, graph, writer, name):
     p = step.params
     out = graph.tensors[step.outputs[0]]
     depth = int(out.shape[-1])
-    return "vmcu_softmax_params", (
-        f"{{{out.num_elements // depth}, {depth}, {c_number(p.input_multiplier)}, {p.input_left_shift}, "
-        f"{c_number(p.diff_min)}}}")
+    return "vmcu_softmax_params", struct(rows=out.num_elements // depth, depth=depth,
+                                         input_multiplier=c_number(p.input_multiplier),
+                                         input_left_shift=p.input_left_shift, diff_min=c_number(p.diff_min))

@@ -1,0 +1,29 @@
+/*
+ * vmcu-tflite runtime: step kinds. Generated from the converter's op specs by
+ * `python -m vmcu_tflite.codegen.kinds_header`. Do not edit.
+ */
+#ifndef VMCU_KINDS_H
+#define VMCU_KINDS_H
+
+/** Step kinds, one per kernel. The numbering is part of the table format. */
+typedef enum {
+    VMCU_KIND_CONV_2D = 0,
+    VMCU_KIND_DEPTHWISE_CONV_2D = 1,
+    VMCU_KIND_FULLY_CONNECTED = 2,
+    VMCU_KIND_ADD = 3,
+    VMCU_KIND_MUL = 4,
+    VMCU_KIND_AVERAGE_POOL_2D = 5,
+    VMCU_KIND_MAX_POOL_2D = 6,
+    VMCU_KIND_MEAN = 7,
+    VMCU_KIND_PAD = 8,
+    VMCU_KIND_SOFTMAX = 9,
+    VMCU_KIND_CONCATENATION = 10,
+    VMCU_KIND_LOGISTIC = 11,
+    VMCU_KIND_RESIZE_NEAREST_NEIGHBOR = 12,
+    VMCU_KIND_TRANSPOSE = 13,
+    VMCU_KIND_QUANTIZE = 14,
+    VMCU_KIND_INVERTED_BOTTLENECK = 15,
+    VMCU_KIND_COUNT = 16
+} vmcu_kind;
+
+#endif /* VMCU_KINDS_H */

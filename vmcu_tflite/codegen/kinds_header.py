@@ -1,0 +1,46 @@
+"""Write the runtime's step-kind enum (`csrc/include/vmcu/vmcu_kinds.h`) from the op specs.
+
+The numbering is part of the table format: the converter writes `VMCU_KIND_<name>` into every
+step, and the runtime checks a step's kind against `VMCU_KIND_COUNT`. Generating the enum from
+`vmcu_tflite.ops.SPECS` keeps the two sides from drifting; a test compares the file with this
+output. Run `python -m vmcu_tflite.codegen.kinds_header` after adding an op.
+"""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from ..ops import SPECS
+
+HEADER = Path(__file__).resolve().parents[2] / "csrc" / "include" / "vmcu" / "vmcu_kinds.h"
+
+
+def render() -> str:
+    kinds = sorted((s.kind_id, name) for name, s in SPECS.items() if s.kind_id is not None)
+    if [k for k, _ in kinds] != list(range(len(kinds))):
+        raise ValueError(f"vmcu_kind values must be 0..{len(kinds) - 1} without gaps: {kinds}")
+    rows = "".join(f"    VMCU_KIND_{name} = {kind},\n" for kind, name in kinds)
+    return f"""/*
+ * vmcu-tflite runtime: step kinds. Generated from the converter's op specs by
+ * `python -m vmcu_tflite.codegen.kinds_header`. Do not edit.
+ */
+#ifndef VMCU_KINDS_H
+#define VMCU_KINDS_H
+
+/** Step kinds, one per kernel. The numbering is part of the table format. */
+typedef enum {{
+{rows}    VMCU_KIND_COUNT = {len(kinds)}
+}} vmcu_kind;
+
+#endif /* VMCU_KINDS_H */
+"""
+
+
+def main() -> int:
+    HEADER.write_text(render())
+    print(f"wrote {HEADER.name}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

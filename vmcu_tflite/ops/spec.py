@@ -1,0 +1,53 @@
+"""What the converter knows about one step kind, in one place (TFLite Micro's registration idea).
+
+Every module of this package that defines `SPEC` is an op. The registries the rest of the
+converter used to keep by hand are derived from the specs (`vmcu_tflite.ops.SPECS`): the
+supported-op list, Prepare, the MAC count, the planner's access pattern, the C params emitter,
+the runtime kernel a step calls and the runtime's `vmcu_kind` numbering, which
+`vmcu_tflite.codegen.kinds_header` writes into `csrc/include/vmcu/vmcu_kinds.h`.
+
+The reference interpreter's kernels are not named here: they live in `vmcu_reference.ops`, apart
+from the code they check, and a test requires one kernel per spec.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Optional
+
+# (graph, op) -> params; (params) -> MACs; (step, graph, writer, name) -> (C type, initializer);
+# (graph, step, input position, segment bytes) -> AccessPattern or None
+Prepare = Callable[..., Any]
+Macs = Callable[[Any], int]
+Emitter = Callable[..., "tuple[str, str]"]
+Access = Callable[..., Any]
+
+
+@dataclass(frozen=True)
+class OpSpec:
+    """One step kind.
+
+    name:     the TFLite builtin name (or, for fused kinds, the step kind fusion creates)
+    kind_id:  the runtime's `vmcu_kind` value; part of the table format, so never renumbered.
+              None for kinds the C runtime does not run (float DEQUANTIZE, interpreter only)
+    emit:     the C initializer of the kind's params struct (`vmcu_tflite/codegen/params/`)
+    prepare:  TFLite Micro's Prepare done ahead of time: everything the kernels need, or a
+              `ModelError` saying why the op cannot run. None for fused kinds (fusion builds them).
+    c_kernel: the runtime kernel the step calls, or None when the kernel is generated from the
+              kernel language (`vmcu_tflite.kernels.describe`)
+    access:   how the kind's runtime kernel walks an input, so the planner can let its output
+              overwrite consumed input bytes; None: the step keeps its output apart (kernels in
+              the kernel language give their own access functions)
+    macs:     multiply-accumulates, for the reports; None counts 0
+    """
+
+    name: str
+    kind_id: Optional[int]
+    emit: Optional[Emitter]
+    prepare: Optional[Prepare] = None
+    c_kernel: Optional[str] = None
+    access: Optional[Access] = None
+    macs: Optional[Macs] = None
+
+    @property
+    def is_tflite_op(self) -> bool:
+        return self.prepare is not None
