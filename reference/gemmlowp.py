@@ -94,14 +94,20 @@ def exp_on_negative_values(a, integer_bits: int) -> np.ndarray:
     return np.where(a == 0, one(0), result)
 
 
-def one_over_one_plus_x_for_x_in_0_1(a) -> np.ndarray:
-    """1 / (1 + a) as a Q0.31 raw for a Q0.31 raw a in [0, 1): three Newton-Raphson steps."""
+def _two_over_one_plus_x(a) -> np.ndarray:
+    """2 / (1 + a) as a Q2.29 raw for a Q0.31 raw a in [0, 1): 1 / ((1 + a) / 2) by three
+    Newton-Raphson steps from gemmlowp's linear first guess."""
     half_denominator = rounding_half_sum(a, one(0))
     x = _add(_FORTY_EIGHT_OVER_SEVENTEEN_Q2, _mul(half_denominator, _MINUS_THIRTY_TWO_OVER_SEVENTEEN_Q2))
     for _ in range(3):
         one_minus_half_denominator_times_x = _sub(one(2), _mul(half_denominator, x))
         x = _add(x, rescale(_mul(x, one_minus_half_denominator_times_x), 4, 2))
-    return rescale(x, 1, 0)  # x / 2, read as Q1 then brought to Q0
+    return x
+
+
+def one_over_one_plus_x_for_x_in_0_1(a) -> np.ndarray:
+    """1 / (1 + a) as a Q0.31 raw for a Q0.31 raw a in [0, 1)."""
+    return rescale(_two_over_one_plus_x(a), 1, 0)  # x / 2, read as Q1 then brought to Q0
 
 
 def logistic(a, integer_bits: int) -> np.ndarray:
@@ -134,3 +140,18 @@ def get_reciprocal(x, x_integer_digits: int) -> tuple[np.ndarray, np.ndarray]:
     shifted = ((x & 0xFFFFFFFF) << headroom_plus_one) & 0xFFFFFFFF
     shifted_sum_minus_one = wrap_int32(shifted - (1 << 31))
     return one_over_one_plus_x_for_x_in_0_1(shifted_sum_minus_one), num_bits_over_unit
+
+
+def one_minus_x_over_one_plus_x_for_x_in_0_1(a) -> np.ndarray:
+    """(1 - a) / (1 + a) = 2 / (1 + a) - 1 as a Q0.31 raw for a Q0.31 raw a in [0, 1)."""
+    return rescale(_sub(_two_over_one_plus_x(a), one(2)), 2, 0)
+
+
+def tanh(a, integer_bits: int) -> np.ndarray:
+    """tanh(a) as a Q0.31 raw for any raw `a` with `integer_bits` integer bits: tanh(|a|) is
+    (1 - exp(-2|a|)) / (1 + exp(-2|a|)), doubling |a| by reading its raw with one more integer bit."""
+    a = np.asarray(a, dtype=np.int64)
+    negative = a < 0
+    n = np.where(negative, a, wrap_int32(-a))
+    t = one_minus_x_over_one_plus_x_for_x_in_0_1(exp_on_negative_values(n, integer_bits + 1))
+    return np.where(a == 0, 0, np.where(negative, wrap_int32(-t), t))

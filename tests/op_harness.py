@@ -6,7 +6,8 @@ from typing import Sequence
 import numpy as np
 
 from vmcu_reference.interpreter import run_model_bytes
-from vmcu_tflite.oracle import run_tflm
+from vmcu_tflite.errors import ModelError
+from vmcu_tflite.oracle import OracleError, run_tflm
 
 
 def assert_matches_tflm(model: bytes, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
@@ -22,3 +23,17 @@ def assert_matches_tflm(model: bytes, inputs: Sequence[np.ndarray]) -> list[np.n
             raise AssertionError(f"output {i}: {len(diff)} of {a.size} values differ; first at {first}: "
                                  f"ours {a[first]} vs TFLite Micro {b[first]}")
     return ours
+
+
+def assert_matches_or_refused_like_tflm(model: bytes, inputs: Sequence[np.ndarray]) -> list[np.ndarray] | None:
+    """Bit-exact when we accept the model; when we refuse it, TFLite Micro must refuse it too."""
+    try:
+        return assert_matches_tflm(model, inputs)
+    except ModelError as ours:
+        if isinstance(ours, OracleError):
+            raise
+        try:
+            run_tflm(model, inputs, num_outputs=1)
+        except OracleError:
+            return None
+        raise AssertionError(f"we refuse ({ours}) what TFLite Micro runs") from ours

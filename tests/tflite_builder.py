@@ -26,7 +26,11 @@ _OPTIONS = {
     "RESIZE_NEAREST_NEIGHBOR": "ResizeNearestNeighborOptions", "TRANSPOSE": "TransposeOptions",
     "QUANTIZE": "QuantizeOptions", "DEQUANTIZE": "DequantizeOptions", "TANH": None,
     "SHAPE": "ShapeOptions", "STRIDED_SLICE": "StridedSliceOptions", "PACK": "PackOptions", "GATHER": "GatherOptions",
-    "BROADCAST_TO": "BroadcastToOptions",
+    "BROADCAST_TO": "BroadcastToOptions", "ABS": None, "RELU": None, "RELU6": None, "RELU_N1_TO_1": None,
+    "LEAKY_RELU": "LeakyReluOptions", "HARD_SWISH": "HardSwishOptions", "SUB": "SubOptions",
+    "MAXIMUM": "MaximumMinimumOptions", "MINIMUM": "MaximumMinimumOptions", "PRELU": None,
+    "SPLIT": "SplitOptions", "SPLIT_V": "SplitVOptions", "RESIZE_BILINEAR": "ResizeBilinearOptions",
+    "TILE": "TileOptions", "REDUCE_MAX": "ReducerOptions",
 }
 
 

@@ -26,8 +26,9 @@ from .graph import Graph, Op, Tensor
 INT16_MAX = 32767  # TFLite's kernel params hold strides, dilations and paddings as int16
 MAX_TENSOR_BYTES = 16 << 20  # far above any MCU's RAM; keeps a corrupt shape from allocating gigabytes
 
-# operator -> ((fewest, most) inputs, outputs, input positions that may be omitted with -1)
-ARITY: dict[str, tuple[tuple[int, int], int, frozenset[int]]] = {
+# operator -> ((fewest, most) inputs, outputs (None: any number), input positions that may be omitted with -1)
+ARITY: dict[str, tuple[tuple[int, int], int | None, frozenset[int]]] = {
+    "ABS": ((1, 1), 1, frozenset()),
     "ADD": ((2, 2), 1, frozenset()),
     "AVERAGE_POOL_2D": ((1, 1), 1, frozenset()),
     "CONCATENATION": ((1, 10), 1, frozenset()),
@@ -35,16 +36,29 @@ ARITY: dict[str, tuple[tuple[int, int], int, frozenset[int]]] = {
     "DEPTHWISE_CONV_2D": ((2, 3), 1, frozenset()),  # TFLite Micro crashes on a third input of -1
     "DEQUANTIZE": ((1, 1), 1, frozenset()),
     "FULLY_CONNECTED": ((2, 3), 1, frozenset({2})),
+    "HARD_SWISH": ((1, 1), 1, frozenset()),
+    "LEAKY_RELU": ((1, 1), 1, frozenset()),
     "LOGISTIC": ((1, 1), 1, frozenset()),
+    "MAXIMUM": ((2, 2), 1, frozenset()),
     "MAX_POOL_2D": ((1, 1), 1, frozenset()),
     "MEAN": ((2, 2), 1, frozenset()),
+    "MINIMUM": ((2, 2), 1, frozenset()),
     "MUL": ((2, 2), 1, frozenset()),
     "PAD": ((2, 2), 1, frozenset()),
+    "PRELU": ((2, 2), 1, frozenset()),
     "QUANTIZE": ((1, 1), 1, frozenset()),
+    "RELU": ((1, 1), 1, frozenset()),
+    "RELU6": ((1, 1), 1, frozenset()),
     "RESHAPE": ((1, 2), 1, frozenset({1})),
+    "RESIZE_BILINEAR": ((2, 2), 1, frozenset()),
     "RESIZE_NEAREST_NEIGHBOR": ((2, 2), 1, frozenset()),
     "SOFTMAX": ((1, 1), 1, frozenset()),
+    "SPLIT": ((2, 2), None, frozenset()),
+    "SPLIT_V": ((3, 3), None, frozenset()),
     "SQUEEZE": ((1, 1), 1, frozenset()),
+    "STRIDED_SLICE": ((4, 4), 1, frozenset()),
+    "SUB": ((2, 2), 1, frozenset()),
+    "TANH": ((1, 1), 1, frozenset()),
     "TRANSPOSE": ((2, 2), 1, frozenset()),
 }
 
@@ -54,9 +68,11 @@ OPTIONS_TYPES = {
     "ADD": "AddOptions", "AVERAGE_POOL_2D": "Pool2DOptions", "CONCATENATION": "ConcatenationOptions",
     "CONV_2D": "Conv2DOptions", "DEPTHWISE_CONV_2D": "DepthwiseConv2DOptions", "FULLY_CONNECTED": "FullyConnectedOptions",
     "MAX_POOL_2D": "Pool2DOptions", "MEAN": "ReducerOptions", "MUL": "MulOptions",
-    "RESIZE_NEAREST_NEIGHBOR": "ResizeNearestNeighborOptions", "SOFTMAX": "SoftmaxOptions",
+    "RESIZE_NEAREST_NEIGHBOR": "ResizeNearestNeighborOptions", "SOFTMAX": "SoftmaxOptions", "SUB": "SubOptions",
+    "LEAKY_RELU": "LeakyReluOptions", "STRIDED_SLICE": "StridedSliceOptions", "SPLIT": "SplitOptions",
+    "SPLIT_V": "SplitVOptions", "RESIZE_BILINEAR": "ResizeBilinearOptions",
 }
-_OPTIONS_REQUIRED = frozenset({"AVERAGE_POOL_2D", "CONV_2D", "DEPTHWISE_CONV_2D", "MAX_POOL_2D", "SOFTMAX"})
+_OPTIONS_REQUIRED = frozenset({"AVERAGE_POOL_2D", "CONV_2D", "DEPTHWISE_CONV_2D", "LEAKY_RELU", "MAX_POOL_2D", "SOFTMAX"})
 
 _AT_LEAST_ONE = ("stride_h", "stride_w", "dilation_h_factor", "dilation_w_factor", "filter_height", "filter_width",
                  "depth_multiplier")
@@ -130,6 +146,7 @@ def _written(graph: Graph) -> set[int]:
 
 def _check_arity(op: Op) -> None:
     (fewest, most), outputs, optional = ARITY.get(op.kind, ((0, 1 << 30), len(op.outputs), frozenset()))
+    outputs = outputs or max(1, len(op.outputs))
     if not fewest <= len(op.inputs) <= most or len(op.outputs) != outputs:
         expected = f"{fewest}" if fewest == most else f"{fewest} to {most}"
         raise ModelError(f"operator {op.kind} at index {op.index} has {len(op.inputs)} inputs and {len(op.outputs)} "

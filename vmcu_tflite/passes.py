@@ -7,6 +7,9 @@
   their input, with no step and no copy.
 - A PAD whose only consumer is a convolution is folded into it as extra implicit padding; the
   pad value is the zero point, which is exactly what the convolution's implicit padding means.
+- A SPLIT or SPLIT_V becomes one op per output (each a slice of the input, with the part's first
+  index along the axis as the option `split_begin`): a step writes one tensor. The parts keep
+  the original op's index, so messages and reports name the model's operator.
 
 Each pass returns a new `Graph`; the original is never modified.
 """
@@ -22,7 +25,7 @@ _PAD_CONSUMERS = ("CONV_2D", "DEPTHWISE_CONV_2D")
 
 def simplify(graph: Graph) -> Graph:
     """All passes, in the order that lets each see the previous one's result."""
-    return fold_pads(alias_reshapes(strip_boundary_quantization(graph)))
+    return one_output_per_split(fold_pads(alias_reshapes(strip_boundary_quantization(graph))))
 
 
 def strip_boundary_quantization(graph: Graph) -> Graph:
@@ -123,3 +126,36 @@ def fold_pads(graph: Graph) -> Graph:
         dropped.add(pad.index)
     ops = tuple(folded.get(op.index, op) for op in graph.ops if op.index not in dropped)
     return replace(graph, ops=ops)
+
+
+_SPLIT_INPUTS = {"SPLIT": (0, 1), "SPLIT_V": (2, 0)}  # (axis, data) input positions
+
+
+def one_output_per_split(graph: Graph) -> Graph:
+    """Each SPLIT / SPLIT_V output as its own op; the parts follow each other along the axis.
+
+    A split whose axis is not a valid constant stays whole: its Prepare says why."""
+    ops = []
+    for op in graph.ops:
+        axis = _split_axis(graph, op) if op.kind in _SPLIT_INPUTS else None
+        if axis is None:
+            ops.append(op)
+            continue
+        begin = 0
+        for out in op.outputs:
+            ops.append(replace(op, outputs=(out,), options=MappingProxyType({**op.options, "split_begin": begin})))
+            shape = graph.tensors[out].shape
+            begin += shape[axis] if axis < len(shape) else 0
+    return replace(graph, ops=tuple(ops))
+
+
+def _split_axis(graph: Graph, op: Op) -> int | None:
+    axis_position, data_position = _SPLIT_INPUTS[op.kind]
+    if max(axis_position, data_position) >= len(op.inputs) or min(op.inputs) < 0:
+        return None
+    t = graph.tensors[op.inputs[axis_position]]
+    if not t.is_constant or t.data.size != 1:
+        return None
+    rank = len(graph.tensors[op.inputs[data_position]].shape)
+    axis = int(t.data.reshape(-1)[0])
+    return axis % rank if rank and -rank <= axis < rank else None

@@ -117,6 +117,49 @@ class Chain:
         self.b.op(kind, [a, b], [y], fused_activation_function=act)
         return y
 
+    def unary(self, kind, x, **options) -> int:
+        """ABS, RELU, RELU6, LEAKY_RELU, HARD_SWISH or TANH (TANH's output on the 1/128 grid)."""
+        shape, scale, _ = self.info[x]
+        y = self.tensor(shape, 1 / 128, 0) if kind == "TANH" else self.tensor(shape, scale * 0.7, self._zp())
+        self.b.op(kind, [x], [y], **options)
+        return y
+
+    def compare(self, kind, a, b, out_shape) -> int:
+        """MAXIMUM or MINIMUM; the output keeps the first operand's quantization."""
+        _, scale, zp = self.info[a]
+        y = self.tensor(out_shape, scale, zp)
+        self.b.op(kind, [a, b], [y])
+        return y
+
+    def prelu(self, x, alpha) -> int:
+        shape, scale, _ = self.info[x]
+        y = self.tensor(shape, scale * 0.8, self._zp())
+        self.b.op("PRELU", [x, alpha], [y])
+        return y
+
+    def strided_slice(self, x, begin, end, strides, **masks) -> int:
+        shape, scale, zp = self.info[x]
+        index = tuple(slice(b, e, s) for b, e, s in zip(begin, end, strides))
+        out_shape = np.empty(shape)[index].shape
+        shrink = masks.get("shrink_axis_mask", 0)
+        out_shape = tuple(d for a, d in enumerate(out_shape) if not shrink >> a & 1)
+        y = self.tensor(out_shape, scale, zp)
+        vectors = [self.b.const(np.array(v, dtype=np.int32)) for v in (begin, end, strides)]
+        self.b.op("STRIDED_SLICE", [x, *vectors], [y], **masks)
+        return y
+
+    def split(self, x, axis, sizes, equal=True) -> list[int]:
+        """SPLIT (equal parts) or SPLIT_V (`sizes`) along `axis`."""
+        shape, scale, zp = self.info[x]
+        outs = [self.tensor(shape[:axis] + (s,) + shape[axis + 1:], scale, zp) for s in sizes]
+        axis_tensor = self.b.const(np.array([axis], dtype=np.int32))
+        if equal:
+            self.b.op("SPLIT", [axis_tensor, x], outs, num_splits=len(sizes))
+        else:
+            sizes_tensor = self.b.const(np.array(sizes, dtype=np.int32))
+            self.b.op("SPLIT_V", [x, sizes_tensor, axis_tensor], outs, num_splits=len(sizes))
+        return outs
+
     def constant(self, shape, scale=None, zero_point=None) -> int:
         scale = float(self.rng.uniform(0.02, 0.1)) if scale is None else scale
         zp = self._zp() if zero_point is None else zero_point
@@ -169,10 +212,10 @@ class Chain:
         self.b.op("TRANSPOSE", [x, self.b.const(np.array(perm, dtype=np.int32))], [y])
         return y
 
-    def resize(self, x, size, align_corners=False, half_pixel_centers=False) -> int:
+    def resize(self, x, size, align_corners=False, half_pixel_centers=False, kind="RESIZE_NEAREST_NEIGHBOR") -> int:
         (n, _, _, c), scale, zp = self.info[x]
         y = self.tensor((n, size[0], size[1], c), scale, zp)
-        self.b.op("RESIZE_NEAREST_NEIGHBOR", [x, self.b.const(np.array(size, dtype=np.int32))], [y],
+        self.b.op(kind, [x, self.b.const(np.array(size, dtype=np.int32))], [y],
                   align_corners=align_corners, half_pixel_centers=half_pixel_centers)
         return y
 
@@ -221,6 +264,40 @@ def elementwise_model() -> bytes:
     rows = m.mean(c, [-1], keep_dims=False)                                # reduce the innermost dimension
     pooled = m.mean(c, [1, 2], keep_dims=True, scale_factor=0.8)           # global average pool, streamed
     return m.build(pooled, rows)
+
+
+def activation_model() -> bytes:
+    """The table-lookup functions (ABS, RELU, RELU6, LEAKY_RELU, HARD_SWISH, TANH), SUB with a
+    broadcast operand, MAXIMUM/MINIMUM with constants, PRELU with a per-channel alpha: a chain in
+    which every step's input dies with it, so each one streams."""
+    m = Chain(5)
+    x = m.input((1, 5, 6, 10))
+    y = m.input((1, 1, 6, 1), scale=0.04)
+    shape = (1, 5, 6, 10)
+    h = m.unary("RELU", m.unary("HARD_SWISH", m.conv(x, 10, k=(1, 1))))
+    leaky = m.unary("LEAKY_RELU", m.conv(x, 10, k=(1, 1)), alpha=0.2)
+    d = m.binary("SUB", h, leaky, shape, act=1)                            # same shapes
+    d = m.binary("SUB", d, y, shape)                                       # broadcast over rows and channels
+    _, d_scale, d_zp = m.info[d]
+    d = m.compare("MAXIMUM", d, m.constant((10,), d_scale, d_zp), shape)   # per-channel constant floor
+    e = m.unary("TANH", m.unary("RELU6", m.unary("ABS", d)))
+    e = m.compare("MINIMUM", m.constant((1, 1, 6, 1), 1 / 128, 0), e, shape)  # constant first
+    return m.build(m.prelu(e, m.constant((10,))))
+
+
+def slice_model() -> bytes:
+    """STRIDED_SLICE (negative strides, a shrunk axis), SPLIT and SPLIT_V parts rejoined by
+    ADD and CONCATENATION, RESIZE_BILINEAR (half-pixel, align-corners)."""
+    m = Chain(6)
+    x = m.resize(m.input((1, 4, 5, 8)), (6, 7), half_pixel_centers=True, kind="RESIZE_BILINEAR")
+    a, b = m.split(m.conv(x, 8, k=(1, 1)), 3, (4, 4))                      # channel halves
+    s = m.binary("ADD", a, b, (1, 6, 7, 4))
+    parts = m.split(s, 2, (2, 4, 1), equal=False)                         # uneven columns
+    r = m.concatenation([parts[2], parts[0], parts[1]], axis=2)           # columns rotated
+    r = m.strided_slice(r, (0, 5, 6, 0), (1, 0, 0, 4), (1, -2, -3, 1))   # [1, 3, 2, 4], reversed
+    row = m.strided_slice(r, (0, 1, 0, 0), (1, 2, 2, 4), (1, 1, 1, 1), shrink_axis_mask=2)  # [1, 2, 4]
+    r = m.resize(r, (5, 3), align_corners=True, kind="RESIZE_BILINEAR")
+    return m.build(r, row)
 
 
 def shape_model() -> bytes:

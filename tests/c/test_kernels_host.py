@@ -17,6 +17,7 @@ import pytest
 from tests.c import kernel_models
 from tests.c.c_validate import EMULATED_DSP_HOST, check_model, check_program, program_with_segment
 from tests.random_graphs import GraphBuilder
+from vmcu_tflite.ops import SPECS
 from vmcu_tflite.pipeline import compile_model
 from vmcu_tflite.validate.run import validate
 from vmcu_tflite.validate.targets import HOST
@@ -26,6 +27,8 @@ pytestmark = pytest.mark.skipif(shutil.which("cmake") is None, reason="cmake is 
 MODELS = {
     "windowed": kernel_models.windowed_model,
     "elementwise": kernel_models.elementwise_model,
+    "activation": kernel_models.activation_model,
+    "slice": kernel_models.slice_model,
     "shape": kernel_models.shape_model,
     "high_rank": kernel_models.high_rank_model,
 }
@@ -56,12 +59,12 @@ def test_models_use_every_kind_and_mode():
         plan = compile_model(make(), "vmcu").plan
         kinds |= {s.kernel for s in plan.steps}
         modes |= {(s.kernel, s.mode) for s in plan.steps}
-    assert kinds == {"CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED", "ADD", "MUL", "AVERAGE_POOL_2D",
-                     "MAX_POOL_2D", "MEAN", "PAD", "SOFTMAX", "CONCATENATION", "LOGISTIC",
-                     "RESIZE_NEAREST_NEIGHBOR", "TRANSPOSE", "QUANTIZE"}
-    for streamed in ("CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED", "ADD", "MUL", "AVERAGE_POOL_2D",
-                     "MAX_POOL_2D", "MEAN", "SOFTMAX", "CONCATENATION", "QUANTIZE"):
-        assert (streamed, "segment") in modes, streamed
+    runtime = {name for name, spec in SPECS.items() if spec.kind_id is not None} - {"INVERTED_BOTTLENECK"}
+    assert kinds == runtime, sorted(runtime ^ kinds)  # fused blocks: tests/c/test_fused_host.py
+    whole = {"TRANSPOSE", "RESIZE_NEAREST_NEIGHBOR", "RESIZE_BILINEAR", "PAD", "LOGISTIC", "STRIDED_SLICE", "SPLIT",
+             "SPLIT_V"}
+    for name in runtime - whole:
+        assert (name, "segment") in modes, name
     assert ("DEPTHWISE_CONV_2D", "in-place") in modes
 
 
@@ -73,7 +76,7 @@ def test_planner(model_files, name, planner):
     assert v.matches_reference and v.matches_tflm
 
 
-@pytest.mark.parametrize("name, segment", [("windowed", 3), ("elementwise", 5), ("high_rank", 3)])
+@pytest.mark.parametrize("name, segment", [("windowed", 3), ("elementwise", 5), ("activation", 7), ("high_rank", 3)])
 def test_forced_segment(name, segment):
     """Segments that do not divide the channels: partial last segments in every streaming kernel."""
     model = MODELS[name]()

@@ -32,11 +32,12 @@ def broadcast_shapes(draw, max_rank: int = 6):
 
 
 @st.composite
-def binary_cases(draw, max_rank: int = 6):
+def binary_cases(draw, max_rank: int = 6, activations=ACTIVATIONS):
+    """Shapes, which operand is a constant, the fused activation (None: the op has none), a seed."""
     a_shape, b_shape, out_shape = draw(broadcast_shapes(max_rank))
     # which operand, if any, is a constant tensor instead of a graph input
     constant = draw(st.sampled_from([None, None, 0, 1]))
-    return dict(shapes=(a_shape, b_shape, out_shape), act=draw(ACTIVATIONS), constant=constant,
+    return dict(shapes=(a_shape, b_shape, out_shape), act=draw(activations), constant=constant,
                 seed=draw(st.integers(0, 2**31)))
 
 
@@ -53,7 +54,8 @@ def build_binary(kind: str, case, scales) -> tuple[bytes, list[np.ndarray]]:
         else:
             operands.append(b.tensor(shape, scale=s, zero_point=z))
     y = b.tensor(out_shape, scale=so, zero_point=zo)
-    b.op(kind, operands, [y], fused_activation_function=case["act"])
+    options = {} if case["act"] is None else {"fused_activation_function": case["act"]}
+    b.op(kind, operands, [y], **options)
     b.inputs = [t for i, t in enumerate(operands) if case["constant"] != i]
     b.outputs = [y]
     return b.build(), [d for i, d in enumerate(datas) if case["constant"] != i]

@@ -43,10 +43,11 @@ def _extended(shape: tuple[int, ...], rank: int) -> tuple[int, ...]:
     return (1,) * (rank - len(shape)) + tuple(shape)
 
 
-def check_binary_shapes(op: Op, a: Tensor, b: Tensor, out: Tensor) -> None:
-    """Shapes of a broadcasting elementwise op: same rules as numpy, output = the broadcast shape."""
+def check_binary_shapes(op: Op, a: Tensor, b: Tensor, out: Tensor, max_rank: int = MAX_RANK) -> None:
+    """Shapes of a broadcasting elementwise op: same rules as numpy, output = the broadcast shape
+    (`max_rank`: the most dimensions TFLite Micro's kernel for the op walks)."""
     rank = max(len(a.shape), len(b.shape), len(out.shape))
-    require(rank <= MAX_RANK, op, f"{rank}-D operands are not supported (at most {MAX_RANK}-D)")
+    require(rank <= max_rank, op, f"{rank}-D operands are not supported (at most {max_rank}-D)")
     try:
         broadcast = np.broadcast_shapes(a.shape, b.shape)
     except ValueError:
@@ -62,12 +63,19 @@ def check_binary_types(op: Op, a: Tensor, b: Tensor, out: Tensor) -> None:
         require(t.scale > 0, op, f"{name} scale {t.scale} is not positive")
 
 
-def prepare(graph: Graph, op: Op) -> AddParams:
+def binary_tensors(graph: Graph, op: Op, max_rank: int = MAX_RANK) -> tuple[Tensor, Tensor, Tensor]:
+    """The two inputs and the output of a broadcasting int8 op, checked."""
     require(len(op.inputs) == 2 and len(op.outputs) == 1, op, "expects two inputs and one output")
     a, b, out = tensor(graph, op, 0), tensor(graph, op, 1), output(graph, op)
     require(a is not None and b is not None, op, "an input is missing")
     check_binary_types(op, a, b, out)
-    check_binary_shapes(op, a, b, out)
+    check_binary_shapes(op, a, b, out, max_rank)
+    return a, b, out
+
+
+def prepare(graph: Graph, op: Op, max_rank: int = MAX_RANK) -> AddParams:
+    """ADD's (and SUB's: TFLite Micro computes the same params) scaling and clamp."""
+    a, b, out = binary_tensors(graph, op, max_rank)
     left_shift = 20
     twice_max_input_scale = 2.0 * max(a.scale, b.scale)
     real_output_multiplier = twice_max_input_scale / ((1 << left_shift) * out.scale)

@@ -10,7 +10,7 @@ import math
 from dataclasses import dataclass
 
 from ..codegen.params.logistic import emit
-from ..graph import Graph, Op
+from ..graph import Graph, Op, Tensor
 from ..planner.access import same_shape
 from ..quant import calculate_input_radius, tflite_round
 from .common import output, require, tensor
@@ -37,6 +37,11 @@ def prepare(graph: Graph, op: Op) -> LogisticParams:
     require(input_.quant is not None and not input_.quant.per_channel, op, "the input needs a per-tensor scale")
     require(out.quant is not None and out.zero_point == -128, op,
             f"the output zero point must be -128 (has {out.quant.zero_point[0] if out.quant else None})")
+    return input_scaling(op, input_)
+
+
+def input_scaling(op: Op, input_: Tensor) -> LogisticParams:
+    """The Q4.27 input multiplier (frexp, no renormalisation) and saturation radius; TANH's too."""
     real = input_.scale * float(1 << (31 - INPUT_INTEGER_BITS))
     significand, left_shift = math.frexp(real)
     # Smaller scales would need a right shift of the input, which TFLite does not implement.

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..codegen.params.resize_nearest_neighbor import emit
-from ..graph import Graph, Op
+from ..graph import Graph, Op, Tensor
 from .common import constant, output, require, tensor
 from .spec import OpSpec
 
@@ -45,7 +45,9 @@ def nearest_neighbor_indices(input_size: int, output_size: int, align_corners: b
     return index
 
 
-def prepare(graph: Graph, op: Op) -> ResizeNearestNeighborParams:
+def resize_tensors(graph: Graph, op: Op) -> tuple[Tensor, Tensor, bool, bool]:
+    """Input, output, align_corners and half_pixel_centers of a RESIZE_* op, checked: int8 NHWC,
+    the output of the constant size input's height and width."""
     require(len(op.inputs) == 2 and len(op.outputs) == 1, op, "expects an input, a size and one output")
     input_, out = tensor(graph, op, 0), output(graph, op)
     require(input_.dtype == "int8" and out.dtype == "int8", op, "only int8 tensors are supported")
@@ -55,12 +57,16 @@ def prepare(graph: Graph, op: Op) -> ResizeNearestNeighborParams:
             "the size must be an int32 tensor of shape (2,)")
     size = constant(graph, op, 1, "the size")
     out_h, out_w = int(size[0]), int(size[1])
-    n, in_h, in_w, c = input_.shape
+    n, _, _, c = input_.shape
     require(out_h > 0 and out_w > 0, op, f"size ({out_h}, {out_w}) is not positive")
     require(out.shape == (n, out_h, out_w, c), op,
             f"output shape {out.shape} does not match {(n, out_h, out_w, c)} from the size input")
-    align_corners = bool(op.options.get("align_corners", False))
-    half_pixel_centers = bool(op.options.get("half_pixel_centers", False))
+    return input_, out, bool(op.options.get("align_corners", False)), bool(op.options.get("half_pixel_centers", False))
+
+
+def prepare(graph: Graph, op: Op) -> ResizeNearestNeighborParams:
+    input_, out, align_corners, half_pixel_centers = resize_tensors(graph, op)
+    (_, in_h, in_w, _), (_, out_h, out_w, _) = input_.shape, out.shape
     rows = nearest_neighbor_indices(in_h, out_h, align_corners, half_pixel_centers)
     cols = nearest_neighbor_indices(in_w, out_w, align_corners, half_pixel_centers)
     rows.flags.writeable = False

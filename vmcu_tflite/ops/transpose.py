@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..codegen.params.transpose import emit
+from ..codegen.params.strided_copy import emit_transpose
 from ..graph import Graph, Op
 from .common import constant, output, require, tensor
 from .spec import OpSpec
@@ -34,4 +34,4 @@ def prepare(graph: Graph, op: Op) -> TransposeParams:
     return TransposeParams(perm=perm, output_shape=out.shape)
 
 
-SPEC = OpSpec(KIND, kind_id=13, emit=emit, prepare=prepare, c_kernel="vmcu_transpose_s8")
+SPEC = OpSpec(KIND, kind_id=13, emit=emit_transpose, prepare=prepare, c_kernel="vmcu_strided_copy_s8")

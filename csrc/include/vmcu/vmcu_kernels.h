@@ -90,13 +90,40 @@ vmcu_status vmcu_concatenation_s8(const vmcu_context *ctx, const void *params, c
 vmcu_status vmcu_logistic_s8(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
                              const vmcu_view *output);
 
+/** @brief SUB, int8, numpy broadcasting (ADD's arithmetic, the second input subtracted): flat segments. */
+vmcu_status vmcu_sub_s8(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
+                        const vmcu_view *output);
+
+/** @brief MAXIMUM, int8 (raw values), numpy broadcasting: flat segments. */
+vmcu_status vmcu_maximum_s8(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
+                            const vmcu_view *output);
+
+/** @brief MINIMUM, int8 (raw values), numpy broadcasting: flat segments. */
+vmcu_status vmcu_minimum_s8(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
+                            const vmcu_view *output);
+
+/** @brief PRELU, int8, alpha broadcast against the input: flat segments. */
+vmcu_status vmcu_prelu_s8(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
+                          const vmcu_view *output);
+
+/**
+ * @brief ABS, RELU, RELU6, LEAKY_RELU, HARD_SWISH and TANH, int8: a 256-byte table indexed by the
+ *        input byte, built by the converter from TFLite's arithmetic. Flat segments.
+ */
+vmcu_status vmcu_lookup_s8(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
+                           const vmcu_view *output);
+
+/** @brief RESIZE_BILINEAR, int8, NHWC, TFLite's integer interpolation, tables precomputed (whole tensor). */
+vmcu_status vmcu_resize_bilinear_s8(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
+                                    const vmcu_view *output);
+
 /** @brief RESIZE_NEAREST_NEIGHBOR, int8, NHWC, source rows/columns precomputed (whole tensor). */
 vmcu_status vmcu_resize_nearest_neighbor_s8(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
                                             const vmcu_view *output);
 
-/** @brief TRANSPOSE, int8, up to 5-D (whole tensor). */
-vmcu_status vmcu_transpose_s8(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
-                              const vmcu_view *output);
+/** @brief TRANSPOSE, STRIDED_SLICE, SPLIT, SPLIT_V, int8, up to 5-D strided walks (whole tensor). */
+vmcu_status vmcu_strided_copy_s8(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
+                                 const vmcu_view *output);
 
 /** @brief QUANTIZE int8 -> int8 (requantization): flat segments. */
 vmcu_status vmcu_quantize_s8(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,

@@ -128,7 +128,9 @@ typedef struct {
 } vmcu_binary_arith;
 
 /**
- * ADD and MUL, element-wise with numpy broadcasting over up to VMCU_MAX_DIMS dimensions.
+ * ADD, SUB, MUL, MAXIMUM, MINIMUM and PRELU, element-wise with numpy broadcasting over up to
+ * VMCU_MAX_DIMS dimensions (MAXIMUM and MINIMUM use no arithmetic; PRELU's is described in
+ * vmcu_prelu_s8.c).
  *
  * The converter merges dimensions that both operands walk the same way, so most models end up
  * with one dimension (same shapes) or two (a per-channel operand broadcast over pixels).
@@ -191,6 +193,12 @@ typedef struct {
     int32_t input_zero_point, input_range_radius, input_multiplier, input_left_shift;
 } vmcu_logistic_params;
 
+/** ABS, RELU, RELU6, LEAKY_RELU, HARD_SWISH, TANH (int8): output byte = table[input byte as uint8_t]. */
+typedef struct {
+    int32_t size;
+    const int8_t *table; /**< [256] */
+} vmcu_lookup_params;
+
 /** RESIZE_NEAREST_NEIGHBOR: source row/column of every output row/column, computed ahead. */
 typedef struct {
     vmcu_dims input, output;
@@ -198,12 +206,28 @@ typedef struct {
     const int32_t *source_x; /**< [output.w] */
 } vmcu_resize_params;
 
-/** TRANSPOSE of up to 5-D; output index -> input strides. */
+/**
+ * RESIZE_BILINEAR: per output row and column {first source index, second source index, weight of
+ * the second in 1/1024} (TFLite's integer interpolation, computed ahead).
+ */
 typedef struct {
-    int32_t rank;
-    int32_t output_dims[5];
-    int32_t input_strides[5]; /**< input stride of each output dimension */
-} vmcu_transpose_params;
+    vmcu_dims input, output;
+    const int32_t *rows; /**< [output.h][3] */
+    const int32_t *cols; /**< [output.w][3] */
+} vmcu_resize_bilinear_params;
+
+#define VMCU_MAX_COPY_DIMS 5
+
+/**
+ * TRANSPOSE, STRIDED_SLICE, SPLIT and SPLIT_V: output element i (flat, row-major over
+ * output_dims) is input element input_start + sum over d of index[d] * input_strides[d].
+ */
+typedef struct {
+    int32_t rank;                              /**< dimensions used, 1 to VMCU_MAX_COPY_DIMS */
+    int32_t output_dims[VMCU_MAX_COPY_DIMS];
+    int32_t input_strides[VMCU_MAX_COPY_DIMS]; /**< input elements per step along each output dimension */
+    int32_t input_start;                       /**< input element of output element 0 */
+} vmcu_strided_copy_params;
 
 /** QUANTIZE int8 -> int8 (requantization). */
 typedef struct {

@@ -1,22 +1,23 @@
 /*
- * TRANSPOSE, int8, up to 5-D (whole tensor: the output is apart).
+ * TRANSPOSE, STRIDED_SLICE, SPLIT and SPLIT_V, int8, up to 5-D (whole tensor: the output is apart).
  *
  * The output is written in order; a multi-index over the output's dimensions carries the
- * matching input offset along (the converter gives the input stride of each output dimension).
+ * matching input offset along, from the first element's offset and the input stride of each
+ * output dimension (negative for a reversed slice). The converter describes each op this way.
  */
 #include "vmcu/vmcu_kernels.h"
 #include "vmcu/vmcu_support.h"
 
-vmcu_status vmcu_transpose_s8(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
-                              const vmcu_view *output)
+vmcu_status vmcu_strided_copy_s8(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
+                                 const vmcu_view *output)
 {
-    const vmcu_transpose_params *p = (const vmcu_transpose_params *)params;
+    const vmcu_strided_copy_params *p = (const vmcu_strided_copy_params *)params;
     const int32_t rank = p->rank, last = p->rank - 1;
-    int32_t idx[5];
-    uint32_t total = 1, o, in_offset = 0;
+    int32_t idx[VMCU_MAX_COPY_DIMS];
+    uint32_t total = 1, o, in_offset = p->input_start;
     int32_t d;
     (void)ctx;
-    if (rank < 1 || rank > 5) {
+    if (rank < 1 || rank > VMCU_MAX_COPY_DIMS) {
         return VMCU_ERROR_BAD_MODEL;
     }
     for (d = 0; d < rank; ++d) {

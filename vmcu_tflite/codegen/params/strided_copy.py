@@ -1,0 +1,26 @@
+"""vmcu_strided_copy_params: TRANSPOSE, and the slices (STRIDED_SLICE, SPLIT, SPLIT_V), as a walk
+over the output with the input stride of each output dimension and the first element's offset."""
+from __future__ import annotations
+
+from .common import int_array, row_major_strides, struct
+
+MAX_RANK = 5  # VMCU_MAX_COPY_DIMS
+
+
+def strided_copy(output_dims, input_strides, input_start: int = 0) -> str:
+    return struct(rank=len(output_dims), output_dims=int_array(output_dims, MAX_RANK),
+                  input_strides=int_array(input_strides, MAX_RANK), input_start=input_start)
+
+
+def emit_transpose(step, graph, writer, name):
+    p = step.params
+    in_strides = row_major_strides(graph.tensors[step.inputs[0]].shape)
+    return "vmcu_strided_copy_params", strided_copy(p.output_shape, [in_strides[a] for a in p.perm])
+
+
+def emit_slice(step, graph, writer, name):
+    """SliceParams: per input axis, the first index, the step and the count."""
+    p = step.params
+    in_strides = row_major_strides(p.input_shape)
+    start = sum(b * s for b, s in zip(p.begin, in_strides))
+    return "vmcu_strided_copy_params", strided_copy(p.counts, [k * s for k, s in zip(p.steps, in_strides)], start)

@@ -1,0 +1,41 @@
+"""LEAKY_RELU: identity and alpha multipliers from float32 scales (TFLite Micro's
+CalculateOpDataLeakyRelu); alpha may be negative or above one."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..graph import Graph, Op
+from ..quant import quantize_multiplier
+from .common import require
+from .unary import lookup_spec, unary_tensors
+
+KIND = "LEAKY_RELU"
+
+
+@dataclass(frozen=True)
+class LeakyReluParams:
+    input_zero_point: int
+    output_zero_point: int
+    identity_multiplier: int
+    identity_shift: int
+    alpha_multiplier: int
+    alpha_shift: int
+
+
+def prepare(graph: Graph, op: Op) -> LeakyReluParams:
+    input_, out = unary_tensors(graph, op)
+    alpha = np.float32(op.options.get("alpha", 0.0))
+    require(np.isfinite(alpha), op, f"alpha {alpha} is not finite")
+    in_scale, out_scale = np.float32(input_.scale), np.float32(out.scale)
+    # in double, as TFLite Micro's build computes it: the float32 product differs by an ulp (alpha 1.5)
+    alpha_multiplier, alpha_shift = quantize_multiplier(float(in_scale) * float(alpha) / float(out_scale))
+    identity_multiplier, identity_shift = quantize_multiplier(float(in_scale / out_scale))
+    require(alpha_multiplier != -(1 << 31), op, f"alpha {alpha:g} rounds to a multiplier of -1")
+    return LeakyReluParams(input_zero_point=input_.zero_point, output_zero_point=out.zero_point,
+                           identity_multiplier=identity_multiplier, identity_shift=identity_shift,
+                           alpha_multiplier=alpha_multiplier, alpha_shift=alpha_shift)
+
+
+SPEC = lookup_spec(KIND, 19, prepare)

@@ -1,0 +1,34 @@
+"""RELU: int8 rescale from the input to the output scale, clamped at the output's zero
+(TFLite Micro's CalculateReluOpData and ReluQuantized)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..graph import Graph, Op
+from ..quant import quantize, quantize_multiplier
+from .unary import lookup_spec, unary_tensors
+
+KIND = "RELU"
+
+
+@dataclass(frozen=True)
+class ReluParams:
+    input_zero_point: int
+    output_zero_point: int
+    multiplier: int
+    shift: int
+    act_min: int
+    act_max: int
+
+
+def prepare(graph: Graph, op: Op) -> ReluParams:
+    input_, out = unary_tensors(graph, op)
+    multiplier, shift = quantize_multiplier(float(np.float32(input_.scale) / np.float32(out.scale)))
+    return ReluParams(input_zero_point=input_.zero_point, output_zero_point=out.zero_point,
+                      multiplier=multiplier, shift=shift,
+                      act_min=max(-128, quantize(0.0, out.scale, out.zero_point)), act_max=127)
+
+
+SPEC = lookup_spec(KIND, 16, prepare)

@@ -1,0 +1,19 @@
+"""SUB: ADD's arithmetic with the second scaled input subtracted (TFLite Micro's
+CalculateOpDataSub computes exactly ADD's params). Its broadcasting walks at most 5-D."""
+from __future__ import annotations
+
+from ..codegen.params.add import emit
+from ..graph import Graph, Op
+from ..planner.access import same_shape
+from . import add
+from .spec import OpSpec
+
+KIND = "SUB"
+MAX_RANK = 5
+
+
+def prepare(graph: Graph, op: Op) -> add.AddParams:
+    return add.prepare(graph, op, MAX_RANK)
+
+
+SPEC = OpSpec(KIND, kind_id=22, emit=emit, prepare=prepare, c_kernel="vmcu_sub_s8", access=same_shape)
