@@ -4,11 +4,12 @@ Needs TensorFlow, a development-only dependency that nothing else in the
 project imports:
 
     pip install tensorflow-cpu
-    python models/generate.py
+    python models/generate.py [fixture ...]
 
 Every fixture is a small Keras model with random (seeded) weights, converted
 by the TFLite converter to a full-integer int8 model calibrated on random
-data.  Running the script rewrites every fixture listed in FIXTURES.
+data.  Running the script rewrites the fixtures named on its command line, or
+every fixture listed in FIXTURES.
 """
 
 import contextlib
@@ -257,6 +258,49 @@ def kws_like():
     return tf.keras.Model(inp, x)
 
 
+def activations():
+    """The activations as their own ops (HARD_SWISH, LEAKY_RELU, TANH, PRELU, ABS, RELU, RELU6)
+    and SUB, MAXIMUM, MINIMUM between branches."""
+    x = inp = layers.Input((8, 8, 8), batch_size=1)
+    a = conv(8, 1)(x)
+    b = conv(8, 3)(x)
+    h = layers.Activation("hard_swish")(a)
+    leaky = layers.LeakyReLU(0.2)(b)
+    d = layers.Subtract()([h, leaky])
+    t = layers.Activation("tanh")(layers.Maximum()([d, b]))
+    p = layers.PReLU(shared_axes=[1, 2], alpha_initializer=uniform(-0.5, 0.5))(layers.Minimum()([a, b]))
+    m = layers.Lambda(lambda v: tf.abs(v))(layers.Concatenate()([t, p]))
+    r = layers.Reshape((8, 8, 16))(layers.Lambda(lambda v: tf.nn.relu(tf.reshape(v, (1, 64, 16))))(m))
+    r6 = layers.Reshape((8, 8, 16))(layers.Lambda(lambda v: tf.nn.relu6(tf.reshape(v, (1, 64, 16))))(m))
+    return tf.keras.Model(inp, conv(8, 1)(layers.Add()([r, r6])))
+
+
+def slices_resize():
+    """RESIZE_BILINEAR (half-pixel centres and aligned corners), SPLIT, SPLIT_V and STRIDED_SLICE
+    of activations (a reversed, strided slice), rejoined by CONCATENATION."""
+    x = inp = layers.Input((6, 6, 12), batch_size=1)
+    x = conv(12, 1)(x)
+    x = layers.Lambda(lambda v: tf.image.resize(v, (9, 9), method="bilinear"))(x)
+    a, b, c = layers.Lambda(lambda v: tf.split(v, 3, axis=-1))(x)
+    d, e = layers.Lambda(lambda v: tf.split(v, [2, 7], axis=1))(layers.Add()([a, b]))
+    f = layers.Lambda(lambda v: v[:, ::-2, ::-2, :])(c)
+    x = layers.Concatenate(axis=1)([e, d])
+    x = conv(4, 3, strides=2)(x)
+    x = layers.Concatenate(axis=-1)([x, f])
+    x = layers.Lambda(lambda v: tf.compat.v1.image.resize_bilinear(v, (7, 7), align_corners=True))(x)
+    return tf.keras.Model(inp, x)
+
+
+def dynamic_batch():
+    """A Keras export with a dynamic batch: its RESHAPE target is computed at run time by SHAPE,
+    STRIDED_SLICE and PACK, which the converter folds for the stored batch of 1."""
+    x = inp = layers.Input((6, 6, 4), batch_size=None)
+    x = conv(8, 3, strides=2, activation="relu")(x)
+    x = layers.Reshape((72,))(x)
+    x = dense(5)(x)
+    return tf.keras.Model(inp, x)
+
+
 @dataclass(frozen=True)
 class Fixture:
     name: str
@@ -281,6 +325,9 @@ FIXTURES = [
     Fixture("float_io_classifier", float_io_classifier, float_io=True),
     Fixture("float_io_residual", float_io_residual, float_io=True),
     Fixture("kws_like", kws_like),
+    Fixture("activations", activations),
+    Fixture("slices_resize", slices_resize),
+    Fixture("dynamic_batch", dynamic_batch),
 ]
 
 
@@ -360,8 +407,14 @@ def generate(fixture):
     return freeze_shapes(data) if fixture.freeze_shapes else data
 
 
-def main():
+def main(names):
+    """Rewrite the fixtures named on the command line, or all of them."""
+    unknown = set(names) - {f.name for f in FIXTURES}
+    if unknown:
+        raise SystemExit(f"unknown fixtures: {', '.join(sorted(unknown))}")
     for fixture in FIXTURES:
+        if names and fixture.name not in names:
+            continue
         data = generate(fixture)
         path = OUT_DIR / f"{fixture.name}.tflite"
         path.write_bytes(data)
@@ -369,4 +422,6 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    import sys
+
+    main(sys.argv[1:])

@@ -53,3 +53,9 @@ def test_params_structs_are_filled_by_field_name():
                   if name.endswith("_model.c"))
     initializers = re.findall(r"static const vmcu_\w+ \w+ = (\{.*?\});\n", source, re.S)
     assert initializers and all(init.startswith("{.") for init in initializers), initializers[:3]
+
+
+def test_readme_lists_the_supported_operators():
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    listed = re.search(r"Operators: (.*?), with fused", readme, re.S).group(1)
+    assert set(re.split(r",\s+", listed.replace("\n", " "))) == SUPPORTED_OPS
