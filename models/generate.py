@@ -277,7 +277,8 @@ def activations():
 
 def slices_resize():
     """RESIZE_BILINEAR (half-pixel centres and aligned corners), SPLIT, SPLIT_V and STRIDED_SLICE
-    of activations (a reversed, strided slice), rejoined by CONCATENATION."""
+    of activations (a reversed, strided slice), rejoined by CONCATENATION; GATHER of channels,
+    PADV2 (a pad value of 0.5) and REDUCE_MAX."""
     x = inp = layers.Input((6, 6, 12), batch_size=1)
     x = conv(12, 1)(x)
     x = layers.Lambda(lambda v: tf.image.resize(v, (9, 9), method="bilinear"))(x)
@@ -288,7 +289,10 @@ def slices_resize():
     x = conv(4, 3, strides=2)(x)
     x = layers.Concatenate(axis=-1)([x, f])
     x = layers.Lambda(lambda v: tf.compat.v1.image.resize_bilinear(v, (7, 7), align_corners=True))(x)
-    return tf.keras.Model(inp, x)
+    x = layers.Lambda(lambda v: tf.gather(v, [5, 0, 7, 2, 2, 1], axis=-1))(x)
+    x = layers.Lambda(lambda v: tf.pad(v, [[0, 0], [1, 0], [0, 2], [0, 0]], constant_values=0.5))(x)
+    peaks = layers.Lambda(lambda v: tf.reduce_max(v, axis=[1, 2], keepdims=True))(x)
+    return tf.keras.Model(inp, layers.Multiply()([x, peaks]))
 
 
 def dynamic_batch():

@@ -36,6 +36,7 @@ ARITY: dict[str, tuple[tuple[int, int], int | None, frozenset[int]]] = {
     "DEPTHWISE_CONV_2D": ((2, 3), 1, frozenset()),  # TFLite Micro crashes on a third input of -1
     "DEQUANTIZE": ((1, 1), 1, frozenset()),
     "FULLY_CONNECTED": ((2, 3), 1, frozenset({2})),
+    "GATHER": ((2, 2), 1, frozenset()),
     "HARD_SWISH": ((1, 1), 1, frozenset()),
     "LEAKY_RELU": ((1, 1), 1, frozenset()),
     "LOGISTIC": ((1, 1), 1, frozenset()),
@@ -45,8 +46,10 @@ ARITY: dict[str, tuple[tuple[int, int], int | None, frozenset[int]]] = {
     "MINIMUM": ((2, 2), 1, frozenset()),
     "MUL": ((2, 2), 1, frozenset()),
     "PAD": ((2, 2), 1, frozenset()),
+    "PADV2": ((3, 3), 1, frozenset()),
     "PRELU": ((2, 2), 1, frozenset()),
     "QUANTIZE": ((1, 1), 1, frozenset()),
+    "REDUCE_MAX": ((2, 2), 1, frozenset()),
     "RELU": ((1, 1), 1, frozenset()),
     "RELU6": ((1, 1), 1, frozenset()),
     "RESHAPE": ((1, 2), 1, frozenset({1})),
@@ -70,7 +73,8 @@ OPTIONS_TYPES = {
     "MAX_POOL_2D": "Pool2DOptions", "MEAN": "ReducerOptions", "MUL": "MulOptions",
     "RESIZE_NEAREST_NEIGHBOR": "ResizeNearestNeighborOptions", "SOFTMAX": "SoftmaxOptions", "SUB": "SubOptions",
     "LEAKY_RELU": "LeakyReluOptions", "STRIDED_SLICE": "StridedSliceOptions", "SPLIT": "SplitOptions",
-    "SPLIT_V": "SplitVOptions", "RESIZE_BILINEAR": "ResizeBilinearOptions",
+    "SPLIT_V": "SplitVOptions", "RESIZE_BILINEAR": "ResizeBilinearOptions", "GATHER": "GatherOptions",
+    "REDUCE_MAX": "ReducerOptions",
 }
 _OPTIONS_REQUIRED = frozenset({"AVERAGE_POOL_2D", "CONV_2D", "DEPTHWISE_CONV_2D", "LEAKY_RELU", "MAX_POOL_2D", "SOFTMAX"})
 

@@ -12,3 +12,7 @@ class Pad(Kernel):
     def run(self, x: np.ndarray) -> np.ndarray:
         p = self.params
         return np.pad(x.reshape(p.input_shape), p.paddings, constant_values=p.pad_value).astype(np.int8)
+
+
+class PadV2(Pad):
+    kind = "PADV2"

@@ -190,20 +190,32 @@ class Chain:
         self.b.op("QUANTIZE", [x], [y])
         return y
 
-    def mean(self, x, axes, keep_dims, scale_factor=1.0) -> int:
+    def mean(self, x, axes, keep_dims, scale_factor=1.0, kind="MEAN") -> int:
+        """MEAN, or REDUCE_MAX (`scale_factor` 1: its quantization is the input's)."""
         shape, scale, zp = self.info[x]
         resolved = {a % len(shape) for a in axes}
         out = [1 if i in resolved else d for i, d in enumerate(shape)] if keep_dims else \
             [d for i, d in enumerate(shape) if i not in resolved]
         y = self.tensor(out, scale * scale_factor, zp if scale_factor == 1.0 else self._zp())
-        self.b.op("MEAN", [x, self.b.const(np.array(axes, dtype=np.int32))], [y], keep_dims=keep_dims)
+        self.b.op(kind, [x, self.b.const(np.array(axes, dtype=np.int32))], [y], keep_dims=keep_dims)
         return y
 
-    def pad(self, x, paddings) -> int:
+    def gather(self, x, indices, axis) -> int:
+        shape, scale, zp = self.info[x]
+        y = self.tensor(shape[:axis] + (len(indices),) + shape[axis + 1:], scale, zp)
+        self.b.op("GATHER", [x, self.b.const(np.array(indices, dtype=np.int32))], [y], axis=axis)
+        return y
+
+    def pad(self, x, paddings, value=None) -> int:
+        """PAD, or PADV2 with the raw pad `value`."""
         shape, scale, zp = self.info[x]
         out = [d + a + b for d, (a, b) in zip(shape, paddings)]
         y = self.tensor(out, scale, zp)
-        self.b.op("PAD", [x, self.b.const(np.array(paddings, dtype=np.int32))], [y])
+        inputs = [x, self.b.const(np.array(paddings, dtype=np.int32))]
+        if value is None:
+            self.b.op("PAD", inputs, [y])
+        else:
+            self.b.op("PADV2", inputs + [self.b.const(np.array([value], dtype=np.int8), scale=scale, zero_point=zp)], [y])
         return y
 
     def transpose(self, x, perm) -> int:
@@ -287,7 +299,8 @@ def activation_model() -> bytes:
 
 def slice_model() -> bytes:
     """STRIDED_SLICE (negative strides, a shrunk axis), SPLIT and SPLIT_V parts rejoined by
-    ADD and CONCATENATION, RESIZE_BILINEAR (half-pixel, align-corners)."""
+    ADD and CONCATENATION, RESIZE_BILINEAR (half-pixel, align-corners), GATHER of channels,
+    PADV2 and REDUCE_MAX."""
     m = Chain(6)
     x = m.resize(m.input((1, 4, 5, 8)), (6, 7), half_pixel_centers=True, kind="RESIZE_BILINEAR")
     a, b = m.split(m.conv(x, 8, k=(1, 1)), 3, (4, 4))                      # channel halves
@@ -297,7 +310,10 @@ def slice_model() -> bytes:
     r = m.strided_slice(r, (0, 5, 6, 0), (1, 0, 0, 4), (1, -2, -3, 1))   # [1, 3, 2, 4], reversed
     row = m.strided_slice(r, (0, 1, 0, 0), (1, 2, 2, 4), (1, 1, 1, 1), shrink_axis_mask=2)  # [1, 2, 4]
     r = m.resize(r, (5, 3), align_corners=True, kind="RESIZE_BILINEAR")
-    return m.build(r, row)
+    r = m.gather(r, [3, 0, 0, 2, 1], axis=3)                              # channels shuffled, one twice
+    r = m.pad(r, [(0, 0), (1, 0), (0, 2), (0, 0)], value=-77)             # [1, 6, 5, 5]
+    peaks = m.mean(r, [1, -1], keep_dims=True, kind="REDUCE_MAX")         # [1, 1, 5, 1]
+    return m.build(r, row, peaks)
 
 
 def shape_model() -> bytes:

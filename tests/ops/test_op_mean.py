@@ -1,4 +1,5 @@
-"""MEAN against TFLite Micro: any axes (negative, repeated), keep_dims, differing quantization."""
+"""MEAN and REDUCE_MAX against TFLite Micro: any axes (negative, repeated), keep_dims, differing
+quantization (which REDUCE_MAX refuses, as TFLite Micro does)."""
 from __future__ import annotations
 
 from dataclasses import replace
@@ -7,7 +8,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from tests.op_harness import assert_matches_tflm
+from tests.op_harness import assert_matches_or_refused_like_tflm, assert_matches_tflm
 from tests.tflite_builder import ModelBuilder
 from vmcu_tflite.errors import ModelError
 from vmcu_tflite.ops import prepare
@@ -30,13 +31,13 @@ def reduced_shape(shape, axes, keep_dims):
     return [d for i, d in enumerate(shape) if i not in resolved]
 
 
-def build_mean(shape, axes, keep_dims, in_q, out_q, seed=0) -> tuple[bytes, np.ndarray]:
+def build_mean(shape, axes, keep_dims, in_q, out_q, seed=0, kind="MEAN") -> tuple[bytes, np.ndarray]:
     rng = np.random.default_rng(seed)
     b = ModelBuilder()
     x = b.tensor(shape, scale=in_q[0], zero_point=in_q[1])
     axis = b.const(np.array(axes, dtype=np.int32))
     y = b.tensor(reduced_shape(shape, axes, keep_dims), scale=out_q[0], zero_point=out_q[1])
-    b.op("MEAN", [x, axis], [y], keep_dims=keep_dims)
+    b.op(kind, [x, axis], [y], keep_dims=keep_dims)
     b.inputs, b.outputs = [x], [y]
     return b.build(), rng.integers(-128, 128, size=shape).astype(np.int8)
 
@@ -96,3 +97,13 @@ def test_mean_rejects_out_of_range_axis():
     bad = {**graph.tensors, axis_tensor.index: replace(axis_tensor, data=np.array([3], dtype=np.int32))}
     with pytest.raises(ModelError, match="MEAN at index 0: axis 3 is out of range"):
         prepare(replace(graph, tensors=bad), op)
+
+
+@settings(max_examples=50, deadline=None)
+@given(mean_cases())
+def test_reduce_max_bit_exact(case):
+    rng = np.random.default_rng(case["seed"])
+    in_q = (float(rng.uniform(0.005, 0.2)), int(rng.integers(-128, 128)))
+    out_q = in_q if case["scale_ratio"] else (in_q[0] * 2, in_q[1])
+    model, data = build_mean(case["shape"], case["axes"], case["keep_dims"], in_q, out_q, case["seed"], "REDUCE_MAX")
+    assert (assert_matches_or_refused_like_tflm(model, [data]) is None) == (out_q != in_q)

@@ -47,7 +47,9 @@ def mean_multiplier(real_multiplier: float, count: int) -> tuple[int, int]:
     return (multiplier << s) // count, shift - s
 
 
-def prepare(graph: Graph, op: Op) -> MeanParams:
+def reduced_axes(graph: Graph, op: Op) -> tuple[int, ...]:
+    """A reduction's constant axes, resolved and sorted without duplicates, with its output
+    holding one value per kept position (MEAN's and REDUCE_MAX's)."""
     input_, out = tensor(graph, op, 0), output(graph, op)
     require(len(op.inputs) == 2 and len(op.outputs) == 1, op, "expects 2 inputs (data, axes) and 1 output")
     axis_tensor = tensor(graph, op, 1)
@@ -65,10 +67,16 @@ def prepare(graph: Graph, op: Op) -> MeanParams:
     expected = int(np.prod(kept, dtype=np.int64))
     require(out.num_elements == expected, op,
             f"output shape {out.shape} does not hold the {expected} values of the reduction")
+    return tuple(axes)
+
+
+def prepare(graph: Graph, op: Op) -> MeanParams:
+    input_, out = tensor(graph, op, 0), output(graph, op)
+    axes = reduced_axes(graph, op)
     count = int(np.prod([input_.shape[a] for a in axes], dtype=np.int64))
     output_multiplier(op, input_.scale / out.scale)  # refuses a rescale TFLite cannot shift
     multiplier, shift = mean_multiplier(input_.scale / out.scale, count)
-    return MeanParams(input_shape=input_.shape, output_shape=out.shape, axes=tuple(axes), count=count,
+    return MeanParams(input_shape=input_.shape, output_shape=out.shape, axes=axes, count=count,
                       input_zero_point=input_.zero_point, output_zero_point=out.zero_point,
                       multiplier=multiplier, shift=shift)
 
@@ -79,7 +87,6 @@ def mean_access(graph: Graph, step: Step, position: int, segment: int) -> Access
         return None
     _, h, w, c = p.input_shape
     return channel_reduction(h * w, c, segment)
-
 
 
 SPEC = OpSpec(KIND, kind_id=7, emit=emit, prepare=prepare, c_kernel="vmcu_mean_s8", access=mean_access)

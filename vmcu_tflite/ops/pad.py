@@ -24,9 +24,11 @@ class PadParams:
     pad_value: int
 
 
-def prepare(graph: Graph, op: Op) -> PadParams:
+def prepare(graph: Graph, op: Op, inputs: int = 2) -> PadParams:
+    """PAD's (and PADV2's: `inputs` 3, its pad value set by the caller) shapes and paddings."""
     input_, out = tensor(graph, op, 0), output(graph, op)
-    require(len(op.inputs) == 2 and len(op.outputs) == 1, op, "expects 2 inputs (data, paddings) and 1 output")
+    require(len(op.inputs) == inputs and len(op.outputs) == 1, op,
+            f"expects {inputs} inputs (data, paddings{', value' * (inputs == 3)}) and 1 output")
     require(input_.dtype == "int8" and out.dtype == "int8", op, "only int8 data is supported")
     require(len(input_.shape) <= MAX_DIMS, op, f"inputs of more than {MAX_DIMS} dimensions are not supported")
     paddings_tensor = tensor(graph, op, 1)

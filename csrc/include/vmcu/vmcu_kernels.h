@@ -113,6 +113,14 @@ vmcu_status vmcu_prelu_s8(const vmcu_context *ctx, const void *params, const vmc
 vmcu_status vmcu_lookup_s8(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
                            const vmcu_view *output);
 
+/** @brief GATHER, int8, constant indices along one axis (whole tensor). */
+vmcu_status vmcu_gather_s8(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
+                           const vmcu_view *output);
+
+/** @brief REDUCE_MAX, int8, over any dimensions (whole tensor). */
+vmcu_status vmcu_reduce_max_s8(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
+                               const vmcu_view *output);
+
 /** @brief RESIZE_BILINEAR, int8, NHWC, TFLite's integer interpolation, tables precomputed (whole tensor). */
 vmcu_status vmcu_resize_bilinear_s8(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
                                     const vmcu_view *output);

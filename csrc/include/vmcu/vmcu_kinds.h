@@ -37,7 +37,10 @@ typedef enum {
     VMCU_KIND_SPLIT = 27,
     VMCU_KIND_SPLIT_V = 28,
     VMCU_KIND_RESIZE_BILINEAR = 29,
-    VMCU_KIND_COUNT = 30
+    VMCU_KIND_GATHER = 30,
+    VMCU_KIND_PADV2 = 31,
+    VMCU_KIND_REDUCE_MAX = 32,
+    VMCU_KIND_COUNT = 33
 } vmcu_kind;
 
 #endif /* VMCU_KINDS_H */

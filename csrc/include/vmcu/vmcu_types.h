@@ -164,6 +164,13 @@ typedef struct {
     int32_t count, input_zero_point, output_zero_point, multiplier, shift;
 } vmcu_mean_params;
 
+/** REDUCE_MAX over the dimensions `reduce` flags (merged like MEAN's). */
+typedef struct {
+    int32_t rank;                /**< dimensions used, 1 to VMCU_MAX_DIMS */
+    int32_t dims[VMCU_MAX_DIMS]; /**< input shape, outermost first */
+    uint8_t reduce[VMCU_MAX_DIMS];
+} vmcu_reduce_params;
+
 /** PAD of up to VMCU_MAX_DIMS dimensions (TFLite: 5); pad value = output zero point. */
 typedef struct {
     int32_t rank;                  /**< dimensions used, 1 to VMCU_MAX_DIMS */
@@ -215,6 +222,12 @@ typedef struct {
     const int32_t *rows; /**< [output.h][3] */
     const int32_t *cols; /**< [output.w][3] */
 } vmcu_resize_bilinear_params;
+
+/** GATHER: the input as [outer][axis_size][inner]; output rows in the order of `indices`. */
+typedef struct {
+    int32_t outer, axis_size, inner, count;
+    const int32_t *indices; /**< [count], each in 0..axis_size - 1 */
+} vmcu_gather_params;
 
 #define VMCU_MAX_COPY_DIMS 5
 
