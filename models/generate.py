@@ -259,8 +259,8 @@ def kws_like():
 
 
 def activations():
-    """The activations as their own ops (HARD_SWISH, LEAKY_RELU, TANH, PRELU, ABS, RELU, RELU6)
-    and SUB, MAXIMUM, MINIMUM between branches."""
+    """The activations as their own ops (HARD_SWISH, LEAKY_RELU, TANH, PRELU, ABS, RELU, RELU6),
+    SUB, MAXIMUM, MINIMUM between branches, and an L2_NORMALIZATION at the end."""
     x = inp = layers.Input((8, 8, 8), batch_size=1)
     a = conv(8, 1)(x)
     b = conv(8, 3)(x)
@@ -272,7 +272,8 @@ def activations():
     m = layers.Lambda(lambda v: tf.abs(v))(layers.Concatenate()([t, p]))
     r = layers.Reshape((8, 8, 16))(layers.Lambda(lambda v: tf.nn.relu(tf.reshape(v, (1, 64, 16))))(m))
     r6 = layers.Reshape((8, 8, 16))(layers.Lambda(lambda v: tf.nn.relu6(tf.reshape(v, (1, 64, 16))))(m))
-    return tf.keras.Model(inp, conv(8, 1)(layers.Add()([r, r6])))
+    x = conv(8, 1)(layers.Add()([r, r6]))
+    return tf.keras.Model(inp, layers.Lambda(lambda v: tf.math.l2_normalize(v, axis=-1))(x))
 
 
 def slices_resize():

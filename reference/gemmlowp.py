@@ -155,3 +155,29 @@ def tanh(a, integer_bits: int) -> np.ndarray:
     n = np.where(negative, a, wrap_int32(-a))
     t = one_minus_x_over_one_plus_x_for_x_in_0_1(exp_on_negative_values(n, integer_bits + 1))
     return np.where(a == 0, 0, np.where(negative, wrap_int32(-t), t))
+
+
+def inv_sqrt_multiplier(x: int) -> tuple[int, int]:
+    """TFLite's GetInvSqrtQuantizedMultiplierExp(x, reverse_shift=-1) for one non-negative int32:
+    (Q0.31 multiplier, left shift) with multiplier * 2**(shift - 31) ~ 1 / sqrt(x), by five
+    Newton-Raphson steps on the input brought to [2**27, 2**29)."""
+    if x <= 1:
+        return INT32_MAX, 0
+    shift = 11
+    while x >= 1 << 29:
+        x //= 4
+        shift += 1
+    pairs = (int(count_leading_zeros_u32(x)) - 1) // 2 - 1
+    shift -= pairs
+    x <<= 2 * pairs
+    half_input = int(saturating_rounding_multiply_by_pot(x >> 1, -1))
+    half_three = (1 << 28) + (1 << 27)  # 1.5 in Q3.28
+    guess = 1 << 28  # 1.0 in Q3.28
+    for _ in range(5):
+        cubed = saturating_rounding_multiply_by_pot(_mul(_mul(guess, guess), guess), 6)  # Q9 -> Q3
+        guess = int(saturating_rounding_multiply_by_pot(_sub(_mul(half_three, guess), _mul(half_input, cubed)), 3))
+    guess = int(_mul(guess, 1518500250))  # times sqrt(2) / 2
+    if shift < 0:
+        guess = int(wrap_int32(guess << -shift))
+        shift = 0
+    return guess, -shift

@@ -30,7 +30,8 @@ _OPTIONS = {
     "LEAKY_RELU": "LeakyReluOptions", "HARD_SWISH": "HardSwishOptions", "SUB": "SubOptions",
     "MAXIMUM": "MaximumMinimumOptions", "MINIMUM": "MaximumMinimumOptions", "PRELU": None,
     "SPLIT": "SplitOptions", "SPLIT_V": "SplitVOptions", "RESIZE_BILINEAR": "ResizeBilinearOptions",
-    "TILE": "TileOptions", "REDUCE_MAX": "ReducerOptions",
+    "TILE": "TileOptions", "REDUCE_MAX": "ReducerOptions", "L2_NORMALIZATION": "L2NormOptions",
+    "LOG_SOFTMAX": "LogSoftmaxOptions",
 }
 
 

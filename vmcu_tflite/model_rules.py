@@ -38,6 +38,7 @@ ARITY: dict[str, tuple[tuple[int, int], int | None, frozenset[int]]] = {
     "FULLY_CONNECTED": ((2, 3), 1, frozenset({2})),
     "GATHER": ((2, 2), 1, frozenset()),
     "HARD_SWISH": ((1, 1), 1, frozenset()),
+    "L2_NORMALIZATION": ((1, 1), 1, frozenset()),
     "LEAKY_RELU": ((1, 1), 1, frozenset()),
     "LOGISTIC": ((1, 1), 1, frozenset()),
     "MAXIMUM": ((2, 2), 1, frozenset()),
@@ -74,7 +75,7 @@ OPTIONS_TYPES = {
     "RESIZE_NEAREST_NEIGHBOR": "ResizeNearestNeighborOptions", "SOFTMAX": "SoftmaxOptions", "SUB": "SubOptions",
     "LEAKY_RELU": "LeakyReluOptions", "STRIDED_SLICE": "StridedSliceOptions", "SPLIT": "SplitOptions",
     "SPLIT_V": "SplitVOptions", "RESIZE_BILINEAR": "ResizeBilinearOptions", "GATHER": "GatherOptions",
-    "REDUCE_MAX": "ReducerOptions",
+    "REDUCE_MAX": "ReducerOptions", "L2_NORMALIZATION": "L2NormOptions",
 }
 _OPTIONS_REQUIRED = frozenset({"AVERAGE_POOL_2D", "CONV_2D", "DEPTHWISE_CONV_2D", "LEAKY_RELU", "MAX_POOL_2D", "SOFTMAX"})
 

@@ -40,7 +40,8 @@ typedef enum {
     VMCU_KIND_GATHER = 30,
     VMCU_KIND_PADV2 = 31,
     VMCU_KIND_REDUCE_MAX = 32,
-    VMCU_KIND_COUNT = 33
+    VMCU_KIND_L2_NORMALIZATION = 33,
+    VMCU_KIND_COUNT = 34
 } vmcu_kind;
 
 #endif /* VMCU_KINDS_H */

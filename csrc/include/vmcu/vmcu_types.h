@@ -186,6 +186,11 @@ typedef struct {
     int32_t input_multiplier, input_left_shift, diff_min;
 } vmcu_softmax_params;
 
+/** L2_NORMALIZATION over the last dimension (gemmlowp fixed point). */
+typedef struct {
+    int32_t rows, depth, input_zero_point;
+} vmcu_l2_normalization_params;
+
 /** CONCATENATION of up to VMCU_MAX_STEP_INPUTS operands along one axis. */
 typedef struct {
     int32_t outer;                               /**< product of the dimensions before the axis */
