@@ -17,12 +17,17 @@ import numpy as np
 
 from .errors import ModelError
 from .graph import Op, Tensor
+from .model_rules import check_arity
 
 MAX_FOLDED_ELEMENTS = 1 << 16  # shape vectors and small tables, not tensors
+TENSOR_TYPES = range(19)  # the TensorType values TFLite Micro parses (SHAPE's out_type option)
 
 
 def _shape(op: Op, values: list, tensors: Mapping[int, Tensor]) -> np.ndarray | None:
     shape = tensors[op.inputs[0]].shape
+    if tensors[op.outputs[0]].dtype != "int32" or op.options.get("out_type", 0) not in TENSOR_TYPES:
+        raise ModelError(f"operator SHAPE at index {op.index} must give int32 (TFLite Micro's SHAPE gives only "
+                         f"int32, and reads its out_type option)")
     return None if any(d < 1 for d in shape) else np.array(shape, dtype=np.int64)
 
 
@@ -57,6 +62,10 @@ def _strided_slice(op: Op, values: list, tensors: Mapping[int, Tensor]) -> np.nd
 
 
 def _pack(op: Op, values: list, tensors: Mapping[int, Tensor]) -> np.ndarray:
+    if op.options.get("values_count", len(values)) != len(values):
+        # TFLite Micro walks values_count inputs whatever the op has: it crashes
+        raise ModelError(f"operator PACK at index {op.index} packs {op.options['values_count']} values "
+                         f"but has {len(values)} inputs")
     return np.stack(values, axis=op.options.get("axis", 0))
 
 
@@ -125,6 +134,7 @@ def _fold(op: Op, tensors: Mapping[int, Tensor]) -> np.ndarray | None:
     needed, compute = FOLDABLE[op.kind]
     if any(t < 0 or t not in tensors for t in op.inputs) or not op.inputs:
         return None
+    check_arity(op)  # TFLite Micro would run this op: its counts must be TFLite's
     positions = range(len(op.inputs)) if needed is None else needed
     if any(position >= len(op.inputs) or not tensors[op.inputs[position]].is_constant for position in positions):
         return None

@@ -30,6 +30,7 @@ MAX_TENSOR_BYTES = 16 << 20  # far above any MCU's RAM; keeps a corrupt shape fr
 ARITY: dict[str, tuple[tuple[int, int], int | None, frozenset[int]]] = {
     "ABS": ((1, 1), 1, frozenset()),
     "ADD": ((2, 2), 1, frozenset()),
+    "BROADCAST_TO": ((2, 2), 1, frozenset()),
     "AVERAGE_POOL_2D": ((1, 1), 1, frozenset()),
     "CONCATENATION": ((1, 10), 1, frozenset()),
     "CONV_2D": ((2, 3), 1, frozenset({2})),
@@ -48,6 +49,7 @@ ARITY: dict[str, tuple[tuple[int, int], int | None, frozenset[int]]] = {
     "MUL": ((2, 2), 1, frozenset()),
     "PAD": ((2, 2), 1, frozenset()),
     "PADV2": ((3, 3), 1, frozenset()),
+    "PACK": ((1, 1 << 30), 1, frozenset()),
     "PRELU": ((2, 2), 1, frozenset()),
     "QUANTIZE": ((1, 1), 1, frozenset()),
     "REDUCE_MAX": ((2, 2), 1, frozenset()),
@@ -56,6 +58,7 @@ ARITY: dict[str, tuple[tuple[int, int], int | None, frozenset[int]]] = {
     "RESHAPE": ((1, 2), 1, frozenset({1})),
     "RESIZE_BILINEAR": ((2, 2), 1, frozenset()),
     "RESIZE_NEAREST_NEIGHBOR": ((2, 2), 1, frozenset()),
+    "SHAPE": ((1, 1), 1, frozenset()),
     "SOFTMAX": ((1, 1), 1, frozenset()),
     "SPLIT": ((2, 2), None, frozenset()),
     "SPLIT_V": ((3, 3), None, frozenset()),
@@ -91,7 +94,7 @@ def check_model(graph: Graph) -> None:
     _check_ports(graph)
     _check_writers_and_order(graph)
     for op in graph.ops:
-        _check_arity(op)
+        check_arity(op)
         _check_options(op)
         if op.kind in ("RESHAPE", "SQUEEZE"):
             _check_same_bytes(graph, op)
@@ -149,7 +152,8 @@ def _written(graph: Graph) -> set[int]:
     return {t for op in graph.ops for t in op.outputs}
 
 
-def _check_arity(op: Op) -> None:
+def check_arity(op: Op) -> None:
+    """TFLite's input and output counts (constant folding checks the ops it removes too)."""
     (fewest, most), outputs, optional = ARITY.get(op.kind, ((0, 1 << 30), len(op.outputs), frozenset()))
     outputs = outputs or max(1, len(op.outputs))
     if not fewest <= len(op.inputs) <= most or len(op.outputs) != outputs:

@@ -88,8 +88,10 @@ def check(data: bytes) -> tuple[str, str] | None:
     return _compare(data, program, inputs, result)
 
 
-def fixtures(folders: list[Path]) -> list[tuple[str, bytes]]:
-    return [(p.name, p.read_bytes()) for folder in folders for p in sorted(folder.glob("*.tflite"))]
+def fixtures(paths: list[Path]) -> list[tuple[str, bytes]]:
+    """The models to mutate: each path a .tflite file or a folder of them."""
+    files = [f for p in paths for f in ([p] if p.is_file() else sorted(p.glob("*.tflite")))]
+    return [(f.name, f.read_bytes()) for f in files]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -97,9 +99,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--cases", type=int, default=1000)
     parser.add_argument("--seconds", type=float, default=float("inf"), help="stop starting cases after this long")
-    parser.add_argument("--models", type=Path, nargs="*", default=[ROOT / "models"])
+    parser.add_argument("--models", type=Path, nargs="*", default=[ROOT / "models"], help="files or folders")
     args = parser.parse_args(argv)
     models = fixtures(args.models)
+    if not models:
+        parser.error("no .tflite models in " + ", ".join(map(str, args.models)))
     started, baseline = time.monotonic(), resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     findings, done = 0, 0
     for i in range(args.cases):

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..graph import Graph, Op
-from ..quant import quantize_multiplier
+from .common import output_multiplier
 from .unary import lookup_spec, unary_tensors
 
 KIND = "ABS"
@@ -25,7 +25,7 @@ class AbsParams:
 def prepare(graph: Graph, op: Op) -> AbsParams:
     input_, out = unary_tensors(graph, op)
     rescale = np.float32(input_.scale) != np.float32(out.scale)
-    multiplier, shift = quantize_multiplier(float(np.float32(input_.scale) / np.float32(out.scale))) if rescale else (0, 0)
+    multiplier, shift = output_multiplier(op, float(np.float32(input_.scale) / np.float32(out.scale))) if rescale else (0, 0)
     return AbsParams(input_zero_point=input_.zero_point, output_zero_point=out.zero_point, rescale=bool(rescale),
                      multiplier=multiplier, shift=shift)
 

@@ -39,6 +39,7 @@ def prepare(graph: Graph, op: Op) -> HardSwishParams:
     require(output_exponent <= 0, op, f"input scale {input_.scale:g} is too large for the output scale {out.scale:g}")
     reluish_scale = np.float32(3.0) / np.float32(32768.0)
     reluish_multiplier, reluish_exponent = quantize_multiplier(float(hires_input_scale / reluish_scale))
+    require(reluish_exponent <= 30, op, f"input scale {input_.scale:g} is too large (TFLite's shift overflows)")
     return HardSwishParams(input_zero_point=input_.zero_point, output_zero_point=out.zero_point,
                            output_multiplier=int16_multiplier(output_multiplier), output_exponent=output_exponent,
                            reluish_multiplier=int16_multiplier(reluish_multiplier), reluish_exponent=reluish_exponent)

@@ -7,8 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..graph import Graph, Op
-from ..quant import quantize_multiplier
-from .common import require
+from .common import output_multiplier, require
 from .unary import lookup_spec, unary_tensors
 
 KIND = "LEAKY_RELU"
@@ -30,8 +29,8 @@ def prepare(graph: Graph, op: Op) -> LeakyReluParams:
     require(np.isfinite(alpha), op, f"alpha {alpha} is not finite")
     in_scale, out_scale = np.float32(input_.scale), np.float32(out.scale)
     # in double, as TFLite Micro's build computes it: the float32 product differs by an ulp (alpha 1.5)
-    alpha_multiplier, alpha_shift = quantize_multiplier(float(in_scale) * float(alpha) / float(out_scale))
-    identity_multiplier, identity_shift = quantize_multiplier(float(in_scale / out_scale))
+    alpha_multiplier, alpha_shift = output_multiplier(op, float(in_scale) * float(alpha) / float(out_scale))
+    identity_multiplier, identity_shift = output_multiplier(op, float(in_scale / out_scale))
     require(alpha_multiplier != -(1 << 31), op, f"alpha {alpha:g} rounds to a multiplier of -1")
     return LeakyReluParams(input_zero_point=input_.zero_point, output_zero_point=out.zero_point,
                            identity_multiplier=identity_multiplier, identity_shift=identity_shift,

@@ -10,9 +10,8 @@ import numpy as np
 from ..codegen.params.prelu import emit
 from ..graph import Graph, Op
 from ..planner.access import same_shape
-from ..quant import quantize_multiplier
 from .add import binary_tensors
-from .common import constant_inputs, require
+from .common import constant_inputs, output_multiplier, require
 from .spec import OpSpec
 
 KIND = "PRELU"
@@ -35,8 +34,8 @@ class PreluParams:
 def prepare(graph: Graph, op: Op) -> PreluParams:
     x, alpha, out = binary_tensors(graph, op, MAX_RANK)
     require(out.shape == x.shape, op, f"output shape {out.shape} differs from input shape {x.shape}")
-    m1, s1 = quantize_multiplier(float(x.scale) / float(out.scale))
-    m2, s2 = quantize_multiplier(float(x.scale) * float(alpha.scale) / float(out.scale))
+    m1, s1 = output_multiplier(op, float(x.scale) / float(out.scale))
+    m2, s2 = output_multiplier(op, float(x.scale) * float(alpha.scale) / float(out.scale))
     return PreluParams(output_shape=out.shape, constants=constant_inputs(graph, op), input_offset=-x.zero_point,
                        alpha_offset=-alpha.zero_point, output_offset=out.zero_point,
                        identity_multiplier=m1, identity_shift=s1, alpha_multiplier=m2, alpha_shift=s2)

@@ -7,7 +7,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..graph import Graph, Op
-from ..quant import quantize, quantize_multiplier
+from ..quant import quantize
+from .common import output_multiplier
 from .unary import lookup_spec, unary_tensors
 
 KIND = "RELU"
@@ -25,7 +26,7 @@ class ReluParams:
 
 def prepare(graph: Graph, op: Op) -> ReluParams:
     input_, out = unary_tensors(graph, op)
-    multiplier, shift = quantize_multiplier(float(np.float32(input_.scale) / np.float32(out.scale)))
+    multiplier, shift = output_multiplier(op, float(np.float32(input_.scale) / np.float32(out.scale)))
     return ReluParams(input_zero_point=input_.zero_point, output_zero_point=out.zero_point,
                       multiplier=multiplier, shift=shift,
                       act_min=max(-128, quantize(0.0, out.scale, out.zero_point)), act_max=127)
