@@ -279,7 +279,7 @@ def activations():
 def slices_resize():
     """RESIZE_BILINEAR (half-pixel centres and aligned corners), SPLIT, SPLIT_V and STRIDED_SLICE
     of activations (a reversed, strided slice), rejoined by CONCATENATION; GATHER of channels,
-    PADV2 (a pad value of 0.5) and REDUCE_MAX."""
+    PADV2 (a pad value of 0.5), REDUCE_MAX and a stride-2 TRANSPOSE_CONV."""
     x = inp = layers.Input((6, 6, 12), batch_size=1)
     x = conv(12, 1)(x)
     x = layers.Lambda(lambda v: tf.image.resize(v, (9, 9), method="bilinear"))(x)
@@ -293,7 +293,9 @@ def slices_resize():
     x = layers.Lambda(lambda v: tf.gather(v, [5, 0, 7, 2, 2, 1], axis=-1))(x)
     x = layers.Lambda(lambda v: tf.pad(v, [[0, 0], [1, 0], [0, 2], [0, 0]], constant_values=0.5))(x)
     peaks = layers.Lambda(lambda v: tf.reduce_max(v, axis=[1, 2], keepdims=True))(x)
-    return tf.keras.Model(inp, layers.Multiply()([x, peaks]))
+    x = layers.Multiply()([x, peaks])
+    x = layers.Conv2DTranspose(4, 3, strides=2, padding="same", bias_initializer=random_bias())(x)
+    return tf.keras.Model(inp, x)
 
 
 def dynamic_batch():

@@ -67,6 +67,7 @@ ARITY: dict[str, tuple[tuple[int, int], int | None, frozenset[int]]] = {
     "SUB": ((2, 2), 1, frozenset()),
     "TANH": ((1, 1), 1, frozenset()),
     "TRANSPOSE": ((2, 2), 1, frozenset()),
+    "TRANSPOSE_CONV": ((3, 4), 1, frozenset({3})),
 }
 
 # operator -> its builtin options table; those marked True cannot run on TFLite Micro's defaults
@@ -78,9 +79,10 @@ OPTIONS_TYPES = {
     "RESIZE_NEAREST_NEIGHBOR": "ResizeNearestNeighborOptions", "SOFTMAX": "SoftmaxOptions", "SUB": "SubOptions",
     "LEAKY_RELU": "LeakyReluOptions", "STRIDED_SLICE": "StridedSliceOptions", "SPLIT": "SplitOptions",
     "SPLIT_V": "SplitVOptions", "RESIZE_BILINEAR": "ResizeBilinearOptions", "GATHER": "GatherOptions",
-    "REDUCE_MAX": "ReducerOptions", "L2_NORMALIZATION": "L2NormOptions",
+    "REDUCE_MAX": "ReducerOptions", "L2_NORMALIZATION": "L2NormOptions", "TRANSPOSE_CONV": "TransposeConvOptions",
 }
-_OPTIONS_REQUIRED = frozenset({"AVERAGE_POOL_2D", "CONV_2D", "DEPTHWISE_CONV_2D", "LEAKY_RELU", "MAX_POOL_2D", "SOFTMAX"})
+_OPTIONS_REQUIRED = frozenset({"AVERAGE_POOL_2D", "CONV_2D", "DEPTHWISE_CONV_2D", "LEAKY_RELU", "MAX_POOL_2D", "SOFTMAX",
+                               "TRANSPOSE_CONV"})
 
 _AT_LEAST_ONE = ("stride_h", "stride_w", "dilation_h_factor", "dilation_w_factor", "filter_height", "filter_width",
                  "depth_multiplier")

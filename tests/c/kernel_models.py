@@ -143,6 +143,18 @@ class Chain:
         self.b.op("PRELU", [x, alpha], [y])
         return y
 
+    def transpose_conv(self, x, c_out, k, stride, same=True) -> int:
+        (n, h, w, c_in), scale, _ = self.info[x]
+        out = (n, h * stride[0], w * stride[1], c_out) if same else \
+            (n, (h - 1) * stride[0] + k[0], (w - 1) * stride[1] + k[1], c_out)
+        w_scales = self.rng.uniform(0.004, 0.02, size=c_out)
+        filt = self.b.const(random_weights(self.rng, (c_out, k[0], k[1], c_in)), scale=w_scales, zero_point=0, axis=0)
+        bias = self.b.const(random_bias(self.rng, c_out), scale=scale * w_scales, zero_point=0)
+        y = self.tensor(out, scale * float(w_scales.max()) * 30, self._zp())
+        self.b.op("TRANSPOSE_CONV", [self.b.const(np.array(out, dtype=np.int32)), filt, x, bias], [y],
+                  padding=0 if same else 1, stride_h=stride[0], stride_w=stride[1])
+        return y
+
     def strided_slice(self, x, begin, end, strides, **masks) -> int:
         shape, scale, zp = self.info[x]
         index = tuple(slice(b, e, s) for b, e, s in zip(begin, end, strides))
@@ -307,7 +319,7 @@ def activation_model() -> bytes:
 def slice_model() -> bytes:
     """STRIDED_SLICE (negative strides, a shrunk axis), SPLIT and SPLIT_V parts rejoined by
     ADD and CONCATENATION, RESIZE_BILINEAR (half-pixel, align-corners), GATHER of channels,
-    PADV2 and REDUCE_MAX."""
+    PADV2, REDUCE_MAX and TRANSPOSE_CONV (SAME stride 2, VALID stride (1, 2))."""
     m = Chain(6)
     x = m.resize(m.input((1, 4, 5, 8)), (6, 7), half_pixel_centers=True, kind="RESIZE_BILINEAR")
     a, b = m.split(m.conv(x, 8, k=(1, 1)), 3, (4, 4))                      # channel halves
@@ -320,7 +332,8 @@ def slice_model() -> bytes:
     r = m.gather(r, [3, 0, 0, 2, 1], axis=3)                              # channels shuffled, one twice
     r = m.pad(r, [(0, 0), (1, 0), (0, 2), (0, 0)], value=-77)             # [1, 6, 5, 5]
     peaks = m.mean(r, [1, -1], keep_dims=True, kind="REDUCE_MAX")         # [1, 1, 5, 1]
-    return m.build(r, row, peaks)
+    up = m.transpose_conv(m.transpose_conv(r, 3, (3, 3), (2, 2)), 2, (2, 3), (1, 2), same=False)
+    return m.build(r, row, peaks, up)
 
 
 def shape_model() -> bytes:

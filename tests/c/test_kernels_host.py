@@ -62,7 +62,7 @@ def test_models_use_every_kind_and_mode():
     runtime = {name for name, spec in SPECS.items() if spec.kind_id is not None} - {"INVERTED_BOTTLENECK"}
     assert kinds == runtime, sorted(runtime ^ kinds)  # fused blocks: tests/c/test_fused_host.py
     whole = {"TRANSPOSE", "RESIZE_NEAREST_NEIGHBOR", "RESIZE_BILINEAR", "PAD", "PADV2", "LOGISTIC", "STRIDED_SLICE",
-             "SPLIT", "SPLIT_V", "GATHER", "REDUCE_MAX"}
+             "SPLIT", "SPLIT_V", "GATHER", "REDUCE_MAX", "TRANSPOSE_CONV"}
     for name in runtime - whole:
         assert (name, "segment") in modes, name
     assert ("DEPTHWISE_CONV_2D", "in-place") in modes

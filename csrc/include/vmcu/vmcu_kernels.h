@@ -133,6 +133,10 @@ vmcu_status vmcu_resize_bilinear_s8(const vmcu_context *ctx, const void *params,
 vmcu_status vmcu_resize_nearest_neighbor_s8(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
                                             const vmcu_view *output);
 
+/** @brief TRANSPOSE_CONV, int8, per-channel requantization, gathered per output pixel (whole tensor). */
+vmcu_status vmcu_transpose_conv_s8(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
+                                   const vmcu_view *output);
+
 /** @brief TRANSPOSE, STRIDED_SLICE, SPLIT, SPLIT_V, int8, up to 5-D strided walks (whole tensor). */
 vmcu_status vmcu_strided_copy_s8(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
                                  const vmcu_view *output);

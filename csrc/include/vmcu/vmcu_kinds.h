@@ -41,7 +41,8 @@ typedef enum {
     VMCU_KIND_PADV2 = 31,
     VMCU_KIND_REDUCE_MAX = 32,
     VMCU_KIND_L2_NORMALIZATION = 33,
-    VMCU_KIND_COUNT = 34
+    VMCU_KIND_TRANSPOSE_CONV = 34,
+    VMCU_KIND_COUNT = 35
 } vmcu_kind;
 
 #endif /* VMCU_KINDS_H */

@@ -115,6 +115,16 @@ typedef struct {
     vmcu_requant requant;
 } vmcu_fully_connected_params;
 
+/** TRANSPOSE_CONV (a runtime kernel, not generated): filter [C_out][K_h][K_w][C_in]. */
+typedef struct {
+    vmcu_dims input, output;
+    int32_t filter_h, filter_w, stride_h, stride_w, pad_h, pad_w;
+    int32_t input_offset, output_offset;
+    const int8_t *filter;
+    const int32_t *bias; /**< [C_out] */
+    vmcu_requant requant;
+} vmcu_transpose_conv_params;
+
 /** Most dimensions of the shapes ADD, MUL, MEAN and PAD walk (TFLite Micro's RuntimeShape holds 6). */
 #define VMCU_MAX_DIMS 6
 

@@ -1,0 +1,64 @@
+/*
+ * TRANSPOSE_CONV, int8 (whole tensor: the output is apart): TFLite's TransposeConv as a gather.
+ *
+ * Output pixel (y, x) receives filter tap (ky, kx) of input pixel ((y + pad_h - ky) / stride_h,
+ * (x + pad_w - kx) / stride_w) when both divisions are exact and inside the input. TFLite scatters
+ * the same products into an int32 buffer of the whole output; summing them per output pixel gives
+ * the same int32 bits without the buffer. Then bias, per-channel requantization and clamp.
+ */
+#include "vmcu/vmcu_kernels.h"
+#include "vmcu/vmcu_support.h"
+
+/* The input row (or column) that tap k feeds into output position o, or -1. */
+static int32_t source(int32_t o, int32_t pad, int32_t k, int32_t stride, int32_t size)
+{
+    const int32_t t = o + pad - k;
+    if (t < 0 || t % stride != 0 || t / stride >= size) {
+        return -1;
+    }
+    return t / stride;
+}
+
+vmcu_status vmcu_transpose_conv_s8(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
+                                   const vmcu_view *output)
+{
+    const vmcu_transpose_conv_params *p = (const vmcu_transpose_conv_params *)params;
+    const int32_t c_in = p->input.c, c_out = p->output.c, taps = p->filter_h * p->filter_w;
+    uint32_t out_offset = 0;
+    int32_t n, y, x, co;
+    (void)ctx;
+    if (p->stride_h < 1 || p->stride_w < 1 || p->output.n != p->input.n) {
+        return VMCU_ERROR_BAD_MODEL;
+    }
+    for (n = 0; n < p->output.n; ++n) {
+        for (y = 0; y < p->output.h; ++y) {
+            for (x = 0; x < p->output.w; ++x) {
+                for (co = 0; co < c_out; ++co) {
+                    int32_t acc = 0, ky, kx, ci, v;
+                    for (ky = 0; ky < p->filter_h; ++ky) {
+                        const int32_t iy = source(y, p->pad_h, ky, p->stride_h, p->input.h);
+                        if (iy < 0) {
+                            continue;
+                        }
+                        for (kx = 0; kx < p->filter_w; ++kx) {
+                            const int32_t ix = source(x, p->pad_w, kx, p->stride_w, p->input.w);
+                            const int8_t *w = p->filter + ((co * taps) + ky * p->filter_w + kx) * c_in;
+                            uint32_t in_offset;
+                            if (ix < 0) {
+                                continue;
+                            }
+                            in_offset = (uint32_t)(((n * p->input.h + iy) * p->input.w + ix) * c_in);
+                            for (ci = 0; ci < c_in; ++ci) {
+                                acc = vmcu_add_wrap(acc, (vmcu_get(&inputs[0], in_offset + (uint32_t)ci) + p->input_offset) * w[ci]);
+                            }
+                        }
+                    }
+                    acc = vmcu_add_wrap(acc, p->bias[co]);
+                    v = vmcu_requantize(acc, p->requant.multiplier[co], p->requant.shift[co]) + p->output_offset;
+                    vmcu_put(output, out_offset++, (int8_t)vmcu_clamp(v, p->requant.act_min, p->requant.act_max));
+                }
+            }
+        }
+    }
+    return VMCU_OK;
+}
