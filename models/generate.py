@@ -260,7 +260,8 @@ def kws_like():
 
 def activations():
     """The activations as their own ops (HARD_SWISH, LEAKY_RELU, TANH, PRELU, ABS, RELU, RELU6),
-    SUB, MAXIMUM, MINIMUM between branches, and an L2_NORMALIZATION at the end."""
+    SUB, MAXIMUM, MINIMUM between branches, an L2_NORMALIZATION at the end and a LOG_SOFTMAX
+    head as a second output."""
     x = inp = layers.Input((8, 8, 8), batch_size=1)
     a = conv(8, 1)(x)
     b = conv(8, 3)(x)
@@ -273,7 +274,8 @@ def activations():
     r = layers.Reshape((8, 8, 16))(layers.Lambda(lambda v: tf.nn.relu(tf.reshape(v, (1, 64, 16))))(m))
     r6 = layers.Reshape((8, 8, 16))(layers.Lambda(lambda v: tf.nn.relu6(tf.reshape(v, (1, 64, 16))))(m))
     x = conv(8, 1)(layers.Add()([r, r6]))
-    return tf.keras.Model(inp, layers.Lambda(lambda v: tf.math.l2_normalize(v, axis=-1))(x))
+    scores = layers.Lambda(lambda v: tf.nn.log_softmax(v, axis=-1))(conv(6, 1)(a))
+    return tf.keras.Model(inp, [layers.Lambda(lambda v: tf.math.l2_normalize(v, axis=-1))(x), scores])
 
 
 def slices_resize():

@@ -181,3 +181,41 @@ def inv_sqrt_multiplier(x: int) -> tuple[int, int]:
         guess = int(wrap_int32(guess << -shift))
         shift = 0
     return guess, -shift
+
+
+def _saturate32(x) -> np.ndarray:
+    return np.clip(np.asarray(x, dtype=np.int64), INT32_MIN, INT32_MAX)
+
+
+def log_x_for_x_at_least_1(x: int, input_integer_bits: int, output_integer_bits: int) -> int:
+    """TFLite's log_x_for_x_greater_than_or_equal_to_1: ln(x) as a raw with `output_integer_bits`
+    for a raw x >= 1 with `input_integer_bits`, by gemmlowp-style fixed point: the binary exponent
+    (taken twice, from x and from x / sqrt(2), to keep the mantissa near 1) plus a rational
+    approximation of the mantissa's log."""
+    accum_bits = output_integer_bits + 1
+    log_2, sqrt_sqrt_half, sqrt_half, one_quarter = 1488522236, 1805811301, 1518500250, 536870912
+    alpha_n, alpha_d, alpha_i, alpha_f = 117049297, 127690142, 1057819769, 638450708
+    shifted_quarter = int(rescale(one_quarter, 0, accum_bits))
+    z_a = int(x)
+    z_a_headroom_plus_1 = int(count_leading_zeros_u32(z_a))
+    r_a_tmp = int(saturating_rounding_multiply_by_pot(z_a, z_a_headroom_plus_1 - 1))
+    r_a = int(saturating_rounding_multiply_by_pot(_mul(r_a_tmp, sqrt_half), 1))
+    z_a_pow_2_adj = int(_saturate32(int(saturating_rounding_multiply_by_pot(
+        input_integer_bits - z_a_headroom_plus_1, 31 - accum_bits)) + shifted_quarter))
+    z_b = int(_mul(z_a, sqrt_half))
+    z_b_headroom = int(count_leading_zeros_u32(z_b)) - 1
+    r_b = int(saturating_rounding_multiply_by_pot(z_a, z_b_headroom))
+    z_b_pow_2_adj = int(_saturate32(int(saturating_rounding_multiply_by_pot(
+        input_integer_bits - z_b_headroom, 31 - accum_bits)) - shifted_quarter))
+    r = min(r_a, r_b)
+    z_pow_2_adj = max(z_a_pow_2_adj, z_b_pow_2_adj)
+    p = int(rounding_half_sum(r, sqrt_sqrt_half))
+    q = int(_sub(r, sqrt_sqrt_half))
+    q = int(_add(q, q))
+    common_sq = _mul(q, q)
+    num = _add(_mul(q, r), _mul(_mul(q, common_sq), alpha_n))
+    denom_minus_one = _add(_mul(p, _add(_add(alpha_i, q), _mul(alpha_d, common_sq))), _mul(alpha_f, q))
+    recip_denom = one_over_one_plus_x_for_x_in_0_1(denom_minus_one)
+    num_scaled = rescale(num, 0, accum_bits)
+    total = _add(_mul(z_pow_2_adj, log_2), _mul(num_scaled, recip_denom))
+    return int(rescale(total, accum_bits, output_integer_bits))

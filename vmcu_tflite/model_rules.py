@@ -42,6 +42,7 @@ ARITY: dict[str, tuple[tuple[int, int], int | None, frozenset[int]]] = {
     "L2_NORMALIZATION": ((1, 1), 1, frozenset()),
     "LEAKY_RELU": ((1, 1), 1, frozenset()),
     "LOGISTIC": ((1, 1), 1, frozenset()),
+    "LOG_SOFTMAX": ((1, 1), 1, frozenset()),
     "MAXIMUM": ((2, 2), 1, frozenset()),
     "MAX_POOL_2D": ((1, 1), 1, frozenset()),
     "MEAN": ((2, 2), 1, frozenset()),

@@ -130,6 +130,12 @@ class Chain:
         self.b.op("L2_NORMALIZATION", [x], [y])
         return y
 
+    def log_softmax(self, x) -> int:
+        shape, _, _ = self.info[x]
+        y = self.tensor(shape, 16 / 256, 127)
+        self.b.op("LOG_SOFTMAX", [x], [y])
+        return y
+
     def compare(self, kind, a, b, out_shape) -> int:
         """MAXIMUM or MINIMUM; the output keeps the first operand's quantization."""
         _, scale, zp = self.info[a]
@@ -299,7 +305,7 @@ def elementwise_model() -> bytes:
 def activation_model() -> bytes:
     """The table-lookup functions (ABS, RELU, RELU6, LEAKY_RELU, HARD_SWISH, TANH), SUB with a
     broadcast operand, MAXIMUM/MINIMUM with constants, PRELU with a per-channel alpha,
-    L2_NORMALIZATION: a chain in
+    L2_NORMALIZATION; LOG_SOFTMAX on a branch: a chain in
     which every step's input dies with it, so each one streams."""
     m = Chain(5)
     x = m.input((1, 5, 6, 10))
@@ -313,7 +319,8 @@ def activation_model() -> bytes:
     d = m.compare("MAXIMUM", d, m.constant((10,), d_scale, d_zp), shape)   # per-channel constant floor
     e = m.unary("TANH", m.unary("RELU6", m.unary("ABS", d)))
     e = m.compare("MINIMUM", m.constant((1, 1, 6, 1), 1 / 128, 0), e, shape)  # constant first
-    return m.build(m.l2_normalization(m.prelu(e, m.constant((10,)))))
+    p = m.prelu(e, m.constant((10,)))
+    return m.build(m.l2_normalization(p), m.log_softmax(m.conv(x, 6, k=(1, 1))))
 
 
 def slice_model() -> bytes:

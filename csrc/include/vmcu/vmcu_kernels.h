@@ -90,6 +90,10 @@ vmcu_status vmcu_concatenation_s8(const vmcu_context *ctx, const void *params, c
 vmcu_status vmcu_l2_normalization_s8(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
                                      const vmcu_view *output);
 
+/** @brief LOG_SOFTMAX, int8, over the last dimension: one row per segment (or the whole tensor). */
+vmcu_status vmcu_log_softmax_s8(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
+                                const vmcu_view *output);
+
 /** @brief LOGISTIC, int8 (gemmlowp fixed point): flat segments. */
 vmcu_status vmcu_logistic_s8(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
                              const vmcu_view *output);

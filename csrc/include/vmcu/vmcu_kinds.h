@@ -42,7 +42,8 @@ typedef enum {
     VMCU_KIND_REDUCE_MAX = 32,
     VMCU_KIND_L2_NORMALIZATION = 33,
     VMCU_KIND_TRANSPOSE_CONV = 34,
-    VMCU_KIND_COUNT = 35
+    VMCU_KIND_LOG_SOFTMAX = 35,
+    VMCU_KIND_COUNT = 36
 } vmcu_kind;
 
 #endif /* VMCU_KINDS_H */

@@ -196,6 +196,14 @@ typedef struct {
     int32_t input_multiplier, input_left_shift, diff_min;
 } vmcu_softmax_params;
 
+/** LOG_SOFTMAX over the last dimension (gemmlowp fixed point). */
+typedef struct {
+    int32_t rows, depth;
+    int32_t input_multiplier, input_left_shift;
+    int32_t reverse_scaling_divisor, reverse_scaling_shift; /**< shift <= 0 */
+    int32_t diff_min;
+} vmcu_log_softmax_params;
+
 /** L2_NORMALIZATION over the last dimension (gemmlowp fixed point). */
 typedef struct {
     int32_t rows, depth, input_zero_point;
