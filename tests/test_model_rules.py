@@ -159,7 +159,7 @@ def test_a_convolution_without_its_options_is_refused():
 
 
 def test_builtin_code_is_read_as_tflite_reads_it():
-    """builtin_code 101 (ABS) with the deprecated byte still saying LOGISTIC is ABS, as in TFLite."""
+    """builtin_code 59 (NEG) with the deprecated byte still saying LOGISTIC is NEG, as in TFLite."""
     from tflite_micro.tensorflow.lite.micro.python import schema_py_generated as schema
     import flatbuffers
     b = ModelBuilder()
@@ -168,10 +168,10 @@ def test_builtin_code_is_read_as_tflite_reads_it():
     b.op("LOGISTIC", [x], [y])
     b.inputs, b.outputs = [x], [y]
     model = schema.ModelT.InitFromObj(schema.Model.GetRootAsModel(b.build(), 0))
-    model.operatorCodes[0].builtinCode = schema.BuiltinOperator.ABS
+    model.operatorCodes[0].builtinCode = schema.BuiltinOperator.NEG
     builder = flatbuffers.Builder(1024)
     builder.Finish(model.Pack(builder), file_identifier=b"TFL3")
-    assert "unsupported operator ABS (op 0)" in refused(bytes(builder.Output()))
+    assert "unsupported operator NEG (op 0)" in refused(bytes(builder.Output()))
 
 
 def test_corruption_in_a_field_the_converter_does_not_use_is_found():

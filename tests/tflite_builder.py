@@ -31,7 +31,7 @@ _OPTIONS = {
     "MAXIMUM": "MaximumMinimumOptions", "MINIMUM": "MaximumMinimumOptions", "PRELU": None,
     "SPLIT": "SplitOptions", "SPLIT_V": "SplitVOptions", "RESIZE_BILINEAR": "ResizeBilinearOptions",
     "TILE": "TileOptions", "REDUCE_MAX": "ReducerOptions", "L2_NORMALIZATION": "L2NormOptions",
-    "LOG_SOFTMAX": "LogSoftmaxOptions", "TRANSPOSE_CONV": "TransposeConvOptions",
+    "LOG_SOFTMAX": "LogSoftmaxOptions", "TRANSPOSE_CONV": "TransposeConvOptions", "NEG": None,
 }
 
 
