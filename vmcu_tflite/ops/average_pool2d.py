@@ -4,9 +4,8 @@ Also holds the geometry shared with MAX_POOL_2D (`PoolParams`, `prepare_pool`).
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -58,9 +57,9 @@ def prepare(graph: Graph, op: Op) -> PoolParams:
 
 
 def pool_access(graph: Graph, step: Step, position: int, segment: int) -> AccessPattern | None:
+    """Pools stream like a depthwise window over channel segments (both pool kinds)."""
     p = step.params
     return windowed(p.input_shape, p.output_shape, p.filter, p.stride, (1, 1), p.padding, segment, channel_reads=True)
-
 
 
 SPEC = OpSpec(KIND, kind_id=5, emit=emit, prepare=prepare, c_kernel="vmcu_avg_pool2d_s8", access=pool_access)

@@ -6,9 +6,8 @@ Constant inputs ride in the params.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -72,5 +71,5 @@ def concatenation_access(graph: Graph, step: Step, position: int, segment: int) 
     return concatenation(outer, inner[operand], sum(inner), sum(inner[:operand]))
 
 
-
-SPEC = OpSpec(KIND, kind_id=10, emit=emit, prepare=prepare, c_kernel="vmcu_concatenation_s8", access=concatenation_access)
+SPEC = OpSpec(KIND, kind_id=10, emit=emit, prepare=prepare, c_kernel="vmcu_concatenation_s8",
+              access=concatenation_access)

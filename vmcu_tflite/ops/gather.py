@@ -30,7 +30,8 @@ def prepare(graph: Graph, op: Op) -> GatherParams:
     require(len(op.inputs) == 2 and len(op.outputs) == 1, op, "expects an input, indices and one output")
     input_, indices_tensor, out = tensor(graph, op, 0), tensor(graph, op, 1), output(graph, op)
     require(input_.dtype == "int8" and out.dtype == "int8", op, "only int8 data is supported")
-    require(indices_tensor is not None and indices_tensor.dtype == "int32", op, "indices must be int32 (as TFLite Micro)")
+    require(indices_tensor is not None and indices_tensor.dtype == "int32", op,
+            "indices must be int32 (TFLite Micro gathers no other)")
     require(op.options.get("batch_dims", 0) == 0, op, f"batch_dims {op.options.get('batch_dims')} is not supported")
     rank = len(input_.shape)
     axis = int(op.options.get("axis", 0))

@@ -3,8 +3,7 @@ from __future__ import annotations
 
 from ..codegen.params.max_pool2d import emit
 from ..graph import Graph, Op
-from .average_pool2d import PoolParams, prepare_pool
-from .average_pool2d import pool_access
+from .average_pool2d import PoolParams, pool_access, prepare_pool
 from .spec import OpSpec
 
 KIND = "MAX_POOL_2D"

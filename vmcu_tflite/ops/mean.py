@@ -7,9 +7,8 @@ s = min(floor(log2(count)), 32, 31 + shift), divided by count (truncating) and t
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 

@@ -9,9 +9,8 @@ largest exp (e.g. 512 or more elements tied at the row maximum); the kernel rais
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -56,9 +55,10 @@ def prepare(graph: Graph, op: Op) -> SoftmaxParams:
 
 
 def softmax_access(graph: Graph, step: Step, position: int, segment: int) -> AccessPattern | None:
+    """A row per output segment (SOFTMAX, LOG_SOFTMAX, L2_NORMALIZATION): a row is read whole
+    before any of its outputs is written."""
     y = graph.tensors[step.outputs[0]]
     return elementwise(y.num_bytes, y.shape[-1]) if segment == y.shape[-1] else None
-
 
 
 SPEC = OpSpec(KIND, kind_id=9, emit=emit, prepare=prepare, c_kernel="vmcu_softmax_s8", access=softmax_access)

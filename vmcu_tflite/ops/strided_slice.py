@@ -58,7 +58,8 @@ def prepare(graph: Graph, op: Op) -> SliceParams:
     vectors = []
     for position, what in ((1, "begin"), (2, "end"), (3, "strides")):
         t = tensor(graph, op, position)
-        require(t is not None and t.dtype == "int32" and t.shape == (rank,), op, f"{what} must be int32 of shape ({rank},)")
+        require(t is not None and t.dtype == "int32" and t.shape == (rank,), op,
+                f"{what} must be int32 of shape ({rank},)")
         vectors.append(tuple(int(v) for v in constant(graph, op, position, what)))
     begin, end, strides = vectors
     require(all(s != 0 for s in strides), op, "a stride is 0")

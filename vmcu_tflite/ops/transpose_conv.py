@@ -37,22 +37,27 @@ class TransposeConvParams:
 
 def transposed_padding(out_size: int, filter_size: int, stride: int, padding: int) -> int:
     """TFLite's ComputePaddingWithOffset with the transposed conv's output as the 'input'."""
-    windows = (out_size + stride - 1) // stride if padding == PADDING_SAME else (out_size + stride - filter_size) // stride
+    if padding == PADDING_SAME:
+        windows = (out_size + stride - 1) // stride
+    else:
+        windows = (out_size + stride - filter_size) // stride
     return max(0, (windows - 1) * stride + filter_size - out_size) // 2
 
 
 def prepare(graph: Graph, op: Op) -> TransposeConvParams:
     require(len(op.inputs) in (3, 4) and len(op.outputs) == 1, op,
             "expects an output shape, a filter, an input, an optional bias and one output")
-    shape_tensor, filter_, input_, out = tensor(graph, op, 0), tensor(graph, op, 1), tensor(graph, op, 2), output(graph, op)
+    shape_tensor, filter_, input_ = (tensor(graph, op, position) for position in (0, 1, 2))
+    out = output(graph, op)
     require(input_ is not None and len(input_.shape) == 4 and filter_ is not None and filter_.is_constant
             and len(filter_.shape) == 4, op, "expects a 4-D input and a constant 4-D filter")
     require(shape_tensor is not None and shape_tensor.dtype == "int32" and shape_tensor.shape == (4,), op,
             "the output shape must be an int32 tensor of shape (4,)")
     declared = tuple(int(v) for v in constant(graph, op, 0, "the output shape"))
     require(out.shape == declared, op, f"output shape {out.shape} differs from the output shape input {declared}")
-    require(out.shape[0] == input_.shape[0] and out.shape[3] == filter_.shape[0] and filter_.shape[3] == input_.shape[3],
-            op, f"output {out.shape}, filter {filter_.shape} and input {input_.shape} do not match")
+    require(out.shape[0] == input_.shape[0] and out.shape[3] == filter_.shape[0]
+            and filter_.shape[3] == input_.shape[3], op,
+            f"output {out.shape}, filter {filter_.shape} and input {input_.shape} do not match")
     o = op.options
     stride = (int(o.get("stride_h", 1)), int(o.get("stride_w", 1)))
     padding = tuple(transposed_padding(out.shape[1 + a], filter_.shape[1 + a], stride[a], o.get("padding", 0))
