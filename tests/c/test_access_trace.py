@@ -30,15 +30,15 @@ from tests.c import kernel_models
 from tests.c.c_validate import program_with_segment
 from vmcu_tflite.codegen.project import write_project
 from vmcu_tflite.kernels import describe
+from vmcu_tflite.ops import SPECS
 from vmcu_tflite.pipeline import Program, compile_model
 from vmcu_tflite.planner.streaming import access_pattern
 
 CC = shutil.which("gcc") or shutil.which("cc")
 pytestmark = pytest.mark.skipif(CC is None, reason="no host C compiler")
 
-# The hand-written kinds that stream (PAD, RESIZE_NEAREST_NEIGHBOR and TRANSPOSE write apart).
-STREAMING_HAND_WRITTEN = {"ADD", "MUL", "AVERAGE_POOL_2D", "MAX_POOL_2D", "MEAN", "SOFTMAX", "CONCATENATION",
-                          "QUANTIZE", "LOGISTIC"}
+# The hand-written kinds that stream: a runtime kernel with an access pattern (the others write apart).
+STREAMING_HAND_WRITTEN = {name for name, spec in SPECS.items() if spec.c_kernel is not None and spec.access is not None}
 OUTPUT_ROLE = 255
 UNKNOWN_ROLE = 254
 
@@ -212,7 +212,7 @@ def programs() -> list[tuple[str, Program]]:
     cases = []
     for name, make in (("windowed", kernel_models.windowed_model), ("elementwise", kernel_models.elementwise_model),
                        ("shape", kernel_models.shape_model), ("high_rank", kernel_models.high_rank_model),
-                       ("logistic", logistic_model)):
+                       ("logistic", logistic_model), ("activation", kernel_models.activation_model)):
         model = make()
         cases.append((f"{name}-vmcu", compile_model(model, "vmcu", fuse=False)))
         cases.append((f"{name}-segment3", program_with_segment(model, 3)))

@@ -4,6 +4,7 @@
  * The output is written in order; a multi-index over the output's dimensions carries the
  * matching input offset along, from the first element's offset and the input stride of each
  * output dimension (negative for a reversed slice). The converter describes each op this way.
+ * Where the innermost dimension is contiguous in the input, it is copied as one run.
  */
 #include "vmcu/vmcu_kernels.h"
 #include "vmcu/vmcu_support.h"
@@ -14,7 +15,7 @@ vmcu_status vmcu_strided_copy_s8(const vmcu_context *ctx, const void *params, co
     const vmcu_strided_copy_params *p = (const vmcu_strided_copy_params *)params;
     const int32_t rank = p->rank, last = p->rank - 1;
     int32_t idx[VMCU_MAX_COPY_DIMS];
-    uint32_t total = 1, o, in_offset = p->input_start;
+    uint32_t total = 1, o, run, in_offset = p->input_start;
     int32_t d;
     (void)ctx;
     if (rank < 1 || rank > VMCU_MAX_COPY_DIMS) {
@@ -24,9 +25,15 @@ vmcu_status vmcu_strided_copy_s8(const vmcu_context *ctx, const void *params, co
         total *= (uint32_t)p->output_dims[d];
         idx[d] = 0;
     }
-    for (o = 0; o < total; ++o) {
-        vmcu_put(output, o, vmcu_get(&inputs[0], in_offset));
-        for (d = last; d >= 0; --d) {
+    /* Runs along the innermost output dimension: one copy when its input stride is 1. */
+    run = p->input_strides[last] == 1 ? (uint32_t)p->output_dims[last] : 1u;
+    for (o = 0; o < total; o += run) {
+        if (run > 1u) {
+            vmcu_copy(output, o, &inputs[0], in_offset, run);
+        } else {
+            vmcu_put(output, o, vmcu_get(&inputs[0], in_offset));
+        }
+        for (d = run > 1u ? last - 1 : last; d >= 0; --d) {
             in_offset += (uint32_t)p->input_strides[d];
             if (++idx[d] < p->output_dims[d]) {
                 break;
