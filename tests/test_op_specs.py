@@ -59,3 +59,77 @@ def test_readme_lists_the_supported_operators():
     readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
     listed = re.search(r"Operators: (.*?), with fused", readme, re.S).group(1)
     assert set(re.split(r",\s+", listed.replace("\n", " "))) == SUPPORTED_OPS
+
+
+PASS_OPTIONS = {"folded_padding", "split_begin"}  # added by vmcu_tflite.passes, not read from the model
+
+
+def _option_reads(source: str) -> list[tuple[str, str | None]]:
+    """(key, default literal or None) of every options lookup in a module's source."""
+    reads = [(k, d.strip()) for k, d in re.findall(r"""(?:options|\bo)\.get\("(\w+)",\s*([^)]*?)\)""", source)]
+    return reads + [(k, None) for k in re.findall(r"""(?:options|\bo)\["(\w+)"\]""", source)]
+
+
+def _schema_fields(class_name: str) -> set[str]:
+    import importlib
+
+    cls = getattr(importlib.import_module(f"tflite.{class_name}"), class_name)
+    accessors = [a for a in dir(cls) if a[0].isupper() and not a.startswith(("GetRootAs", "Init"))
+                 and not a.endswith(("BufferHasIdentifier", "Length", "IsNone", "AsNumpy"))]
+    return {re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "_", a).lower() for a in accessors}
+
+
+def _module_sources(module_name: str, seen: set[str], top: bool = True) -> str:
+    """A spec module's source and that of the helper modules it imports from (modules of other
+    specs are checked as their own op; common.py's fused activation is handled apart)."""
+    import importlib
+
+    module = importlib.import_module(module_name)
+    if module_name in seen or module_name.endswith(".common") or (not top and hasattr(module, "SPEC")):
+        return ""
+    seen.add(module_name)
+    source = Path(module.__file__).read_text()
+    package = module_name.rsplit(".", 1)[0]
+    for stem in re.findall(r"^from \.(\w+) import", source, re.M):
+        source += _module_sources(f"{package}.{stem}", seen, top=False)
+    return source
+
+
+def _check_reads(name: str, reads, fields: set[str], class_name: str, table_required: bool) -> None:
+    for key, default in reads:
+        assert key in fields, f"{name} reads '{key}', not a field of {class_name}"
+        if not table_required and default is not None:
+            assert default in ("0", "0.0", "False", "()"), f"{name}: '{key}' falls back to {default}"
+
+
+def test_op_options_read_are_fields_of_the_op_options_table_with_tflite_micro_defaults():
+    """Options are read by name from TFLite's table: each name must be a field of the op's options
+    type, and where the table may be absent the fallback must be what TFLite Micro then uses (its
+    params are zero-initialized), so a misspelled name or a made-up default cannot pass. The
+    fused activation is read by common.fused_activation for the ops that call it."""
+    import inspect
+
+    from vmcu_tflite.folding import FOLDABLE
+    from vmcu_tflite.model_rules import _OPTIONS_REQUIRED, OPTIONS_TYPES
+
+    checked = 0
+    for name, spec in SPECS.items():
+        if not spec.is_tflite_op:
+            continue
+        source = _module_sources(spec.prepare.__module__, set())
+        reads = [(k, d) for k, d in _option_reads(source) if k not in PASS_OPTIONS]
+        if "fused_activation(" in source or "requantization(" in source:
+            reads.append(("fused_activation_function", None))
+        if not reads:
+            continue
+        assert name in OPTIONS_TYPES, f"{name} reads options {reads} but has no options type"
+        _check_reads(name, reads, _schema_fields(OPTIONS_TYPES[name]), OPTIONS_TYPES[name], name in _OPTIONS_REQUIRED)
+        checked += 1
+    folded_types = {"SHAPE": "ShapeOptions", "STRIDED_SLICE": "StridedSliceOptions", "PACK": "PackOptions",
+                    "CONCATENATION": "ConcatenationOptions", "GATHER": "GatherOptions"}
+    for name, (_, compute) in FOLDABLE.items():
+        reads = _option_reads(inspect.getsource(compute))
+        if reads:
+            _check_reads(name, reads, _schema_fields(folded_types[name]), folded_types[name], False)
+            checked += 1
+    assert checked >= 19  # every op and folding that reads options today

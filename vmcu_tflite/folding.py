@@ -62,9 +62,9 @@ def _strided_slice(op: Op, values: list, tensors: Mapping[int, Tensor]) -> np.nd
 
 
 def _pack(op: Op, values: list, tensors: Mapping[int, Tensor]) -> np.ndarray:
-    if op.options.get("values_count", len(values)) != len(values):
+    if op.options.get("values_count", 0) != len(values):
         # TFLite Micro walks values_count inputs whatever the op has: it crashes
-        raise ModelError(f"operator PACK at index {op.index} packs {op.options['values_count']} values "
+        raise ModelError(f"operator PACK at index {op.index} packs {op.options.get('values_count', 0)} values "
                          f"but has {len(values)} inputs")
     return np.stack(values, axis=op.options.get("axis", 0))
 
