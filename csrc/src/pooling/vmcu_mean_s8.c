@@ -10,8 +10,6 @@
 #include "vmcu/vmcu_kernels.h"
 #include "vmcu/vmcu_support.h"
 
-#include "vmcu_reduction.h"
-
 #define BLOCK 16
 
 vmcu_status vmcu_mean_s8(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
@@ -21,21 +19,41 @@ vmcu_status vmcu_mean_s8(const vmcu_context *ctx, const void *params, const vmcu
     const vmcu_view *in = &inputs[0];
     const int32_t segment = (int32_t)ctx->step->segment;
     const int32_t rank = p->rank, last = p->rank - 1;
-    vmcu_reduction r;
+    int32_t stride[VMCU_MAX_DIMS];
+    int32_t kept_dims[VMCU_MAX_DIMS], kept_strides[VMCU_MAX_DIMS], red_dims[VMCU_MAX_DIMS], red_strides[VMCU_MAX_DIMS];
     int32_t red_idx[VMCU_MAX_DIMS];
-    int32_t inner, run_length, o, filled = 0;
+    int32_t kept = 0, reduced = 0, inner, run_length, outer = 1, positions = 1;
+    int32_t d, o, filled = 0;
     uint32_t written = 0;
     if (segment < 1 || rank < 1 || rank > VMCU_MAX_DIMS) {
         return VMCU_ERROR_BAD_MODEL;
+    }
+    stride[last] = 1;
+    for (d = last; d > 0; --d) {
+        stride[d - 1] = stride[d] * p->dims[d];
     }
     /* The innermost dimension is either a block of consecutive outputs (kept) or a contiguous
      * run summed into one output (reduced); the other dimensions are walked by index. */
     inner = p->reduce[last] ? 1 : p->dims[last];
     run_length = p->reduce[last] ? p->dims[last] : 1;
-    vmcu_reduction_split(&r, p->dims, p->reduce, rank, last);
-    for (o = 0; o < r.outer; ++o) {
-        const uint32_t base = vmcu_reduction_base(&r, o);
-        int32_t j0, k;
+    for (d = 0; d < last; ++d) {
+        if (p->reduce[d]) {
+            red_dims[reduced] = p->dims[d];
+            red_strides[reduced++] = stride[d];
+            positions *= p->dims[d];
+        } else {
+            kept_dims[kept] = p->dims[d];
+            kept_strides[kept++] = stride[d];
+            outer *= p->dims[d];
+        }
+    }
+    for (o = 0; o < outer; ++o) {
+        uint32_t base = 0;
+        int32_t rest = o, j0, k;
+        for (k = kept - 1; k >= 0; --k) {
+            base += (uint32_t)((rest % kept_dims[k]) * kept_strides[k]);
+            rest /= kept_dims[k];
+        }
         for (j0 = 0; j0 < inner;) {
             int32_t len = inner - j0 < BLOCK ? inner - j0 : BLOCK;
             int32_t sum[BLOCK];
@@ -47,10 +65,10 @@ vmcu_status vmcu_mean_s8(const vmcu_context *ctx, const void *params, const vmcu
             for (j = 0; j < len; ++j) {
                 sum[j] = 0;
             }
-            for (k = 0; k < r.reduced; ++k) {
+            for (k = 0; k < reduced; ++k) {
                 red_idx[k] = 0;
             }
-            for (pos = 0; pos < r.positions; ++pos) {
+            for (pos = 0; pos < positions; ++pos) {
                 const uint32_t offset = base + roff + (uint32_t)j0;
                 const uint32_t bytes = (uint32_t)(run_length > 1 ? run_length : len);
                 const int8_t *run = vmcu_span(in, offset, bytes);
@@ -64,7 +82,15 @@ vmcu_status vmcu_mean_s8(const vmcu_context *ctx, const void *params, const vmcu
                         sum[j] += run != 0 ? run[j] : vmcu_get(in, offset + (uint32_t)j);
                     }
                 }
-                roff += vmcu_reduction_next(&r, red_idx);
+                /* next reduced position */
+                for (k = reduced - 1; k >= 0; --k) {
+                    roff += (uint32_t)red_strides[k];
+                    if (++red_idx[k] < red_dims[k]) {
+                        break;
+                    }
+                    roff -= (uint32_t)(red_dims[k] * red_strides[k]);
+                    red_idx[k] = 0;
+                }
             }
             for (j = 0; j < len; ++j) {
                 const int32_t shifted =
@@ -74,7 +100,7 @@ vmcu_status vmcu_mean_s8(const vmcu_context *ctx, const void *params, const vmcu
             }
             filled += len;
             j0 += len;
-            if (filled == segment || (o == r.outer - 1 && j0 == inner)) {
+            if (filled == segment || (o == outer - 1 && j0 == inner)) {
                 vmcu_write(output, written, ctx->scratch, (uint32_t)filled);
                 written += (uint32_t)filled;
                 filled = 0;

@@ -1,33 +1,95 @@
 /*
  * REDUCE_MAX, int8 (whole tensor: the output is apart): every output element, in order, is the
- * largest raw input over the reduced dimensions at its kept position.
+ * largest raw input over the reduced dimensions at its kept position. The walk is MEAN's, kept
+ * apart from MEAN's tuned loops.
  */
 #include "vmcu/vmcu_kernels.h"
 #include "vmcu/vmcu_support.h"
 
-#include "vmcu_reduction.h"
+/* The leading dimensions split into kept ones (one output each, walked by the output index) and
+ * reduced ones (walked for every output), each with its input stride. */
+typedef struct {
+    int32_t kept_dims[VMCU_MAX_DIMS], kept_strides[VMCU_MAX_DIMS];
+    int32_t red_dims[VMCU_MAX_DIMS], red_strides[VMCU_MAX_DIMS];
+    int32_t kept, reduced;
+    int32_t outer;     /**< product of the kept dimensions */
+    int32_t positions; /**< product of the reduced dimensions */
+} reduction;
+
+/** Split the `rank` dimensions (row-major strides computed here). */
+static void reduction_split(reduction *r, const int32_t *dims, const uint8_t *reduce, int32_t rank)
+{
+    int32_t stride[VMCU_MAX_DIMS];
+    int32_t d;
+    stride[rank - 1] = 1;
+    for (d = rank - 1; d > 0; --d) {
+        stride[d - 1] = stride[d] * dims[d];
+    }
+    r->kept = r->reduced = 0;
+    r->outer = r->positions = 1;
+    for (d = 0; d < rank; ++d) {
+        if (reduce[d]) {
+            r->red_dims[r->reduced] = dims[d];
+            r->red_strides[r->reduced++] = stride[d];
+            r->positions *= dims[d];
+        } else {
+            r->kept_dims[r->kept] = dims[d];
+            r->kept_strides[r->kept++] = stride[d];
+            r->outer *= dims[d];
+        }
+    }
+}
+
+/** The input offset of kept position `o` (row-major over the kept dimensions). */
+static uint32_t reduction_base(const reduction *r, int32_t o)
+{
+    uint32_t base = 0;
+    int32_t k;
+    for (k = r->kept - 1; k >= 0; --k) {
+        base += (uint32_t)((o % r->kept_dims[k]) * r->kept_strides[k]);
+        o /= r->kept_dims[k];
+    }
+    return base;
+}
+
+/** Advance `idx` (reduced multi-index) to the next reduced position; returns the offset change. */
+static uint32_t reduction_next(const reduction *r, int32_t *idx)
+{
+    uint32_t delta = 0;
+    int32_t k;
+    for (k = r->reduced - 1; k >= 0; --k) {
+        delta += (uint32_t)r->red_strides[k];
+        if (++idx[k] < r->red_dims[k]) {
+            break;
+        }
+        delta -= (uint32_t)(r->red_dims[k] * r->red_strides[k]);
+        idx[k] = 0;
+    }
+    return delta;
+}
+
 
 vmcu_status vmcu_reduce_max_s8(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
                                const vmcu_view *output)
 {
     const vmcu_reduce_params *p = (const vmcu_reduce_params *)params;
-    vmcu_reduction r;
+    reduction r;
     int32_t red_idx[VMCU_MAX_DIMS];
     int32_t o, k;
     (void)ctx;
     if (p->rank < 1 || p->rank > VMCU_MAX_DIMS) {
         return VMCU_ERROR_BAD_MODEL;
     }
-    vmcu_reduction_split(&r, p->dims, p->reduce, p->rank, p->rank);
+    reduction_split(&r, p->dims, p->reduce, p->rank);
     for (o = 0; o < r.outer; ++o) {
-        uint32_t offset = vmcu_reduction_base(&r, o);
+        uint32_t offset = reduction_base(&r, o);
         int32_t pos, best = -128;
         for (k = 0; k < r.reduced; ++k) {
             red_idx[k] = 0;
         }
         for (pos = 0; pos < r.positions; ++pos) {
             best = vmcu_max(best, vmcu_get(&inputs[0], offset));
-            offset += vmcu_reduction_next(&r, red_idx);
+            offset += reduction_next(&r, red_idx);
         }
         vmcu_put(output, (uint32_t)o, (int8_t)best);
     }

@@ -15,7 +15,7 @@ vmcu_status vmcu_strided_copy_s8(const vmcu_context *ctx, const void *params, co
     const vmcu_strided_copy_params *p = (const vmcu_strided_copy_params *)params;
     const int32_t rank = p->rank, last = p->rank - 1;
     int32_t idx[VMCU_MAX_COPY_DIMS];
-    uint32_t total = 1, o, run, in_offset = p->input_start;
+    uint32_t total = 1, o, in_offset = p->input_start;
     int32_t d;
     (void)ctx;
     if (rank < 1 || rank > VMCU_MAX_COPY_DIMS) {
@@ -25,15 +25,25 @@ vmcu_status vmcu_strided_copy_s8(const vmcu_context *ctx, const void *params, co
         total *= (uint32_t)p->output_dims[d];
         idx[d] = 0;
     }
-    /* Runs along the innermost output dimension: one copy when its input stride is 1. */
-    run = p->input_strides[last] == 1 ? (uint32_t)p->output_dims[last] : 1u;
-    for (o = 0; o < total; o += run) {
-        if (run > 1u) {
+    if (p->input_strides[last] == 1 && p->output_dims[last] > 1) {
+        /* the innermost dimension is contiguous in the input: one copy per run */
+        const uint32_t run = (uint32_t)p->output_dims[last];
+        for (o = 0; o < total; o += run) {
             vmcu_copy(output, o, &inputs[0], in_offset, run);
-        } else {
-            vmcu_put(output, o, vmcu_get(&inputs[0], in_offset));
+            for (d = last - 1; d >= 0; --d) {
+                in_offset += (uint32_t)p->input_strides[d];
+                if (++idx[d] < p->output_dims[d]) {
+                    break;
+                }
+                in_offset -= (uint32_t)(p->output_dims[d] * p->input_strides[d]);
+                idx[d] = 0;
+            }
         }
-        for (d = run > 1u ? last - 1 : last; d >= 0; --d) {
+        return VMCU_OK;
+    }
+    for (o = 0; o < total; ++o) {
+        vmcu_put(output, o, vmcu_get(&inputs[0], in_offset));
+        for (d = last; d >= 0; --d) {
             in_offset += (uint32_t)p->input_strides[d];
             if (++idx[d] < p->output_dims[d]) {
                 break;
