@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from ..codegen.params.logistic import emit
+from ..codegen.params.lookup import emit
 from ..graph import Graph, Op, Tensor
 from ..planner.access import same_shape
 from ..quant import calculate_input_radius, tflite_round
@@ -57,4 +57,4 @@ def input_scaling(op: Op, input_: Tensor) -> LogisticParams:
                           input_multiplier=multiplier, input_left_shift=left_shift)
 
 
-SPEC = OpSpec(KIND, kind_id=11, emit=emit, prepare=prepare, c_kernel="vmcu_logistic_s8", access=same_shape)
+SPEC = OpSpec(KIND, kind_id=11, emit=emit, prepare=prepare, c_kernel="vmcu_lookup_s8", access=same_shape)

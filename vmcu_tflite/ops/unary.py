@@ -1,4 +1,5 @@
-"""What the int8 functions of one input share (ABS, RELU, RELU6, LEAKY_RELU, HARD_SWISH, TANH).
+"""What the int8 functions of one input share (ABS, RELU, RELU6, LEAKY_RELU, HARD_SWISH, TANH;
+LOGISTIC shares the C kernel but checks its own tensors).
 
 Each checks its tensors the same way, streams element by element, and runs in C as a 256-byte
 table lookup (`vmcu_tflite/codegen/params/lookup.py`): an int8 output depends only on the input

@@ -94,10 +94,6 @@ vmcu_status vmcu_l2_normalization_s8(const vmcu_context *ctx, const void *params
 vmcu_status vmcu_log_softmax_s8(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
                                 const vmcu_view *output);
 
-/** @brief LOGISTIC, int8 (gemmlowp fixed point): flat segments. */
-vmcu_status vmcu_logistic_s8(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
-                             const vmcu_view *output);
-
 /** @brief SUB, int8, numpy broadcasting (ADD's arithmetic, the second input subtracted): flat segments. */
 vmcu_status vmcu_sub_s8(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
                         const vmcu_view *output);
@@ -115,7 +111,7 @@ vmcu_status vmcu_prelu_s8(const vmcu_context *ctx, const void *params, const vmc
                           const vmcu_view *output);
 
 /**
- * @brief ABS, RELU, RELU6, LEAKY_RELU, HARD_SWISH and TANH, int8: a 256-byte table indexed by the
+ * @brief ABS, RELU, RELU6, LEAKY_RELU, HARD_SWISH, LOGISTIC and TANH, int8: a 256-byte table indexed by the
  *        input byte, built by the converter from TFLite's arithmetic. Flat segments.
  */
 vmcu_status vmcu_lookup_s8(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,

@@ -247,7 +247,7 @@ static inline void vmcu_tap_range(int32_t origin, int32_t size, int32_t kernel, 
     *hi = h;
 }
 
-/* ---- gemmlowp fixed point (int8 SOFTMAX and LOGISTIC) --------------------------------------
+/* ---- gemmlowp fixed point (int8 SOFTMAX, LOG_SOFTMAX, L2_NORMALIZATION) --------------------------------------
  * A FixedPoint<int32_t, I> is handled as its raw int32. Additions wrap like two's complement
  * int32 (done in uint32: no signed overflow).
  */
@@ -337,18 +337,6 @@ static inline int32_t vmcu_one_over_one_plus_x_for_x_in_0_1(int32_t a)
         x = vmcu_add_wrap(x, vmcu_srmbpot(vmcu_srdhm(x, one_minus_half_denominator_times_x), 2));
     }
     return vmcu_srmbpot(x, 1);
-}
-
-/** gemmlowp logistic(a) for a raw a with `integer_bits` integer bits; raw Q0.31 result. */
-static inline int32_t vmcu_logistic_fixed(int32_t a, int32_t integer_bits)
-{
-    const int32_t abs_a = a > 0 ? a : vmcu_sub_wrap(0, a);
-    const int32_t positive =
-        vmcu_one_over_one_plus_x_for_x_in_0_1(vmcu_exp_on_negative_values(vmcu_sub_wrap(0, abs_a), integer_bits));
-    if (a == 0) {
-        return (int32_t)1 << 30;
-    }
-    return a > 0 ? positive : vmcu_sub_wrap(INT32_MAX, positive);
 }
 
 /** Leading zero bits of x (32 for 0). */

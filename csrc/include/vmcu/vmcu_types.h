@@ -217,13 +217,7 @@ typedef struct {
     const int8_t *constants[VMCU_MAX_STEP_INPUTS]; /**< constant operands, or NULL for an activation */
 } vmcu_concatenation_params;
 
-/** LOGISTIC (int8, gemmlowp fixed point). */
-typedef struct {
-    int32_t size;
-    int32_t input_zero_point, input_range_radius, input_multiplier, input_left_shift;
-} vmcu_logistic_params;
-
-/** ABS, RELU, RELU6, LEAKY_RELU, HARD_SWISH, TANH (int8): output byte = table[input byte as uint8_t]. */
+/** ABS, RELU, RELU6, LEAKY_RELU, HARD_SWISH, LOGISTIC, TANH (int8): output byte = table[input byte as uint8_t]. */
 typedef struct {
     int32_t size;
     const int8_t *table; /**< [256] */

@@ -1,7 +1,7 @@
 /*
- * Element-wise functions of one int8 input (ABS, RELU, RELU6, LEAKY_RELU, HARD_SWISH, TANH): an
- * int8 output depends only on the input byte, so the converter evaluates TFLite's arithmetic for
- * all 256 bytes and the kernel looks each one up. Flat output segments, like LOGISTIC.
+ * Element-wise functions of one int8 input (ABS, RELU, RELU6, LEAKY_RELU, HARD_SWISH, LOGISTIC,
+ * TANH): an int8 output depends only on the input byte, so the converter evaluates TFLite's
+ * arithmetic for all 256 bytes and the kernel looks each one up. Flat output segments.
  */
 #include "vmcu/vmcu_kernels.h"
 #include "vmcu/vmcu_support.h"
