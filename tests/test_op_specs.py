@@ -7,7 +7,7 @@ from pathlib import Path
 
 from vmcu_reference.ops import KERNELS
 from vmcu_tflite.codegen import kinds_header
-from vmcu_tflite.model_rules import ARITY
+from vmcu_tflite.model_rules import arity
 from vmcu_tflite.ops import SPECS, SUPPORTED_OPS
 
 INCLUDE = Path(__file__).resolve().parents[1] / "csrc" / "include" / "vmcu"
@@ -18,7 +18,7 @@ def test_every_spec_has_a_reference_kernel_and_no_kernel_lacks_a_spec():
 
 
 def test_every_supported_op_has_its_arity_rule():
-    assert SUPPORTED_OPS <= set(ARITY), sorted(SUPPORTED_OPS - set(ARITY))
+    assert all(arity(kind) is not None for kind in SUPPORTED_OPS), [k for k in SUPPORTED_OPS if arity(k) is None]
 
 
 def test_kinds_header_is_generated_from_the_specs():
@@ -110,7 +110,6 @@ def test_op_options_read_are_fields_of_the_op_options_table_with_tflite_micro_de
     import inspect
 
     from vmcu_tflite.folding import FOLDABLE
-    from vmcu_tflite.model_rules import _OPTIONS_REQUIRED, OPTIONS_TYPES
 
     checked = 0
     for name, spec in SPECS.items():
@@ -122,8 +121,8 @@ def test_op_options_read_are_fields_of_the_op_options_table_with_tflite_micro_de
             reads.append(("fused_activation_function", None))
         if not reads:
             continue
-        assert name in OPTIONS_TYPES, f"{name} reads options {reads} but has no options type"
-        _check_reads(name, reads, _schema_fields(OPTIONS_TYPES[name]), OPTIONS_TYPES[name], name in _OPTIONS_REQUIRED)
+        assert spec.options is not None, f"{name} reads options {reads} but has no options type"
+        _check_reads(name, reads, _schema_fields(spec.options), spec.options, spec.options_required)
         checked += 1
     folded_types = {"SHAPE": "ShapeOptions", "STRIDED_SLICE": "StridedSliceOptions", "PACK": "PackOptions",
                     "CONCATENATION": "ConcatenationOptions", "GATHER": "GatherOptions"}

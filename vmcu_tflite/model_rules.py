@@ -8,10 +8,10 @@ the operator or tensor, whatever TFLite Micro would refuse or a later stage coul
 | graph inputs and outputs | an index is not a tensor, is listed twice, or an output is never written |
 | one writer | a tensor is written by two operators, or an operator writes a constant or a graph input |
 | order | an operator reads a tensor no earlier operator wrote (out of order, a cycle, its own output) |
-| arity | an operator has fewer or more inputs or outputs than TFLite defines (`ARITY`), or omits (-1) a required one |
+| arity | an operator has fewer or more inputs or outputs than TFLite defines (each op spec's `arity`), or omits (-1) a required one |
 | shapes | an activation has a dimension below 1, or more than `MAX_TENSOR_BYTES` bytes; a RESHAPE or SQUEEZE changes the type or the number of elements |
 | quantization | an int8 activation has not exactly one scale, a scale is not finite (an activation's: not positive), a zero point is outside int8, a per-channel int8 tensor's scales do not match its dimension `quantized_dimension` |
-| options | a convolution, pool or softmax without its options table; a quantized bias type other than INT32; a stride, dilation, filter size or depth multiplier outside 1 to 32767 (TFLite keeps them, and paddings, in 16 bits), a padding other than SAME or VALID, a fused activation other than NONE, RELU, RELU_N1_TO_1 or RELU6 |
+| options | an operator TFLite Micro cannot run on zero defaults (its spec's `options_required`: convolutions, pools, SOFTMAX, LEAKY_RELU, TRANSPOSE_CONV) without its options table; a quantized bias type other than INT32; a stride, dilation, filter size or depth multiplier outside 1 to 32767 (TFLite keeps them, and paddings, in 16 bits), a padding other than SAME or VALID, a fused activation other than NONE, RELU, RELU_N1_TO_1 or RELU6 |
 
 Each operator's `prepare` (`ops/`) then checks what is particular to it (shape relations,
 parameter ranges its arithmetic needs).
@@ -22,68 +22,32 @@ import math
 
 from .errors import ModelError
 from .graph import Graph, Op, Tensor
+from .ops import SPECS
+from .ops.common import INT16_MAX
+from .ops.spec import Arity
 
-INT16_MAX = 32767  # TFLite's kernel params hold strides, dilations and paddings as int16
 MAX_TENSOR_BYTES = 16 << 20  # far above any MCU's RAM; keeps a corrupt shape from allocating gigabytes
 
-# operator -> ((fewest, most) inputs, outputs (None: any number), input positions that may be omitted with -1)
-ARITY: dict[str, tuple[tuple[int, int], int | None, frozenset[int]]] = {
-    "ABS": ((1, 1), 1, frozenset()),
-    "ADD": ((2, 2), 1, frozenset()),
+# The operators without a spec (aliases, and those constant folding removes); each spec gives its own
+# ((fewest, most) inputs, outputs (None: any number), input positions that may be omitted with -1)
+_OTHER_ARITY: dict[str, Arity] = {
     "BROADCAST_TO": ((2, 2), 1, frozenset()),
-    "AVERAGE_POOL_2D": ((1, 1), 1, frozenset()),
-    "CONCATENATION": ((1, 10), 1, frozenset()),
-    "CONV_2D": ((2, 3), 1, frozenset({2})),
-    "DEPTHWISE_CONV_2D": ((2, 3), 1, frozenset()),  # TFLite Micro crashes on a third input of -1
-    "DEQUANTIZE": ((1, 1), 1, frozenset()),
-    "FULLY_CONNECTED": ((2, 3), 1, frozenset({2})),
-    "GATHER": ((2, 2), 1, frozenset()),
-    "HARD_SWISH": ((1, 1), 1, frozenset()),
-    "L2_NORMALIZATION": ((1, 1), 1, frozenset()),
-    "LEAKY_RELU": ((1, 1), 1, frozenset()),
-    "LOGISTIC": ((1, 1), 1, frozenset()),
-    "LOG_SOFTMAX": ((1, 1), 1, frozenset()),
-    "MAXIMUM": ((2, 2), 1, frozenset()),
-    "MAX_POOL_2D": ((1, 1), 1, frozenset()),
-    "MEAN": ((2, 2), 1, frozenset()),
-    "MINIMUM": ((2, 2), 1, frozenset()),
-    "MUL": ((2, 2), 1, frozenset()),
-    "PAD": ((2, 2), 1, frozenset()),
-    "PADV2": ((3, 3), 1, frozenset()),
     "PACK": ((1, 1 << 30), 1, frozenset()),
-    "PRELU": ((2, 2), 1, frozenset()),
-    "QUANTIZE": ((1, 1), 1, frozenset()),
-    "REDUCE_MAX": ((2, 2), 1, frozenset()),
-    "RELU": ((1, 1), 1, frozenset()),
-    "RELU6": ((1, 1), 1, frozenset()),
     "RESHAPE": ((1, 2), 1, frozenset({1})),
-    "RESIZE_BILINEAR": ((2, 2), 1, frozenset()),
-    "RESIZE_NEAREST_NEIGHBOR": ((2, 2), 1, frozenset()),
     "SHAPE": ((1, 1), 1, frozenset()),
-    "SOFTMAX": ((1, 1), 1, frozenset()),
-    "SPLIT": ((2, 2), None, frozenset()),
-    "SPLIT_V": ((3, 3), None, frozenset()),
     "SQUEEZE": ((1, 1), 1, frozenset()),
-    "STRIDED_SLICE": ((4, 4), 1, frozenset()),
-    "SUB": ((2, 2), 1, frozenset()),
-    "TANH": ((1, 1), 1, frozenset()),
-    "TRANSPOSE": ((2, 2), 1, frozenset()),
-    "TRANSPOSE_CONV": ((3, 4), 1, frozenset({3})),
 }
 
-# operator -> its builtin options table; those marked True cannot run on TFLite Micro's defaults
-# (a stride or a beta of 0), so a model without the table is refused
-OPTIONS_TYPES = {
-    "ADD": "AddOptions", "AVERAGE_POOL_2D": "Pool2DOptions", "CONCATENATION": "ConcatenationOptions",
-    "CONV_2D": "Conv2DOptions", "DEPTHWISE_CONV_2D": "DepthwiseConv2DOptions", "FULLY_CONNECTED": "FullyConnectedOptions",
-    "MAX_POOL_2D": "Pool2DOptions", "MEAN": "ReducerOptions", "MUL": "MulOptions",
-    "RESIZE_NEAREST_NEIGHBOR": "ResizeNearestNeighborOptions", "SOFTMAX": "SoftmaxOptions", "SUB": "SubOptions",
-    "LEAKY_RELU": "LeakyReluOptions", "STRIDED_SLICE": "StridedSliceOptions", "SPLIT": "SplitOptions",
-    "SPLIT_V": "SplitVOptions", "RESIZE_BILINEAR": "ResizeBilinearOptions", "GATHER": "GatherOptions",
-    "REDUCE_MAX": "ReducerOptions", "L2_NORMALIZATION": "L2NormOptions", "TRANSPOSE_CONV": "TransposeConvOptions",
-}
-_OPTIONS_REQUIRED = frozenset({"AVERAGE_POOL_2D", "CONV_2D", "DEPTHWISE_CONV_2D", "LEAKY_RELU", "MAX_POOL_2D", "SOFTMAX",
-                               "TRANSPOSE_CONV"})
+
+def arity(kind: str) -> Arity | None:
+    """TFLite's input and output counts of `kind` (None: not known here, not checked)."""
+    return SPECS[kind].arity if kind in SPECS else _OTHER_ARITY.get(kind)
+
+
+def options_type(kind: str) -> str | None:
+    """The builtin options table `kind` reads, from its spec."""
+    return SPECS[kind].options if kind in SPECS else None
+
 
 _AT_LEAST_ONE = ("stride_h", "stride_w", "dilation_h_factor", "dilation_w_factor", "filter_height", "filter_width",
                  "depth_multiplier")
@@ -157,7 +121,7 @@ def _written(graph: Graph) -> set[int]:
 
 def check_arity(op: Op) -> None:
     """TFLite's input and output counts (constant folding checks the ops it removes too)."""
-    (fewest, most), outputs, optional = ARITY.get(op.kind, ((0, 1 << 30), len(op.outputs), frozenset()))
+    (fewest, most), outputs, optional = arity(op.kind) or ((0, 1 << 30), len(op.outputs), frozenset())
     outputs = outputs or max(1, len(op.outputs))
     if not fewest <= len(op.inputs) <= most or len(op.outputs) != outputs:
         expected = f"{fewest}" if fewest == most else f"{fewest} to {most}"
@@ -189,8 +153,8 @@ def _check_same_bytes(graph: Graph, op: Op) -> None:
 
 def _check_options(op: Op) -> None:
     o = op.options
-    if op.kind in _OPTIONS_REQUIRED and not o:
-        raise ModelError(f"operator {op.kind} at index {op.index} has no {OPTIONS_TYPES[op.kind]} (its strides, "
+    if op.kind in SPECS and SPECS[op.kind].options_required and not o:
+        raise ModelError(f"operator {op.kind} at index {op.index} has no {options_type(op.kind)} (its strides, "
                          "padding or beta)")
     for name in _AT_LEAST_ONE:
         if name in o and not (isinstance(o[name], int) and 1 <= o[name] <= INT16_MAX):

@@ -18,7 +18,7 @@ from .errors import ModelError
 from .flatbuffer_check import check_flatbuffer
 from .folding import fold_constants
 from .graph import Graph, IOPort, Op, Quantization, Tensor
-from .model_rules import OPTIONS_TYPES, check_model
+from .model_rules import check_model, options_type
 from .ops import SUPPORTED_OPS
 
 _TENSOR_TYPES = {
@@ -144,7 +144,7 @@ def _read_options(op: tflite.Operator, kind: str) -> dict[str, Any]:
     another operator's type is ignored, as TFLite Micro ignores it (its defaults then apply)."""
     class_name = _OPTION_CLASSES.get(op.BuiltinOptionsType())
     table = op.BuiltinOptions()
-    if class_name in (None, "NONE") or table is None or class_name != OPTIONS_TYPES.get(kind, class_name):
+    if class_name in (None, "NONE") or table is None or class_name != (options_type(kind) or class_name):
         return {}
     options = getattr(tflite, class_name)()
     options.Init(table.Bytes, table.Pos)

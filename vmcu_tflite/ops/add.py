@@ -15,7 +15,7 @@ from ..graph import Graph, Op, Tensor
 from ..planner.access import same_shape
 from ..quant import quantize_multiplier, quantize_multiplier_smaller_than_one_exp
 from .common import constant_inputs, fused_activation, output, require, tensor
-from .spec import OpSpec
+from .spec import TWO_INPUTS, OpSpec
 
 KIND = "ADD"
 MAX_RANK = 6  # TFLite Micro's RuntimeShape holds at most 6 dimensions
@@ -93,4 +93,5 @@ def prepare(graph: Graph, op: Op, max_rank: int = MAX_RANK) -> AddParams:
                      act_min=act_min, act_max=act_max)
 
 
-SPEC = OpSpec(KIND, kind_id=3, emit=emit, prepare=prepare, c_kernel="vmcu_add_s8", access=same_shape)
+SPEC = OpSpec(KIND, kind_id=3, emit=emit, prepare=prepare, c_kernel="vmcu_add_s8", access=same_shape, arity=TWO_INPUTS,
+              options="AddOptions")

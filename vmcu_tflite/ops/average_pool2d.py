@@ -14,7 +14,7 @@ from ..graph import Graph, Op
 from ..planner.access import AccessPattern, windowed
 from .common import fused_activation, output, require, tensor
 from .conv2d import conv_geometry
-from .spec import OpSpec
+from .spec import ONE_INPUT, OpSpec
 
 if TYPE_CHECKING:
     from ..steps import Step
@@ -62,4 +62,5 @@ def pool_access(graph: Graph, step: Step, position: int, segment: int) -> Access
     return windowed(p.input_shape, p.output_shape, p.filter, p.stride, (1, 1), p.padding, segment, channel_reads=True)
 
 
-SPEC = OpSpec(KIND, kind_id=5, emit=emit, prepare=prepare, c_kernel="vmcu_avg_pool2d_s8", access=pool_access)
+SPEC = OpSpec(KIND, kind_id=5, emit=emit, prepare=prepare, c_kernel="vmcu_avg_pool2d_s8", access=pool_access,
+              arity=ONE_INPUT, options="Pool2DOptions", options_required=True)

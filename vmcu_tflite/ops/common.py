@@ -15,6 +15,7 @@ from ..graph import Graph, Op, Tensor
 from ..quant import activation_range, quantize_multiplier
 
 PADDING_SAME, PADDING_VALID = 0, 1
+INT16_MAX = 32767  # TFLite's kernel params hold strides, dilations and paddings as int16
 
 
 @dataclass(frozen=True)

@@ -72,4 +72,4 @@ def concatenation_access(graph: Graph, step: Step, position: int, segment: int) 
 
 
 SPEC = OpSpec(KIND, kind_id=10, emit=emit, prepare=prepare, c_kernel="vmcu_concatenation_s8",
-              access=concatenation_access)
+              access=concatenation_access, arity=((1, 10), 1, frozenset()), options="ConcatenationOptions")

@@ -7,8 +7,8 @@ import numpy as np
 
 from ..codegen.params.conv2d import emit
 from ..graph import Graph, Op
-from ..model_rules import INT16_MAX
-from .common import Requantization, bias_values, output, output_size, require, requantization, tensor, window_padding
+from .common import (INT16_MAX, Requantization, bias_values, output, output_size, require, requantization, tensor,
+                     window_padding)
 from .spec import OpSpec
 
 KIND = "CONV_2D"
@@ -71,4 +71,5 @@ def macs(params: Conv2DParams) -> int:
     return params.output_shape[0] * h * w * c_out * k_h * k_w * c_in
 
 
-SPEC = OpSpec(KIND, kind_id=0, emit=emit, prepare=prepare, macs=macs)
+SPEC = OpSpec(KIND, kind_id=0, emit=emit, prepare=prepare, macs=macs, arity=((2, 3), 1, frozenset({2})),
+              options="Conv2DOptions", options_required=True)

@@ -64,4 +64,6 @@ def macs(params: DepthwiseConv2DParams) -> int:
     return n * h * w * c_out * k_h * k_w
 
 
-SPEC = OpSpec(KIND, kind_id=1, emit=emit, prepare=prepare, macs=macs)
+# TFLite Micro crashes on a third input of -1: the bias may not be omitted
+SPEC = OpSpec(KIND, kind_id=1, emit=emit, prepare=prepare, macs=macs, arity=((2, 3), 1, frozenset()),
+              options="DepthwiseConv2DOptions", options_required=True)

@@ -5,7 +5,7 @@ from dataclasses import dataclass
 
 from ..graph import Graph, Op
 from .common import output, require, tensor
-from .spec import OpSpec
+from .spec import ONE_INPUT, OpSpec
 
 KIND = "DEQUANTIZE"
 
@@ -27,4 +27,4 @@ def prepare(graph: Graph, op: Op) -> DequantizeParams:
     return DequantizeParams(output_shape=out.shape, scale=input_.scale, zero_point=input_.zero_point)
 
 
-SPEC = OpSpec(KIND, kind_id=None, emit=None, prepare=prepare)
+SPEC = OpSpec(KIND, kind_id=None, emit=None, prepare=prepare, arity=ONE_INPUT)

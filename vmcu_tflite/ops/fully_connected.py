@@ -79,4 +79,5 @@ def macs(params: FullyConnectedParams) -> int:
     return params.rows * channels * depth
 
 
-SPEC = OpSpec(KIND, kind_id=2, emit=emit, prepare=prepare, macs=macs)
+SPEC = OpSpec(KIND, kind_id=2, emit=emit, prepare=prepare, macs=macs, arity=((2, 3), 1, frozenset({2})),
+              options="FullyConnectedOptions")

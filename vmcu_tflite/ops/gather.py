@@ -13,7 +13,7 @@ import numpy as np
 from ..codegen.params.gather import emit
 from ..graph import Graph, Op
 from .common import constant, output, require, tensor
-from .spec import OpSpec
+from .spec import TWO_INPUTS, OpSpec
 
 KIND = "GATHER"
 
@@ -48,4 +48,5 @@ def prepare(graph: Graph, op: Op) -> GatherParams:
     return GatherParams(input_shape=input_.shape, axis=axis, indices=flat, output_shape=out.shape)
 
 
-SPEC = OpSpec(KIND, kind_id=30, emit=emit, prepare=prepare, c_kernel="vmcu_gather_s8")
+SPEC = OpSpec(KIND, kind_id=30, emit=emit, prepare=prepare, c_kernel="vmcu_gather_s8", arity=TWO_INPUTS,
+              options="GatherOptions")

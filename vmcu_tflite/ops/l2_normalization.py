@@ -9,7 +9,7 @@ from ..codegen.params.l2_normalization import emit
 from ..graph import Graph, Op
 from .common import require
 from .softmax import softmax_access
-from .spec import OpSpec
+from .spec import ONE_INPUT, OpSpec
 from .unary import unary_tensors
 
 KIND = "L2_NORMALIZATION"
@@ -28,5 +28,5 @@ def prepare(graph: Graph, op: Op) -> L2NormalizationParams:
     return L2NormalizationParams(input_zero_point=input_.zero_point)
 
 
-SPEC = OpSpec(KIND, kind_id=33, emit=emit, prepare=prepare, c_kernel="vmcu_l2_normalization_s8",
-              access=softmax_access)
+SPEC = OpSpec(KIND, kind_id=33, emit=emit, prepare=prepare, c_kernel="vmcu_l2_normalization_s8", access=softmax_access,
+              arity=ONE_INPUT, options="L2NormOptions")

@@ -37,4 +37,4 @@ def prepare(graph: Graph, op: Op) -> LeakyReluParams:
                            alpha_multiplier=alpha_multiplier, alpha_shift=alpha_shift)
 
 
-SPEC = lookup_spec(KIND, 19, prepare)
+SPEC = lookup_spec(KIND, 19, prepare, options="LeakyReluOptions", options_required=True)

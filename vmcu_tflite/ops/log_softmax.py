@@ -13,7 +13,7 @@ from ..graph import Graph, Op
 from ..quant import calculate_input_radius, preprocess_softmax_scaling, quantize_multiplier_smaller_than_one_exp
 from .common import require
 from .softmax import softmax_access
-from .spec import OpSpec
+from .spec import ONE_INPUT, OpSpec
 from .unary import unary_tensors
 
 KIND = "LOG_SOFTMAX"
@@ -45,4 +45,5 @@ def prepare(graph: Graph, op: Op) -> LogSoftmaxParams:
                             diff_min=-calculate_input_radius(SCALED_DIFF_INTEGER_BITS, left_shift))
 
 
-SPEC = OpSpec(KIND, kind_id=35, emit=emit, prepare=prepare, c_kernel="vmcu_log_softmax_s8", access=softmax_access)
+SPEC = OpSpec(KIND, kind_id=35, emit=emit, prepare=prepare, c_kernel="vmcu_log_softmax_s8", access=softmax_access,
+              arity=ONE_INPUT)

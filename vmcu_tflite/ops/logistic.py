@@ -14,7 +14,7 @@ from ..graph import Graph, Op, Tensor
 from ..planner.access import same_shape
 from ..quant import calculate_input_radius, tflite_round
 from .common import output, require, tensor
-from .spec import OpSpec
+from .spec import ONE_INPUT, OpSpec
 
 KIND = "LOGISTIC"
 INPUT_INTEGER_BITS = 4
@@ -57,4 +57,5 @@ def input_scaling(op: Op, input_: Tensor) -> LogisticParams:
                           input_multiplier=multiplier, input_left_shift=left_shift)
 
 
-SPEC = OpSpec(KIND, kind_id=11, emit=emit, prepare=prepare, c_kernel="vmcu_lookup_s8", access=same_shape)
+SPEC = OpSpec(KIND, kind_id=11, emit=emit, prepare=prepare, c_kernel="vmcu_lookup_s8", access=same_shape,
+              arity=ONE_INPUT)

@@ -11,7 +11,7 @@ from ..graph import Graph, Op
 from ..planner.access import same_shape
 from .add import binary_tensors
 from .common import constant_inputs
-from .spec import OpSpec
+from .spec import TWO_INPUTS, OpSpec
 
 KIND = "MAXIMUM"
 MAX_RANK = 5
@@ -28,4 +28,5 @@ def prepare(graph: Graph, op: Op) -> MaximumParams:
     return MaximumParams(output_shape=out.shape, constants=constant_inputs(graph, op))
 
 
-SPEC = OpSpec(KIND, kind_id=23, emit=emit, prepare=prepare, c_kernel="vmcu_maximum_s8", access=same_shape)
+SPEC = OpSpec(KIND, kind_id=23, emit=emit, prepare=prepare, c_kernel="vmcu_maximum_s8", access=same_shape,
+              arity=TWO_INPUTS)

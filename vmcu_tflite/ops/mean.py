@@ -17,7 +17,7 @@ from ..graph import Graph, Op
 from ..planner.access import AccessPattern, channel_reduction
 from ..quant import quantize_multiplier
 from .common import constant, output, output_multiplier, require, tensor
-from .spec import OpSpec
+from .spec import TWO_INPUTS, OpSpec
 
 if TYPE_CHECKING:
     from ..steps import Step
@@ -88,4 +88,5 @@ def mean_access(graph: Graph, step: Step, position: int, segment: int) -> Access
     return channel_reduction(h * w, c, segment)
 
 
-SPEC = OpSpec(KIND, kind_id=7, emit=emit, prepare=prepare, c_kernel="vmcu_mean_s8", access=mean_access)
+SPEC = OpSpec(KIND, kind_id=7, emit=emit, prepare=prepare, c_kernel="vmcu_mean_s8", access=mean_access,
+              arity=TWO_INPUTS, options="ReducerOptions")

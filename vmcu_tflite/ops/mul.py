@@ -15,7 +15,7 @@ from ..planner.access import same_shape
 from ..quant import quantize_multiplier
 from .add import check_binary_shapes, check_binary_types
 from .common import constant_inputs, fused_activation, output, require, tensor
-from .spec import OpSpec
+from .spec import TWO_INPUTS, OpSpec
 
 KIND = "MUL"
 
@@ -48,4 +48,5 @@ def prepare(graph: Graph, op: Op) -> MulParams:
                      output_multiplier=multiplier, output_shift=shift, act_min=act_min, act_max=act_max)
 
 
-SPEC = OpSpec(KIND, kind_id=4, emit=emit, prepare=prepare, c_kernel="vmcu_mul_s8", access=same_shape)
+SPEC = OpSpec(KIND, kind_id=4, emit=emit, prepare=prepare, c_kernel="vmcu_mul_s8", access=same_shape, arity=TWO_INPUTS,
+              options="MulOptions")

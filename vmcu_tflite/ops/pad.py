@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from ..codegen.params.pad import emit
 from ..graph import Graph, Op
 from .common import constant, output, require, tensor
-from .spec import OpSpec
+from .spec import TWO_INPUTS, OpSpec
 
 KIND = "PAD"
 MAX_DIMS = 5  # TFLite's PadKernelMaxDimensionCount
@@ -44,4 +44,4 @@ def prepare(graph: Graph, op: Op, inputs: int = 2) -> PadParams:
     return PadParams(input_shape=input_.shape, output_shape=out.shape, paddings=pairs, pad_value=out.zero_point)
 
 
-SPEC = OpSpec(KIND, kind_id=8, emit=emit, prepare=prepare, c_kernel="vmcu_pad_s8")
+SPEC = OpSpec(KIND, kind_id=8, emit=emit, prepare=prepare, c_kernel="vmcu_pad_s8", arity=TWO_INPUTS)

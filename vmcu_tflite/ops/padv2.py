@@ -26,4 +26,4 @@ def prepare(graph: Graph, op: Op) -> pad.PadParams:
     return replace(params, pad_value=int(constant(graph, op, 2, "the pad value").reshape(-1)[0]))
 
 
-SPEC = OpSpec(KIND, kind_id=31, emit=emit, prepare=prepare, c_kernel="vmcu_pad_s8")
+SPEC = OpSpec(KIND, kind_id=31, emit=emit, prepare=prepare, c_kernel="vmcu_pad_s8", arity=((3, 3), 1, frozenset()))

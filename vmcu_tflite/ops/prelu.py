@@ -12,7 +12,7 @@ from ..graph import Graph, Op
 from ..planner.access import same_shape
 from .add import binary_tensors
 from .common import constant_inputs, output_multiplier, require
-from .spec import OpSpec
+from .spec import TWO_INPUTS, OpSpec
 
 KIND = "PRELU"
 MAX_RANK = 4
@@ -41,4 +41,5 @@ def prepare(graph: Graph, op: Op) -> PreluParams:
                        identity_multiplier=m1, identity_shift=s1, alpha_multiplier=m2, alpha_shift=s2)
 
 
-SPEC = OpSpec(KIND, kind_id=25, emit=emit, prepare=prepare, c_kernel="vmcu_prelu_s8", access=same_shape)
+SPEC = OpSpec(KIND, kind_id=25, emit=emit, prepare=prepare, c_kernel="vmcu_prelu_s8", access=same_shape,
+              arity=TWO_INPUTS)

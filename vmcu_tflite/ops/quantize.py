@@ -12,7 +12,7 @@ from ..graph import Graph, Op
 from ..planner.access import same_shape
 from ..quant import quantize_multiplier
 from .common import output, require, tensor
-from .spec import OpSpec
+from .spec import ONE_INPUT, OpSpec
 
 KIND = "QUANTIZE"
 
@@ -52,4 +52,5 @@ def prepare(graph: Graph, op: Op) -> QuantizeParams:
                           multiplier=multiplier, shift=shift)
 
 
-SPEC = OpSpec(KIND, kind_id=14, emit=emit, prepare=prepare, c_kernel="vmcu_quantize_s8", access=same_shape)
+SPEC = OpSpec(KIND, kind_id=14, emit=emit, prepare=prepare, c_kernel="vmcu_quantize_s8", access=same_shape,
+              arity=ONE_INPUT)

@@ -10,7 +10,7 @@ from ..codegen.params.reduce_max import emit
 from ..graph import Graph, Op
 from .common import output, require, tensor
 from .mean import reduced_axes
-from .spec import OpSpec
+from .spec import TWO_INPUTS, OpSpec
 
 KIND = "REDUCE_MAX"
 
@@ -33,4 +33,5 @@ def prepare(graph: Graph, op: Op) -> ReduceMaxParams:
     return ReduceMaxParams(input_shape=input_.shape, output_shape=out.shape, axes=axes)
 
 
-SPEC = OpSpec(KIND, kind_id=32, emit=emit, prepare=prepare, c_kernel="vmcu_reduce_max_s8")
+SPEC = OpSpec(KIND, kind_id=32, emit=emit, prepare=prepare, c_kernel="vmcu_reduce_max_s8", arity=TWO_INPUTS,
+              options="ReducerOptions")

@@ -17,7 +17,7 @@ from ..codegen.params.resize_bilinear import emit
 from ..graph import Graph, Op
 from .common import require
 from .resize_nearest_neighbor import resize_tensors
-from .spec import OpSpec
+from .spec import TWO_INPUTS, OpSpec
 
 KIND = "RESIZE_BILINEAR"
 ONE = 1 << 10  # positions and weights are in 1/1024ths
@@ -67,4 +67,5 @@ def prepare(graph: Graph, op: Op) -> ResizeBilinearParams:
                                 cols=interpolation(in_w, out_w, align_corners, half_pixel_centers))
 
 
-SPEC = OpSpec(KIND, kind_id=29, emit=emit, prepare=prepare, c_kernel="vmcu_resize_bilinear_s8")
+SPEC = OpSpec(KIND, kind_id=29, emit=emit, prepare=prepare, c_kernel="vmcu_resize_bilinear_s8", arity=TWO_INPUTS,
+              options="ResizeBilinearOptions")

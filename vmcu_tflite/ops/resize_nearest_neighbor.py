@@ -13,7 +13,7 @@ import numpy as np
 from ..codegen.params.resize_nearest_neighbor import emit
 from ..graph import Graph, Op, Tensor
 from .common import constant, output, require, tensor
-from .spec import OpSpec
+from .spec import TWO_INPUTS, OpSpec
 
 KIND = "RESIZE_NEAREST_NEIGHBOR"
 
@@ -74,4 +74,5 @@ def prepare(graph: Graph, op: Op) -> ResizeNearestNeighborParams:
     return ResizeNearestNeighborParams(output_shape=out.shape, rows=rows, cols=cols)
 
 
-SPEC = OpSpec(KIND, kind_id=12, emit=emit, prepare=prepare, c_kernel="vmcu_resize_nearest_neighbor_s8")
+SPEC = OpSpec(KIND, kind_id=12, emit=emit, prepare=prepare, c_kernel="vmcu_resize_nearest_neighbor_s8",
+              arity=TWO_INPUTS, options="ResizeNearestNeighborOptions")

@@ -19,7 +19,7 @@ from ..graph import Graph, Op
 from ..planner.access import AccessPattern, elementwise
 from ..quant import calculate_input_radius, preprocess_softmax_scaling
 from .common import output, require, tensor
-from .spec import OpSpec
+from .spec import ONE_INPUT, OpSpec
 
 if TYPE_CHECKING:
     from ..steps import Step
@@ -61,4 +61,5 @@ def softmax_access(graph: Graph, step: Step, position: int, segment: int) -> Acc
     return elementwise(y.num_bytes, y.shape[-1]) if segment == y.shape[-1] else None
 
 
-SPEC = OpSpec(KIND, kind_id=9, emit=emit, prepare=prepare, c_kernel="vmcu_softmax_s8", access=softmax_access)
+SPEC = OpSpec(KIND, kind_id=9, emit=emit, prepare=prepare, c_kernel="vmcu_softmax_s8", access=softmax_access,
+              arity=ONE_INPUT, options="SoftmaxOptions", options_required=True)

@@ -2,9 +2,9 @@
 
 Every module of this package that defines `SPEC` is an op. The registries the rest of the
 converter used to keep by hand are derived from the specs (`vmcu_tflite.ops.SPECS`): the
-supported-op list, Prepare, the MAC count, the planner's access pattern, the C params emitter,
-the runtime kernel a step calls and the runtime's `vmcu_kind` numbering, which
-`vmcu_tflite.codegen.kinds_header` writes into `csrc/include/vmcu/vmcu_kinds.h`.
+supported-op list, TFLite's arity and options table, Prepare, the MAC count, the planner's access
+pattern, the C params emitter, the runtime kernel a step calls and the runtime's `vmcu_kind`
+numbering, which `vmcu_tflite.codegen.kinds_header` writes into `csrc/include/vmcu/vmcu_kinds.h`.
 
 The reference interpreter's kernels are not named here: they live in `vmcu_reference.ops`, apart
 from the code they check, and a test requires one kernel per spec.
@@ -17,6 +17,10 @@ from typing import Any, Callable, Optional
 # (graph, op) -> params; (params) -> MACs; (step, graph, writer, name) -> (C type, initializer);
 # (graph, step, input position, segment bytes) -> AccessPattern or None
 Prepare = Callable[..., Any]
+# ((fewest, most) inputs, outputs (None: any number), input positions that may be omitted with -1)
+Arity = tuple[tuple[int, int], Optional[int], frozenset[int]]
+ONE_INPUT: Arity = ((1, 1), 1, frozenset())
+TWO_INPUTS: Arity = ((2, 2), 1, frozenset())
 Macs = Callable[[Any], int]
 Emitter = Callable[..., "tuple[str, str]"]
 Access = Callable[..., Any]
@@ -38,6 +42,11 @@ class OpSpec:
               overwrite consumed input bytes; None: the step keeps its output apart (kernels in
               the kernel language give their own access functions)
     macs:     multiply-accumulates, for the reports; None counts 0
+    arity:    TFLite's input and output counts (`vmcu_tflite.model_rules` checks them first)
+    options:  the op's builtin options table type in the TFLite schema, or None; a table of
+              another type is ignored, as TFLite Micro ignores it
+    options_required: TFLite Micro cannot run the op on its zero defaults (a stride of 0), so a
+              model without the table is refused
     """
 
     name: str
@@ -47,6 +56,9 @@ class OpSpec:
     c_kernel: Optional[str] = None
     access: Optional[Access] = None
     macs: Optional[Macs] = None
+    arity: Optional[Arity] = None
+    options: Optional[str] = None
+    options_required: bool = False
 
     @property
     def is_tflite_op(self) -> bool:

@@ -42,4 +42,5 @@ def prepare(graph: Graph, op: Op) -> SliceParams:
     return part_of(graph, op, data_position=1, axis_position=0)
 
 
-SPEC = OpSpec(KIND, kind_id=27, emit=emit_slice, prepare=prepare, c_kernel="vmcu_strided_copy_s8")
+SPEC = OpSpec(KIND, kind_id=27, emit=emit_slice, prepare=prepare, c_kernel="vmcu_strided_copy_s8",
+              arity=((2, 2), None, frozenset()), options="SplitOptions")

@@ -14,4 +14,5 @@ def prepare(graph: Graph, op: Op) -> SliceParams:
     return part_of(graph, op, data_position=0, axis_position=2)
 
 
-SPEC = OpSpec(KIND, kind_id=28, emit=emit_slice, prepare=prepare, c_kernel="vmcu_strided_copy_s8")
+SPEC = OpSpec(KIND, kind_id=28, emit=emit_slice, prepare=prepare, c_kernel="vmcu_strided_copy_s8",
+              arity=((3, 3), None, frozenset()), options="SplitVOptions")

@@ -80,4 +80,5 @@ def prepare(graph: Graph, op: Op) -> SliceParams:
                        counts=tuple(c for _, c in ranges), output_shape=out.shape)
 
 
-SPEC = OpSpec(KIND, kind_id=26, emit=emit_slice, prepare=prepare, c_kernel="vmcu_strided_copy_s8")
+SPEC = OpSpec(KIND, kind_id=26, emit=emit_slice, prepare=prepare, c_kernel="vmcu_strided_copy_s8",
+              arity=((4, 4), 1, frozenset()), options="StridedSliceOptions")

@@ -6,7 +6,7 @@ from ..codegen.params.add import emit
 from ..graph import Graph, Op
 from ..planner.access import same_shape
 from . import add
-from .spec import OpSpec
+from .spec import TWO_INPUTS, OpSpec
 
 KIND = "SUB"
 MAX_RANK = 5
@@ -16,4 +16,5 @@ def prepare(graph: Graph, op: Op) -> add.AddParams:
     return add.prepare(graph, op, MAX_RANK)
 
 
-SPEC = OpSpec(KIND, kind_id=22, emit=emit, prepare=prepare, c_kernel="vmcu_sub_s8", access=same_shape)
+SPEC = OpSpec(KIND, kind_id=22, emit=emit, prepare=prepare, c_kernel="vmcu_sub_s8", access=same_shape,
+              arity=TWO_INPUTS, options="SubOptions")

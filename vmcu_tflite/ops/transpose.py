@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from ..codegen.params.strided_copy import emit_transpose
 from ..graph import Graph, Op
 from .common import constant, output, require, tensor
-from .spec import OpSpec
+from .spec import TWO_INPUTS, OpSpec
 
 KIND = "TRANSPOSE"
 MAX_RANK = 5  # TFLite Micro's Prepare limit
@@ -34,4 +34,5 @@ def prepare(graph: Graph, op: Op) -> TransposeParams:
     return TransposeParams(perm=perm, output_shape=out.shape)
 
 
-SPEC = OpSpec(KIND, kind_id=13, emit=emit_transpose, prepare=prepare, c_kernel="vmcu_strided_copy_s8")
+SPEC = OpSpec(KIND, kind_id=13, emit=emit_transpose, prepare=prepare, c_kernel="vmcu_strided_copy_s8",
+              arity=TWO_INPUTS)

@@ -14,8 +14,7 @@ import numpy as np
 
 from ..codegen.params.transpose_conv import emit
 from ..graph import Graph, Op
-from ..model_rules import INT16_MAX
-from .common import (PADDING_SAME, Requantization, bias_values, constant, output, require, requantization,
+from .common import (INT16_MAX, PADDING_SAME, Requantization, bias_values, constant, output, require, requantization,
                      tensor)
 from .spec import OpSpec
 
@@ -76,4 +75,5 @@ def macs(params: TransposeConvParams) -> int:
     return n * h * w * c_in * k_h * k_w * c_out
 
 
-SPEC = OpSpec(KIND, kind_id=34, emit=emit, prepare=prepare, c_kernel="vmcu_transpose_conv_s8", macs=macs)
+SPEC = OpSpec(KIND, kind_id=34, emit=emit, prepare=prepare, c_kernel="vmcu_transpose_conv_s8", macs=macs,
+              arity=((3, 4), 1, frozenset({3})), options="TransposeConvOptions", options_required=True)

@@ -11,7 +11,7 @@ from ..codegen.params.lookup import emit
 from ..graph import Graph, Op, Tensor
 from ..planner.access import same_shape
 from .common import output, require, tensor
-from .spec import OpSpec, Prepare
+from .spec import ONE_INPUT, OpSpec, Prepare
 
 
 def unary_tensors(graph: Graph, op: Op) -> tuple[Tensor, Tensor]:
@@ -26,5 +26,7 @@ def unary_tensors(graph: Graph, op: Op) -> tuple[Tensor, Tensor]:
     return input_, out
 
 
-def lookup_spec(kind: str, kind_id: int, prepare: Prepare) -> OpSpec:
-    return OpSpec(kind, kind_id=kind_id, emit=emit, prepare=prepare, c_kernel="vmcu_lookup_s8", access=same_shape)
+def lookup_spec(kind: str, kind_id: int, prepare: Prepare, **fields) -> OpSpec:
+    """The spec of a one-input int8 function: its table kernel, element-wise streaming, one input."""
+    return OpSpec(kind, kind_id=kind_id, emit=emit, prepare=prepare, c_kernel="vmcu_lookup_s8", access=same_shape,
+                  arity=ONE_INPUT, **fields)
