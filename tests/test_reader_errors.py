@@ -107,3 +107,15 @@ def test_console_script_prints_no_traceback(tmp_path):
                           capture_output=True, text=True)
     assert proc.returncode == 2
     assert "Traceback" not in proc.stderr and proc.stderr.strip().count("\n") == 0, proc.stderr
+
+
+def test_an_operator_refused_for_a_reason_says_why(tmp_path, capsys):
+    """TILE is refused because TFLite Micro cannot run it (no oracle), not because it is missing."""
+    b = ModelBuilder()
+    x = b.tensor((1, 4), scale=0.1, zero_point=0)
+    y = b.tensor((2, 4), scale=0.1, zero_point=0)
+    b.op("TILE", [x, b.const(np.array([2, 1], dtype=np.int32))], [y])
+    b.inputs, b.outputs = [x], [y]
+    code, err, _ = convert(tmp_path, b.build(), capsys)
+    assert code == 2 and err.count("\n") == 1
+    assert "unsupported operator TILE (op 0: TFLite Micro has no kernel for it" in err

@@ -94,16 +94,26 @@ def _build_graph(model: tflite.Model, data: bytes, name: str) -> Graph:
     )
 
 
+# Why some operators users meet are refused (shown with them): the rest are simply not written yet.
+WHY_UNSUPPORTED = {
+    "TILE": "TFLite Micro has no kernel for it, so its output could not be checked",
+    "RELU_N1_TO_1": "TFLite Micro has no kernel for it, so its output could not be checked",
+    "UNIDIRECTIONAL_SEQUENCE_LSTM": "it keeps int16 state between runs, which the runtime does not hold yet",
+    "SVDF": "it keeps int16 state between runs, which the runtime does not hold yet",
+}
+
+
 def _unsupported(ops: tuple[Op, ...]) -> str:
     """Every operator the model needs that we lack, in one phrase ("" when none): the user learns
-    all of them at once, not one per attempt."""
+    all of them at once, not one per attempt, and why where there is a reason beyond "not yet"."""
     where: dict[str, list[int]] = {}
     for op in ops:
         if op.kind not in SUPPORTED_OPS:
             where.setdefault(op.kind, []).append(op.index)
     if not where:
         return ""
-    parts = [f"{kind} (op{'s' * (len(at) > 1)} {', '.join(map(str, at))})" for kind, at in where.items()]
+    parts = [f"{kind} (op{'s' * (len(at) > 1)} {', '.join(map(str, at))}"
+             f"{': ' + WHY_UNSUPPORTED[kind] if kind in WHY_UNSUPPORTED else ''})" for kind, at in where.items()]
     return f"unsupported operator{'s' * (len(parts) > 1)} {', '.join(parts)}"
 
 
