@@ -154,8 +154,8 @@ def _split_axis(graph: Graph, op: Op) -> int | None:
     if max(axis_position, data_position) >= len(op.inputs) or min(op.inputs) < 0:
         return None
     t = graph.tensors[op.inputs[axis_position]]
-    if not t.is_constant or t.data.size != 1:
-        return None
+    if not t.is_constant or t.dtype != "int32" or t.data.size != 1:
+        return None  # its Prepare refuses it
     rank = len(graph.tensors[op.inputs[data_position]].shape)
     axis = int(t.data.reshape(-1)[0])
     return axis % rank if rank and -rank <= axis < rank else None
