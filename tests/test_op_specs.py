@@ -65,9 +65,11 @@ PASS_OPTIONS = {"folded_padding", "split_begin"}  # added by vmcu_tflite.passes,
 
 
 def _option_reads(source: str) -> list[tuple[str, str | None]]:
-    """(key, default literal or None) of every options lookup in a module's source."""
+    """(name, fallback literal or None) of every options read in a module's source: attributes
+    (`op.options.stride_h`, which fall back to TFLite Micro's zero) and mapping lookups."""
     reads = [(k, d.strip()) for k, d in re.findall(r"""(?:options|\bo)\.get\("(\w+)",\s*([^)]*?)\)""", source)]
-    return reads + [(k, None) for k in re.findall(r"""(?:options|\bo)\["(\w+)"\]""", source)]
+    reads += [(k, None) for k in re.findall(r"""(?:options|\bo)\["(\w+)"\]""", source)]
+    return reads + [(k, None) for k in re.findall(r"(?:options|\bo)\.(\w+)", source) if k not in ("get", "with_values")]
 
 
 def _schema_fields(class_name: str) -> set[str]:
@@ -104,9 +106,10 @@ def _check_reads(name: str, reads, fields: set[str], class_name: str, table_requ
 
 def test_op_options_read_are_fields_of_the_op_options_table_with_tflite_micro_defaults():
     """Options are read by name from TFLite's table: each name must be a field of the op's options
-    type, and where the table may be absent the fallback must be what TFLite Micro then uses (its
-    params are zero-initialized), so a misspelled name or a made-up default cannot pass. The
-    fused activation is read by common.fused_activation for the ops that call it."""
+    type (an attribute that is not raises at run time, but only where the code runs), and where a
+    mapping lookup's table may be absent its fallback must be what TFLite Micro then uses (its
+    params are zero-initialized). The fused activation is read by common.fused_activation for the
+    ops that call it."""
     import inspect
 
     from vmcu_tflite.folding import FOLDABLE

@@ -62,6 +62,47 @@ class Tensor:
         return self.quant.zero_point[0]
 
 
+class Options(Mapping[str, Any]):
+    """An operator's builtin options.
+
+    By attribute (`op.options.stride_h`): every field of the operator's TFLite options type, the
+    table's value or, when the model has no table, TFLite Micro's zero (its params are
+    zero-initialized). A name that is not a field raises AttributeError, so a misspelled option
+    cannot fall back to a made-up default. As a mapping: only the fields the model's table holds
+    (nothing without a table), for the rules that ask what the model says, plus what the passes
+    add (a folded PAD's padding, a SPLIT part's first index).
+    """
+
+    def __init__(self, values: Mapping[str, Any] | None = None, zeros: Mapping[str, Any] | None = None) -> None:
+        self._values = dict(values or {})
+        self._zeros = dict(zeros or {})
+
+    def __getitem__(self, name: str) -> Any:
+        return self._values[name]
+
+    def __iter__(self):
+        return iter(self._values)
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_"):
+            raise AttributeError(name)
+        if name in self._values:
+            return self._values[name]
+        if name in self._zeros:
+            return self._zeros[name]
+        raise AttributeError(f"no option '{name}' (fields: {', '.join(sorted(self._zeros)) or 'none'})")
+
+    def with_values(self, **values: Any) -> "Options":
+        """The same options plus `values` (what a pass adds)."""
+        return Options({**self._values, **values}, {**self._zeros, **{k: None for k in values}})
+
+    def __repr__(self) -> str:
+        return f"Options({self._values!r})"
+
+
 @dataclass(frozen=True, eq=False)
 class Op:
     """One TFLite operator. `inputs` keep TFLite's positions; -1 marks an omitted optional input.
@@ -74,7 +115,7 @@ class Op:
     kind: str
     inputs: tuple[int, ...]
     outputs: tuple[int, ...]
-    options: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+    options: Options = field(default_factory=Options)
     folded: tuple[int, ...] = ()
 
 

@@ -119,10 +119,10 @@ def fold_pads(graph: Graph) -> Graph:
             continue
         if not _same_quantization(graph, pad.inputs[0], pad.outputs[0]):
             continue
-        options = dict(conv.options)
-        options["folded_padding"] = (tuple(int(v) for v in amounts[1]), tuple(int(v) for v in amounts[2]))
+        padding = (tuple(int(v) for v in amounts[1]), tuple(int(v) for v in amounts[2]))
         folded[conv.index] = replace(conv, inputs=(pad.inputs[0],) + conv.inputs[1:],
-                                     options=MappingProxyType(options), folded=conv.folded + (pad.index,))
+                                     options=conv.options.with_values(folded_padding=padding),
+                                     folded=conv.folded + (pad.index,))
         dropped.add(pad.index)
     ops = tuple(folded.get(op.index, op) for op in graph.ops if op.index not in dropped)
     return replace(graph, ops=ops)
@@ -143,7 +143,7 @@ def one_output_per_split(graph: Graph) -> Graph:
             continue
         begin = 0
         for out in op.outputs:
-            ops.append(replace(op, outputs=(out,), options=MappingProxyType({**op.options, "split_begin": begin})))
+            ops.append(replace(op, outputs=(out,), options=op.options.with_values(split_begin=begin)))
             shape = graph.tensors[out].shape
             begin += shape[axis] if axis < len(shape) else 0
     return replace(graph, ops=tuple(ops))

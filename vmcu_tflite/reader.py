@@ -5,6 +5,7 @@ stages can assume a well-formed int8 graph of supported ops with static shapes.
 """
 from __future__ import annotations
 
+import functools
 import re
 from pathlib import Path
 from types import MappingProxyType
@@ -17,7 +18,7 @@ import tflite
 from .errors import ModelError
 from .flatbuffer_check import check_flatbuffer
 from .folding import fold_constants
-from .graph import Graph, IOPort, Op, Quantization, Tensor
+from .graph import Graph, IOPort, Op, Options, Quantization, Tensor
 from .model_rules import check_model, options_type
 from .ops import SUPPORTED_OPS
 
@@ -131,7 +132,7 @@ def _read_op(model: tflite.Model, op: tflite.Operator, index: int) -> Op:
         kind=kind,
         inputs=tuple(int(t) for t in op.InputsAsNumpy()) if not op.InputsIsNone() else (),
         outputs=tuple(int(t) for t in op.OutputsAsNumpy()) if not op.OutputsIsNone() else (),
-        options=MappingProxyType(_read_options(op, kind)),
+        options=_read_options(op, kind),
     )
 
 
@@ -149,27 +150,41 @@ def _snake(name: str) -> str:
     return re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "_", name).lower()
 
 
-def _read_options(op: tflite.Operator, kind: str) -> dict[str, Any]:
-    """All scalar and vector fields of the op's builtin options table, in snake_case. A table of
-    another operator's type is ignored, as TFLite Micro ignores it (its defaults then apply)."""
+def _read_options(op: tflite.Operator, kind: str) -> Options:
+    """All scalar and vector fields of the op's builtin options table, in snake_case, and TFLite
+    Micro's zeros for every field of the op's options type. A table of another operator's type is
+    ignored, as TFLite Micro ignores it (its zeros then apply)."""
+    expected = options_type(kind)
+    zeros = _zeros(expected) if expected else {}
     class_name = _OPTION_CLASSES.get(op.BuiltinOptionsType())
     table = op.BuiltinOptions()
-    if class_name in (None, "NONE") or table is None or class_name != (options_type(kind) or class_name):
-        return {}
+    if class_name in (None, "NONE") or table is None or class_name != (expected or class_name):
+        return Options({}, zeros)
     options = getattr(tflite, class_name)()
     options.Init(table.Bytes, table.Pos)
     fields = {}
-    for attr in dir(options):
-        if attr.startswith(("_", "GetRootAs", "Init")) or attr.endswith(("BufferHasIdentifier", "Length", "IsNone")):
-            continue
-        if attr.endswith("AsNumpy"):
-            base = attr[: -len("AsNumpy")]
-            is_none = getattr(options, base + "IsNone", lambda: False)()
-            fields[_snake(base)] = () if is_none else tuple(int(v) for v in getattr(options, attr)())
-        elif not hasattr(options, attr + "AsNumpy"):
-            value = getattr(options, attr)()
-            fields[_snake(attr)] = value
-    return fields
+    for attr in _accessors(class_name):
+        if hasattr(options, attr + "AsNumpy"):
+            is_none = getattr(options, attr + "IsNone", lambda: False)()
+            fields[_snake(attr)] = () if is_none else tuple(int(v) for v in getattr(options, attr + "AsNumpy")())
+        else:
+            fields[_snake(attr)] = getattr(options, attr)()
+    return Options(fields, zeros)
+
+
+@functools.lru_cache(maxsize=None)
+def _accessors(class_name: str) -> tuple[str, ...]:
+    """The field accessors of a `tflite` options class (CamelCase)."""
+    cls = getattr(tflite, class_name)
+    return tuple(a for a in dir(cls) if a[0].isupper() and not a.startswith(("GetRootAs", "Init"))
+                 and not a.endswith(("BufferHasIdentifier", "Length", "IsNone", "AsNumpy")))
+
+
+@functools.lru_cache(maxsize=None)
+def _zeros(class_name: str) -> dict[str, Any]:
+    """Every field of an options type at TFLite Micro's zero (vectors empty)."""
+    cls = getattr(tflite, class_name)
+    return {_snake(a): () if hasattr(cls, a + "AsNumpy") else 0 for a in _accessors(class_name)}
 
 
 def _read_tensor(model: tflite.Model, tensor: tflite.Tensor, index: int, data: bytes) -> Tensor:

@@ -40,13 +40,13 @@ def prepare_pool(graph: Graph, op: Op) -> PoolParams:
     require(len(input_.shape) == 4 and len(out.shape) == 4, op, "expects a 4-D input and a 4-D output")
     require(out.shape[0] == input_.shape[0] and out.shape[3] == input_.shape[3], op,
             f"output shape {out.shape} does not keep the batch and channels of input {input_.shape}")
-    kernel = (o.get("filter_height", 0), o.get("filter_width", 0))
-    require(min(kernel) >= 1 and o.get("stride_h", 1) >= 1 and o.get("stride_w", 1) >= 1, op,
+    kernel = (o.filter_height, o.filter_width)
+    require(min(kernel) >= 1 and o.stride_h >= 1 and o.stride_w >= 1, op,
             f"invalid filter {kernel} or stride")
     # As TFLite Micro's PoolingPrepare: the scale difference is taken in float32.
     require(abs(float(np.float32(input_.scale) - np.float32(out.scale))) <= 1e-6
             and input_.zero_point == out.zero_point, op, "input and output quantization must be equal")
-    stride, _, padding = conv_geometry(graph, op, kernel)
+    stride, padding = conv_geometry(graph, op, kernel, (1, 1))
     act_min, act_max = fused_activation(op, out)
     return PoolParams(input_shape=input_.shape, output_shape=out.shape, filter=kernel, stride=stride,
                       padding=padding, act_min=act_min, act_max=act_max)

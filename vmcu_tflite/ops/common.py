@@ -85,7 +85,7 @@ def output_multiplier(op: Op, real: float) -> tuple[int, int]:
 def fused_activation(op: Op, out: Tensor) -> tuple[int, int]:
     """The clamp of the op's fused activation in the output's int8 domain (TFLite's
     CalculateActivationRangeQuantized, which refuses a scale too small to quantize 6.0)."""
-    act = op.options.get("fused_activation_function", 0)
+    act = op.options.fused_activation_function
     require(act in (0, 1, 2, 3), op, f"fused activation {act} is not supported")
     try:
         return activation_range(act, out.scale, out.zero_point)

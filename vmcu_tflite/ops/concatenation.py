@@ -35,15 +35,15 @@ class ConcatenationParams:
 def prepare(graph: Graph, op: Op) -> ConcatenationParams:
     require(1 <= len(op.inputs) <= MAX_INPUTS and len(op.outputs) == 1, op,
             f"expects 1 to {MAX_INPUTS} inputs and one output")
-    require(op.options.get("fused_activation_function", 0) == 0, op, "a fused activation is not supported")
+    require(op.options.fused_activation_function == 0, op, "a fused activation is not supported")
     out = output(graph, op)
     inputs = [tensor(graph, op, i) for i in range(len(op.inputs))]
     require(all(t is not None for t in inputs), op, "an input is missing")
     rank = len(out.shape)
     require(1 <= rank <= MAX_RANK, op, f"{rank}-D tensors are not supported (1-D to {MAX_RANK}-D)")
-    axis = op.options.get("axis", 0)
+    axis = op.options.axis
     axis = axis + rank if axis < 0 else axis
-    require(0 <= axis < rank, op, f"axis {op.options.get('axis', 0)} is out of range for {rank}-D tensors")
+    require(0 <= axis < rank, op, f"axis {op.options.axis} is out of range for {rank}-D tensors")
     for i, t in enumerate([*inputs, out]):
         name = "output" if i == len(inputs) else f"input {i}"
         require(t.dtype == "int8", op, f"{name} type {t.dtype} is not supported (int8 only)")

@@ -28,15 +28,15 @@ class Conv2DParams:
     requant: Requantization
 
 
-def conv_geometry(graph: Graph, op: Op, kernel_hw: tuple[int, int]):
-    """Stride, dilation and top/left padding of a windowed op, PADs folded into it included."""
+def conv_geometry(graph: Graph, op: Op, kernel_hw: tuple[int, int], dilation: tuple[int, int]):
+    """Stride and top/left padding of a windowed op (pools pass a dilation of 1), PADs folded into
+    it by the passes included."""
     o = op.options
     in_shape = graph.tensors[op.inputs[0]].shape
     out_shape = output(graph, op).shape
-    stride = (o.get("stride_h", 1), o.get("stride_w", 1))
-    dilation = (o.get("dilation_h_factor", 1), o.get("dilation_w_factor", 1))
-    folded = o.get("folded_padding", ((0, 0), (0, 0)))
-    padding = o.get("padding", 0)
+    stride = (o.stride_h, o.stride_w)
+    folded = o.get("folded_padding", ((0, 0), (0, 0)))  # a pass's value, not the model's
+    padding = o.padding
     for axis in (0, 1):
         expected = output_size(in_shape[1 + axis], kernel_hw[axis], stride[axis], dilation[axis], padding, folded[axis])
         require(expected == out_shape[1 + axis], op,
@@ -44,7 +44,7 @@ def conv_geometry(graph: Graph, op: Op, kernel_hw: tuple[int, int]):
     pad = tuple(window_padding(in_shape[1 + a], out_shape[1 + a], kernel_hw[a], stride[a], dilation[a], padding,
                                folded[a]) for a in (0, 1))
     require(max(pad) <= INT16_MAX, op, f"padding {max(pad)} exceeds {INT16_MAX} (TFLite holds it in 16 bits)")
-    return stride, dilation, pad
+    return stride, pad
 
 
 def prepare(graph: Graph, op: Op) -> Conv2DParams:
@@ -56,7 +56,8 @@ def prepare(graph: Graph, op: Op) -> Conv2DParams:
     require(input_.shape[3] % filter_.shape[3] == 0, op, "input channels are not a multiple of the filter depth")
     groups = input_.shape[3] // filter_.shape[3]
     require(filter_.shape[0] % groups == 0, op, f"{filter_.shape[0]} filters do not split into {groups} groups")
-    stride, dilation, padding = conv_geometry(graph, op, filter_.shape[1:3])
+    dilation = (op.options.dilation_h_factor, op.options.dilation_w_factor)
+    stride, padding = conv_geometry(graph, op, filter_.shape[1:3], dilation)
     channels = out.shape[3]
     return Conv2DParams(
         input_shape=input_.shape, output_shape=out.shape, filter=filter_.data,

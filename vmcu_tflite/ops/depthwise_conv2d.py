@@ -42,7 +42,7 @@ def prepare(graph: Graph, op: Op) -> DepthwiseConv2DParams:
             "expects a constant [1, K_h, K_w, C_out] filter")
     require(filter_.dtype == "int8" and filter_.quant is not None, op, "the filter must be quantized int8")
     channels = filter_.shape[3]
-    multiplier = op.options.get("depth_multiplier", 1)
+    multiplier = op.options.depth_multiplier
     require(multiplier >= 1 and channels == input_.shape[3] * multiplier, op,
             f"filter channels {channels} != input channels {input_.shape[3]} x depth multiplier {multiplier}")
     require(out.shape[3] == channels and out.shape[0] == input_.shape[0], op,
@@ -51,7 +51,8 @@ def prepare(graph: Graph, op: Op) -> DepthwiseConv2DParams:
             "per-channel filter scales must be on the last (channel) dimension")
     bias = bias_values(graph, op, 2, channels)
     require(bias.size == channels, op, f"bias has {bias.size} values for {channels} channels")
-    stride, dilation, padding = conv_geometry(graph, op, filter_.shape[1:3])
+    dilation = (op.options.dilation_h_factor, op.options.dilation_w_factor)
+    stride, padding = conv_geometry(graph, op, filter_.shape[1:3], dilation)
     return DepthwiseConv2DParams(
         input_shape=input_.shape, output_shape=out.shape, filter=filter_.data, bias=bias, depth_multiplier=multiplier, stride=stride,
         dilation=dilation, padding=padding, input_offset=-input_.zero_point, output_offset=out.zero_point,

@@ -51,7 +51,7 @@ def _per_tensor_requantization(op: Op, input_, filter_, bias, out, channels: int
 def prepare(graph: Graph, op: Op) -> FullyConnectedParams:
     input_, filter_, bias, out = tensor(graph, op, 0), tensor(graph, op, 1), tensor(graph, op, 2), output(graph, op)
     require(len(op.inputs) in (2, 3) and len(op.outputs) == 1, op, "expects 2 or 3 inputs and 1 output")
-    require(op.options.get("weights_format", 0) == 0, op, "only the DEFAULT weights format is supported")
+    require(op.options.weights_format == 0, op, "only the DEFAULT weights format is supported")
     require(filter_ is not None and filter_.is_constant and len(filter_.shape) == 2, op,
             "expects a constant 2-D [N, K] filter")
     require(filter_.dtype == "int8" and filter_.quant is not None, op, "the filter must be quantized int8")

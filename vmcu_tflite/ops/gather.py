@@ -32,9 +32,9 @@ def prepare(graph: Graph, op: Op) -> GatherParams:
     require(input_.dtype == "int8" and out.dtype == "int8", op, "only int8 data is supported")
     require(indices_tensor is not None and indices_tensor.dtype == "int32", op,
             "indices must be int32 (TFLite Micro gathers no other)")
-    require(op.options.get("batch_dims", 0) == 0, op, f"batch_dims {op.options.get('batch_dims')} is not supported")
+    require(op.options.batch_dims == 0, op, f"batch_dims {op.options.batch_dims} is not supported")
     rank = len(input_.shape)
-    axis = int(op.options.get("axis", 0))
+    axis = int(op.options.axis)
     require(-rank <= axis < rank, op, f"axis {axis} is out of range for a {rank}-D input")
     axis %= rank
     indices = np.asarray(constant(graph, op, 1, "the indices"))

@@ -24,7 +24,7 @@ class L2NormalizationParams:
 def prepare(graph: Graph, op: Op) -> L2NormalizationParams:
     input_, _ = unary_tensors(graph, op)
     require(1 <= len(input_.shape) <= MAX_RANK, op, f"{len(input_.shape)}-D input is not supported (1-D to 4-D)")
-    require(op.options.get("fused_activation_function", 0) == 0, op, "a fused activation is not supported")
+    require(op.options.fused_activation_function == 0, op, "a fused activation is not supported")
     return L2NormalizationParams(input_zero_point=input_.zero_point)
 
 

@@ -25,7 +25,7 @@ class LeakyReluParams:
 
 def prepare(graph: Graph, op: Op) -> LeakyReluParams:
     input_, out = unary_tensors(graph, op)
-    alpha = np.float32(op.options.get("alpha", 0.0))
+    alpha = np.float32(op.options.alpha)
     require(np.isfinite(alpha), op, f"alpha {alpha} is not finite")
     in_scale, out_scale = np.float32(input_.scale), np.float32(out.scale)
     # in double, as TFLite Micro's build computes it: the float32 product differs by an ulp (alpha 1.5)

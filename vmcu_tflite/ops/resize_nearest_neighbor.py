@@ -61,7 +61,7 @@ def resize_tensors(graph: Graph, op: Op) -> tuple[Tensor, Tensor, bool, bool]:
     require(out_h > 0 and out_w > 0, op, f"size ({out_h}, {out_w}) is not positive")
     require(out.shape == (n, out_h, out_w, c), op,
             f"output shape {out.shape} does not match {(n, out_h, out_w, c)} from the size input")
-    return input_, out, bool(op.options.get("align_corners", False)), bool(op.options.get("half_pixel_centers", False))
+    return input_, out, bool(op.options.align_corners), bool(op.options.half_pixel_centers)
 
 
 def prepare(graph: Graph, op: Op) -> ResizeNearestNeighborParams:

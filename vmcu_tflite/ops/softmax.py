@@ -45,7 +45,7 @@ def prepare(graph: Graph, op: Op) -> SoftmaxParams:
     require(input_.quant is not None and not input_.quant.per_channel, op, "the input needs a per-tensor scale")
     require(out.quant is not None and out.zero_point == -128 and np.float32(out.scale) == np.float32(1.0 / 256), op,
             f"the output must have scale 1/256 and zero point -128 (has {out.scale:g}, {out.zero_point})")
-    beta = float(np.float32(op.options.get("beta", 1.0)))
+    beta = float(np.float32(op.options.beta))
     real = beta * input_.scale * float(1 << (31 - SCALED_DIFF_INTEGER_BITS))
     # TFLite aborts (QuantizeMultiplierGreaterThanOne) unless beta * scale * 2**26 exceeds one.
     require(real > 1.0, op, f"beta {beta:g} times input scale {input_.scale:g} is too small")

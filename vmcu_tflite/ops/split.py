@@ -28,7 +28,7 @@ def part_of(graph: Graph, op: Op, data_position: int, axis_position: int) -> Sli
     require(input_.dtype == "int8" and out.dtype == "int8", op, "only int8 tensors are supported")
     axis = split_axis(graph, op, axis_position, input_)
     require(len(op.outputs) == 1 and "split_begin" in op.options, op, "has not been split into parts")
-    begin = int(op.options["split_begin"])
+    begin = int(op.options.split_begin)
     require(len(out.shape) == len(input_.shape) and all(
         o == i for a, (o, i) in enumerate(zip(out.shape, input_.shape)) if a != axis), op,
         f"output shape {out.shape} does not match input shape {input_.shape} outside axis {axis}")

@@ -67,14 +67,14 @@ def prepare(graph: Graph, op: Op) -> SliceParams:
     for a, size in enumerate(input_.shape):
         # TFLite Micro's loop runs from start to start + 1 by the stride: with a negative stride it
         # writes nothing, and the output holds whatever was in memory
-        require(not (o.get("shrink_axis_mask", 0) >> a & 1 and strides[a] < 0), op,
+        require(not (o.shrink_axis_mask >> a & 1 and strides[a] < 0), op,
                 f"axis {a} is shrunk with a negative stride: TFLite Micro leaves the output unwritten")
-    ranges = [axis_range(size, begin[a], end[a], strides[a], bool(o.get("begin_mask", 0) >> a & 1),
-                         bool(o.get("end_mask", 0) >> a & 1), bool(o.get("shrink_axis_mask", 0) >> a & 1))
+    ranges = [axis_range(size, begin[a], end[a], strides[a], bool(o.begin_mask >> a & 1),
+                         bool(o.end_mask >> a & 1), bool(o.shrink_axis_mask >> a & 1))
               for a, size in enumerate(input_.shape)]
     require(all(0 <= start < size for (start, _), size in zip(ranges, input_.shape)), op,
             f"begin {begin} starts outside the input {input_.shape}")
-    kept = tuple(count for a, (_, count) in enumerate(ranges) if not o.get("shrink_axis_mask", 0) >> a & 1)
+    kept = tuple(count for a, (_, count) in enumerate(ranges) if not o.shrink_axis_mask >> a & 1)
     require(out.shape == kept, op, f"output shape {out.shape} is not the slice's {kept}")
     return SliceParams(input_shape=input_.shape, begin=tuple(b for b, _ in ranges), steps=strides,
                        counts=tuple(c for _, c in ranges), output_shape=out.shape)

@@ -58,8 +58,8 @@ def prepare(graph: Graph, op: Op) -> TransposeConvParams:
             and filter_.shape[3] == input_.shape[3], op,
             f"output {out.shape}, filter {filter_.shape} and input {input_.shape} do not match")
     o = op.options
-    stride = (int(o.get("stride_h", 1)), int(o.get("stride_w", 1)))
-    padding = tuple(transposed_padding(out.shape[1 + a], filter_.shape[1 + a], stride[a], o.get("padding", 0))
+    stride = (int(o.stride_h), int(o.stride_w))
+    padding = tuple(transposed_padding(out.shape[1 + a], filter_.shape[1 + a], stride[a], o.padding)
                     for a in (0, 1))
     require(max(padding) <= INT16_MAX, op, f"padding {max(padding)} exceeds {INT16_MAX}")
     channels = out.shape[3]
