@@ -17,13 +17,14 @@ from typing import Any, Callable, Optional
 # (graph, op) -> params; (params) -> MACs; (step, graph, writer, name) -> (C type, initializer);
 # (graph, step, input position, segment bytes) -> AccessPattern or None
 Prepare = Callable[..., Any]
+Macs = Callable[[Any], int]
+Emitter = Callable[..., "tuple[str, str]"]
+Access = Callable[..., Any]
+
 # ((fewest, most) inputs, outputs (None: any number), input positions that may be omitted with -1)
 Arity = tuple[tuple[int, int], Optional[int], frozenset[int]]
 ONE_INPUT: Arity = ((1, 1), 1, frozenset())
 TWO_INPUTS: Arity = ((2, 2), 1, frozenset())
-Macs = Callable[[Any], int]
-Emitter = Callable[..., "tuple[str, str]"]
-Access = Callable[..., Any]
 
 
 @dataclass(frozen=True)
