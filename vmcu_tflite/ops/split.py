@@ -39,7 +39,13 @@ def part_of(graph: Graph, op: Op, data_position: int, axis_position: int) -> Sli
 
 
 def prepare(graph: Graph, op: Op) -> SliceParams:
-    return part_of(graph, op, data_position=1, axis_position=0)
+    params = part_of(graph, op, data_position=1, axis_position=0)
+    axis = split_axis(graph, op, 0, tensor(graph, op, 1))
+    parts = op.options.num_splits
+    require(parts >= 1 and params.input_shape[axis] == parts * params.output_shape[axis], op,
+            f"{parts} equal parts of {params.input_shape[axis]} along axis {axis} "
+            f"are not {params.output_shape[axis]} long")
+    return params
 
 
 SPEC = OpSpec(KIND, kind_id=27, emit=emit_slice, prepare=prepare, c_kernel="vmcu_strided_copy_s8",
