@@ -43,13 +43,16 @@ vmcu_status vmcu_transpose_conv_s8(const vmcu_context *ctx, const void *params, 
                         for (kx = 0; kx < p->filter_w; ++kx) {
                             const int32_t ix = source(x, p->pad_w, kx, p->stride_w, p->input.w);
                             const int8_t *w = p->filter + ((co * taps) + ky * p->filter_w + kx) * c_in;
+                            const int8_t *pixel;
                             uint32_t in_offset;
                             if (ix < 0) {
                                 continue;
                             }
                             in_offset = (uint32_t)(((n * p->input.h + iy) * p->input.w + ix) * c_in);
-                            for (ci = 0; ci < c_in; ++ci) {
-                                acc = vmcu_add_wrap(acc, (vmcu_get(&inputs[0], in_offset + (uint32_t)ci) + p->input_offset) * w[ci]);
+                            pixel = vmcu_span(&inputs[0], in_offset, (uint32_t)c_in);
+                            for (ci = 0; ci < c_in; ++ci) { /* a pixel that wraps around the pool: byte by byte */
+                                const int32_t x = pixel != 0 ? pixel[ci] : vmcu_get(&inputs[0], in_offset + (uint32_t)ci);
+                                acc = vmcu_add_wrap(acc, (x + p->input_offset) * w[ci]);
                             }
                         }
                     }
