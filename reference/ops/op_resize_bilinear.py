@@ -34,11 +34,12 @@ class ResizeBilinear(Kernel):
         p = self.params
         _, in_h, in_w, _ = x.shape
         _, out_h, out_w, _ = p.output_shape
-        y0, y1, wy = (v[None, :, None, None] for v in _positions(in_h, out_h, p.align_corners, p.half_pixel_centers))
-        x0, x1, wx = (v[None, None, :, None] for v in _positions(in_w, out_w, p.align_corners, p.half_pixel_centers))
+        y0, y1, wy = _positions(in_h, out_h, p.align_corners, p.half_pixel_centers)
+        x0, x1, wx = _positions(in_w, out_w, p.align_corners, p.half_pixel_centers)
+        wy, wx = wy[None, :, None, None], wx[None, None, :, None]
         v = x.astype(np.int64)
-        rows0, rows1 = v[:, y0[0, :, 0, 0]], v[:, y1[0, :, 0, 0]]
-        total = (rows0[:, :, x0[0, 0, :, 0]] * (ONE - wy) * (ONE - wx) + rows1[:, :, x0[0, 0, :, 0]] * wy * (ONE - wx)
-                 + rows0[:, :, x1[0, 0, :, 0]] * (ONE - wy) * wx + rows1[:, :, x1[0, 0, :, 0]] * wy * wx)
+        top, bottom = v[:, y0], v[:, y1]
+        total = (top[:, :, x0] * (ONE - wy) * (ONE - wx) + bottom[:, :, x0] * wy * (ONE - wx)
+                 + top[:, :, x1] * (ONE - wy) * wx + bottom[:, :, x1] * wy * wx)
         rounded = _c_div(total + np.where(total > 0, 1 << 19, -(1 << 19)), 1 << 20)
         return rounded.astype(np.int8)  # TFLite's cast wraps
