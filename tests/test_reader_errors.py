@@ -78,6 +78,39 @@ def test_every_unsupported_operator_is_named_in_one_line(tmp_path, capsys):
     assert "unsupported operator NEG (ops 0, 2); supported: ABS, ADD," in err
 
 
+def test_every_kind_of_blocker_is_named_in_one_line(tmp_path, capsys):
+    """An unsupported operator, state kept between runs and int16 activations: all three at once."""
+    b = ModelBuilder()
+    x = b.tensor((1, 4), scale=0.1, zero_point=0)
+    state = b.tensor((1, 4), scale=0.1, zero_point=0, variable=True, name="state")
+    t = b.tensor((1, 4), scale=0.1, zero_point=0)
+    wide = b.tensor((1, 4), dtype="int16", scale=0.1, zero_point=0, name="wide")
+    y = b.tensor((1, 4), scale=0.1, zero_point=0)
+    b.op("ADD", [x, state], [t])
+    b.op("NEG", [t], [wide])
+    b.op("QUANTIZE", [wide], [y])
+    b.inputs, b.outputs = [x], [y]
+    code, err, _ = convert(tmp_path, b.build(), capsys)
+    assert code == 2 and err.count("\n") == 1, err
+    assert ("unsupported operator NEG (op 1); tensor 1 'state' is a variable (state kept between runs); not "
+            "supported; int16 activations are not supported (tensor 3 'wide', operator QUANTIZE at index 2); "
+            "convert the model with full int8 quantization; supported: ABS, ADD,") in err
+
+
+def test_state_of_a_refused_operator_is_covered_by_its_reason(tmp_path, capsys):
+    """An LSTM's variable tensors are why the LSTM is refused: the message names the LSTM, once."""
+    b = ModelBuilder()
+    x = b.tensor((1, 2, 4), scale=0.1, zero_point=0)
+    state = b.tensor((1, 4), dtype="int16", scale=0.1, zero_point=0, variable=True)
+    y = b.tensor((1, 2, 4), scale=0.1, zero_point=0)
+    b.op("UNIDIRECTIONAL_SEQUENCE_LSTM", [x, state], [y])
+    b.inputs, b.outputs = [x], [y]
+    code, err, _ = convert(tmp_path, b.build(), capsys)
+    assert code == 2 and err.count("\n") == 1, err
+    assert ("error: unsupported operator UNIDIRECTIONAL_SEQUENCE_LSTM (op 0: it keeps int16 state between runs, "
+            "which the runtime does not hold yet); supported: ABS,") in err
+
+
 def test_op_on_constants_only_is_refused(tmp_path, capsys):
     b = ModelBuilder()
     x = b.tensor((1, 4), scale=0.1, zero_point=0)

@@ -32,6 +32,7 @@ _OPTIONS = {
     "SPLIT": "SplitOptions", "SPLIT_V": "SplitVOptions", "RESIZE_BILINEAR": "ResizeBilinearOptions",
     "TILE": "TileOptions", "REDUCE_MAX": "ReducerOptions", "L2_NORMALIZATION": "L2NormOptions",
     "LOG_SOFTMAX": "LogSoftmaxOptions", "TRANSPOSE_CONV": "TransposeConvOptions", "NEG": None,
+    "UNIDIRECTIONAL_SEQUENCE_LSTM": "UnidirectionalSequenceLSTMOptions",
 }
 
 
@@ -52,10 +53,12 @@ class ModelBuilder:
 
     def tensor(self, shape: Sequence[int], dtype: str = "int8", scale: float | Sequence[float] | None = None,
                zero_point: int | Sequence[int] = 0, data: np.ndarray | None = None, axis: int = 0,
-               name: str | None = None, shape_signature: Sequence[int] | None = None) -> int:
-        """Add a tensor; constants get `data`. Returns its index."""
+               name: str | None = None, shape_signature: Sequence[int] | None = None,
+               variable: bool = False) -> int:
+        """Add a tensor; constants get `data`, state kept between runs is a `variable`. Returns its index."""
         t = schema.TensorT()
         t.shape = list(shape)
+        t.isVariable = variable
         if shape_signature is not None:
             t.shapeSignature = list(shape_signature)
         t.type = _TYPES[dtype]

@@ -15,6 +15,7 @@ import flatbuffers
 import numpy as np
 import tflite
 
+from . import blockers
 from .errors import ModelError
 from .flatbuffer_check import check_flatbuffer
 from .folding import fold_constants
@@ -59,7 +60,7 @@ def parse_model(data: bytes, name: str = "model") -> Graph:
         raise
     except Exception as err:  # the flatbuffer library reports corruption as arbitrary exceptions
         raise ModelError(f"corrupt or truncated TFLite flatbuffer ({type(err).__name__} while reading it)") from None
-    _check_activations(graph)
+    _check_int8_quantized(graph)
     check_model(graph)
     return graph
 
@@ -76,10 +77,15 @@ def _build_graph(model: tflite.Model, data: bytes, name: str) -> Graph:
                 raise ModelError(f"operator {op.kind} at index {op.index} refers to tensor {t}, which does not exist")
     inputs = tuple(int(t) for t in subgraph.InputsAsNumpy()) if not subgraph.InputsIsNone() else ()
     outputs = tuple(int(t) for t in subgraph.OutputsAsNumpy()) if not subgraph.OutputsIsNone() else ()
-    ops, tensors = fold_constants(ops, tensors, outputs)  # shape arithmetic on constants needs no kernel
-    blockers = _unsupported(ops)
-    if blockers:
-        raise ModelError(f"{blockers}; supported: {', '.join(sorted(SUPPORTED_OPS))}")
+    state = [tensors[i] for i in range(len(tensors)) if subgraph.Tensors(i).IsVariable()]
+    dynamic = _dynamic_shapes(subgraph)
+    try:
+        ops, tensors = fold_constants(ops, tensors, outputs)  # shape arithmetic on constants needs no kernel
+    except ModelError:
+        if dynamic:  # placeholder sizes explain a folding failure better than the failure itself
+            raise ModelError(dynamic) from None
+        raise
+    _refuse_what_we_cannot_run(ops, tensors, set(inputs) | set(outputs), state, dynamic)
     if not inputs or not outputs:
         raise ModelError("the model declares no inputs or no outputs")
     for what, ports in (("input", inputs), ("output", outputs)):
@@ -95,27 +101,35 @@ def _build_graph(model: tflite.Model, data: bytes, name: str) -> Graph:
     )
 
 
-# Why some operators users meet are refused (shown with them): the rest are simply not written yet.
-WHY_UNSUPPORTED = {
-    "TILE": "TFLite Micro has no kernel for it, so its output could not be checked",
-    "RELU_N1_TO_1": "TFLite Micro has no kernel for it, so its output could not be checked",
-    "UNIDIRECTIONAL_SEQUENCE_LSTM": "it keeps int16 state between runs, which the runtime does not hold yet",
-    "SVDF": "it keeps int16 state between runs, which the runtime does not hold yet",
-}
-
-
-def _unsupported(ops: tuple[Op, ...]) -> str:
-    """Every operator the model needs that we lack, in one phrase ("" when none): the user learns
-    all of them at once, not one per attempt, and why where there is a reason beyond "not yet"."""
-    where: dict[str, list[int]] = {}
-    for op in ops:
-        if op.kind not in SUPPORTED_OPS:
-            where.setdefault(op.kind, []).append(op.index)
-    if not where:
+def _dynamic_shapes(subgraph: tflite.SubGraph) -> str:
+    """A dynamic batch (-1 in dimension 0, as Keras exports) runs at the stored batch, as in TFLite
+    Micro; any other dynamic dimension would plan memory for a placeholder size ("" when none)."""
+    dynamic = []
+    for i in range(subgraph.TensorsLength()):
+        tensor = subgraph.Tensors(i)
+        signature = tuple(int(d) for d in tensor.ShapeSignatureAsNumpy()) if tensor.ShapeSignatureLength() else ()
+        if any(d < 0 for d in signature[1:]):
+            dynamic.append((i, tensor.Name().decode(errors="replace"), signature))
+    if not dynamic:
         return ""
-    parts = [f"{kind} (op{'s' * (len(at) > 1)} {', '.join(map(str, at))}"
-             f"{': ' + WHY_UNSUPPORTED[kind] if kind in WHY_UNSUPPORTED else ''})" for kind, at in where.items()]
-    return f"unsupported operator{'s' * (len(parts) > 1)} {', '.join(parts)}"
+    index, name, signature = dynamic[0]
+    more = f" (and {len(dynamic) - 1} more tensors)" if len(dynamic) > 1 else ""
+    return (f"tensor {index} '{name}' has a dynamic shape {signature}{more}; only static shapes "
+            "(or a dynamic batch) are supported")
+
+
+def _refuse_what_we_cannot_run(ops: tuple[Op, ...], tensors: dict[int, Tensor], boundary: set[int],
+                               state: list[Tensor], dynamic: str) -> None:
+    """One ModelError naming every capability the model needs and we lack (see `blockers`)."""
+    found = [blockers.unsupported_operators(ops, SUPPORTED_OPS),
+             blockers.variable_tensors(state, ops, SUPPORTED_OPS), dynamic,
+             *blockers.activation_types(ops, tensors, boundary, SUPPORTED_OPS)]
+    found = [f for f in found if f]
+    if not found:
+        return
+    if found[0].startswith("unsupported operator"):
+        found.append(f"supported: {', '.join(sorted(SUPPORTED_OPS))}")
+    raise ModelError("; ".join(found))
 
 
 def _read_op(model: tflite.Model, op: tflite.Operator, index: int) -> Op:
@@ -190,19 +204,13 @@ def _zeros(class_name: str) -> dict[str, Any]:
 def _read_tensor(model: tflite.Model, tensor: tflite.Tensor, index: int, data: bytes) -> Tensor:
     name = tensor.Name().decode(errors="replace")
     dtype = _TENSOR_TYPES.get(tensor.Type(), f"type{tensor.Type()}")
-    # A dynamic batch (-1 in dimension 0, as Keras exports) runs at the stored batch, as in TFLite
-    # Micro; any other dynamic dimension would plan memory for a placeholder size.
-    signature = tuple(int(d) for d in tensor.ShapeSignatureAsNumpy()) if tensor.ShapeSignatureLength() else ()
-    if any(d < 0 for d in signature[1:]):
-        raise ModelError(f"tensor {index} '{name}' has a dynamic shape {signature}; only static shapes "
-                         "(or a dynamic batch) are supported")
-    if tensor.IsVariable():
-        raise ModelError(f"tensor {index} '{name}' is a variable (state kept between runs); not supported")
     shape = () if tensor.ShapeIsNone() else tuple(int(d) for d in tensor.ShapeAsNumpy())
     if any(d < 0 for d in shape):
         raise ModelError(f"tensor {index} '{name}' has an unknown shape {shape}")
     return Tensor(index=index, name=name, shape=shape, dtype=dtype,
-                  quant=_read_quantization(tensor), data=_read_buffer(model, tensor, index, name, dtype, shape, data))
+                  quant=_read_quantization(tensor),
+                  # a variable's buffer is its initial state, not a constant to fold or embed
+                  data=None if tensor.IsVariable() else _read_buffer(model, tensor, index, name, dtype, shape, data))
 
 
 def _read_quantization(tensor: tflite.Tensor) -> Quantization | None:
@@ -238,22 +246,10 @@ def _read_buffer(model, tensor, index, name, dtype, shape, data) -> np.ndarray |
     return array
 
 
-def _check_activations(graph: Graph) -> None:
-    """Activations must be int8; float32 and uint8 are allowed only as the model's quantized boundary."""
-    boundary = {p.tensor for p in graph.inputs} | {p.tensor for p in graph.outputs}
+def _check_int8_quantized(graph: Graph) -> None:
+    """Every int8 activation carries its quantization (the types themselves were checked as blockers)."""
     for op in graph.ops:
         for t in op.inputs + op.outputs:
-            if t < 0 or graph.tensors[t].is_constant:
-                continue
-            tensor = graph.tensors[t]
-            if tensor.dtype == "int8":
-                if tensor.quant is None:
-                    raise ModelError(f"tensor {t} '{tensor.name}' is int8 without quantization parameters")
-                continue
-            at_boundary = t in boundary and (op.kind in ("QUANTIZE", "DEQUANTIZE") and tensor.dtype == "float32"
-                                             or op.kind == "QUANTIZE" and tensor.dtype == "uint8")
-            if at_boundary:
-                continue
-            kind = {"float32": "float", "float16": "float16", "int16": "int16"}.get(tensor.dtype, tensor.dtype)
-            raise ModelError(f"{kind} activations are not supported (tensor {t} '{tensor.name}', operator "
-                             f"{op.kind} at index {op.index}); convert the model with full int8 quantization")
+            tensor = graph.tensors[t] if t >= 0 else None
+            if tensor is not None and not tensor.is_constant and tensor.dtype == "int8" and tensor.quant is None:
+                raise ModelError(f"tensor {t} '{tensor.name}' is int8 without quantization parameters")
