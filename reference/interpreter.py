@@ -121,7 +121,7 @@ class Interpreter:
         for ws in kernel.workspaces:
             who = Access(step.index, step.kernel, step.ops, WORKSPACE_TAG - step.index,
                          f"{ws.name} (workspace of step {step.index})", segment)
-            roles[ws.name] = Role(who, self.program.plan.offsets[workspace_id(step.index)], ws.size, ws.capacity,
+            roles[ws.name] = Role(who, self.program.plan.offsets[workspace_id(step.index)] + ws.at, ws.size, ws.capacity,
                                   consumed=True)
         for name, size in kernel.tensors.items():
             if roles[name].size != size:

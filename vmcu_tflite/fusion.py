@@ -7,12 +7,17 @@ streams the block input row by row: the leading conv's output rows go to a ring 
 as the depthwise window, and each depthwise output pixel is projected (and added to the
 residual) at once, so only the ring and one pixel ever exist besides the block's input and
 output. Every multiply-accumulate of the unfused layers is done exactly once.
+
+Chains (`vmcu_tflite/chain.py`) generalize the idea to any run of convolution layers, each read
+only by the next: `chain_runs` finds the longest such runs, and the planner chooses which parts
+of them to fuse (`planner/fusion_choice.py`).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from typing import Sequence
 
+from .chain import KIND as CHAIN_KIND, LayerChainParams, chainable
 from .graph import Graph
 from .ops.add import AddParams
 from .ops.conv2d import Conv2DParams
@@ -53,7 +58,10 @@ class Block:
     """Consecutive step indices forming one fusable block."""
 
     steps: tuple[int, ...]
-    label: str  # "expand", "no-expand", "stem"
+    label: str  # "expand", "no-expand", "stem", or CHAIN
+
+
+CHAIN = "chain"  # the label of a chain of layers (`vmcu_tflite/chain.py`)
 
 
 def _only_consumer(graph: Graph, steps: Sequence[Step], tensor: int, consumer: int) -> bool:
@@ -126,13 +134,50 @@ def fused_step(graph: Graph, steps: Sequence[Step], block: Block, index: int) ->
 
 
 def apply_fusion(graph: Graph, steps: Sequence[Step], blocks: Sequence[Block]) -> tuple[Step, ...]:
-    """The step list with each block replaced by its fused step, renumbered."""
+    """The step list with each block (an inverted bottleneck, or a chain: label "chain") replaced
+    by its fused step, renumbered."""
     first = {b.steps[0]: b for b in blocks}
     inside = {i for b in blocks for i in b.steps}
     result: list[Step] = []
     for step in steps:
         if step.index in first:
-            result.append(fused_step(graph, steps, first[step.index], len(result)))
+            block = first[step.index]
+            result.append(chain_step(steps, block.steps, len(result)) if block.label == CHAIN
+                          else fused_step(graph, steps, block, len(result)))
         elif step.index not in inside:
             result.append(replace(step, index=len(result)))
     return tuple(result)
+
+
+def _chainable(step: Step) -> bool:
+    return step.kernel in ("CONV_2D", "DEPTHWISE_CONV_2D") and chainable(step.params)
+
+
+def chain_runs(graph: Graph, steps: Sequence[Step], taken: set[int]) -> list[tuple[int, ...]]:
+    """Maximal runs of consecutive steps a chain can hold, each read only by the next, none in
+    `taken` (already fused otherwise); runs of two steps or more."""
+    runs: list[list[int]] = []
+    for step in steps:
+        link = (runs and runs[-1][-1] == step.index - 1 and step.index not in taken and _chainable(step)
+                and len(step.inputs) == 1 and _feeds_only(graph, steps, steps[step.index - 1], step))
+        if link:
+            runs[-1].append(step.index)
+        elif step.index not in taken and _chainable(step):
+            runs.append([step.index])
+    return [tuple(r) for r in runs if len(r) >= 2]
+
+
+def _feeds_only(graph: Graph, steps: Sequence[Step], producer: Step, consumer: Step) -> bool:
+    """`producer`'s output is read by `consumer` alone and is not a graph output."""
+    storage = graph.storage_of(producer.outputs[0])
+    if graph.storage_of(consumer.inputs[0]) != storage or storage in {graph.storage_of(p.tensor) for p in graph.outputs}:
+        return False
+    return [s.index for s in steps if any(graph.storage_of(t) == storage for t in s.inputs)] == [consumer.index]
+
+
+def chain_step(steps: Sequence[Step], members: tuple[int, ...], index: int) -> Step:
+    """The single LAYER_CHAIN step that replaces consecutive steps `members`."""
+    parts = [steps[i] for i in members]
+    return Step(index=index, kernel=CHAIN_KIND, ops=tuple(sorted(op for s in parts for op in s.ops)),
+                inputs=parts[0].inputs, outputs=parts[-1].outputs,
+                params=LayerChainParams(tuple(s.params for s in parts)), macs=sum(s.macs for s in parts))

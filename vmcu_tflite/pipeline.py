@@ -4,7 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from .fusion import apply_fusion, find_blocks
+from .fusion import CHAIN, Block, apply_fusion, find_blocks
 from .graph import Graph
 from .passes import simplify
 from .plan import Plan
@@ -49,8 +49,11 @@ def compile_graph(graph: Graph, planner: str = "vmcu", fuse: bool = True) -> Pro
 
 def fuse_chosen(graph: Graph, steps: tuple[Step, ...], fusion: tuple[FusionChoice, ...]) -> tuple[Step, ...]:
     """`steps` (one per layer) with the blocks `fusion` marks fused fused."""
-    fused = {f.ops for f in fusion if f.fused}
-    blocks = [b for b in find_blocks(graph, steps) if tuple(sorted(op for i in b.steps for op in steps[i].ops)) in fused]
+    fused = {(f.ops, f.label) for f in fusion if f.fused}
+    blocks = [b for b in find_blocks(graph, steps)
+              if (tuple(sorted(op for i in b.steps for op in steps[i].ops)), b.label) in fused]
+    blocks += [Block(tuple(s.index for s in steps if set(s.ops) <= set(ops)), CHAIN)
+               for ops, label in sorted(fused) if label == CHAIN]
     return apply_fusion(graph, steps, blocks)
 
 

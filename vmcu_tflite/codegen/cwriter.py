@@ -36,10 +36,7 @@ class CWriter:
 
     def array(self, ctype: str, name: str, values: Iterable, per_line: int = 16) -> str:
         """Add `static const <ctype> <prefix>_<name>[] = {...}` and return its C name."""
-        full = f"{self.prefix}_{name}"
-        if full in self._names:
-            raise ValueError(f"array {full} emitted twice")
-        self._names.add(full)
+        full = self._claim(name)
         items = [c_number(v) for v in np.asarray(list(values) if not isinstance(values, np.ndarray) else values).reshape(-1)]
         if not items:
             items = ["0"]  # C forbids empty arrays
@@ -50,11 +47,23 @@ class CWriter:
 
     def struct(self, ctype: str, name: str, initializer: str) -> str:
         """Add `static const <ctype> <prefix>_<name> = <initializer>;` (after what it refers to)."""
+        full = self._claim(name)
+        self._arrays.append(f"static const {ctype} {full} = {initializer};\n")
+        return full
+
+    def pointers(self, ctype: str, name: str, items: list[str]) -> str:
+        """Add `static <ctype> const <prefix>_<name>[] = {...}`, a table of pointers (`ctype` ends
+        in `*`), and return its C name."""
+        full = self._claim(name)
+        self._arrays.append(f"static {ctype}const {full}[{len(items)}] = {{{', '.join(items)}}};\n")
+        return full
+
+    def _claim(self, name: str) -> str:
+        """The C name of `name`, which must not have been emitted before."""
         full = f"{self.prefix}_{name}"
         if full in self._names:
             raise ValueError(f"{full} emitted twice")
         self._names.add(full)
-        self._arrays.append(f"static const {ctype} {full} = {initializer};\n")
         return full
 
     def text(self) -> str:

@@ -9,6 +9,7 @@ pooling, shape ops) keep their hand-written C and access patterns.
 """
 from __future__ import annotations
 
+from .chain import layer_chain
 from .conv import conv2d
 from .depthwise import depthwise, depthwise_in_place
 from .fused import inverted_bottleneck
@@ -49,4 +50,6 @@ def describe(kind: str, params, segment: int, in_place: bool = False, tile_rows:
         return depthwise_in_place(params, segment) if in_place else depthwise(params, segment)
     if kind == "INVERTED_BOTTLENECK":
         return inverted_bottleneck(params, segment)
+    if kind == "LAYER_CHAIN":
+        return layer_chain(params, segment)
     return None

@@ -63,9 +63,11 @@ def filter_pitch(p) -> int:
     return whole_words(window) if conv_way(p) == "gather" else window
 
 
-def conv_pixel(p, n: Ix, y: Ix, x: Ix, params: str = "p", offsets: str = "offsets", pixels: Ix | None = None) -> PixelConv:
-    """How output pixel (n, y, x) of the convolution `p` reads its window; `params` is the C
-    expression of its params (a fused block passes its member), `offsets` its Broadcast. With
+def conv_pixel(p, n: Ix, y: Ix, x: Ix, params: str = "p", offsets: str = "offsets", pixels: Ix | None = None,
+               source: str = "input0") -> PixelConv:
+    """How output pixel (n, y, x) of the convolution `p` reads its window from `source` (a fused
+    layer reads a ring of rows); `params` is the C expression of its params (a fused block passes
+    its member), `offsets` its Broadcast. With
     `pixels` (1 or 2) a 1x1 or gathered convolution computes pixels (n, y, x) and (n, y, x + 1)
     per unit, as a GEMM's two-row tile (the `tile` of the result says whether it does)."""
     _, h, w, c_in = p.input_shape
@@ -88,7 +90,7 @@ def conv_pixel(p, n: Ix, y: Ix, x: Ix, params: str = "p", offsets: str = "offset
     widened = way == "gather" or (way == "pixel" and tile == 2 and wide * tile * 2 <= WIDEN_BYTES)
     if way == "pixel":
         t = Var("t")
-        reads = [RAMLoad("run", "input0", ((n * h + y) * w + x) * c_in, c_in * count, max_bytes=c_in * tile)]
+        reads = [RAMLoad("run", source, ((n * h + y) * w + x) * c_in, c_in * count, max_bytes=c_in * tile)]
         if widened:  # the pixels every channel pair reads, widened once
             reads += [RegAlloc("wide", "int16_t", wide * tile),
                       loop("t", 0, count, [Widen("wide", t * wide, "run", t * c_in, c_in, offsets, x_offset)])]
@@ -99,7 +101,7 @@ def conv_pixel(p, n: Ix, y: Ix, x: Ix, params: str = "p", offsets: str = "offset
         reads = [
             RegAlloc("window", "int8_t", pitch * tile, fill=f"(int8_t)(-{x_offset})"),
             loop("t", 0, count, [loop("ky", rows.lo, rows.hi, [
-                RAMLoad("win", "input0", start_t + cols_t.lo * d_w * c_in,
+                RAMLoad("win", source, start_t + cols_t.lo * d_w * c_in,
                         c_in * (1 if d_w > 1 else cols_t.hi - cols_t.lo), runs=cols_t.hi - cols_t.lo if d_w > 1 else 1,
                         run_stride=d_w * c_in, max_bytes=k_w * c_in, into="window",
                         into_index=t * pitch + (ky * k_w + cols_t.lo) * c_in),
@@ -117,14 +119,14 @@ def conv_pixel(p, n: Ix, y: Ix, x: Ix, params: str = "p", offsets: str = "offset
             return start + [Dot("acc", 0, "wide", 0, ("w0", "w1"), 0, pitch, offsets, x_offset, pair, count, pitch)]
         if way == "rows":
             return start + [loop("ky", rows.lo, rows.hi, [
-                RAMLoad("run", "input0", row_start + cols.lo * c_in, (cols.hi - cols.lo) * c_in, max_bytes=k_w * c_in),
+                RAMLoad("run", source, row_start + cols.lo * c_in, (cols.hi - cols.lo) * c_in, max_bytes=k_w * c_in),
                 Dot("acc", 0, "run", 0, ("w0", "w1"), (ky * k_w + cols.lo) * c_in, (cols.hi - cols.lo) * c_in,
                     offsets, x_offset, pair),
             ])]
         group = floor_div(u, per_group)
         return start + [loop("ky", rows.lo, rows.hi, [
             loop("kx", cols.lo, cols.hi, [
-                RAMLoad("run", "input0", row_start + kx * d_w * c_in + group * fc, fc, max_bytes=fc),
+                RAMLoad("run", source, row_start + kx * d_w * c_in + group * fc, fc, max_bytes=fc),
                 Dot("acc", 0, "run", 0, ("w0", "w1"), (ky * k_w + kx) * fc, fc, offsets, x_offset, pair),
             ]),
         ])]

@@ -21,22 +21,23 @@ from .window import layer_interior, taps
 
 def depthwise_pixel(p, source: str, base, pixel_bytes, channel0, first, end, lanes_max: int,
                     dst: str = "seg", params: str = "p", offsets: str = "offsets", x: Ix | None = None,
-                    dst_base: Ix | int = 0, registers: str | None = None):
+                    dst_base: Ix | int = 0, registers: str | None = None, y: Ix | None = None):
     """Compute channels [first, end) of output pixel (n, y, x) into buffer `dst` from `dst_base`
     on, reading `source`.
 
     Pixel i of the source starts at byte base + i * pixel_bytes and holds input channels from
     `channel0` on (a plane in the workspace holds only its own channels). `params` is the C
     expression of the depthwise params (a fused block passes its member); `x` the output column
-    (default: the loop variable x); `registers` a buffer holding the channel's k_h * k_w taps
+    (default: the loop variable x) and `y` its row (default: the loop variable y); `registers` a buffer holding the channel's k_h * k_w taps
     (one channel at a time: lanes_max 1).
     """
     _, h, w, _ = p.input_shape
     _, k_h, k_w, c_out = p.filter.shape
     (s_h, s_w), (d_h, d_w), (p_h, p_w) = p.stride, p.dilation, p.padding
     mult = p.depth_multiplier
-    n, y, c, ky, kx = (Var(v) for v in ("n", "y", "c", "ky", "kx"))
+    n, c, ky, kx = (Var(v) for v in ("n", "c", "ky", "kx"))
     x = Var("x") if x is None else x
+    y = Var("y") if y is None else y
     rows, cols = taps(y, s_h, p_h, d_h, k_h, h), taps(x, s_w, p_w, d_w, k_w, w)
     lanes = imin(end - first - c, lanes_max)
     channel = first + c

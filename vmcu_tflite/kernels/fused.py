@@ -20,9 +20,10 @@ from __future__ import annotations
 from .conv import conv_pixel
 from .depthwise import depthwise_pixel
 from .gemm import WIDEN_BYTES, channel_pair, pair_bytes, whole_words
-from .index import Const, Var, imax, imin
+from .index import Const, Var, imin
 from .ir import AddResidual, Broadcast, Dot, Kernel, RAMLoad, RAMStore, RegAlloc, Requantize, Widen, Workspace, loop
 from .requant import requant_form
+from .window import new_rows
 
 
 PIXELS = 2  # output pixels per iteration (and lead pixels per unit where the lead is 1x1)
@@ -34,10 +35,7 @@ def _lead_rows(lead, y, dw, mid_w: int, c_mid: int, pair_pixels: bool):
 
     Row y of the output needs lead rows up to y*s - pad + k - 1 (its depthwise window's last);
     rows up to the previous output row's last are already in the ring."""
-    mid_h = lead.output_shape[1]
-    k, s, pad = dw.filter.shape[1], dw.stride[0], dw.padding[0]
-    lo = imax(0, imin(imin(mid_h, (y - 1) * s - pad + k), y * mid_h))
-    hi = imax(lo, imin(mid_h, y * s - pad + k))
+    lo, hi = new_rows(y, dw.stride[0], dw.padding[0], dw.filter.shape[1], lead.output_shape[1])
     r, xm, u = Var("r"), Var("xm"), Var("u")
     pixels = imin(mid_w - xm, PIXELS)
     pixel = conv_pixel(lead, Const(0), r, xm, params="p->lead", offsets="lead_offsets",

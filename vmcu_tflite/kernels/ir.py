@@ -27,7 +27,8 @@ exactly the bytes the kernel reads and writes, in the kernel's order:
 
 Tensors are named by role: "input0", "input1", ... and "output" in the pool, plus workspaces
 declared by the kernel (`Workspace`): a logical tensor kept in `capacity` bytes of the step's
-workspace, byte b at workspace offset b mod capacity (a ring of rows, a channel plane).
+workspace from byte `at` on, byte b at workspace offset at + b mod capacity (a ring of rows, a
+channel plane).
 """
 from __future__ import annotations
 
@@ -228,6 +229,7 @@ class Workspace:
     name: str
     size: int  # logical bytes
     capacity: int  # workspace bytes it occupies
+    at: int = 0  # where it starts in the step's workspace (a fused chain keeps one ring per layer)
 
 
 @dataclass(frozen=True)

@@ -33,7 +33,7 @@ from dataclasses import dataclass, replace
 
 from .index import Const, Ix, Sum, loop_bounds, simplify
 from .ir import (AddResidual, Broadcast, Dot, DotLanes, DotRow, FlashLoad, InitBias, Kernel, Loop, RAMFree, RAMLoad,
-                 RAMStore, RegAlloc, Requantize, Widen)
+                 RAMStore, RegAlloc, Requantize, Widen, Workspace)
 from .schedule import loop_range, walk
 
 INDENT = "    "
@@ -115,12 +115,15 @@ def _names(kernel: Kernel) -> set[str]:
     return found
 
 
+def _workspace_view(ws: Workspace) -> str:
+    """The C view of a workspace: `ws` for the one at the workspace's start, `ws_<name>` elsewhere."""
+    return "ws" if ws.at == 0 else f"ws_{ws.name}"
+
+
 class _Lowering:
     def __init__(self, kernel: Kernel, function_name: str, whole: frozenset[str], used: set[int] | None = None) -> None:
         """`whole`: the pool roles known not to cross the end of the pool; `used`: the declarations
         (by serial) the first pass saw read, None in the first pass."""
-        if len(kernel.workspaces) > 1:
-            raise NotImplementedError(f"kernel {kernel.name}: more than one workspace in the step's workspace")
         self.kernel = kernel
         self.function_name = function_name
         self.whole = whole
@@ -130,7 +133,7 @@ class _Lowering:
         self.referenced: set[int] = set()
         self.serial = 0
         self.taken = _names(kernel)
-        clash = self.taken & (set(PARAMETERS) | {"ws"})
+        clash = self.taken & (set(PARAMETERS) | {_workspace_view(w) for w in kernel.workspaces})
         if clash:
             raise ValueError(f"kernel {kernel.name}: names {sorted(clash)} collide with the C function's own")
         self.scopes: list[dict[str, _Pointer]] = []
@@ -215,7 +218,7 @@ class _Lowering:
         elif re.fullmatch(r"input\d+", tensor):
             source = f"inputs[{tensor[5:]}]"
         elif self.kernel.workspace(tensor) is not None:
-            return "&ws"
+            return f"&{_workspace_view(self.kernel.workspace(tensor))}"
         else:
             raise ValueError(f"kernel {self.kernel.name}: unknown tensor {tensor}")
         if tensor not in self.views:
@@ -285,8 +288,9 @@ class _Lowering:
         self.line(0, SIGNATURE.format(name=self.function_name))
         self.line(0, "{")
         self.line(1, f"const {k.params_type} *p = (const {k.params_type} *)params;")
-        if k.workspaces:
-            self.line(1, "const vmcu_view ws = {ctx->pool, ctx->pool_size, ctx->step->workspace};")
+        for ws in k.workspaces:
+            base = "ctx->step->workspace" if ws.at == 0 else f"(ctx->step->workspace + {ws.at}u) % ctx->pool_size"
+            self.line(1, f"const vmcu_view {_workspace_view(ws)} = {{ctx->pool, ctx->pool_size, {base}}};")
         self.line(1, "(void)ctx;")
         self.line(1, "(void)p;")
         self.line(1, "(void)inputs;")

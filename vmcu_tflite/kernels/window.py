@@ -39,3 +39,12 @@ def layer_interior(p, axis: int) -> tuple[int, int] | None:
     params (NHWC shapes, filter [*, K_h, K_w, *], (h, w) stride, dilation and padding)."""
     return interior(p.output_shape[1 + axis], p.stride[axis], p.padding[axis], p.dilation[axis],
                     p.filter.shape[1 + axis], p.input_shape[1 + axis])
+
+
+def new_rows(out: Ix, stride: int, pad: int, kernel: int, size: int) -> tuple[Ix, Ix]:
+    """The input rows [lo, hi) that output row `out` is the first to need, when rows are made on
+    demand in order (a fused layer's rows into a ring): its window ends at out*s - p + k, the
+    previous row's at (out - 1)*s - p + k, and row 0 needs every row from 0 on."""
+    lo = imax(0, imin(imin(size, (out - 1) * stride - pad + kernel), out * size))
+    hi = imax(lo, imin(size, out * stride - pad + kernel))
+    return lo, hi

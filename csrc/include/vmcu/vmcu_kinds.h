@@ -43,7 +43,8 @@ typedef enum {
     VMCU_KIND_L2_NORMALIZATION = 33,
     VMCU_KIND_TRANSPOSE_CONV = 34,
     VMCU_KIND_LOG_SOFTMAX = 35,
-    VMCU_KIND_COUNT = 36
+    VMCU_KIND_LAYER_CHAIN = 36,
+    VMCU_KIND_COUNT = 37
 } vmcu_kind;
 
 #endif /* VMCU_KINDS_H */

@@ -276,6 +276,15 @@ typedef struct {
 } vmcu_inverted_bottleneck_params;
 
 /**
+ * LAYER_CHAIN: consecutive convolution layers fused; the rings of rows between them are the
+ * step's workspace. Layer j is conv[j] or depthwise[j] (the other entry is NULL).
+ */
+typedef struct {
+    const vmcu_conv_params *const *conv;
+    const vmcu_depthwise_params *const *depthwise;
+} vmcu_layer_chain_params;
+
+/**
  * The RAM a run uses, all of it the application's (CMSIS-NN style: sized by generated constants).
  * Two models, or two runs of one model, may run concurrently with separate memories.
  */

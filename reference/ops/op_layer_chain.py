@@ -1,0 +1,28 @@
+"""LAYER_CHAIN: a fused chain computes exactly what its layers compute one after another.
+
+The values are those of the unfused kernels; fusion changes only where the intermediate rows
+live, which the step's kernel description replays over the simulated pool.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from vmcu_tflite.chain import is_depthwise
+
+from .base import Kernel
+from .op_conv2d import Conv2D
+from .op_depthwise_conv2d import DepthwiseConv2D
+
+
+class LayerChain(Kernel):
+    kind = "LAYER_CHAIN"
+
+    def __init__(self, params) -> None:
+        super().__init__(params)
+        self.layers = [DepthwiseConv2D(layer) if is_depthwise(layer) else Conv2D(layer)
+                       for layer in params.layers]
+
+    def run(self, x: np.ndarray) -> np.ndarray:
+        for layer in self.layers:
+            x = layer.run(x)
+        return x

@@ -1,0 +1,101 @@
+"""Fused chains of convolution layers against the layers apart and TFLite Micro: bit-exact,
+hazard-free (the interpreter replays every ring load and store), the same MACs, fewer bytes."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from tests.random_graphs import GraphBuilder
+from vmcu_reference.interpreter import Interpreter
+from vmcu_tflite.chain import LayerChainParams
+from vmcu_tflite.fusion import chain_runs, chain_step
+from vmcu_tflite.oracle import run_tflm
+from vmcu_tflite.passes import simplify
+from vmcu_tflite.pipeline import Program, compile_model
+from vmcu_tflite.planner.vmcu import plan_vmcu
+from vmcu_tflite.reader import parse_model
+from vmcu_tflite.steps import build_steps
+
+LAYERS = [("conv", 3, 1), ("conv", 3, 2), ("conv", 5, 2), ("conv", 1, 1), ("dw", 3, 1), ("dw", 3, 2), ("dw", 5, 1)]
+
+
+@st.composite
+def chains(draw, most: int = 5):
+    """A model that is one chain: 2 to `most` layers with windows, strides, widths and padding drawn."""
+    rng = np.random.default_rng(draw(st.integers(0, 2**31)))
+    hw, c_in = draw(st.integers(3, 11)), draw(st.integers(1, 5))
+    g = GraphBuilder(rng, hw, c_in)
+    kinds = draw(st.lists(st.sampled_from(LAYERS), min_size=2, max_size=most))
+    for kind, k, stride in kinds:
+        stride = stride if g.shape[1] > 2 else 1
+        c_out = g.shape[3] if kind == "dw" else draw(st.integers(1, 9))
+        g.x, g.shape, g.scale, g.zp = g.conv(g.x, g.shape, c_out, k, stride, depthwise=kind == "dw")
+    g.b.outputs = [g.x]
+    data = rng.integers(-128, 128, size=(1, hw, hw, c_in)).astype(np.int8)
+    return g.b.build(), data, len(kinds)
+
+
+def chained_program(model: bytes) -> Program:
+    """The model's layers as one LAYER_CHAIN step, planned."""
+    graph = simplify(parse_model(model))
+    steps = build_steps(graph)
+    runs = chain_runs(graph, steps, set())
+    assert runs == [tuple(range(len(steps)))]
+    fused = (chain_step(steps, runs[0], 0),)
+    return Program(graph, fused, plan_vmcu(graph, fused))
+
+
+@settings(max_examples=40, deadline=None)
+@given(chains())
+def test_chain_is_bit_exact_and_hazard_free(case):
+    model, data, layers = case
+    program = chained_program(model)
+    ours = Interpreter(program).run([data]).outputs[0]
+    np.testing.assert_array_equal(ours, run_tflm(model, [data], 1)[0][0])
+    unfused = compile_model(model, "vmcu", fuse=False)
+    assert program.plan.macs == unfused.plan.macs  # rings of rows: no multiply-accumulate is repeated
+    assert len(program.steps[0].params.layers) == layers
+
+
+def test_rings_are_as_tall_as_the_next_window_and_pointwise_layers_need_none():
+    rng = np.random.default_rng(5)
+    g = GraphBuilder(rng, 12, 2)
+    for kind, k, stride in [("conv", 3, 2), ("dw", 3, 1), ("conv", 1, 1), ("dw", 5, 2), ("conv", 1, 1)]:
+        c_out = g.shape[3] if kind == "dw" else 4
+        g.x, g.shape, g.scale, g.zp = g.conv(g.x, g.shape, c_out, k, stride, depthwise=kind == "dw")
+    g.b.outputs = [g.x]
+    params: LayerChainParams = chained_program(g.b.build()).steps[0].params
+    assert [(s.first, s.end, s.ring_rows) for s in params.stages] == [(0, 1, 3), (1, 3, 5), (3, 5, 0)]
+    assert params.workspace_bytes == 3 * 6 * 4 + 5 * 6 * 4  # 6 columns after the first stride, 4 channels
+
+
+def test_a_stride_beyond_the_window_ends_a_run():
+    """A 1x1 stride-2 layer would make rows it then skips: it is no chain member."""
+    rng = np.random.default_rng(1)
+    g = GraphBuilder(rng, 8, 3)
+    for k, stride in [(3, 1), (1, 2), (3, 1), (1, 1)]:
+        g.x, g.shape, g.scale, g.zp = g.conv(g.x, g.shape, 4, k, stride)
+    g.b.outputs = [g.x]
+    graph = simplify(parse_model(g.b.build()))
+    assert chain_runs(graph, build_steps(graph), set()) == [(2, 3)]
+
+
+@pytest.mark.parametrize("fuse", [True, False])
+def test_the_planner_chains_only_where_it_lowers_the_pool(fuse):
+    """A wide intermediate between a stem and two depthwise layers (no inverted bottleneck):
+    chained it never exists whole."""
+    rng = np.random.default_rng(2)
+    g = GraphBuilder(rng, 16, 1)
+    for kind, k, stride, c_out in [("conv", 3, 1, 16), ("dw", 3, 2, 16), ("dw", 3, 1, 16)]:
+        g.x, g.shape, g.scale, g.zp = g.conv(g.x, g.shape, c_out, k, stride, depthwise=kind == "dw")
+    g.b.outputs = [g.x]
+    model = g.b.build()
+    program = compile_model(model, "vmcu", fuse=fuse)
+    layers = compile_model(model, "vmcu", fuse=False)
+    if fuse:
+        assert [s.kernel for s in program.steps] == ["LAYER_CHAIN", "DEPTHWISE_CONV_2D"]
+        assert program.plan.pool_bytes < layers.plan.pool_bytes // 2
+        assert [(f.ops, f.label, f.fused) for f in program.plan.fusion] == [((0, 1), "chain", True)]
+    data = rng.integers(-128, 128, size=(1, 16, 16, 1)).astype(np.int8)
+    np.testing.assert_array_equal(Interpreter(program).run([data]).outputs[0], run_tflm(model, [data], 1)[0][0])

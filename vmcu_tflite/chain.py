@@ -1,0 +1,83 @@
+"""A chain of convolution layers fused into one step: rings of rows instead of whole tensors.
+
+A chain is consecutive CONV_2D and DEPTHWISE_CONV_2D layers, each read only by the next (MobileNetV1's
+depthwise -> pointwise pairs, a DS-CNN's stem and blocks). Fused, no intermediate tensor is ever
+whole in the pool: each layer's output rows live in a ring as tall as the next layer's window,
+and a 1x1 layer needs no ring at all (it is applied to each pixel as it is made). The step holds
+its input (consumed row by row), its output (written over consumed input) and the rings: about
+max(input, output) + the rings, where the layers apart hold their largest input + output pair.
+
+The layers are grouped into stages: a stage is one layer with a window (or the first layer) and
+the 1x1 layers that follow it; stage i's output pixels go to ring i, the last stage's to the
+step's output. The kernel (`vmcu_tflite/kernels/chain.py`) computes rows on demand, so every
+multiply-accumulate of the layers is done exactly once.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any
+
+KIND = "LAYER_CHAIN"
+
+Layer = Any  # Conv2DParams or DepthwiseConv2DParams (not imported: the ops import the kernels)
+
+
+def is_depthwise(layer: Layer) -> bool:
+    return hasattr(layer, "depth_multiplier")
+
+
+def is_pointwise(layer: Layer) -> bool:
+    """A 1x1, stride 1, unpadded, single-group convolution: applied pixel by pixel, no ring."""
+    return (not is_depthwise(layer) and layer.filter.shape[1:3] == (1, 1) and layer.stride == (1, 1)
+            and layer.padding == (0, 0) and layer.filter.shape[3] == layer.input_shape[3])
+
+
+def chainable(layer: Layer) -> bool:
+    """What a chain can hold: batch 1, no dilation (a ring is as tall as the window), and a
+    stride no larger than the window (rows skipped by the stride would still be computed)."""
+    k_h = layer.filter.shape[1]
+    return layer.input_shape[0] == 1 and layer.dilation == (1, 1) and layer.stride[0] <= k_h
+
+
+@dataclass(frozen=True)
+class Stage:
+    """Layers [first, end) of the chain: a head (a window, or the chain's first layer) and the 1x1
+    layers after it. `ring_rows`: rows of its output the next stage's window needs at once."""
+
+    first: int
+    end: int
+    ring_rows: int
+
+
+@dataclass(frozen=True, eq=False)
+class LayerChainParams:
+    layers: tuple[Layer, ...]
+
+    @property
+    def input_shape(self) -> tuple[int, ...]:
+        return self.layers[0].input_shape
+
+    @property
+    def output_shape(self) -> tuple[int, ...]:
+        return self.layers[-1].output_shape
+
+    @cached_property
+    def stages(self) -> tuple[Stage, ...]:
+        heads = [i for i, layer in enumerate(self.layers) if i == 0 or not is_pointwise(layer)]
+        ends = heads[1:] + [len(self.layers)]
+        rows = [self.layers[h].filter.shape[1] for h in heads[1:]] + [0]
+        return tuple(Stage(a, b, r) for a, b, r in zip(heads, ends, rows))
+
+    def stage_output(self, stage: Stage) -> tuple[int, ...]:
+        return self.layers[stage.end - 1].output_shape
+
+    def ring_bytes(self, stage: Stage) -> int:
+        _, _, w, c = self.stage_output(stage)
+        return stage.ring_rows * w * c
+
+    @property
+    def workspace_bytes(self) -> int:
+        """Every ring, one after another in the step's workspace."""
+        return sum(self.ring_bytes(s) for s in self.stages)
+
