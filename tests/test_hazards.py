@@ -85,7 +85,7 @@ def test_trace_lists_every_checked_statement_of_a_kernel(tmp_path, capsys):
     """--trace names each memory statement of a kernel description it checked, with its instances."""
     model = tmp_path / "chain.tflite"
     model.write_bytes(conv_chain())
-    assert run_tool("vmcu-run", run_main, [str(model), "--trace"]) == 0
+    assert run_tool("vmcu-run", run_main, [str(model), "--trace", "--no-fuse"]) == 0
     lines = capsys.readouterr().err.splitlines()
     assert any(" CONV_2D " in line and "RAMLoad of input0: " in line and "instances checked" in line
                for line in lines), lines
