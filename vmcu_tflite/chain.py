@@ -7,6 +7,9 @@ and a 1x1 layer needs no ring at all (it is applied to each pixel as it is made)
 its input (consumed row by row), its output (written over consumed input) and the rings: about
 max(input, output) + the rings, where the layers apart hold their largest input + output pair.
 
+A global average pool may end the chain: the last stage's pixels are then summed per channel
+and only the means are stored.
+
 The layers are grouped into stages: a stage is one layer with a window (or the first layer) and
 the 1x1 layers that follow it; stage i's output pixels go to ring i, the last stage's to the
 step's output. The kernel (`vmcu_tflite/kernels/chain.py`) computes rows on demand, so every
@@ -50,9 +53,17 @@ class Stage:
     ring_rows: int
 
 
+def is_global_average(pool) -> bool:
+    """An AVERAGE_POOL_2D over the whole of its input (a classifier's head): fused at a chain's end,
+    it is a sum per channel, so the last layer's output is never stored at all."""
+    _, h, w, _ = pool.input_shape
+    return pool.filter == (h, w) and pool.padding == (0, 0) and pool.output_shape[1:3] == (1, 1)
+
+
 @dataclass(frozen=True, eq=False)
 class LayerChainParams:
     layers: tuple[Layer, ...]
+    pool: Any = None  # a global AVERAGE_POOL_2D's PoolParams after the last layer, or None
 
     @property
     def input_shape(self) -> tuple[int, ...]:
@@ -60,7 +71,7 @@ class LayerChainParams:
 
     @property
     def output_shape(self) -> tuple[int, ...]:
-        return self.layers[-1].output_shape
+        return (self.pool or self.layers[-1]).output_shape
 
     @cached_property
     def stages(self) -> tuple[Stage, ...]:

@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Sequence
 
-from .chain import KIND as CHAIN_KIND, LayerChainParams, chainable
+from .chain import KIND as CHAIN_KIND, LayerChainParams, chainable, is_global_average
 from .graph import Graph
 from .ops.add import AddParams
 from .ops.conv2d import Conv2DParams
@@ -153,12 +153,17 @@ def _chainable(step: Step) -> bool:
     return step.kernel in ("CONV_2D", "DEPTHWISE_CONV_2D") and chainable(step.params)
 
 
+def _ends_chain(step: Step) -> bool:
+    return step.kernel == "AVERAGE_POOL_2D" and is_global_average(step.params)
+
+
 def chain_runs(graph: Graph, steps: Sequence[Step], taken: set[int]) -> list[tuple[int, ...]]:
     """Maximal runs of consecutive steps a chain can hold, each read only by the next, none in
     `taken` (already fused otherwise); runs of two steps or more."""
     runs: list[list[int]] = []
     for step in steps:
-        link = (runs and runs[-1][-1] == step.index - 1 and step.index not in taken and _chainable(step)
+        link = (runs and runs[-1][-1] == step.index - 1 and step.index not in taken
+                and (_chainable(step) or _ends_chain(step)) and not _ends_chain(steps[step.index - 1])
                 and len(step.inputs) == 1 and _feeds_only(graph, steps, steps[step.index - 1], step))
         if link:
             runs[-1].append(step.index)
@@ -175,9 +180,16 @@ def _feeds_only(graph: Graph, steps: Sequence[Step], producer: Step, consumer: S
     return [s.index for s in steps if any(graph.storage_of(t) == storage for t in s.inputs)] == [consumer.index]
 
 
+def chain_params(steps: Sequence[Step], members: Sequence[int]) -> LayerChainParams:
+    """The params of a chain of consecutive steps (a global average pool only as the last)."""
+    parts = [steps[i] for i in members]
+    pool = parts.pop().params if _ends_chain(parts[-1]) else None
+    return LayerChainParams(tuple(s.params for s in parts), pool)
+
+
 def chain_step(steps: Sequence[Step], members: tuple[int, ...], index: int) -> Step:
     """The single LAYER_CHAIN step that replaces consecutive steps `members`."""
     parts = [steps[i] for i in members]
     return Step(index=index, kernel=CHAIN_KIND, ops=tuple(sorted(op for s in parts for op in s.ops)),
                 inputs=parts[0].inputs, outputs=parts[-1].outputs,
-                params=LayerChainParams(tuple(s.params for s in parts)), macs=sum(s.macs for s in parts))
+                params=chain_params(steps, members), macs=sum(s.macs for s in parts))

@@ -10,6 +10,7 @@ import numpy as np
 from vmcu_tflite.chain import is_depthwise
 
 from .base import Kernel
+from .op_average_pool2d import AveragePool2D
 from .op_conv2d import Conv2D
 from .op_depthwise_conv2d import DepthwiseConv2D
 
@@ -21,6 +22,8 @@ class LayerChain(Kernel):
         super().__init__(params)
         self.layers = [DepthwiseConv2D(layer) if is_depthwise(layer) else Conv2D(layer)
                        for layer in params.layers]
+        if params.pool is not None:
+            self.layers.append(AveragePool2D(params.pool))
 
     def run(self, x: np.ndarray) -> np.ndarray:
         for layer in self.layers:

@@ -140,6 +140,23 @@ def lead_rows_late(kernel):
     return rewrite(kernel, change)
 
 
+def chain_ring_short(kernel):
+    """The chain's first ring one row smaller than the next layer's window."""
+    ring = kernel.workspace("ring0")
+    rows = kernel.signature[1][1][2][1]  # the second layer's filter shape (C_out, K_h, K_w, C_in): K_h
+    return replace(kernel, name=kernel.name + "_mutant",
+                   workspaces=(Workspace("ring0", ring.size, ring.capacity - ring.capacity // rows),))
+
+
+def chain_rows_late(kernel):
+    """The first layer's rows made one output row later than the next layer's window needs them."""
+    def change(stmt):
+        if isinstance(stmt, Loop) and stmt.var == "r0":
+            return replace(stmt, lo=substitute(stmt.lo, "y", Var("y") - 1), hi=substitute(stmt.hi, "y", Var("y") - 1))
+        return stmt
+    return rewrite(kernel, change)
+
+
 def _statements(body):
     for stmt in body:
         yield stmt
@@ -179,7 +196,12 @@ CASES = [
     ("fused-no-lead-window-row-lower", "fused_without_lead", "inverted_bottleneck", "planner",
      shift_loads("input0", lambda s: 8 * 6 if s.name == "row" else 0)),
     ("fused-no-lead-free-next-pixel", "fused_without_lead", "inverted_bottleneck", "kernel", free_next_iteration("x")),
+    ("chain-ring-one-row-short", "conv_stack", "layer_chain", "kernel", chain_ring_short),
+    ("chain-rows-one-row-late", "conv_stack", "layer_chain", "kernel", chain_rows_late),
+    ("chain-ring-freed-before-read", "conv_stack", "layer_chain", "kernel", free_before_load("ring0")),
+    ("chain-window-one-row-lower", "conv_stack", "layer_chain", "planner", shift_loads("input0", 16 * 3)),
 ]
+FUSED = {"inverted_bottleneck", "layer_chain"}  # the other families are checked with every layer apart
 
 
 @pytest.fixture(scope="module")
@@ -214,13 +236,17 @@ def _streamed_step(program, name: str):
     raise AssertionError(f"no streamed {name} step")
 
 
+def _fuse_flags(name: str) -> list[str]:
+    return [] if name in FUSED else ["--no-fuse"]
+
+
 def _plan_at_distance(model: Path, name: str, distance_of, tmp_path: Path) -> tuple[Path, int]:
     """plan.json with the first streamed `name` step's output `distance_of(kernel, segment)` bytes
     before its input, and that step's index."""
     out = tmp_path / "out"
-    assert run_tool("vmcu-convert", convert_main, [str(model), "-o", str(out)]) == 0
+    assert run_tool("vmcu-convert", convert_main, [str(model), "-o", str(out), *_fuse_flags(name)]) == 0
     plan = json.loads((out / "plan.json").read_text())
-    program = compile_model(model)
+    program = compile_model(model, fuse=name in FUSED)
     step, planned, kernel = _streamed_step(program, name)
     x, y = program.graph.storage_of(step.inputs[0]), program.graph.storage_of(step.outputs[0])
     for t in plan["tensors"]:
@@ -235,17 +261,17 @@ def _true_distance(kernel) -> int:
     return max(0, min_distance(kernel) or 0)
 
 
-def test_the_cases_cover_twenty_errors_in_five_families():
+def test_the_cases_cover_twenty_errors_in_six_families():
     assert len(CASES) >= 20
     family = {"depthwise_in_place": "depthwise"}
     assert {family.get(c[2], c[2]) for c in CASES} == {"fully_connected", "pointwise", "conv2d", "depthwise",
-                                                       "inverted_bottleneck"}
+                                                       "inverted_bottleneck", "layer_chain"}
 
 
 @pytest.mark.parametrize("case_id, model, name, where, mutation", CASES, ids=[c[0] for c in CASES])
 def test_mutant_is_a_hazard(case_id, model, name, where, mutation, model_paths, monkeypatch, tmp_path):
     path = model_paths[model]
-    baseline, _ = _run(path)
+    baseline, _ = _run(path, *_fuse_flags(name))
     assert baseline == 0, f"{model} must run cleanly before the mutation"
     if where == "plan":
         plan, step = _plan_at_distance(path, name, lambda k, segment: _true_distance(k) - segment, tmp_path)
@@ -260,7 +286,7 @@ def test_mutant_is_a_hazard(case_id, model, name, where, mutation, model_paths, 
     else:
         monkeypatch.setattr(streaming, "describe", _mutated_describe(name, mutation))
         monkeypatch.setattr(interpreter_module, "describe", _mutated_describe(name, mutation))
-        step = _streamed_step(compile_model(path), name)[0].index
-        code, err = _run(path)
+        step = _streamed_step(compile_model(path, fuse=name in FUSED), name)[0].index
+        code, err = _run(path, *_fuse_flags(name))
     assert code == EXIT_HAZARD, f"{case_id}: exit {code}, stderr: {err}"
     assert "plan hazard" in err and f"step {step} (" in err, err

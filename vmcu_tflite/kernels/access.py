@@ -16,9 +16,8 @@ from __future__ import annotations
 import numpy as np
 from ortools.sat.python import cp_model
 
-from .index import BOUND
 from .ir import Kernel, RAMLoad, RAMStore
-from .schedule import Clock, Placed, clock, instances, loop_paths, loop_ranges, time_of, values, walk
+from .schedule import Clock, Placed, clock, digit_key, instances, loop_paths, loop_ranges, time_of, values, walk
 
 NO_PAIR = None
 
@@ -28,15 +27,18 @@ def _statements(kernel: Kernel, kind, tensor: str) -> list[Placed]:
 
 
 def _loop_vars(model: cp_model.CpModel, placed: Placed, ranges, tag: str) -> dict:
+    """CP-SAT variables of the loops around `placed`, and of their digits in the schedule's time
+    (iterations since the loop's start: a variable of its own, see `schedule.digit_key`)."""
     env = {}
     for loop, path in zip(placed.loops, loop_paths(placed)):
         lo, hi = ranges[path]
         v = model.NewIntVar(lo, hi, f"{tag}{loop.var}")
-        model.Add(v >= loop.lo.cpsat(model, env))
+        start = loop.lo.cpsat(model, env)
+        model.Add(v >= start)
         model.Add(v <= loop.hi.cpsat(model, env) - 1)
-        if loop.step > 1:
-            k = model.NewIntVar(0, BOUND, f"{tag}{loop.var}_k")
-            model.Add(v == loop.lo.cpsat(model, env) + loop.step * k)
+        digit = model.NewIntVar(0, (hi - lo) // loop.step, f"{tag}{loop.var}_digit")
+        model.Add(v == start + loop.step * digit)
+        env[digit_key(loop.var)] = digit
         env[loop.var] = v
     return env
 

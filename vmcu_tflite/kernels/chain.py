@@ -7,19 +7,22 @@ ring rows), and before each of those, the rows of the stage before it that row n
 down to the step's input: every row of every layer is computed once, when first needed. A
 stage's pixel is its head layer's pixel (a depthwise pixel, or a convolution's window read as
 `conv_pixel` reads it), then each 1x1 layer of the stage applied to that pixel in registers.
-The last stage's pixels go to the output segment by segment; its input is freed as the windows
-move past it (the interpreter's frontier), so the output may land on consumed input.
+The last stage's pixels go to the output segment by segment, or, where a global average pool
+ends the chain, into one int32 sum per channel whose means are stored at the end. The input is
+freed as the windows move past it (the interpreter's frontier), so the output may land on
+consumed input.
 """
 from __future__ import annotations
 
 from ..chain import is_depthwise
 from .conv import conv_pixel
 from .depthwise import depthwise_pixel
-from .gemm import channel_pair, pair_bytes
+from .fused import PAIR_BYTES, PIXELS
+from .gemm import WIDEN_BYTES, channel_pair, pair_bytes, whole_words
 from .index import Const, Ix, Var, imin
-from .ir import Broadcast, Dot, Kernel, RAMStore, RegAlloc, Requantize, Workspace, loop
+from .ir import Accumulate, Average, Broadcast, Dot, Kernel, RAMStore, RegAlloc, Requantize, Widen, Workspace, loop
 from .requant import requant_form
-from .window import new_rows
+from .window import layer_interior, new_rows
 
 
 def layer_param(params, j: int) -> str:
@@ -28,43 +31,75 @@ def layer_param(params, j: int) -> str:
     return f"p->{table}[{j}]"
 
 
-def _head_pixel(params, j: int, source: str, row: Ix, col: Ix) -> tuple[list, str]:
-    """Layer j's output pixel (row, col), read from `source`, into the buffer it returns."""
+def _head_pixels(params, j: int, source: str, row: Ix, col: Ix, count: Ix, tile: int) -> tuple[list, str]:
+    """Layer j's output pixels (row, col + t) for t < count (at most `tile`), read from `source`,
+    into the buffer it returns (pixel t at t * C_out). A 1x1 or gathered convolution computes
+    the pixels together (each weight pair serves both); a depthwise or other convolution one by one."""
     layer, at, buf = params.layers[j], layer_param(params, j), f"px{j}"
     c_out = layer.output_shape[3]
+    xx = Var(f"xx{j}")
     if is_depthwise(layer):
         lanes = 4 if layer.depth_multiplier == 1 else 1
-        return [RegAlloc(buf, "int8_t", c_out),
-                loop("n", 0, 1, depthwise_pixel(layer, source, 0, layer.input_shape[3], 0, 0, c_out, lanes, dst=buf,
-                                                params=at, offsets=f"off{j}", x=col, y=row))], buf
-    pixel = conv_pixel(layer, Const(0), row, col, params=at, offsets=f"off{j}", source=source)
+        return [RegAlloc(buf, "int8_t", tile * c_out),
+                loop(f"xx{j}", col, col + count, [loop("n", 0, 1, depthwise_pixel(
+                    layer, source, 0, layer.input_shape[3], 0, 0, c_out, lanes, dst=buf, params=at, offsets=f"off{j}",
+                    x=xx, y=row, dst_base=(xx - col) * c_out))])], buf
+    together = conv_pixel(layer, Const(0), row, col, params=at, offsets=f"off{j}", source=source,
+                          pixels=count if tile > 1 else None)
     u = Var(f"u{j}")
-    pair = imin(c_out - u, pixel.width)
-    return [RegAlloc(buf, "int8_t", pair_bytes(c_out)), *pixel.reads,
-            loop(f"u{j}", 0, c_out, pixel.unit(u, pair) + [Requantize(buf, u, "acc", pair, u, at, pixel.form)],
-                 step=pixel.width)], buf
+    if together.tile == tile:
+        pair = imin(c_out - u, together.width)
+        return [RegAlloc(buf, "int8_t", pair_bytes(tile * c_out)), *together.reads,
+                loop(f"u{j}", 0, c_out, together.unit(u, pair) + [
+                    Requantize(buf, u, "acc", pair, u, at, together.form, pixels=count if tile > 1 else Const(1),
+                               dst_stride=Const(c_out), acc_stride=Const(2))], step=together.width)], buf
+    one = conv_pixel(layer, Const(0), row, xx, params=at, offsets=f"off{j}", source=source)
+    pair = imin(c_out - u, one.width)
+    return [RegAlloc(buf, "int8_t", pair_bytes(tile * c_out)),
+            loop(f"xx{j}", col, col + count, [*one.reads, loop(f"u{j}", 0, c_out, one.unit(u, pair) + [
+                Requantize(buf, (xx - col) * c_out + u, "acc", pair, u, at, one.form)], step=one.width)])], buf
 
 
-def _pointwise_pixel(params, j: int, src: str) -> tuple[list, str]:
-    """1x1 layer j applied to the pixel in buffer `src`, two output channels per weight pass."""
+def _pointwise_pixels(params, j: int, src: str, count: Ix, tile: int) -> tuple[list, str]:
+    """1x1 layer j applied to the `count` pixels in buffer `src`: two output channels by up to two
+    pixels per weight pass (the GEMM's 2x2 tile), the pixels widened to 16 bits once."""
     layer, at, buf = params.layers[j], layer_param(params, j), f"px{j}"
     c_in, c_out = layer.input_shape[3], layer.output_shape[3]
     form = requant_form(layer.filter, layer.bias, layer.requant, 0)
-    u = Var(f"u{j}")
+    u, t = Var(f"u{j}"), Var(f"t{j}")
     pair = imin(c_out - u, 2)
-    return [RegAlloc(buf, "int8_t", pair_bytes(c_out)),
+    wide = whole_words(c_in)
+    widened = tile > 1 and wide * tile * 2 <= WIDEN_BYTES
+    x, stride = (f"{src}w", wide) if widened else (src, c_in)
+    widen = [RegAlloc(f"{src}w", "int16_t", wide * tile),
+             loop(f"t{j}", 0, count, [Widen(f"{src}w", t * wide, src, t * c_in, c_in, f"off{j}", f"{at}->input_offset")])]
+    return [*(widen if widened else []), RegAlloc(buf, "int8_t", pair_bytes(tile * c_out)),
             loop(f"u{j}", 0, c_out, [
-                *channel_pair(at, u, c_out, c_in, pair, 1, form),
-                Dot("acc", 0, src, 0, ("w0", "w1"), 0, c_in, f"off{j}", f"{at}->input_offset", pair),
-                Requantize(buf, u, "acc", pair, u, at, form),
+                *channel_pair(at, u, c_out, c_in, pair, tile, form),
+                Dot("acc", 0, x, 0, ("w0", "w1"), 0, c_in, f"off{j}", f"{at}->input_offset", pair, count, stride),
+                Requantize(buf, u, "acc", pair, u, at, form, pixels=count, dst_stride=Const(c_out), acc_stride=Const(2)),
             ], step=2)], buf
 
 
-def _stage_pixel(params, i: int, row: Ix, col: Ix) -> tuple[list, str]:
+def _tile(params, stage) -> int:
+    """Pixels per iteration of a stage: two (a pointwise layer's 2x2 tile) where its buffers stay small."""
+    widest = max(params.layers[j].output_shape[3] for j in range(stage.first, stage.end))
+    return PIXELS if PIXELS * widest <= PAIR_BYTES else 1
+
+
+def _interior(params, i: int) -> tuple[int, int] | None:
+    """The columns of stage i whose head's window lies inside its input (the C drops the clamps)."""
+    return layer_interior(params.layers[params.stages[i].first], 1)
+
+
+def _stage_pixels(params, i: int, row: Ix, col: Ix, count: Ix) -> tuple[list, str]:
+    """Stage i's output pixels (row, col + t), t < count, into the buffer it returns."""
     stage = params.stages[i]
-    statements, buf = _head_pixel(params, stage.first, "input0" if i == 0 else f"ring{i - 1}", row, col)
+    tile = _tile(params, stage)
+    statements, buf = _head_pixels(params, stage.first, "input0" if i == 0 else f"ring{i - 1}", row, col, count,
+                                   tile)
     for j in range(stage.first + 1, stage.end):
-        more, buf = _pointwise_pixel(params, j, buf)
+        more, buf = _pointwise_pixels(params, j, buf, count, tile)
         statements += more
     return statements, buf
 
@@ -74,10 +109,13 @@ def _make_rows(params, i: int, needed_by: Ix):
     head = params.layers[params.stages[i + 1].first]
     _, h, w, c = params.stage_output(params.stages[i])
     r, x = Var(f"r{i}"), Var(f"x{i}")
+    tile = _tile(params, params.stages[i])
+    count = imin(w - x, tile)
     lo, hi = new_rows(needed_by, head.stride[0], head.padding[0], head.filter.shape[1], h)
-    pixel, buf = _stage_pixel(params, i, r, x)
+    pixels, buf = _stage_pixels(params, i, r, x, count)
     body = [_make_rows(params, i - 1, r)] if i > 0 else []
-    body.append(loop(f"x{i}", 0, w, [*pixel, RAMStore(f"ring{i}", (r * w + x) * c, c, buf)]))
+    body.append(loop(f"x{i}", 0, w, [*pixels, RAMStore(f"ring{i}", (r * w + x) * c, count * c, buf)], step=tile,
+                     interior=_interior(params, i)))
     return loop(f"r{i}", lo, hi, body)
 
 
@@ -91,18 +129,33 @@ def layer_chain(params, segment: int) -> Kernel:
         _, s_h, s_w, s_c = p.stage_output(stage)
         workspaces.append(Workspace(f"ring{i}", s_h * s_w * s_c, p.ring_bytes(stage), at))
         at += p.ring_bytes(stage)
-    y, x, q = Var("y"), Var("x"), Var("q")
-    pixel, buf = _stage_pixel(p, last, y, x)
+    y, x, q, t = Var("y"), Var("x"), Var("q"), Var("t")
+    _, rows, cols, _ = p.layers[-1].output_shape
+    tile = _tile(p, p.stages[last])
+    count = imin(cols - x, tile)
+    pixels, buf = _stage_pixels(p, last, y, x, count)
     first, end = q * segment, imin(q * segment + segment, c_out)
+    segments = -(-c_out // segment)
     row_body = [_make_rows(p, last - 1, y)] if last > 0 else []
-    row_body.append(loop("x", 0, o_w, [*pixel, loop("q", 0, -(-c_out // segment), [
-        RAMStore("output", (y * o_w + x) * c_out + first, end - first, buf, first)])]))
+    if p.pool is None:  # each pixel of the last stage to the output, segment by segment
+        row_body.append(loop("x", 0, cols, [*pixels, loop("t", 0, count, [loop("q", 0, segments, [
+            RAMStore("output", (y * o_w + x + t) * c_out + first, end - first, buf, t * c_out + first)])])],
+            step=tile, interior=_interior(p, last)))
+        body = [loop("y", 0, rows, row_body)]
+    else:  # summed into the pool's accumulators; only the means reach the pool
+        row_body.append(loop("x", 0, cols, [*pixels, loop("t", 0, count, [Accumulate("sums", buf, c_out, t * c_out)])],
+                             step=tile, interior=_interior(p, last)))
+        body = [RegAlloc("sums", "int32_t", c_out, fill="0"), loop("y", 0, rows, row_body),
+                RegAlloc("means", "int8_t", c_out),
+                Average("means", "sums", c_out, rows * cols, p.pool.act_min, p.pool.act_max),
+                loop("q", 0, segments, [RAMStore("output", first, end - first, "means", first)])]
     offsets = [Broadcast(f"off{j}", f"{layer_param(p, j)}->input_offset") for j in range(len(p.layers))]
+    pool = None if p.pool is None else (p.pool.act_min, p.pool.act_max)
     signature = ("layer_chain", tuple((type(layer).__name__, tuple(layer.input_shape), tuple(layer.filter.shape),
-                                       layer.stride, layer.padding) for layer in p.layers), segment)
-    kinds = "-".join("dw" if is_depthwise(layer) else f"conv{layer.filter.shape[1]}"
-                     for layer in p.layers)
+                                       layer.stride, layer.padding) for layer in p.layers), pool, segment)
+    kinds = "-".join(["dw" if is_depthwise(layer) else f"conv{layer.filter.shape[1]}" for layer in p.layers]
+                     + ([] if p.pool is None else ["mean"]))
     return Kernel(name="layer_chain", params_type="vmcu_layer_chain_params", signature=signature,
                   tensors={"input0": h * w * c_in, "output": o_h * o_w * c_out},
-                  body=(*offsets, loop("y", 0, o_h, row_body)), workspaces=tuple(workspaces),
+                  body=(*offsets, *body), workspaces=tuple(workspaces),
                   doc=f"LAYER_CHAIN {kinds} {p.input_shape} -> {p.output_shape}, {segment}-byte segments")

@@ -23,7 +23,8 @@ exactly the bytes the kernel reads and writes, in the kernel's order:
   four taps per word. `Widen`: a small input every output channel reads (a stem's window),
   widened to 16 bits once with its offset; a Dot over the widened buffer needs no SXTAB16.
 - `Requantize`, `InitBias`, `AddResidual`: TFLite's integer arithmetic on a few values
-  (`Requantize.form`: the cheaper forms a layer's constants allow, `requant.py`).
+  (`Requantize.form`: the cheaper forms a layer's constants allow, `requant.py`); `Accumulate`
+  and `Average`: a global average pool's sums and their rounded means.
 
 Tensors are named by role: "input0", "input1", ... and "output" in the pool, plus workspaces
 declared by the kernel (`Workspace`): a logical tensor kept in `capacity` bytes of the step's
@@ -217,8 +218,32 @@ class AddResidual(_IndexFields):
     residual_first: bool
 
 
+@dataclass(frozen=True)
+class Accumulate(_IndexFields):
+    """acc[i] += src[src_index + i] for i < count: int8 values summed in int32 (the sums of a
+    global average pool that ends a fused chain)."""
+
+    acc: str
+    src: str
+    count: Ix
+    src_index: Ix = Const(0)
+
+
+@dataclass(frozen=True)
+class Average(_IndexFields):
+    """dst[i] = clamp(acc[i] / divisor) for i < count, rounded half away from zero, between act_min
+    and act_max: TFLite's integer AveragePool over sums (input and output share quantization)."""
+
+    dst: str
+    acc: str
+    count: Ix
+    divisor: int
+    act_min: int
+    act_max: int
+
+
 Stmt = Union[Loop, RAMLoad, RAMStore, RAMFree, RegAlloc, FlashLoad, Broadcast, Dot, DotLanes, DotRow, InitBias,
-             Requantize, AddResidual, Widen]
+             Requantize, AddResidual, Widen, Accumulate, Average]
 MEMORY = (RAMLoad, RAMStore, RAMFree)
 
 

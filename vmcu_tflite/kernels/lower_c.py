@@ -32,7 +32,7 @@ import re
 from dataclasses import dataclass, replace
 
 from .index import Const, Ix, Sum, loop_bounds, simplify
-from .ir import (AddResidual, Broadcast, Dot, DotLanes, DotRow, FlashLoad, InitBias, Kernel, Loop, RAMFree, RAMLoad,
+from .ir import (Accumulate, AddResidual, Average, Broadcast, Dot, DotLanes, DotRow, FlashLoad, InitBias, Kernel, Loop, RAMFree, RAMLoad,
                  RAMStore, RegAlloc, Requantize, Widen, Workspace)
 from .schedule import loop_range, walk
 
@@ -667,6 +667,27 @@ class _Lowering:
         res = _plus(s.residual, _paren(self.at(s.residual, s.residual_index)))
         first, second = (res, dst) if s.residual_first else (dst, res)
         self.line(depth, f"vmcu_add_s8_run({s.add}, {first}, 1, {second}, 1, {dst}, {s.count.c()});")
+
+
+    def lower_Accumulate(self, s: Accumulate, depth: int) -> None:
+        k = self.fresh("k")
+        self.ref(s.acc)
+        src = f"{s.src}[{_sum(_paren(self.at(s.src, s.src_index)), k)}]"
+        self.line(depth, f"for (int32_t {k} = 0; {k} < {_paren(s.count.c())}; ++{k}) {{")
+        self.line(depth + 1, f"{s.acc}[{k}] += {src};")
+        self.line(depth, "}")
+
+    def lower_Average(self, s: Average, depth: int) -> None:
+        """TFLite's AveragePool rounding: (sum +- divisor / 2) / divisor, C's division truncating."""
+        k, total = self.fresh("k"), self.fresh("sum")
+        self.ref(s.acc)
+        half = s.divisor // 2
+        self.line(depth, f"for (int32_t {k} = 0; {k} < {_paren(s.count.c())}; ++{k}) {{")
+        self.code(depth + 1, [
+            f"const int32_t {total} = {s.acc}[{k}];",
+            f"{s.dst}[{k}] = (int8_t)vmcu_clamp(({total} > 0 ? {total} + {half} : {total} - {half}) / {s.divisor}, "
+            f"{s.act_min}, {s.act_max});"])
+        self.line(depth, "}")
 
 
 def _greatest(loop: Loop) -> Ix:

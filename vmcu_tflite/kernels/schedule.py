@@ -2,7 +2,8 @@
 
 A statement inside loops v1 .. vd runs once per value of (v1, .., vd) allowed by the loop bounds.
 Its *time* orders every statement instance of the kernel as the C executes them: the classic
-2d+1 schedule (position in the body at depth 0, v1, position at depth 1, v2, ...), linearized
+2d+1 schedule (position in the body at depth 0, v1, position at depth 1, v2, ...; each loop
+variable counted in iterations since its loop started), linearized
 with fixed radices so that one int64 compares two instances. The interpreter replays memory
 statements in this order; the planner's gap model (eq. 1) uses the same linear time.
 """
@@ -13,8 +14,8 @@ from typing import Iterator
 
 import numpy as np
 
-from .index import Ix
-from .ir import Kernel, Loop, Stmt
+from .index import Const, Ix
+from .ir import MEMORY, Kernel, Loop, Stmt
 
 
 @dataclass(frozen=True)
@@ -74,7 +75,6 @@ class Clock:
 
     positions: tuple[int, ...]  # radix of the position digit at depth d
     spans: tuple[int, ...]  # radix of the loop variable digit at depth d (d >= 1)
-    origins: dict  # loop path -> least value of its variable (digit = value - origin)
 
     def weights(self) -> tuple[list[int], list[int]]:
         """Weight of the position digit and of the variable digit at each depth."""
@@ -93,27 +93,61 @@ class Clock:
 
 
 def clock(kernel: Kernel) -> Clock:
+    """The radices. A loop's digit counts its iterations since its start: where the start moves
+    with the enclosing loops (rows made on demand, a segment's channels), the digit spans the
+    loop's greatest trip, not every value the variable takes over the kernel, which keeps deep
+    nests (a fused chain's rows inside rows) within 64 bits, as does leaving out the loops and
+    statements that touch no memory (a channel loop of multiply-accumulates)."""
     ranges = loop_ranges(kernel)
     positions: dict[int, int] = {}
     spans: dict[int, int] = {}
     for placed in walk(kernel.body):
+        if not _touches_memory(placed.stmt):  # only memory statements are ever timed
+            continue
         depth = len(placed.loops)
         positions[depth] = max(positions.get(depth, 1), placed.positions[-1] + 1)
         if isinstance(placed.stmt, Loop):
             lo, hi = ranges[placed.positions]
-            spans[depth + 1] = max(spans.get(depth + 1, 1), hi - lo + 1)
+            step = placed.stmt.step
+            span = (hi - lo) // step + 1 if isinstance(placed.stmt.lo, Const) else _greatest_trip(placed)
+            spans[depth + 1] = max(spans.get(depth + 1, 1), span)
     depth = max(positions) + 1
-    return Clock(tuple(positions.get(d, 1) for d in range(depth)),
-                 tuple(spans.get(d, 1) for d in range(depth)), {path: r[0] for path, r in ranges.items()})
+    return Clock(tuple(positions.get(d, 1) for d in range(depth)), tuple(spans.get(d, 1) for d in range(depth)))
+
+
+def _touches_memory(stmt: Stmt) -> bool:
+    if isinstance(stmt, Loop):
+        return any(_touches_memory(s) for s in stmt.body)
+    return isinstance(stmt, MEMORY)
+
+
+def _greatest_trip(placed: Placed) -> int:
+    """The most iterations of the loop `placed` in any one run of it."""
+    loop, env = placed.stmt, instances(placed)
+    lo, hi = values(loop.lo, env), values(loop.hi, env)
+    return max(1, int(np.max(-(-(hi - lo) // loop.step), initial=0)))
 
 
 def time_of(placed: Placed, env: dict, clk: Clock):
     """Linear time of `placed` at the loop values `env` (numpy arrays or CP-SAT expressions)."""
     pos_w, var_w = clk.weights()
     total = sum(p * pos_w[d] for d, p in enumerate(placed.positions))
-    for d, (loop, path) in enumerate(zip(placed.loops, loop_paths(placed)), start=1):
-        total = total + (env[loop.var] - clk.origins[path]) * var_w[d]
+    for d, loop in enumerate(placed.loops, start=1):
+        total = total + _digit(loop, env) * var_w[d]
     return total
+
+
+def digit_key(var: str) -> str:
+    """Where a CP-SAT environment keeps loop `var`'s digit as a variable of its own: the start's
+    min/max helpers range far beyond any time weight CP-SAT could multiply, and a step divides."""
+    return f"{var}@digit"
+
+
+def _digit(loop: Loop, env: dict):
+    """The loop's iterations since its start: (value - start) / step."""
+    if digit_key(loop.var) in env:
+        return env[digit_key(loop.var)]
+    return (env[loop.var] - loop.lo.evaluate(env)) // loop.step
 
 
 def instances(placed: Placed) -> dict[str, np.ndarray]:

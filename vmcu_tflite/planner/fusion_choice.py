@@ -13,8 +13,7 @@ import math
 from dataclasses import dataclass
 from typing import Sequence
 
-from ..chain import LayerChainParams
-from ..fusion import CHAIN, Block, apply_fusion, chain_runs, find_blocks
+from ..fusion import CHAIN, Block, apply_fusion, chain_params, chain_runs, find_blocks
 from ..graph import Graph
 from ..steps import Step
 from .placement import step_bounds
@@ -113,7 +112,7 @@ def _chain_costs(graph: Graph, steps: Sequence[Step], run: tuple[int, ...], boun
             if b - a == 1:
                 cost[a, b] = bounds[run[a]]
                 continue
-            params = LayerChainParams(tuple(steps[i].params for i in run[a:b]))
+            params = chain_params(steps, run[a:b])
             size = lambda t: graph.tensors[t].num_bytes  # noqa: E731
             cost[a, b] = max(size(steps[run[a]].inputs[0]), size(steps[run[b - 1]].outputs[0])) + params.workspace_bytes
     return cost
