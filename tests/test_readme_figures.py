@@ -18,7 +18,8 @@ from vmcu_tflite.pipeline import compile_model
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared" / "models"
 ROWS = {"MCUNet-320KB-ImageNet": "mcunet-320kb-1mb_imagenet", "MCUNet-VWW": "mcunet-vww1",
-        "MLPerf Tiny KWS DS-CNN": "mlperf-kws-dscnn", "MLPerf Tiny AD01": "mlperf-ad01"}
+        "MLPerf Tiny KWS DS-CNN": "mlperf-kws-dscnn", "MLPerf Tiny AD01": "mlperf-ad01",
+        "TFLite Micro person detection": "tflm-person_detect"}
 pytestmark = pytest.mark.skipif(not SHARED.is_dir(), reason="../shared/models is absent")
 README = " ".join((ROOT / "README.md").read_text().split())
 

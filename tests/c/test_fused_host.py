@@ -1,4 +1,4 @@
-"""The fused inverted-bottleneck C kernel against the reference on random blocks (host build)."""
+"""The fused C kernels (inverted bottlenecks, chains) against the reference on random cases (host build)."""
 from __future__ import annotations
 
 import tempfile
@@ -7,6 +7,7 @@ from pathlib import Path
 import numpy as np
 from hypothesis import given, settings
 
+from tests.planner.test_chains import chained_program, chains
 from tests.planner.test_fusion import blocks, fused_program
 from vmcu_reference.interpreter import Interpreter
 from vmcu_tflite.validate.run import build_and_run
@@ -18,6 +19,18 @@ from vmcu_tflite.validate.targets import SANITIZED_HOST
 def test_fused_c_kernel_matches_reference(case):
     model, data, _ = case
     program = fused_program(model)
+    expected = Interpreter(program).run([data]).raw_outputs[0].reshape(-1)
+    with tempfile.TemporaryDirectory() as work:
+        status, outputs, _ = build_and_run(program, [data], SANITIZED_HOST, Path(work))
+    assert status == 0
+    np.testing.assert_array_equal(outputs[0], expected)
+
+
+@settings(max_examples=4, deadline=None)
+@given(chains(most=4))
+def test_chain_c_kernel_matches_reference(case):
+    model, data, _ = case
+    program = chained_program(model)
     expected = Interpreter(program).run([data]).raw_outputs[0].reshape(-1)
     with tempfile.TemporaryDirectory() as work:
         status, outputs, _ = build_and_run(program, [data], SANITIZED_HOST, Path(work))

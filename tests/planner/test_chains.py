@@ -31,6 +31,12 @@ def chains(draw, most: int = 5):
         stride = stride if g.shape[1] > 2 else 1
         c_out = g.shape[3] if kind == "dw" else draw(st.integers(1, 9))
         g.x, g.shape, g.scale, g.zp = g.conv(g.x, g.shape, c_out, k, stride, depthwise=kind == "dw")
+    if draw(st.booleans()):  # a classifier head: the global average pool ends the chain
+        n, h, w, c = g.shape
+        pooled = g.b.tensor((n, 1, 1, c), scale=g.scale, zero_point=g.zp)
+        g.b.op("AVERAGE_POOL_2D", [g.x], [pooled], padding=1, stride_h=1, stride_w=1, filter_height=h, filter_width=w,
+               fused_activation_function=draw(st.sampled_from([0, 1, 3])))
+        g.x = pooled
     g.b.outputs = [g.x]
     data = rng.integers(-128, 128, size=(1, hw, hw, c_in)).astype(np.int8)
     return g.b.build(), data, len(kinds)
@@ -56,6 +62,7 @@ def test_chain_is_bit_exact_and_hazard_free(case):
     unfused = compile_model(model, "vmcu", fuse=False)
     assert program.plan.macs == unfused.plan.macs  # rings of rows: no multiply-accumulate is repeated
     assert len(program.steps[0].params.layers) == layers
+    assert (program.steps[0].params.pool is None) == (len(unfused.steps) == layers)
 
 
 def test_rings_are_as_tall_as_the_next_window_and_pointwise_layers_need_none():
