@@ -63,9 +63,9 @@ def kernel_type(step) -> str:
     if step.kernel == "DEPTHWISE_CONV_2D":
         k = p.filter.shape[1]
         return f"depthwise {k}x{k}"
-    if step.kernel == "INVERTED_BOTTLENECK":
-        k = p.depthwise.filter.shape[1]
-        return f"fused block, depthwise {k}x{k}"
+    if step.kernel == "LAYER_CHAIN":
+        windows = sorted({layer.filter.shape[1] for layer in p.layers if hasattr(layer, "depth_multiplier")})
+        return f"chain, depthwise {'/'.join(f'{k}x{k}' for k in windows) or 'none'}"
     return "fully connected" if step.kernel == "FULLY_CONNECTED" else step.kernel
 
 

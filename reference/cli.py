@@ -36,7 +36,7 @@ def build_parser() -> argparse.ArgumentParser:
     feed = parser.add_mutually_exclusive_group()
     feed.add_argument("--inputs", type=Path, help=".npz with input_0, input_1, ...")
     feed.add_argument("--seed", type=seed, default=0, help="random inputs from this seed (default: %(default)s)")
-    parser.add_argument("--no-fuse", action="store_true", help="plan without fused blocks")
+    parser.add_argument("--no-fuse", action="store_true", help="plan without fused chains")
     parser.add_argument("--outputs", type=new_file, help="write output_0, ... to this .npz")
     parser.add_argument("--compare-tflm", action="store_true", help="compare every tensor with TFLite Micro")
     parser.add_argument("--trace", action="store_true", help="log every pool load, store and free on stderr")

@@ -8,7 +8,9 @@ its input (consumed row by row), its output (written over consumed input) and th
 max(input, output) + the rings, where the layers apart hold their largest input + output pair.
 
 A global average pool may end the chain: the last stage's pixels are then summed per channel
-and only the means are stored.
+and only the means are stored. Or a residual ADD of the chain's own input may end it
+(MobileNetV2's inverted bottleneck: 1x1 expand -> depthwise -> 1x1 project + input): each output
+pixel is added to the input pixel at its place, read just before the output lands on it.
 
 The layers are grouped into stages: a stage is one layer with a window (or the first layer) and
 the 1x1 layers that follow it; stage i's output pixels go to ring i, the last stage's to the
@@ -64,6 +66,8 @@ def is_global_average(pool) -> bool:
 class LayerChainParams:
     layers: tuple[Layer, ...]
     pool: Any = None  # a global AVERAGE_POOL_2D's PoolParams after the last layer, or None
+    add: Any = None  # an ADD of the chain's input to its last layer's output (a residual), or None
+    residual_first: bool = False  # the chain's input is the ADD's first operand
 
     @property
     def input_shape(self) -> tuple[int, ...]:

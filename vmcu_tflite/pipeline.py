@@ -4,7 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from .fusion import CHAIN, Block, apply_fusion, find_blocks
+from .fusion import Block, apply_fusion
 from .graph import Graph
 from .passes import simplify
 from .plan import Plan
@@ -24,12 +24,12 @@ class Program:
 
 
 def compile_graph(graph: Graph, planner: str = "vmcu", fuse: bool = True) -> Program:
-    """Simplify, prepare the steps, fuse blocks where it saves bytes (vMCU planner only), plan.
+    """Simplify, prepare the steps, fuse chains where it saves bytes (vMCU planner only), plan.
 
-    A fused block runs slower than its layers apart (its ring and its pixel-by-pixel depthwise):
-    fusion pays only where the pool needs it. So after planning, the blocks whose layers apart
-    never held more than the pool found are unfused again, and that plan is kept when its pool is
-    no larger (the same bytes, fewer instructions)."""
+    Fusion pays only where the pool needs it: a chain streams its layers pixel by pixel, where
+    the layers apart run their own best loops (in-place depthwise planes, GEMM tiles). So after
+    planning, the chains whose layers apart never held more than the pool found are unfused
+    again, and that plan is kept when its pool is no larger."""
     simple = simplify(graph)
     layers = build_steps(simple)
     steps, fusion = layers, ()
@@ -48,17 +48,13 @@ def compile_graph(graph: Graph, planner: str = "vmcu", fuse: bool = True) -> Pro
 
 
 def fuse_chosen(graph: Graph, steps: tuple[Step, ...], fusion: tuple[FusionChoice, ...]) -> tuple[Step, ...]:
-    """`steps` (one per layer) with the blocks `fusion` marks fused fused."""
-    fused = {(f.ops, f.label) for f in fusion if f.fused}
-    blocks = [b for b in find_blocks(graph, steps)
-              if (tuple(sorted(op for i in b.steps for op in steps[i].ops)), b.label) in fused]
-    blocks += [Block(tuple(s.index for s in steps if set(s.ops) <= set(ops)), CHAIN)
-               for ops, label in sorted(fused) if label == CHAIN]
-    return apply_fusion(graph, steps, blocks)
+    """`steps` (one per layer) with the chains `fusion` marks fused fused."""
+    blocks = [Block(tuple(s.index for s in steps if set(s.ops) <= set(f.ops))) for f in fusion if f.fused]
+    return apply_fusion(graph, steps, sorted(blocks, key=lambda b: b.steps))
 
 
 def program_for_plan(graph: Graph, plan: Plan) -> Program:
-    """The steps a saved plan was made for (same simplification, same fused blocks), with that plan."""
+    """The steps a saved plan was made for (same simplification, same fused chains), with that plan."""
     simple = simplify(graph)
     return Program(simple, fuse_chosen(simple, build_steps(simple), plan.fusion), plan)
 

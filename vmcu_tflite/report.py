@@ -49,19 +49,21 @@ def render_report(program: Program, baseline: Plan, tflm_head: int | None, targe
                      f"{step.segment_bytes} | {step.gap_segments} | {step.workspace_bytes} | "
                      f"{step.footprint_bytes:,} | {base.footprint_bytes:,} |")
     if plan.fusion:
-        lines += ["", "## Fused blocks", "",
-                  "Layers run as one step whose intermediates never reach the pool: inverted bottlenecks (expand, "
-                  "no-expand, stem) and chains of convolution layers (chain), whose rings of rows are the step's "
-                  "workspace. A block is fused when its fused step "
+        lines += ["", "## Fused chains", "",
+                  "Chains of layers run as one step whose intermediates never reach the pool; their rings of rows "
+                  "are the step's workspace. A chain is fused when its step "
                   "must hold fewer bytes than the largest of its layers' steps, unless its layers apart fit in the pool "
                   f"({plan.pool_bytes:,} B) and unfusing them keeps it: there fusing saves nothing and the layers apart "
                   "run in fewer instructions.", "",
-                  "| TFLite ops | block | fused | layers' largest step B | fused step B | saved B |",
-                  "|---|---|---|---:|---:|---:|"]
+                  "| TFLite ops | layers | fused | rings B | layers' largest step B | fused step B | saved B |",
+                  "|---|---|---|---:|---:|---:|---:|"]
+        kinds = {op.index: op.kind for op in graph.ops}
+        rings = {step.ops: planned.workspace_bytes for step, planned in zip(program.steps, plan.steps)}
         for f in plan.fusion:
             saved = f.unfused_bytes - f.fused_bytes if f.fused else 0
-            lines.append(f"| {f.ops[0]}-{f.ops[-1]} | {f.label} | {'yes' if f.fused else 'no'} | {f.unfused_bytes:,} | "
-                         f"{f.fused_bytes:,} | {saved:,} |")
+            layers = ", ".join(kinds[op] for op in f.ops if op in kinds)
+            lines.append(f"| {f.ops[0]}-{f.ops[-1]} | {layers} | {'yes' if f.fused else 'no'} | "
+                         f"{rings.get(f.ops, 0):,} | {f.unfused_bytes:,} | {f.fused_bytes:,} | {saved:,} |")
     lines += ["", f"Build the `vmcu_model` library for {target} in this folder: `{BUILD[target]}`."]
     peak = max(plan.steps, key=lambda s: s.footprint_bytes, default=None)
     if peak is not None:

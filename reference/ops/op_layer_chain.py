@@ -10,6 +10,7 @@ import numpy as np
 from vmcu_tflite.chain import is_depthwise
 
 from .base import Kernel
+from .op_add import Add
 from .op_average_pool2d import AveragePool2D
 from .op_conv2d import Conv2D
 from .op_depthwise_conv2d import DepthwiseConv2D
@@ -26,6 +27,10 @@ class LayerChain(Kernel):
             self.layers.append(AveragePool2D(params.pool))
 
     def run(self, x: np.ndarray) -> np.ndarray:
+        y = x
         for layer in self.layers:
-            x = layer.run(x)
-        return x
+            y = layer.run(y)
+        if self.params.add is None:
+            return y
+        add = Add(self.params.add)
+        return add.run(x, y) if self.params.residual_first else add.run(y, x)

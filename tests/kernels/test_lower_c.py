@@ -1,6 +1,6 @@
 """The C that `lower_c.py` generates from the kernel descriptions, run on the host against the reference ops.
 
-Every case is a one-step model (one layer, or one fused inverted bottleneck) compiled with the
+Every case is a one-step model (one layer, or one inverted bottleneck fused as a chain) compiled with the
 vMCU planner for its params; its description is lowered for a few segment sizes (and in place),
 all functions go into one C file with a small harness (`render_kernels` + the params emitters),
 built twice (portable, and the DSP paths with emulated instructions) with the runtime's warning
@@ -195,7 +195,7 @@ def prepare(case: Case, index: int) -> None:
     graph, steps = case.program.graph, case.program.steps
     assert len(steps) == 1, [s.kernel for s in steps]
     case.step = step = steps[0]
-    assert step.kernel == ("INVERTED_BOTTLENECK" if case.fused else step.kernel)
+    assert step.kernel == ("LAYER_CHAIN" if case.fused else step.kernel)
     shape = graph.tensors[step.inputs[0]].shape
     case.data = np.random.default_rng(index).integers(-128, 128, size=shape).astype(np.int8)
     case.expected = make_kernel(step.kernel, step.params).run(case.data).astype(np.int8).tobytes()

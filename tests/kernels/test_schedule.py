@@ -2,8 +2,8 @@
 
 An independent walk (plain recursion over the loops, one instance at a time) lists every memory
 statement instance of a kernel in execution order; their times must strictly increase. The
-kernels are real configurations whose nested loops reuse variable names with other ranges (the
-fused block's lead-conv and projection channel loops).
+kernels are real configurations whose nested loops reuse variable names with other ranges (a
+chain's channel loops, one per layer) and start where enclosing loops say (rows made on demand).
 """
 from __future__ import annotations
 

@@ -48,7 +48,7 @@ def chained_program(model: bytes) -> Program:
     steps = build_steps(graph)
     runs = chain_runs(graph, steps, set())
     assert runs == [tuple(range(len(steps)))]
-    fused = (chain_step(steps, runs[0], 0),)
+    fused = (chain_step(graph, steps, runs[0], 0),)
     return Program(graph, fused, plan_vmcu(graph, fused))
 
 

@@ -29,7 +29,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help="memory planner (default: %(default)s)")
     parser.add_argument("--ram-budget", type=parse_bytes, metavar="BYTES",
                         help="fail with exit code 3 if the pool needs more (e.g. 128K)")
-    parser.add_argument("--no-fuse", action="store_true", help="never fuse layers (inverted bottlenecks, chains)")
+    parser.add_argument("--no-fuse", action="store_true", help="never fuse layers into chains")
     parser.add_argument("--prefix", help="C symbol prefix (default: the model's file name)")
     parser.add_argument("--target", choices=["host", "cortex-m4", "cortex-m7"], default="host",
                         help="where the C will run: the report says how to build for it (the C is the same)")

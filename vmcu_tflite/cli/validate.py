@@ -60,7 +60,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--target", choices=sorted(TARGETS), default="host")
     parser.add_argument("--seed", type=seed, default=0, help="random input seed (default: %(default)s)")
     parser.add_argument("--planner", choices=sorted(PLANNERS), default="vmcu")
-    parser.add_argument("--no-fuse", action="store_true", help="plan without fused blocks")
+    parser.add_argument("--no-fuse", action="store_true", help="plan without fused chains")
     parser.add_argument("--keep", type=folder, help="build in this folder and keep it")
     parser.add_argument("--profile", action="store_true",
                         help="QEMU targets: also build with a counter around every kernel call and print one line "

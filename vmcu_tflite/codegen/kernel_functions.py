@@ -1,7 +1,7 @@
 """Which C function each step calls: a generated one, or one of the runtime's hand-written kernels.
 
 Steps whose kind has a kernel description (`vmcu_tflite.kernels.describe`: convolutions, depthwise,
-fully connected, fused inverted bottlenecks) call a function lowered from that description into
+fully connected, fused chains) call a function lowered from that description into
 the model's C file, one per distinct configuration: steps whose descriptions lower to the same C
 share it, so flash grows with the number of distinct layer shapes, not with the number of layers.
 A function is lowered knowing which of its step's tensors the plan keeps in one piece, not

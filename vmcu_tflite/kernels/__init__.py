@@ -12,7 +12,6 @@ from __future__ import annotations
 from .chain import layer_chain
 from .conv import conv2d
 from .depthwise import depthwise, depthwise_in_place
-from .fused import inverted_bottleneck
 from .gemm import gemm
 from .ir import Kernel
 from .requant import requant_form
@@ -48,8 +47,6 @@ def describe(kind: str, params, segment: int, in_place: bool = False, tile_rows:
         return conv2d(params, segment)
     if kind == "DEPTHWISE_CONV_2D":
         return depthwise_in_place(params, segment) if in_place else depthwise(params, segment)
-    if kind == "INVERTED_BOTTLENECK":
-        return inverted_bottleneck(params, segment)
     if kind == "LAYER_CHAIN":
         return layer_chain(params, segment)
     return None

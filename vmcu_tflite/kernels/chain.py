@@ -7,7 +7,8 @@ ring rows), and before each of those, the rows of the stage before it that row n
 down to the step's input: every row of every layer is computed once, when first needed. A
 stage's pixel is its head layer's pixel (a depthwise pixel, or a convolution's window read as
 `conv_pixel` reads it), then each 1x1 layer of the stage applied to that pixel in registers.
-The last stage's pixels go to the output segment by segment, or, where a global average pool
+The last stage's pixels go to the output segment by segment (each segment added to the input's
+at its place first where a residual ADD ends the chain), or, where a global average pool
 ends the chain, into one int32 sum per channel whose means are stored at the end. The input is
 freed as the windows move past it (the interpreter's frontier), so the output may land on
 consumed input.
@@ -17,12 +18,15 @@ from __future__ import annotations
 from ..chain import is_depthwise
 from .conv import conv_pixel
 from .depthwise import depthwise_pixel
-from .fused import PAIR_BYTES, PIXELS
 from .gemm import WIDEN_BYTES, channel_pair, pair_bytes, whole_words
 from .index import Const, Ix, Var, imin
-from .ir import Accumulate, Average, Broadcast, Dot, Kernel, RAMStore, RegAlloc, Requantize, Widen, Workspace, loop
+from .ir import Accumulate, AddResidual, Average, Broadcast, Dot, Kernel, RAMLoad, RAMStore, RegAlloc, Requantize, Widen, Workspace, loop
 from .requant import requant_form
 from .window import layer_interior, new_rows
+
+
+PIXELS = 2  # output pixels per iteration: a pointwise layer's 2x2 tile (two pixels by two channels)
+PAIR_BYTES = 512  # stack for a pair's values: stages with wider layers take one pixel at a time
 
 
 def layer_param(params, j: int) -> str:
@@ -138,8 +142,11 @@ def layer_chain(params, segment: int) -> Kernel:
     segments = -(-c_out // segment)
     row_body = [_make_rows(p, last - 1, y)] if last > 0 else []
     if p.pool is None:  # each pixel of the last stage to the output, segment by segment
+        residual = [] if p.add is None else [  # the input pixel at the same place, added segment by segment
+            RAMLoad("res", "input0", (y * w + x + t) * c_in + first, end - first, max_bytes=segment),
+            AddResidual(buf, t * c_out + first, "res", 0, end - first, "p->add", p.residual_first)]
         row_body.append(loop("x", 0, cols, [*pixels, loop("t", 0, count, [loop("q", 0, segments, [
-            RAMStore("output", (y * o_w + x + t) * c_out + first, end - first, buf, t * c_out + first)])])],
+            *residual, RAMStore("output", (y * o_w + x + t) * c_out + first, end - first, buf, t * c_out + first)])])],
             step=tile, interior=_interior(p, last)))
         body = [loop("y", 0, rows, row_body)]
     else:  # summed into the pool's accumulators; only the means reach the pool
@@ -151,10 +158,11 @@ def layer_chain(params, segment: int) -> Kernel:
                 loop("q", 0, segments, [RAMStore("output", first, end - first, "means", first)])]
     offsets = [Broadcast(f"off{j}", f"{layer_param(p, j)}->input_offset") for j in range(len(p.layers))]
     pool = None if p.pool is None else (p.pool.act_min, p.pool.act_max)
+    add = None if p.add is None else p.residual_first
     signature = ("layer_chain", tuple((type(layer).__name__, tuple(layer.input_shape), tuple(layer.filter.shape),
-                                       layer.stride, layer.padding) for layer in p.layers), pool, segment)
+                                       layer.stride, layer.padding) for layer in p.layers), pool, add, segment)
     kinds = "-".join(["dw" if is_depthwise(layer) else f"conv{layer.filter.shape[1]}" for layer in p.layers]
-                     + ([] if p.pool is None else ["mean"]))
+                     + ([] if p.pool is None else ["mean"]) + ([] if p.add is None else ["add"]))
     return Kernel(name="layer_chain", params_type="vmcu_layer_chain_params", signature=signature,
                   tensors={"input0": h * w * c_in, "output": o_h * o_w * c_out},
                   body=(*offsets, *body), workspaces=tuple(workspaces),

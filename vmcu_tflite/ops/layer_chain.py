@@ -7,4 +7,4 @@ from ..chain import KIND
 from ..codegen.params.layer_chain import emit
 from .spec import OpSpec
 
-SPEC = OpSpec(KIND, kind_id=36, emit=emit)
+SPEC = OpSpec(KIND, kind_id=15, emit=emit)  # the slot of the inverted bottleneck it replaced

@@ -1,11 +1,15 @@
-"""Which blocks to fuse: each one whose fused step needs fewer bytes than its layers did.
+"""Which parts of the runs of layers to fuse into chains, so that the pool is smallest.
 
-The comparison is local and exact in kind: for every step, the bytes it must hold (live buffers,
-its workspace, minus what its output may share with its streamed inputs) are computed with all
-blocks fused and with none; a block is fused when its fused step's bound is below the largest
-bound among its unfused steps. Both variants do the same multiply-accumulates, but a fused block
-takes more instructions (its ring, its depthwise pixel by pixel): `pipeline.compile_graph`
-unfuses again the blocks whose layers apart fit the pool the plan found.
+Every step's bound (the bytes it must hold: live buffers, its workspace, minus what its output may
+share with its streamed inputs) is computed exactly for the layers apart. Per run of chainable
+layers (`fusion.chain_runs`), a dynamic program over where chains start and end finds the least
+the run's largest step can be, each layer alone costing its exact bound and a chain its estimate
+(max(input, output) + its rings: the output lands on consumed input). The pool cannot go below
+the largest bound outside the runs, so a second pass takes, among the cuts that keep every part
+under max(that floor, the run's least), the one fusing the fewest layers: chains do the same
+multiply-accumulates, but the fewer layers fused the more of the model runs as plain layers, which
+`pipeline.compile_graph` then also prefers wherever the plan found leaves room. Each chosen chain
+is kept only if its exact bound is below the largest of its layers'.
 """
 from __future__ import annotations
 
@@ -13,7 +17,7 @@ import math
 from dataclasses import dataclass
 from typing import Sequence
 
-from ..fusion import CHAIN, Block, apply_fusion, chain_params, chain_runs, find_blocks
+from ..fusion import CHAIN, Block, apply_fusion, chain_params, chain_runs
 from ..graph import Graph
 from ..steps import Step
 from .placement import step_bounds
@@ -22,8 +26,8 @@ from .vmcu import streamed_buffers
 
 @dataclass(frozen=True)
 class FusionChoice:
-    ops: tuple[int, ...]  # TFLite operators of the block
-    label: str  # "expand", "no-expand", "stem", "chain"
+    ops: tuple[int, ...]  # TFLite operators of the chain
+    label: str  # "chain"
     fused: bool
     unfused_bytes: int  # the most any of its layers' steps must hold
     fused_bytes: int  # what its fused step must hold
@@ -35,63 +39,21 @@ def _bounds(graph: Graph, steps: Sequence[Step]) -> dict[int, int]:
 
 
 def choose_fusion(graph: Graph, steps: Sequence[Step]) -> tuple[tuple[Step, ...], tuple[FusionChoice, ...]]:
-    """The steps with the worthwhile blocks and chains fused, and the decision for every candidate."""
-    unfused_bounds = _bounds(graph, steps)
-    blocks, choices = _choose_blocks(graph, steps, unfused_bounds)
-    chains, chain_choices = _choose_chains(graph, steps, blocks, unfused_bounds)
-    if not blocks and not chains:
-        return tuple(steps), choices + chain_choices
-    return apply_fusion(graph, steps, blocks + chains), choices + chain_choices
-
-
-def _choose_blocks(graph: Graph, steps: Sequence[Step], unfused_bounds: dict[int, int]) -> tuple[list[Block], tuple]:
-    """The inverted bottlenecks whose fused step holds fewer bytes than their largest layer."""
-    blocks = find_blocks(graph, steps)
-    if not blocks:
-        return [], ()
-    all_fused = apply_fusion(graph, steps, blocks)
-    fused_bounds = _bounds(graph, all_fused)
-    fused_index = {s.ops: s.index for s in all_fused if s.kernel == "INVERTED_BOTTLENECK"}
-    chosen: list[Block] = []
-    choices = []
-    for block in blocks:
-        ops = tuple(sorted(op for i in block.steps for op in steps[i].ops))
-        before = max(unfused_bounds[i] for i in block.steps)
-        after = fused_bounds[fused_index[ops]]
-        if after < before:
-            chosen.append(block)
-        choices.append(FusionChoice(ops, block.label, after < before, before, after))
-    return chosen, tuple(choices)
-
-
-def _choose_chains(graph: Graph, steps: Sequence[Step], blocks: list[Block],
-                   bounds: dict[int, int]) -> tuple[list[Block], tuple]:
-    """Which parts of the runs of convolution layers (`fusion.chain_runs`) to fuse as chains.
-
-    Per run, a dynamic program over where chains start and end finds the least the run's
-    largest step can be, each layer alone costing its exact bound and a chain its estimate
-    (max(input, output) + its rings: the output lands on consumed input). The pool cannot go
-    below the largest bound outside the runs, so a second pass takes, among the cuts that keep
-    every part under max(that floor, the run's least), the one fusing the fewest layers (chains
-    run slower than their layers apart). Each chosen chain is then kept only if its exact bound
-    is below the largest of its layers'.
-    """
-    taken = {i for b in blocks for i in b.steps}
-    runs = chain_runs(graph, steps, taken)
+    """The steps with the worthwhile chains fused, and the decision for every candidate chain."""
+    runs = chain_runs(graph, steps)
     if not runs:
-        return [], ()
-    blocked = _bounds(graph, apply_fusion(graph, steps, blocks)) if blocks else bounds
-    in_runs = {steps[i].ops for run in runs for i in run}
-    with_blocks = apply_fusion(graph, steps, blocks) if blocks else steps
-    floor = max((blocked[s.index] for s in with_blocks if s.ops not in in_runs), default=0)
+        return tuple(steps), ()
+    bounds = _bounds(graph, steps)
+    in_runs = {i for run in runs for i in run}
+    floor = max((b for i, b in bounds.items() if i not in in_runs), default=0)
     candidates = []
     for run in runs:
         cost = _chain_costs(graph, steps, run, bounds)
         limit = max(floor, _least_largest(len(run), cost))
         candidates += [Block(run[a:b], CHAIN) for a, b in _fewest_fused(len(run), cost, limit) if b - a > 1]
     if not candidates:
-        return [], ()
-    fused = apply_fusion(graph, steps, blocks + candidates)
+        return tuple(steps), ()
+    fused = apply_fusion(graph, steps, candidates)
     fused_bounds = _bounds(graph, fused)
     at = {s.ops: s.index for s in fused if s.kernel == "LAYER_CHAIN"}
     kept, choices = [], []
@@ -101,20 +63,22 @@ def _choose_chains(graph: Graph, steps: Sequence[Step], blocks: list[Block],
         if after < before:
             kept.append(block)
         choices.append(FusionChoice(ops, CHAIN, after < before, before, after))
-    return kept, tuple(choices)
+    return apply_fusion(graph, steps, kept), tuple(choices)
 
 
 def _chain_costs(graph: Graph, steps: Sequence[Step], run: tuple[int, ...], bounds: dict[int, int]) -> dict:
-    """(a, b) -> what the part run[a:b] must hold: a layer's bound, a chain's estimate."""
+    """(a, b) -> what the part run[a:b] must hold: a layer's bound, a chain's estimate (infinite
+    for a part that cannot be one chain)."""
+    size = lambda t: graph.tensors[t].num_bytes  # noqa: E731
     cost = {}
     for a in range(len(run)):
         for b in range(a + 1, len(run) + 1):
             if b - a == 1:
                 cost[a, b] = bounds[run[a]]
                 continue
-            params = chain_params(steps, run[a:b])
-            size = lambda t: graph.tensors[t].num_bytes  # noqa: E731
-            cost[a, b] = max(size(steps[run[a]].inputs[0]), size(steps[run[b - 1]].outputs[0])) + params.workspace_bytes
+            params = chain_params(graph, steps, run[a:b])
+            cost[a, b] = math.inf if params is None else (
+                max(size(steps[run[a]].inputs[0]), size(steps[run[b - 1]].outputs[0])) + params.workspace_bytes)
     return cost
 
 

@@ -152,8 +152,8 @@ def choose_streaming(graph: Graph, steps: Sequence[Step], buffers: dict[int, Buf
                 cost = in_place_workspace(step, segment)
                 if best is None or cost < best[0]:
                     best = (cost, StepStreaming(segment, (Stream(step.index, t, 0, exact=True),), cost, True))
-        if step.kernel in ("INVERTED_BOTTLENECK", "LAYER_CHAIN"):  # its rings are needed whether it streams or not
-            ring = step.params.ring_bytes if step.kernel == "INVERTED_BOTTLENECK" else step.params.workspace_bytes
+        if step.kernel == "LAYER_CHAIN":  # its rings are needed whether it streams or not
+            ring = step.params.workspace_bytes
             chosen[step.index] = (replace(best[1], workspace_bytes=ring) if best is not None
                                   else StepStreaming(default_segment(graph, step), (), ring))
         elif best is not None:

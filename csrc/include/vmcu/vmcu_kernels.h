@@ -1,7 +1,7 @@
 /*
  * vmcu-tflite runtime: the hand-written kernels, one per step kind without a kernel description,
  * all with the vmcu_kernel_fn arguments: context, op params, input views (in operand order),
- * output view. CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED and the fused inverted bottleneck have
+ * output view. CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED and the fused chains of layers have
  * no C here: the converter generates one function per configuration from their descriptions
  * (vmcu_tflite/kernels/) into the model's C file.
  *

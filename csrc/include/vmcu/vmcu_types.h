@@ -265,23 +265,14 @@ typedef struct {
 } vmcu_quantize_params;
 
 /**
- * INVERTED_BOTTLENECK: a fused lead conv -> depthwise -> 1x1 project [-> ADD of the block input].
- * The ring of lead-conv rows is the step's workspace.
- */
-typedef struct {
-    const vmcu_conv_params *lead;           /**< 1x1 expand or stem conv, or NULL (depthwise reads the input) */
-    const vmcu_depthwise_params *depthwise; /**< multiplier 1, dilation 1 */
-    const vmcu_conv_params *project;        /**< 1x1, stride 1 */
-    const vmcu_binary_arith *add;           /**< residual ADD (same shapes, operand order folded into the C), or NULL */
-} vmcu_inverted_bottleneck_params;
-
-/**
- * LAYER_CHAIN: consecutive convolution layers fused; the rings of rows between them are the
+ * LAYER_CHAIN: consecutive convolution layers fused (an inverted bottleneck among them), ended by a
+ * global average pool or a residual ADD of the chain's input; the rings of rows between them are the
  * step's workspace. Layer j is conv[j] or depthwise[j] (the other entry is NULL).
  */
 typedef struct {
     const vmcu_conv_params *const *conv;
     const vmcu_depthwise_params *const *depthwise;
+    const vmcu_binary_arith *add; /**< residual ADD of the chain's input (operand order folded into the C), or NULL */
 } vmcu_layer_chain_params;
 
 /**

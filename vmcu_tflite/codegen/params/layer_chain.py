@@ -4,7 +4,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ...chain import is_depthwise
-from . import conv2d, depthwise_conv2d
+from . import add, conv2d, depthwise_conv2d
 from .common import struct
 
 
@@ -21,4 +21,7 @@ def emit(step, graph, writer, name):
         (conv if dw else depthwise).append("0")
     tables = {kind: writer.pointers(f"const vmcu_{kind}_params *", f"{name}_{kind}", items)
               for kind, items in (("conv", conv), ("depthwise", depthwise))}
-    return "vmcu_layer_chain_params", struct(conv=tables["conv"], depthwise=tables["depthwise"])
+    residual = "0"
+    if step.params.add is not None:  # only its arithmetic: the residual has the chain's shapes, folded into the C
+        residual = "&" + writer.struct("vmcu_binary_arith", f"{name}_add", add.arith(step.params.add))
+    return "vmcu_layer_chain_params", struct(conv=tables["conv"], depthwise=tables["depthwise"], add=residual)
