@@ -1,4 +1,5 @@
-"""memory.png: per-step footprint (ours vs whole-tensor) and where each buffer sits in the pool."""
+"""memory.png: per-step footprint (ours vs whole-tensor, fused chains shaded) and where each buffer
+sits in the pool (workspaces hatched)."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -15,13 +16,17 @@ def render_memory_plot(plan: Plan, baseline: Plan, path: Path, tflm_head: int | 
 
     steps = [s.index for s in plan.steps]
     fig, (top, bottom) = plt.subplots(2, 1, figsize=(10, 8), sharex=True, gridspec_kw={"height_ratios": [1, 1.3]})
-    top.step(steps, [s.footprint_bytes / 1024 for s in baseline.steps], where="mid", label="whole-tensor plan")
+    top.step(steps, [s.footprint_bytes / 1024 for s in baseline.steps], where="mid", label="whole-tensor plan of these steps")
     top.step(steps, [s.footprint_bytes / 1024 for s in plan.steps], where="mid", label=f"{plan.planner} plan")
     if tflm_head:
         top.axhline(tflm_head / 1024, color="grey", linestyle=":", label="TFLite Micro arena head")
     top.axhline(plan.pool_bytes / 1024, color="C1", linestyle="--", linewidth=0.8, label=f"{plan.planner} pool")
+    chains = [s.index for s in plan.steps if s.kernel == "LAYER_CHAIN"]
+    for k, index in enumerate(chains):  # a chain's layers are one step: its rings are in its footprint
+        top.axvspan(index - 0.5, index + 0.5, color="C2", alpha=0.15, label="fused chain" if k == 0 else None)
     top.set_ylabel("KiB held during the step")
-    top.set_title(f"{plan.model}: pool {plan.pool_bytes:,} B ({plan.planner}) vs {baseline.pool_bytes:,} B (whole-tensor)")
+    top.set_title(f"{plan.model}: pool {plan.pool_bytes:,} B ({plan.planner}) vs {plan.tensor_level_bytes:,} B "
+                  "(the layers at whole-tensor level)")
     top.legend(loc="upper right", fontsize="small")
 
     # Pool occupancy: one rectangle per buffer and lifetime, split where it wraps around the pool.
@@ -40,7 +45,8 @@ def render_memory_plot(plan: Plan, baseline: Plan, path: Path, tflm_head: int | 
     bottom.set_ylim(0, pool / 1024)
     bottom.set_xlabel("step")
     bottom.set_ylabel("pool address (KiB)")
-    bottom.set_title("buffers in the circular pool (red hatching: step workspaces)", fontsize="small")
+    bottom.set_title("buffers in the circular pool (red hatching: step workspaces, the rings of chains and "
+                     "in-place depthwise planes)", fontsize="small")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
