@@ -14,6 +14,7 @@ from typing import Sequence
 
 from .chain import KIND, LayerChainParams, chainable, is_global_average
 from .graph import Graph
+from .lifetimes import Dataflow
 from .steps import Step
 
 CHAIN = "chain"  # the label of a chain in the fusion choices (plan.json's `fused_blocks`)
@@ -55,12 +56,13 @@ def residual_of(graph: Graph, steps: Sequence[Step], members: Sequence[int]) -> 
 def chain_runs(graph: Graph, steps: Sequence[Step], taken: set[int] = frozenset()) -> list[tuple[int, ...]]:
     """Maximal runs of consecutive steps a chain can hold, each read only by the next, none in
     `taken`; runs of two steps or more. A pool or an ADD only ends a run."""
+    flow = Dataflow(graph, steps)
     runs: list[list[int]] = []
     for step in steps:
         previous = steps[step.index - 1] if step.index else None
         link = (runs and runs[-1][-1] == step.index - 1 and step.index not in taken
                 and (_layer(step) or _ends_chain(graph, step)) and not _ends_chain(graph, previous)
-                and _feeds_only(graph, steps, previous, step))
+                and flow.only_reader(previous.outputs[0]) == step.index)
         if link:
             runs[-1].append(step.index)
         elif step.index not in taken and _layer(step):
@@ -68,14 +70,6 @@ def chain_runs(graph: Graph, steps: Sequence[Step], taken: set[int] = frozenset(
     return [tuple(r) for r in runs if len(r) >= 2]
 
 
-def _feeds_only(graph: Graph, steps: Sequence[Step], producer: Step, consumer: Step) -> bool:
-    """`producer`'s output is read by `consumer` alone and is not a graph output."""
-    storage = graph.storage_of(producer.outputs[0])
-    if storage not in {graph.storage_of(t) for t in consumer.inputs}:
-        return False
-    if storage in {graph.storage_of(p.tensor) for p in graph.outputs}:
-        return False
-    return [s.index for s in steps if any(graph.storage_of(t) == storage for t in s.inputs)] == [consumer.index]
 
 
 def chain_params(graph: Graph, steps: Sequence[Step], members: Sequence[int]) -> LayerChainParams | None:

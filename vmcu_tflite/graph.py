@@ -7,6 +7,7 @@ works on plain Python values.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from types import MappingProxyType
 from typing import Any, Mapping
 
@@ -139,8 +140,9 @@ class Graph:
     """Ops in execution order, their tensors, and the model's I/O.
 
     `aliases` maps a tensor to the tensor whose bytes it shares (RESHAPE, SQUEEZE and empty PADs
-    become aliases: same bytes, another shape). `dag` has one node per op index, with an edge
-    producer -> consumer labelled by the tensor that flows along it.
+    become aliases: same bytes, another shape). `dag` is the networkx graph the passes query: a
+    node per op (`("op", position in ops)`: the parts of a SPLIT share their TFLite index) and per
+    tensor (`("tensor", t)`), an edge tensor -> op for each read and op -> tensor for each write.
     """
 
     name: str
@@ -150,18 +152,13 @@ class Graph:
     outputs: tuple[IOPort, ...]
     aliases: Mapping[int, int] = field(default_factory=lambda: MappingProxyType({}))
 
-    @property
+    @cached_property
     def dag(self) -> nx.DiGraph:
         g = nx.DiGraph()
-        producer = {}
-        for op in self.ops:
-            g.add_node(op.index, kind=op.kind)
-            for t in op.outputs:
-                producer[t] = op.index
-        for op in self.ops:
-            for t in op.inputs:
-                if t in producer:
-                    g.add_edge(producer[t], op.index, tensor=t)
+        for position, op in enumerate(self.ops):
+            g.add_node(("op", position), kind=op.kind)
+            g.add_edges_from((("tensor", t), ("op", position)) for t in op.inputs if t >= 0)
+            g.add_edges_from((("op", position), ("tensor", t)) for t in op.outputs if t >= 0)
         return g
 
     def storage_of(self, tensor: int) -> int:
@@ -175,7 +172,10 @@ class Graph:
         return tuple(t for t in op.inputs if t >= 0 and not self.tensors[t].is_constant)
 
     def consumers(self, tensor: int) -> list[Op]:
-        return [op for op in self.ops if tensor in op.inputs]
+        """The ops that read `tensor`, in execution order."""
+        node = ("tensor", tensor)
+        return [self.ops[i] for _, i in sorted(self.dag.successors(node))] if node in self.dag else []
 
     def producer(self, tensor: int) -> Op | None:
-        return next((op for op in self.ops if tensor in op.outputs), None)
+        node = ("tensor", tensor)
+        return next((self.ops[i] for _, i in self.dag.predecessors(node)), None) if node in self.dag else None

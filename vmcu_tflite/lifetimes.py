@@ -1,13 +1,21 @@
-"""When each activation buffer is live, in steps.
+"""The steps and the buffers between them as a networkx graph, and when each buffer is live.
 
-A buffer is the storage of one tensor and of every alias of it. It is live from the step that
-writes it (step 0 for a graph input) to the last step that reads it (the last step for a graph
-output), both included: within a step, inputs and outputs coexist.
+`Dataflow` is the step-level IR that fusion and the planners query: one node per step
+(`("step", i)`) and one per buffer (`("buffer", t)`, t the storage tensor: a buffer is the bytes
+of one tensor and of every alias of it), with an edge buffer -> step for each read and step ->
+buffer for each write. Who writes a buffer, who reads it, whether one step alone reads it and when
+it is live are all questions about that graph.
+
+A buffer is live from the step that writes it (step 0 for a graph input) to the last step that
+reads it (the last step for a graph output), both included: within a step, inputs and outputs
+coexist.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Sequence
+
+import networkx as nx
 
 from .graph import Graph
 from .steps import Step
@@ -21,22 +29,53 @@ class Buffer:
     last: int  # last step it is live in
 
 
-def buffer_lifetimes(graph: Graph, steps: Sequence[Step]) -> dict[int, Buffer]:
-    first: dict[int, int] = {}
-    last: dict[int, int] = {}
-    end = max(len(steps) - 1, 0)
-    for port in graph.inputs:
-        t = graph.storage_of(port.tensor)
-        first[t], last[t] = 0, 0
-    for step in steps:
-        for t in map(graph.storage_of, step.outputs):
-            first.setdefault(t, step.index)
-            last[t] = max(last.get(t, step.index), step.index)
-        for t in map(graph.storage_of, step.inputs):
-            last[t] = max(last.get(t, step.index), step.index)
-    for port in graph.outputs:
-        t = graph.storage_of(port.tensor)
-        first.setdefault(t, end)
-        last[t] = end
-    return {t: Buffer(t, graph.tensors[t].num_bytes, first[t], last[t]) for t in sorted(first)}
+class Dataflow:
+    """Steps and buffers as a bipartite networkx DiGraph (see the module docstring)."""
 
+    def __init__(self, graph: Graph, steps: Sequence[Step]) -> None:
+        self.graph, self.steps = graph, steps
+        self.dag = nx.DiGraph()
+        for port in graph.inputs:
+            self.dag.add_node(("buffer", graph.storage_of(port.tensor)), graph_input=True)
+        for step in steps:
+            self.dag.add_node(("step", step.index))
+            for t in map(graph.storage_of, step.inputs):
+                self.dag.add_edge(("buffer", t), ("step", step.index))
+            for t in map(graph.storage_of, step.outputs):
+                self.dag.add_edge(("step", step.index), ("buffer", t))
+        for port in graph.outputs:
+            self.dag.add_node(("buffer", graph.storage_of(port.tensor)), graph_output=True)
+
+    def readers(self, tensor: int) -> list[int]:
+        """The steps that read `tensor`'s bytes, in order."""
+        node = ("buffer", self.graph.storage_of(tensor))
+        return sorted(i for _, i in self.dag.successors(node)) if node in self.dag else []
+
+    def writers(self, tensor: int) -> list[int]:
+        """The steps that write `tensor`'s bytes, in order (one, unless steps write parts of it)."""
+        node = ("buffer", self.graph.storage_of(tensor))
+        return sorted(i for _, i in self.dag.predecessors(node)) if node in self.dag else []
+
+    def is_graph_output(self, tensor: int) -> bool:
+        return self.dag.nodes.get(("buffer", self.graph.storage_of(tensor)), {}).get("graph_output", False)
+
+    def only_reader(self, tensor: int) -> int | None:
+        """The one step that reads `tensor`, when exactly one does and the application does not."""
+        readers = self.readers(tensor)
+        return readers[0] if len(readers) == 1 and not self.is_graph_output(tensor) else None
+
+    def lifetimes(self) -> dict[int, Buffer]:
+        end = max(len(self.steps) - 1, 0)
+        found = {}
+        for kind, t in self.dag.nodes:
+            if kind != "buffer":
+                continue
+            data, writers = self.dag.nodes[kind, t], self.writers(t)
+            first = 0 if data.get("graph_input") else min(writers, default=end)
+            last = max([first, *writers, *self.readers(t)] + ([end] if data.get("graph_output") else []))
+            found[t] = Buffer(t, self.graph.tensors[t].num_bytes, first, last)
+        return dict(sorted(found.items()))
+
+
+def buffer_lifetimes(graph: Graph, steps: Sequence[Step]) -> dict[int, Buffer]:
+    return Dataflow(graph, steps).lifetimes()
