@@ -310,6 +310,23 @@ def dynamic_batch():
     return tf.keras.Model(inp, x)
 
 
+def resnet_stem():
+    """A ResNet-style stem: 7x7 stride-2 conv, ZeroPadding2D (PAD) then a VALID 3x3 stride-2
+    MAX_POOL_2D, a residual pair of 3x3 convs, a padded average pool and a classifier."""
+    x = inp = layers.Input((32, 32, 3), batch_size=1)
+    x = conv(16, 7, strides=2, activation="relu")(x)
+    x = layers.ZeroPadding2D(1)(x)
+    x = layers.MaxPooling2D(3, strides=2, padding="valid")(x)
+    y = conv(16, 3, activation="relu")(x)
+    y = conv(16, 3)(y)
+    x = layers.ReLU()(layers.Add()([x, y]))
+    x = layers.ZeroPadding2D(((0, 1), (0, 1)))(x)
+    x = layers.AveragePooling2D(2, padding="valid")(x)
+    x = layers.GlobalAveragePooling2D()(x)
+    x = logits(10)(x)
+    return tf.keras.Model(inp, x)
+
+
 @dataclass(frozen=True)
 class Fixture:
     name: str
@@ -337,6 +354,7 @@ FIXTURES = [
     Fixture("activations", activations),
     Fixture("slices_resize", slices_resize),
     Fixture("dynamic_batch", dynamic_batch),
+    Fixture("resnet_stem", resnet_stem),
 ]
 
 

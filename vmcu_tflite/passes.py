@@ -7,6 +7,8 @@
   their input, with no step and no copy.
 - A PAD whose only consumer is a convolution is folded into it as extra implicit padding; the
   pad value is the zero point, which is exactly what the convolution's implicit padding means.
+  So is a PAD before a VALID pool (a ResNet stem's conv -> PAD -> MAX_POOL_2D): the pool then reads
+  the pad value at the taps outside its input and counts them, as it would read the PAD's output.
 - A SPLIT or SPLIT_V becomes one op per output (each a slice of the input, with the part's first
   index along the axis as the option `split_begin`): a step writes one tensor. The parts keep
   the original op's index, so messages and reports name the model's operator.
@@ -20,7 +22,9 @@ from types import MappingProxyType
 
 from .graph import Graph, IOPort, Op
 
-_PAD_CONSUMERS = ("CONV_2D", "DEPTHWISE_CONV_2D")
+_PAD_CONSUMERS = ("CONV_2D", "DEPTHWISE_CONV_2D", "MAX_POOL_2D", "AVERAGE_POOL_2D")
+_POOLS = ("MAX_POOL_2D", "AVERAGE_POOL_2D")
+VALID = 1  # TFLite's Padding enum
 
 
 def simplify(graph: Graph) -> Graph:
@@ -96,7 +100,7 @@ def _same_quantization(graph: Graph, a: int, b: int) -> bool:
 
 
 def fold_pads(graph: Graph) -> Graph:
-    """Fold a spatial PAD into the one convolution that reads it."""
+    """Fold a spatial PAD into the one convolution or VALID pool that reads it."""
     outputs = {p.tensor for p in graph.outputs}
     folded: dict[int, Op] = {}  # consumer op index -> rewritten op
     dropped: set[int] = set()
@@ -117,6 +121,8 @@ def fold_pads(graph: Graph) -> Graph:
             continue  # not what the PAD's output declares: its Prepare refuses it
         if not spatial_only or conv.inputs[0] != pad.outputs[0] or conv.index in folded:
             continue
+        if conv.kind in _POOLS and conv.options.padding != VALID:
+            continue  # a SAME pool's own padding is skipped, not read: the two would mix
         if not _same_quantization(graph, pad.inputs[0], pad.outputs[0]):
             continue
         padding = (tuple(int(v) for v in amounts[1]), tuple(int(v) for v in amounts[2]))

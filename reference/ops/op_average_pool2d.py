@@ -24,10 +24,13 @@ class AveragePool2D(Kernel):
         _, o_h, o_w, _ = p.output_shape
         padding = p.padding
         acc = np.zeros(p.output_shape, dtype=np.int64)
-        for _, _, view in tap_views(x.astype(np.int64), p.filter, p.stride, (1, 1), padding, (o_h, o_w)):
+        fill = 0 if p.pad_value is None else p.pad_value  # a folded PAD's taps hold its value and count
+        for _, _, view in tap_views(x.astype(np.int64), p.filter, p.stride, (1, 1), padding, (o_h, o_w), fill=fill):
             acc += view
         count = (in_bounds_count(x.shape[1], o_h, p.filter[0], p.stride[0], padding[0])[:, None]
                  * in_bounds_count(x.shape[2], o_w, p.filter[1], p.stride[1], padding[1])[None, :])
+        if p.pad_value is not None:
+            count = np.full_like(count, p.filter[0] * p.filter[1])
         count = count[None, :, :, None]
         mean = np.sign(acc) * ((np.abs(acc) + count // 2) // count)
         return np.clip(mean, p.act_min, p.act_max).astype(np.int8)

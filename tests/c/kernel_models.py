@@ -267,7 +267,8 @@ class Chain:
 
 
 def windowed_model() -> bytes:
-    """Depthwise (multipliers 1 and 2, dilation, VALID), grouped and strided conv, pools, FC, softmax."""
+    """Depthwise (multipliers 1 and 2, dilation, VALID), grouped and strided conv, pools (two with a
+    PAD folded in), FC, softmax."""
     m = Chain(1)
     x = m.input((1, 7, 6, 16))
     x = m.depthwise(x, k=(3, 3), padding=0, act=3)                      # in place (wide channels, small map)
@@ -277,6 +278,8 @@ def windowed_model() -> bytes:
     x = m.conv(x, 12, k=(2, 2), padding=1, act=2)                         # VALID, RELU_N1_TO_1
     x = m.depthwise(x, k=(2, 2), stride=(1, 2), padding=0, act=1)         # SAME, strided
     x = m.pool("AVERAGE_POOL_2D", x, (2, 1), (1, 1), padding=0)
+    x = m.pool("MAX_POOL_2D", m.pad(x, [[0, 0], [1, 1], [1, 0], [0, 0]]), (3, 2), (1, 1), padding=1)  # PAD folded
+    x = m.pool("AVERAGE_POOL_2D", m.pad(x, [[0, 0], [0, 1], [1, 1], [0, 0]]), (2, 3), (1, 1), padding=1)  # in
     x = m.fully_connected(x, 7, depth=12, act=1, per_channel=True)        # one row per pixel
     x = m.softmax(x, beta=0.7)
     return m.build(x)

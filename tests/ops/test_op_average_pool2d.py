@@ -10,6 +10,7 @@ from tests.op_harness import assert_matches_tflm
 from tests.tflite_builder import ModelBuilder
 from vmcu_tflite.errors import ModelError
 from vmcu_tflite.ops import prepare
+from vmcu_tflite.pipeline import compile_model
 from vmcu_tflite.reader import parse_model
 
 ACTIVATIONS = st.sampled_from([0, 1, 2, 3])  # none, relu, relu_n1_to_1, relu6
@@ -55,8 +56,13 @@ def build_pool(kind: str, case, out_scale_factor: float = 1.0, pad=None) -> tupl
 
 
 def assert_pad_then_pool_matches(kind: str, case, pad) -> None:
-    """A PAD feeding a pool stays a PAD step (folding it would change which taps count)."""
+    """A PAD feeding a VALID pool is folded into it (the pool reads the pad value at the taps
+    outside its input and counts them); before a SAME pool it stays a step (the pool's own padding
+    is skipped, the PAD's is not: folded, the two would mix)."""
     model, data = build_pool(kind, case, pad=pad)
+    kinds = [s.kernel for s in compile_model(model, fuse=False).steps]
+    padded = any(side for axis in pad for side in axis)
+    assert kinds == ([kind] if case["padding"] == 1 or not padded else ["PAD", kind]), kinds
     assert_matches_tflm(model, [data])
 
 

@@ -31,6 +31,7 @@ class PoolParams:
     padding: tuple[int, int]  # implicit positions before the first input (row, column)
     act_min: int
     act_max: int
+    pad_value: int | None = None  # a folded PAD's value: taps outside the input hold it and count
 
 
 def prepare_pool(graph: Graph, op: Op) -> PoolParams:
@@ -48,8 +49,10 @@ def prepare_pool(graph: Graph, op: Op) -> PoolParams:
             and input_.zero_point == out.zero_point, op, "input and output quantization must be equal")
     stride, padding = conv_geometry(graph, op, kernel, (1, 1))
     act_min, act_max = fused_activation(op, out)
+    folded = "folded_padding" in o  # the passes fold a PAD only into a VALID pool: every outside tap is the PAD's
     return PoolParams(input_shape=input_.shape, output_shape=out.shape, filter=kernel, stride=stride,
-                      padding=padding, act_min=act_min, act_max=act_max)
+                      padding=padding, act_min=act_min, act_max=act_max,
+                      pad_value=input_.zero_point if folded else None)
 
 
 def prepare(graph: Graph, op: Op) -> PoolParams:

@@ -159,6 +159,8 @@ typedef struct {
     vmcu_dims input, output;
     int32_t filter_h, filter_w, stride_h, stride_w, pad_h, pad_w;
     int32_t act_min, act_max;
+    int32_t padded;    /**< 1: a PAD folded in: taps outside the input hold pad_value and count (TFLite's own padding: 0, skipped) */
+    int32_t pad_value;
 } vmcu_pool_params;
 
 /**

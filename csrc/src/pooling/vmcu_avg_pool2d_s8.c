@@ -67,7 +67,10 @@ vmcu_status vmcu_avg_pool2d_s8(const vmcu_context *ctx, const void *params, cons
                 const int32_t x0 = x * p->stride_w - p->pad_w;
                 const int32_t fx_lo = x0 < 0 ? -x0 : 0;
                 const int32_t fx_hi = p->input.w - x0 < p->filter_w ? p->input.w - x0 : p->filter_w;
-                const int32_t count = fy_hi > fy_lo && fx_hi > fx_lo ? (fy_hi - fy_lo) * (fx_hi - fx_lo) : 0;
+                const int32_t inside = fy_hi > fy_lo && fx_hi > fx_lo ? (fy_hi - fy_lo) * (fx_hi - fx_lo) : 0;
+                /* a folded PAD's taps count and hold pad_value; TFLite's own padding is skipped */
+                const int32_t count = p->padded ? p->filter_h * p->filter_w : inside;
+                const int32_t padding_sum = p->padded ? (count - inside) * p->pad_value : 0;
                 const uint32_t out_pixel = (uint32_t)(((n * p->output.h + y) * p->output.w + x) * channels);
                 for (first = 0; first < channels; first += segment) {
                     const int32_t last = first + segment < channels ? first + segment : channels;
@@ -78,7 +81,7 @@ vmcu_status vmcu_avg_pool2d_s8(const vmcu_context *ctx, const void *params, cons
                         int32_t fy, fx, j;
                         const uint32_t corner =
                             (uint32_t)(((n * p->input.h + y0 + fy_lo) * p->input.w + x0 + fx_lo) * channels + c0);
-                        if (len == BLOCK && count > 0 && count <= LANE_TAPS &&
+                        if (len == BLOCK && inside > 0 && inside <= LANE_TAPS &&
                             sum_block_lanes(in, corner, (uint32_t)(p->input.w * channels), (uint32_t)channels,
                                             fy_hi - fy_lo, fx_hi - fx_lo, sum)) {
                             fy = fy_hi; /* summed: the taps' loop below has nothing left */
@@ -106,6 +109,7 @@ vmcu_status vmcu_avg_pool2d_s8(const vmcu_context *ctx, const void *params, cons
                         }
                         for (j = 0; j < len; ++j) {
                             int32_t average = 0;
+                            sum[j] += padding_sum;
                             if (count > 0) {
                                 average = sum[j] > 0 ? (sum[j] + count / 2) / count : (sum[j] - count / 2) / count;
                             }

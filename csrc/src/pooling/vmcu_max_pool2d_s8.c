@@ -1,5 +1,7 @@
 /*
  * MAX_POOL_2D, int8: TFLite's integer MaxPool (in-bounds taps only, then the activation clamp).
+ * With a PAD folded in (p->padded), the taps outside the input hold p->pad_value, as the PAD's
+ * output would.
  *
  * Iterations (n, y, x, channel segment): the segment's maxima are kept in ctx->scratch while
  * the window's taps are read, one contiguous run of the segment's channels per tap.
@@ -29,11 +31,13 @@ vmcu_status vmcu_max_pool2d_s8(const vmcu_context *ctx, const void *params, cons
                 const int32_t fx_lo = x0 < 0 ? -x0 : 0;
                 const int32_t fx_hi = p->input.w - x0 < p->filter_w ? p->input.w - x0 : p->filter_w;
                 const uint32_t out_pixel = (uint32_t)(((n * p->output.h + y) * p->output.w + x) * channels);
+                const int clipped = fy_lo > 0 || fy_hi < p->filter_h || fx_lo > 0 || fx_hi < p->filter_w;
+                const int8_t start = (int8_t)(p->padded && clipped ? p->pad_value : -128);
                 for (first = 0; first < channels; first += segment) {
                     const int32_t len = first + segment < channels ? segment : channels - first;
                     int32_t fy, fx, j;
                     for (j = 0; j < len; ++j) {
-                        best[j] = -128;
+                        best[j] = start;
                     }
                     for (fy = fy_lo; fy < fy_hi; ++fy) {
                         for (fx = fx_lo; fx < fx_hi; ++fx) {
