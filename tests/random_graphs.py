@@ -36,7 +36,7 @@ class GraphBuilder:
         bias = self.b.const(random_bias(self.rng, c_out), scale=self.scale * w_scale, zero_point=0)
         y, zp = self._out((n, o, o, c_out), out_scale)
         kind = "DEPTHWISE_CONV_2D" if depthwise else "CONV_2D"
-        extra = {"depth_multiplier": 1} if depthwise else {}
+        extra = {"depth_multiplier": c_out // c_in} if depthwise else {}
         self.b.op(kind, [x, f, bias], [y], padding=0, stride_h=stride, stride_w=stride,
                   fused_activation_function=int(self.rng.integers(0, 4)), **extra)
         return y, (n, o, o, c_out), out_scale, zp

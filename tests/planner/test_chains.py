@@ -17,7 +17,8 @@ from vmcu_tflite.planner.vmcu import plan_vmcu
 from vmcu_tflite.reader import parse_model
 from vmcu_tflite.steps import build_steps
 
-LAYERS = [("conv", 3, 1), ("conv", 3, 2), ("conv", 5, 2), ("conv", 1, 1), ("dw", 3, 1), ("dw", 3, 2), ("dw", 5, 1)]
+LAYERS = [("conv", 3, 1), ("conv", 3, 2), ("conv", 5, 2), ("conv", 1, 1), ("dw", 3, 1), ("dw", 3, 2), ("dw", 5, 1),
+          ("dw2", 3, 2)]  # dw2: depth multiplier 2
 
 
 @st.composite
@@ -29,8 +30,8 @@ def chains(draw, most: int = 5):
     kinds = draw(st.lists(st.sampled_from(LAYERS), min_size=2, max_size=most))
     for kind, k, stride in kinds:
         stride = stride if g.shape[1] > 2 else 1
-        c_out = g.shape[3] if kind == "dw" else draw(st.integers(1, 9))
-        g.x, g.shape, g.scale, g.zp = g.conv(g.x, g.shape, c_out, k, stride, depthwise=kind == "dw")
+        c_out = {"dw": g.shape[3], "dw2": 2 * g.shape[3]}.get(kind) or draw(st.integers(1, 9))
+        g.x, g.shape, g.scale, g.zp = g.conv(g.x, g.shape, c_out, k, stride, depthwise=kind.startswith("dw"))
     if draw(st.booleans()):  # a classifier head: the global average pool ends the chain
         n, h, w, c = g.shape
         pooled = g.b.tensor((n, 1, 1, c), scale=g.scale, zero_point=g.zp)
