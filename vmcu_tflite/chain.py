@@ -7,7 +7,9 @@ and a 1x1 layer needs no ring at all (it is applied to each pixel as it is made)
 its input (consumed row by row), its output (written over consumed input) and the rings: about
 max(input, output) + the rings, where the layers apart hold their largest input + output pair.
 
-A global average pool may end the chain: the last stage's pixels are then summed per channel
+A TRANSPOSE from NCHW to NHWC may start the chain (a PyTorch export's input): its pixels are
+gathered channel by channel from the planes the application wrote, so the input never exists
+twice. A global average pool may end the chain: the last stage's pixels are then summed per channel
 and only the means are stored. Or a residual ADD of the chain's own input may end it
 (MobileNetV2's inverted bottleneck: 1x1 expand -> depthwise -> 1x1 project + input): each output
 pixel is added to the input pixel at its place, read just before the output lands on it.
@@ -28,13 +30,23 @@ KIND = "LAYER_CHAIN"
 Layer = Any  # Conv2DParams or DepthwiseConv2DParams (not imported: the ops import the kernels)
 
 
+NCHW_TO_NHWC = (0, 2, 3, 1)
+
+
 def is_depthwise(layer: Layer) -> bool:
     return hasattr(layer, "depth_multiplier")
 
 
+def is_transpose(layer: Layer) -> bool:
+    """A TRANSPOSE from NCHW to NHWC (a PyTorch export's first op): only ever a chain's first layer,
+    it reads its input where the application wrote it, in the model's own layout."""
+    return getattr(layer, "perm", None) == NCHW_TO_NHWC
+
+
 def is_pointwise(layer: Layer) -> bool:
     """A 1x1, stride 1, unpadded, single-group convolution: applied pixel by pixel, no ring."""
-    return (not is_depthwise(layer) and layer.filter.shape[1:3] == (1, 1) and layer.stride == (1, 1)
+    return (not is_depthwise(layer) and not is_transpose(layer) and layer.filter.shape[1:3] == (1, 1)
+            and layer.stride == (1, 1)
             and layer.padding == (0, 0) and layer.filter.shape[3] == layer.input_shape[3])
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Sequence
 
-from .chain import KIND, LayerChainParams, chainable, is_global_average
+from .chain import KIND, LayerChainParams, chainable, is_global_average, is_transpose
 from .graph import Graph
 from .lifetimes import Dataflow
 from .steps import Step
@@ -30,6 +30,12 @@ class Block:
 
 def _layer(step: Step) -> bool:
     return step.kernel in ("CONV_2D", "DEPTHWISE_CONV_2D") and chainable(step.params)
+
+
+def _starts_chain(step: Step) -> bool:
+    """A layer, or a TRANSPOSE from NCHW to NHWC of one image (it can only be a chain's first)."""
+    return _layer(step) or (step.kernel == "TRANSPOSE" and is_transpose(step.params)
+                            and step.params.output_shape[0] == 1)
 
 
 def _residual_add(graph: Graph, step: Step) -> bool:
@@ -55,7 +61,7 @@ def residual_of(graph: Graph, steps: Sequence[Step], members: Sequence[int]) -> 
 
 def chain_runs(graph: Graph, steps: Sequence[Step], taken: set[int] = frozenset()) -> list[tuple[int, ...]]:
     """Maximal runs of consecutive steps a chain can hold, each read only by the next, none in
-    `taken`; runs of two steps or more. A pool or an ADD only ends a run."""
+    `taken`; runs of two steps or more. A TRANSPOSE only starts a run, a pool or an ADD only ends one."""
     flow = Dataflow(graph, steps)
     runs: list[list[int]] = []
     for step in steps:
@@ -65,7 +71,7 @@ def chain_runs(graph: Graph, steps: Sequence[Step], taken: set[int] = frozenset(
                 and flow.only_reader(previous.outputs[0]) == step.index)
         if link:
             runs[-1].append(step.index)
-        elif step.index not in taken and _layer(step):
+        elif step.index not in taken and _starts_chain(step):
             runs.append([step.index])
     return [tuple(r) for r in runs if len(r) >= 2]
 

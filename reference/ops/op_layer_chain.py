@@ -7,13 +7,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from vmcu_tflite.chain import is_depthwise
+from vmcu_tflite.chain import is_depthwise, is_transpose
 
 from .base import Kernel
 from .op_add import Add
 from .op_average_pool2d import AveragePool2D
 from .op_conv2d import Conv2D
 from .op_depthwise_conv2d import DepthwiseConv2D
+from .op_transpose import Transpose
 
 
 class LayerChain(Kernel):
@@ -21,8 +22,8 @@ class LayerChain(Kernel):
 
     def __init__(self, params) -> None:
         super().__init__(params)
-        self.layers = [DepthwiseConv2D(layer) if is_depthwise(layer) else Conv2D(layer)
-                       for layer in params.layers]
+        self.layers = [Transpose(layer) if is_transpose(layer) else DepthwiseConv2D(layer) if is_depthwise(layer)
+                       else Conv2D(layer) for layer in params.layers]
         if params.pool is not None:
             self.layers.append(AveragePool2D(params.pool))
 

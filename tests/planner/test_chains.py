@@ -23,10 +23,17 @@ LAYERS = [("conv", 3, 1), ("conv", 3, 2), ("conv", 5, 2), ("conv", 1, 1), ("dw",
 
 @st.composite
 def chains(draw, most: int = 5):
-    """A model that is one chain: 2 to `most` layers with windows, strides, widths and padding drawn."""
+    """A model that is one chain: 2 to `most` layers with windows, strides, widths and padding drawn,
+    maybe read from an NCHW input through a TRANSPOSE (a PyTorch export) and maybe ended by a
+    global average pool."""
     rng = np.random.default_rng(draw(st.integers(0, 2**31)))
     hw, c_in = draw(st.integers(3, 11)), draw(st.integers(1, 5))
     g = GraphBuilder(rng, hw, c_in)
+    shape, transposed = (1, hw, hw, c_in), draw(st.booleans())
+    if transposed:
+        nchw = g.b.tensor((1, c_in, hw, hw), scale=g.scale, zero_point=g.zp)
+        g.b.op("TRANSPOSE", [nchw, g.b.const(np.array([0, 2, 3, 1], dtype=np.int32))], [g.x])
+        g.b.inputs, shape = [nchw], (1, c_in, hw, hw)
     kinds = draw(st.lists(st.sampled_from(LAYERS), min_size=2, max_size=most))
     for kind, k, stride in kinds:
         stride = stride if g.shape[1] > 2 else 1
@@ -39,8 +46,8 @@ def chains(draw, most: int = 5):
                fused_activation_function=draw(st.sampled_from([0, 1, 3])))
         g.x = pooled
     g.b.outputs = [g.x]
-    data = rng.integers(-128, 128, size=(1, hw, hw, c_in)).astype(np.int8)
-    return g.b.build(), data, len(kinds)
+    data = rng.integers(-128, 128, size=shape).astype(np.int8)
+    return g.b.build(), data, len(kinds) + transposed
 
 
 def chained_program(model: bytes) -> Program:

@@ -15,7 +15,7 @@ consumed input.
 """
 from __future__ import annotations
 
-from ..chain import is_depthwise
+from ..chain import is_depthwise, is_transpose
 from .conv import conv_pixel
 from .depthwise import depthwise_pixel
 from .gemm import WIDEN_BYTES, channel_pair, pair_bytes, whole_words
@@ -42,6 +42,13 @@ def _head_pixels(params, j: int, source: str, row: Ix, col: Ix, count: Ix, tile:
     layer, at, buf = params.layers[j], layer_param(params, j), f"px{j}"
     c_out = layer.output_shape[3]
     xx = Var(f"xx{j}")
+    if is_transpose(layer):  # pixel (row, xx) of NHWC: one byte of each NCHW channel plane
+        _, channels, h, w = layer.input_shape
+        t = Var(f"t{j}")
+        return [RegAlloc(buf, "int8_t", tile * c_out),
+                loop(f"t{j}", 0, count, [
+                    RAMLoad("planes", source, row * w + col + t, 1, runs=channels, run_stride=h * w, max_bytes=channels,
+                            into=buf, into_index=t * c_out)])], buf
     if is_depthwise(layer):
         lanes = 4 if layer.depth_multiplier == 1 else 1
         return [RegAlloc(buf, "int8_t", tile * c_out),
@@ -93,7 +100,8 @@ def _tile(params, stage) -> int:
 
 def _interior(params, i: int) -> tuple[int, int] | None:
     """The columns of stage i whose head's window lies inside its input (the C drops the clamps)."""
-    return layer_interior(params.layers[params.stages[i].first], 1)
+    head = params.layers[params.stages[i].first]
+    return None if is_transpose(head) else layer_interior(head, 1)
 
 
 def _stage_pixels(params, i: int, row: Ix, col: Ix, count: Ix) -> tuple[list, str]:
@@ -156,12 +164,15 @@ def layer_chain(params, segment: int) -> Kernel:
                 RegAlloc("means", "int8_t", c_out),
                 Average("means", "sums", c_out, rows * cols, p.pool.act_min, p.pool.act_max),
                 loop("q", 0, segments, [RAMStore("output", first, end - first, "means", first)])]
-    offsets = [Broadcast(f"off{j}", f"{layer_param(p, j)}->input_offset") for j in range(len(p.layers))]
+    offsets = [Broadcast(f"off{j}", f"{layer_param(p, j)}->input_offset") for j in range(len(p.layers))
+               if not is_transpose(p.layers[j])]
     pool = None if p.pool is None else (p.pool.act_min, p.pool.act_max)
     add = None if p.add is None else p.residual_first
-    signature = ("layer_chain", tuple((type(layer).__name__, tuple(layer.input_shape), tuple(layer.filter.shape),
-                                       layer.stride, layer.padding) for layer in p.layers), pool, add, segment)
-    kinds = "-".join(["dw" if is_depthwise(layer) else f"conv{layer.filter.shape[1]}" for layer in p.layers]
+    signature = ("layer_chain", tuple((type(layer).__name__, tuple(layer.input_shape)) + (
+        () if is_transpose(layer) else (tuple(layer.filter.shape), layer.stride, layer.padding)) for layer in p.layers),
+        pool, add, segment)
+    kinds = "-".join(["nchw" if is_transpose(layer) else "dw" if is_depthwise(layer) else f"conv{layer.filter.shape[1]}"
+                      for layer in p.layers]
                      + ([] if p.pool is None else ["mean"]) + ([] if p.add is None else ["add"]))
     return Kernel(name="layer_chain", params_type="vmcu_layer_chain_params", signature=signature,
                   tensors={"input0": h * w * c_in, "output": o_h * o_w * c_out},

@@ -17,6 +17,13 @@ class TransposeParams:
     perm: tuple[int, ...]
     output_shape: tuple[int, ...]
 
+    @property
+    def input_shape(self) -> tuple[int, ...]:
+        shape = [0] * len(self.perm)
+        for axis, source in enumerate(self.perm):
+            shape[source] = self.output_shape[axis]
+        return tuple(shape)
+
 
 def prepare(graph: Graph, op: Op) -> TransposeParams:
     require(len(op.inputs) == 2 and len(op.outputs) == 1, op, "expects an input, a permutation and one output")

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ...chain import is_depthwise
+from ...chain import is_depthwise, is_transpose
 from . import add, conv2d, depthwise_conv2d
 from .common import struct
 
@@ -13,6 +13,10 @@ def emit(step, graph, writer, name):
     layer), `depthwise` the depthwise layers; the kernel reads layer j from the table of its kind."""
     conv, depthwise = [], []
     for j, layer in enumerate(step.params.layers):
+        if is_transpose(layer):  # no params: its shapes are folded into the C
+            conv.append("0")
+            depthwise.append("0")
+            continue
         dw = is_depthwise(layer)
         emitter, kernel = (depthwise_conv2d.emit, "DEPTHWISE_CONV_2D") if dw else (conv2d.emit, "CONV_2D")
         ctype, init = emitter(replace(step, kernel=kernel, params=layer), graph, writer, f"{name}_{j}")
