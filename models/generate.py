@@ -327,6 +327,18 @@ def resnet_stem():
     return tf.keras.Model(inp, x)
 
 
+def nchw_input():
+    """An NCHW input, as a PyTorch export has it: a Permute to NHWC (TRANSPOSE) before a
+    MobileNetV2-style stem and block."""
+    x = inp = layers.Input((3, 32, 32), batch_size=1)
+    x = layers.Permute((2, 3, 1))(x)
+    x = conv(8, 3, strides=2, activation="relu6")(x)
+    x = inverted_residual(x, 24, 8)
+    x = layers.GlobalAveragePooling2D()(x)
+    x = logits(4)(x)
+    return tf.keras.Model(inp, x)
+
+
 @dataclass(frozen=True)
 class Fixture:
     name: str
@@ -355,6 +367,7 @@ FIXTURES = [
     Fixture("slices_resize", slices_resize),
     Fixture("dynamic_batch", dynamic_batch),
     Fixture("resnet_stem", resnet_stem),
+    Fixture("nchw_input", nchw_input),
 ]
 
 
