@@ -141,8 +141,8 @@ def test_profile_counts_every_kernel_call(tmp_path):
     """--profile: one count per step, together the whole run but the loop around the calls."""
     model = tmp_path / "profiled.tflite"
     model.write_bytes(conv_chain(channels=(3, 16, 8, 4), hw=12))
-    result = validate(model, M4, seed=3, work=tmp_path / "build", profile=True)
-    program = compile_model(model)
+    result = validate(model, M4, seed=3, work=tmp_path / "build", fuse=False, profile=True)
+    program = compile_model(model, fuse=False)  # one step per layer (fused, they are one chain)
     counts, total = result.step_instructions, result.measurements["instructions"]
     assert len(counts) == len(program.steps) == 3
     assert all(count > 0 for count in counts)
