@@ -37,6 +37,9 @@ def build_parser() -> argparse.ArgumentParser:
     feed.add_argument("--inputs", type=Path, help=".npz with input_0, input_1, ...")
     feed.add_argument("--seed", type=seed, default=0, help="random inputs from this seed (default: %(default)s)")
     parser.add_argument("--no-fuse", action="store_true", help="plan without fused chains")
+    parser.add_argument("--allow-recompute", action="store_true",
+                        help="let a chain recompute its first layers' pixels per window instead of keeping their rows "
+                             "(fewer bytes, more multiply-accumulates: the report counts them)")
     parser.add_argument("--outputs", type=new_file, help="write output_0, ... to this .npz")
     parser.add_argument("--compare-tflm", action="store_true", help="compare every tensor with TFLite Micro")
     parser.add_argument("--trace", action="store_true", help="log every pool load, store and free on stderr")
@@ -46,7 +49,7 @@ def build_parser() -> argparse.ArgumentParser:
 def _program(args) -> Program:
     graph = read_model(args.model)
     if not args.plan:
-        return compile_graph(graph, args.planner, fuse=not args.no_fuse)
+        return compile_graph(graph, args.planner, fuse=not args.no_fuse, recompute=args.allow_recompute)
     try:
         text = args.plan.read_text()
     except OSError as err:

@@ -80,6 +80,7 @@ class LayerChainParams:
     pool: Any = None  # a global AVERAGE_POOL_2D's PoolParams after the last layer, or None
     add: Any = None  # an ADD of the chain's input to its last layer's output (a residual), or None
     residual_first: bool = False  # the chain's input is the ADD's first operand
+    recompute: bool = False  # the first stage's pixels are computed again for each window that reads them
 
     @property
     def input_shape(self) -> tuple[int, ...]:
@@ -101,10 +102,42 @@ class LayerChainParams:
 
     def ring_bytes(self, stage: Stage) -> int:
         _, _, w, c = self.stage_output(stage)
-        return stage.ring_rows * w * c
+        return 0 if self.recompute and stage == self.stages[0] else stage.ring_rows * w * c
+
+    def can_recompute(self) -> bool:
+        """The paper's recomputation (section 5.2) applies: the second stage's head is a depthwise
+        layer (multiplier 1) whose window the first stage's pixels can fill directly."""
+        if len(self.stages) < 2 or is_transpose(self.layers[0]):
+            return False
+        head = self.layers[self.stages[1].first]
+        return is_depthwise(head) and head.depth_multiplier == 1
+
+    def recomputed_macs(self) -> int:
+        """The multiply-accumulates recomputation adds: each first-stage pixel is made once per
+        in-bounds tap of the windows that read it, instead of once."""
+        if not self.recompute:
+            return 0
+        stage, head = self.stages[0], self.layers[self.stages[1].first]
+        _, h, w, _ = self.stage_output(stage)
+        per_pixel = sum(_pixel_macs(self.layers[j]) for j in range(stage.first, stage.end))
+        _, o_h, o_w, _ = head.output_shape
+        reads = _tap_count(o_h, head.stride[0], head.padding[0], head.filter.shape[1], h) * \
+            _tap_count(o_w, head.stride[1], head.padding[1], head.filter.shape[2], w)
+        return per_pixel * (reads - h * w)
 
     @property
     def workspace_bytes(self) -> int:
         """Every ring, one after another in the step's workspace."""
         return sum(self.ring_bytes(s) for s in self.stages)
 
+
+
+def _pixel_macs(layer: Layer) -> int:
+    """Multiply-accumulates of one output pixel of a convolution or depthwise layer."""
+    _, k_h, k_w, depth = layer.filter.shape
+    return layer.output_shape[3] * k_h * k_w * (1 if is_depthwise(layer) else depth)
+
+
+def _tap_count(outputs: int, stride: int, pad: int, kernel: int, size: int) -> int:
+    """In-bounds taps over all output positions along one axis."""
+    return sum(min(kernel, size - (o * stride - pad)) - max(0, pad - o * stride) for o in range(outputs))

@@ -26,6 +26,7 @@ class Block:
 
     steps: tuple[int, ...]
     label: str = CHAIN
+    recompute: bool = False  # the first stage's pixels recomputed per window instead of a ring
 
 
 def _layer(step: Step) -> bool:
@@ -93,12 +94,14 @@ def chain_params(graph: Graph, steps: Sequence[Step], members: Sequence[int]) ->
     return LayerChainParams(tuple(s.params for s in parts))
 
 
-def chain_step(graph: Graph, steps: Sequence[Step], members: tuple[int, ...], index: int) -> Step:
+def chain_step(graph: Graph, steps: Sequence[Step], members: tuple[int, ...], index: int,
+               recompute: bool = False) -> Step:
     """The single LAYER_CHAIN step that replaces consecutive steps `members`."""
     parts = [steps[i] for i in members]
     params = chain_params(graph, steps, members)
-    if params is None:
-        raise ValueError(f"steps {members} cannot be one chain")
+    if params is None or (recompute and not params.can_recompute()):
+        raise ValueError(f"steps {members} cannot be one chain{' that recomputes' if recompute else ''}")
+    params = replace(params, recompute=recompute)
     return Step(index=index, kernel=KIND, ops=tuple(sorted(op for s in parts for op in s.ops)),
                 inputs=(parts[0].inputs[0],), outputs=parts[-1].outputs, params=params,
                 macs=sum(s.macs for s in parts))
@@ -111,7 +114,8 @@ def apply_fusion(graph: Graph, steps: Sequence[Step], blocks: Sequence[Block]) -
     result: list[Step] = []
     for step in steps:
         if step.index in first:
-            result.append(chain_step(graph, steps, first[step.index].steps, len(result)))
+            block = first[step.index]
+            result.append(chain_step(graph, steps, block.steps, len(result), block.recompute))
         elif step.index not in inside:
             result.append(replace(step, index=len(result)))
     return tuple(result)

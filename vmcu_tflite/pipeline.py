@@ -23,7 +23,7 @@ class Program:
     plan: Plan
 
 
-def compile_graph(graph: Graph, planner: str = "vmcu", fuse: bool = True) -> Program:
+def compile_graph(graph: Graph, planner: str = "vmcu", fuse: bool = True, recompute: bool = False) -> Program:
     """Simplify, prepare the steps, fuse chains where it saves bytes (vMCU planner only), plan.
 
     Fusion pays only where the pool needs it: a chain streams its layers pixel by pixel, where
@@ -34,7 +34,7 @@ def compile_graph(graph: Graph, planner: str = "vmcu", fuse: bool = True) -> Pro
     layers = build_steps(simple)
     steps, fusion = layers, ()
     if planner == "vmcu" and fuse:
-        steps, fusion = choose_fusion(simple, layers)
+        steps, fusion = choose_fusion(simple, layers, recompute)
     plan = make_plan(simple, steps, planner)
     needed = tuple(replace(f, fused=f.fused and f.unfused_bytes > plan.pool_bytes) for f in fusion)
     if needed != fusion:
@@ -49,7 +49,8 @@ def compile_graph(graph: Graph, planner: str = "vmcu", fuse: bool = True) -> Pro
 
 def fuse_chosen(graph: Graph, steps: tuple[Step, ...], fusion: tuple[FusionChoice, ...]) -> tuple[Step, ...]:
     """`steps` (one per layer) with the chains `fusion` marks fused fused."""
-    blocks = [Block(tuple(s.index for s in steps if set(s.ops) <= set(f.ops))) for f in fusion if f.fused]
+    blocks = [Block(tuple(s.index for s in steps if set(s.ops) <= set(f.ops)), recompute=f.recompute)
+              for f in fusion if f.fused]
     return apply_fusion(graph, steps, sorted(blocks, key=lambda b: b.steps))
 
 
@@ -59,7 +60,8 @@ def program_for_plan(graph: Graph, plan: Plan) -> Program:
     return Program(simple, fuse_chosen(simple, build_steps(simple), plan.fusion), plan)
 
 
-def compile_model(model: str | Path | bytes, planner: str = "vmcu", fuse: bool = True) -> Program:
+def compile_model(model: str | Path | bytes, planner: str = "vmcu", fuse: bool = True,
+                  recompute: bool = False) -> Program:
     """A .tflite path or its bytes -> Program (raises ModelError for models we do not support)."""
     graph = parse_model(model) if isinstance(model, bytes) else read_model(model)
-    return compile_graph(graph, planner, fuse)
+    return compile_graph(graph, planner, fuse, recompute)

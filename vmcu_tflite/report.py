@@ -22,6 +22,8 @@ def render_report(program: Program, baseline: Plan, tflm_head: int | None, targe
     """Markdown; `baseline` is the whole-tensor plan of the same steps, `tflm_head` TFLite Micro's
     measured activation arena (None when tflite-micro is not installed)."""
     plan, graph = program.plan, program.graph
+    extra = sum(f.recomputed_macs for f in plan.fusion if f.fused and f.recompute)
+    recomputed = f" (+{extra:,} recomputed: --allow-recompute)" if extra else ""
     lines = [
         f"# Memory plan of {plan.model}",
         "",
@@ -35,7 +37,7 @@ def render_report(program: Program, baseline: Plan, tflm_head: int | None, targe
         f"| TFLite Micro arena head, measured | {f'{tflm_head:,}' if tflm_head else 'not measured (pip install tflite-micro)'} "
         f"| {_ratio(plan.pool_bytes, tflm_head)} |",
         "",
-        f"{len(plan.steps)} steps, {plan.macs:,} MACs. A step's footprint is the pool bytes held while it runs. "
+        f"{len(plan.steps)} steps, {plan.macs:,} MACs{recomputed}. A step's footprint is the pool bytes held while it runs. "
         "Modes: `segment` writes the output over input segments already consumed, `in-place` works "
         "channel segment by channel segment through a workspace, `whole-tensor` keeps input and output apart.",
         "",
@@ -55,15 +57,17 @@ def render_report(program: Program, baseline: Plan, tflm_head: int | None, targe
                   "must hold fewer bytes than the largest of its layers' steps, unless its layers apart fit in the pool "
                   f"({plan.pool_bytes:,} B) and unfusing them keeps it: there fusing saves nothing and the layers apart "
                   "run in fewer instructions.", "",
-                  "| TFLite ops | layers | fused | rings B | layers' largest step B | fused step B | saved B |",
-                  "|---|---|---|---:|---:|---:|---:|"]
+                  "| TFLite ops | layers | fused | rings B | layers' largest step B | fused step B | saved B "
+                  "| recomputed MACs |",
+                  "|---|---|---|---:|---:|---:|---:|---:|"]
         kinds = {op.index: op.kind for op in graph.ops}
         rings = {step.ops: planned.workspace_bytes for step, planned in zip(program.steps, plan.steps)}
         for f in plan.fusion:
             saved = f.unfused_bytes - f.fused_bytes if f.fused else 0
             layers = ", ".join(kinds[op] for op in f.ops if op in kinds)
             lines.append(f"| {f.ops[0]}-{f.ops[-1]} | {layers} | {'yes' if f.fused else 'no'} | "
-                         f"{rings.get(f.ops, 0):,} | {f.unfused_bytes:,} | {f.fused_bytes:,} | {saved:,} |")
+                         f"{rings.get(f.ops, 0):,} | {f.unfused_bytes:,} | {f.fused_bytes:,} | {saved:,} | "
+                         f"{f.recomputed_macs if f.fused and f.recompute else 0:,} |")
     lines += ["", f"Build the `vmcu_model` library for {target} in this folder: `{BUILD[target]}`."]
     peak = max(plan.steps, key=lambda s: s.footprint_bytes, default=None)
     if peak is not None:

@@ -30,7 +30,7 @@ def test_fused_c_kernel_matches_reference(case):
 @given(chains(most=4))
 def test_chain_c_kernel_matches_reference(case):
     model, data, _ = case
-    program = chained_program(model)
+    program = chained_program(model, recompute=len(model) % 2 == 0)  # half of them recompute where they can
     expected = Interpreter(program).run([data]).raw_outputs[0].reshape(-1)
     with tempfile.TemporaryDirectory() as work:
         status, outputs, _ = build_and_run(program, [data], SANITIZED_HOST, Path(work))

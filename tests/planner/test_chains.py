@@ -50,13 +50,17 @@ def chains(draw, most: int = 5):
     return g.b.build(), data, len(kinds) + transposed
 
 
-def chained_program(model: bytes) -> Program:
-    """The model's layers as one LAYER_CHAIN step, planned."""
+def chained_program(model: bytes, recompute: bool = False) -> Program:
+    """The model's layers as one LAYER_CHAIN step (recomputing its first stage where it can, with
+    `recompute`), planned."""
     graph = simplify(parse_model(model))
     steps = build_steps(graph)
     runs = chain_runs(graph, steps, set())
     assert runs == [tuple(range(len(steps)))]
-    fused = (chain_step(graph, steps, runs[0], 0),)
+    step = chain_step(graph, steps, runs[0], 0)
+    if recompute and step.params.can_recompute():
+        step = chain_step(graph, steps, runs[0], 0, recompute=True)
+    fused = (step,)
     return Program(graph, fused, plan_vmcu(graph, fused))
 
 
@@ -71,6 +75,11 @@ def test_chain_is_bit_exact_and_hazard_free(case):
     assert program.plan.macs == unfused.plan.macs  # rings of rows: no multiply-accumulate is repeated
     assert len(program.steps[0].params.layers) == layers
     assert (program.steps[0].params.pool is None) == (len(unfused.steps) == layers)
+    again = chained_program(model, recompute=True)  # the paper's recomputation, where it applies
+    if again.steps[0].params.recompute:
+        np.testing.assert_array_equal(Interpreter(again).run([data]).outputs[0], ours)
+        assert again.steps[0].params.workspace_bytes < program.steps[0].params.workspace_bytes
+        assert again.steps[0].params.recomputed_macs() >= 0
 
 
 def test_rings_are_as_tall_as_the_next_window_and_pointwise_layers_need_none():
@@ -114,3 +123,24 @@ def test_the_planner_chains_only_where_it_lowers_the_pool(fuse):
         assert [(f.ops, f.label, f.fused) for f in program.plan.fusion] == [((0, 1), "chain", True)]
     data = rng.integers(-128, 128, size=(1, 16, 16, 1)).astype(np.int8)
     np.testing.assert_array_equal(Interpreter(program).run([data]).outputs[0], run_tflm(model, [data], 1)[0][0])
+
+
+def test_recomputation_is_off_by_default_and_reported_when_allowed(tmp_path):
+    """--allow-recompute trades the first ring for multiply-accumulates, says how many, and a plan
+    written with it runs again as planned."""
+    from vmcu_tflite.plan import load_plan
+    from vmcu_tflite.pipeline import program_for_plan
+    from tests.planner.test_fusion import lead_depthwise_project
+
+    rng = np.random.default_rng(4)
+    model = lead_depthwise_project(rng, 10, 4, mid=24, lead_k=1, c_out=4)
+    default, allowed = compile_model(model), compile_model(model, recompute=True)
+    assert not any(f.recompute for f in default.plan.fusion)
+    [choice] = [f for f in allowed.plan.fusion if f.fused]
+    assert choice.recompute and choice.recomputed_macs == allowed.steps[0].params.recomputed_macs() > 0
+    assert allowed.plan.pool_bytes < default.plan.pool_bytes
+    assert allowed.plan.macs == default.plan.macs  # the model's MACs; the extra ones are reported apart
+    again = program_for_plan(allowed.graph, load_plan(allowed.plan.dumps(allowed.graph)))
+    assert again.steps[0].params.recompute
+    data = rng.integers(-128, 128, (1, 10, 10, 4)).astype(np.int8)
+    np.testing.assert_array_equal(Interpreter(again).run([data]).outputs[0], run_tflm(model, [data], 1)[0][0])

@@ -30,6 +30,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--ram-budget", type=parse_bytes, metavar="BYTES",
                         help="fail with exit code 3 if the pool needs more (e.g. 128K)")
     parser.add_argument("--no-fuse", action="store_true", help="never fuse layers into chains")
+    parser.add_argument("--allow-recompute", action="store_true",
+                        help="let a chain recompute its first layers' pixels per window instead of keeping their rows "
+                             "(fewer bytes, more multiply-accumulates: the report counts them)")
     parser.add_argument("--prefix", help="C symbol prefix (default: the model's file name)")
     parser.add_argument("--target", choices=["host", "cortex-m4", "cortex-m7"], default="host",
                         help="where the C will run: the report says how to build for it (the C is the same)")
@@ -51,7 +54,7 @@ def _tflm_head(model: Path) -> int | None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    program = compile_model(args.model, args.planner, fuse=not args.no_fuse)
+    program = compile_model(args.model, args.planner, fuse=not args.no_fuse, recompute=args.allow_recompute)
     plan = program.plan
     if args.ram_budget is not None and plan.pool_bytes > args.ram_budget:
         raise BudgetError(f"the plan needs {plan.pool_bytes} bytes of pool, {plan.pool_bytes - args.ram_budget} "
@@ -68,8 +71,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OSError as err:
         raise UsageError(f"cannot write into {args.output}: {err.strerror or err}") from None
     print(f"{args.model.name}: {len(program.steps)} steps, pool {plan.pool_bytes:,} bytes ({plan.planner} plan; "
-          f"whole-tensor {plan.tensor_level_bytes:,}), {plan.macs:,} MACs -> {args.output}/")
+          f"whole-tensor {plan.tensor_level_bytes:,}), {plan.macs:,} MACs{_recomputed(plan)} -> {args.output}/")
     return 0
+
+
+def _recomputed(plan) -> str:
+    extra = sum(f.recomputed_macs for f in plan.fusion if f.fused and f.recompute)
+    return f" (+{extra:,} recomputed)" if extra else ""
 
 
 def entry() -> int:

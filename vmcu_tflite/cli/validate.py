@@ -61,6 +61,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--seed", type=seed, default=0, help="random input seed (default: %(default)s)")
     parser.add_argument("--planner", choices=sorted(PLANNERS), default="vmcu")
     parser.add_argument("--no-fuse", action="store_true", help="plan without fused chains")
+    parser.add_argument("--allow-recompute", action="store_true",
+                        help="let a chain recompute its first layers' pixels per window instead of keeping their rows "
+                             "(fewer bytes, more multiply-accumulates: the report counts them)")
     parser.add_argument("--keep", type=folder, help="build in this folder and keep it")
     parser.add_argument("--profile", action="store_true",
                         help="QEMU targets: also build with a counter around every kernel call and print one line "
@@ -74,7 +77,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.keep.mkdir(parents=True, exist_ok=True)
     target = TARGETS[args.target]
     require(target, args.profile)
-    program = compile_model(args.model, args.planner, not args.no_fuse)
+    program = compile_model(args.model, args.planner, not args.no_fuse, recompute=args.allow_recompute)
     result = validate_program(program, args.model.read_bytes(), target, args.seed, args.keep, profile=args.profile)
     print(f"{args.model.name} on {result.target}: status {result.status}, pool {result.pool_bytes:,} bytes")
     for line in format_measurements(result.measurements):

@@ -22,7 +22,7 @@ from .gemm import WIDEN_BYTES, channel_pair, pair_bytes, whole_words
 from .index import Const, Ix, Var, imin
 from .ir import Accumulate, AddResidual, Average, Broadcast, Dot, Kernel, RAMLoad, RAMStore, RegAlloc, Requantize, Widen, Workspace, loop
 from .requant import requant_form
-from .window import layer_interior, new_rows
+from .window import layer_interior, new_rows, taps
 
 
 PIXELS = 2  # output pixels per iteration: a pointwise layer's 2x2 tile (two pixels by two channels)
@@ -35,46 +35,56 @@ def layer_param(params, j: int) -> str:
     return f"p->{table}[{j}]"
 
 
-def _head_pixels(params, j: int, source: str, row: Ix, col: Ix, count: Ix, tile: int) -> tuple[list, str]:
+def _head_pixels(params, j: int, source: str, row: Ix, col: Ix, count: Ix, tile: int, into=None,
+                 window: str | None = None) -> tuple[list, str]:
     """Layer j's output pixels (row, col + t) for t < count (at most `tile`), read from `source`,
-    into the buffer it returns (pixel t at t * C_out). A 1x1 or gathered convolution computes
-    the pixels together (each weight pair serves both); a depthwise or other convolution one by one."""
+    into the buffer it returns (pixel t at t * C_out), or into (buffer, base) `into`. A 1x1 or
+    gathered convolution computes the pixels together (each weight pair serves both); a depthwise
+    or other convolution one by one; a depthwise from the register `window` where one is given."""
     layer, at, buf = params.layers[j], layer_param(params, j), f"px{j}"
     c_out = layer.output_shape[3]
     xx = Var(f"xx{j}")
+    buf, base, alloc = (into[0], into[1], []) if into else (buf, Const(0), None)
     if is_transpose(layer):  # pixel (row, xx) of NHWC: one byte of each NCHW channel plane
         _, channels, h, w = layer.input_shape
         t = Var(f"t{j}")
-        return [RegAlloc(buf, "int8_t", tile * c_out),
+        return [*_alloc(alloc, buf, tile * c_out),
                 loop(f"t{j}", 0, count, [
                     RAMLoad("planes", source, row * w + col + t, 1, runs=channels, run_stride=h * w, max_bytes=channels,
                             into=buf, into_index=t * c_out)])], buf
     if is_depthwise(layer):
         lanes = 4 if layer.depth_multiplier == 1 else 1
-        return [RegAlloc(buf, "int8_t", tile * c_out),
+        return [*_alloc(alloc, buf, tile * c_out),
                 loop(f"xx{j}", col, col + count, [loop("n", 0, 1, depthwise_pixel(
                     layer, source, 0, layer.input_shape[3], 0, 0, c_out, lanes, dst=buf, params=at, offsets=f"off{j}",
-                    x=xx, y=row, dst_base=(xx - col) * c_out))])], buf
+                    x=xx, y=row, dst_base=base + (xx - col) * c_out, window=window))])], buf
     together = conv_pixel(layer, Const(0), row, col, params=at, offsets=f"off{j}", source=source,
                           pixels=count if tile > 1 else None)
     u = Var(f"u{j}")
     if together.tile == tile:
         pair = imin(c_out - u, together.width)
-        return [RegAlloc(buf, "int8_t", pair_bytes(tile * c_out)), *together.reads,
+        return [*_alloc(alloc, buf, pair_bytes(tile * c_out)), *together.reads,
                 loop(f"u{j}", 0, c_out, together.unit(u, pair) + [
-                    Requantize(buf, u, "acc", pair, u, at, together.form, pixels=count if tile > 1 else Const(1),
+                    Requantize(buf, base + u, "acc", pair, u, at, together.form, pixels=count if tile > 1 else Const(1),
                                dst_stride=Const(c_out), acc_stride=Const(2))], step=together.width)], buf
     one = conv_pixel(layer, Const(0), row, xx, params=at, offsets=f"off{j}", source=source)
     pair = imin(c_out - u, one.width)
-    return [RegAlloc(buf, "int8_t", pair_bytes(tile * c_out)),
+    return [*_alloc(alloc, buf, pair_bytes(tile * c_out)),
             loop(f"xx{j}", col, col + count, [*one.reads, loop(f"u{j}", 0, c_out, one.unit(u, pair) + [
-                Requantize(buf, (xx - col) * c_out + u, "acc", pair, u, at, one.form)], step=one.width)])], buf
+                Requantize(buf, base + (xx - col) * c_out + u, "acc", pair, u, at, one.form)], step=one.width)])], buf
 
 
-def _pointwise_pixels(params, j: int, src: str, count: Ix, tile: int) -> tuple[list, str]:
+def _alloc(alloc, buf: str, size: int) -> list:
+    """The RegAlloc of a layer's own output buffer; none where it writes into another (`alloc` [])."""
+    return [RegAlloc(buf, "int8_t", size)] if alloc is None else alloc
+
+
+def _pointwise_pixels(params, j: int, src: str, count: Ix, tile: int, into=None) -> tuple[list, str]:
     """1x1 layer j applied to the `count` pixels in buffer `src`: two output channels by up to two
-    pixels per weight pass (the GEMM's 2x2 tile), the pixels widened to 16 bits once."""
+    pixels per weight pass (the GEMM's 2x2 tile), the pixels widened to 16 bits once; into its
+    own buffer, or into (buffer, base) `into`."""
     layer, at, buf = params.layers[j], layer_param(params, j), f"px{j}"
+    buf, base, alloc = (into[0], into[1], []) if into else (buf, Const(0), None)
     c_in, c_out = layer.input_shape[3], layer.output_shape[3]
     form = requant_form(layer.filter, layer.bias, layer.requant, 0)
     u, t = Var(f"u{j}"), Var(f"t{j}")
@@ -84,11 +94,12 @@ def _pointwise_pixels(params, j: int, src: str, count: Ix, tile: int) -> tuple[l
     x, stride = (f"{src}w", wide) if widened else (src, c_in)
     widen = [RegAlloc(f"{src}w", "int16_t", wide * tile),
              loop(f"t{j}", 0, count, [Widen(f"{src}w", t * wide, src, t * c_in, c_in, f"off{j}", f"{at}->input_offset")])]
-    return [*(widen if widened else []), RegAlloc(buf, "int8_t", pair_bytes(tile * c_out)),
+    return [*(widen if widened else []), *_alloc(alloc, buf, pair_bytes(tile * c_out)),
             loop(f"u{j}", 0, c_out, [
                 *channel_pair(at, u, c_out, c_in, pair, tile, form),
                 Dot("acc", 0, x, 0, ("w0", "w1"), 0, c_in, f"off{j}", f"{at}->input_offset", pair, count, stride),
-                Requantize(buf, u, "acc", pair, u, at, form, pixels=count, dst_stride=Const(c_out), acc_stride=Const(2)),
+                Requantize(buf, base + u, "acc", pair, u, at, form, pixels=count, dst_stride=Const(c_out),
+                           acc_stride=Const(2)),
             ], step=2)], buf
 
 
@@ -98,18 +109,53 @@ def _tile(params, stage) -> int:
     return PIXELS if PIXELS * widest <= PAIR_BYTES else 1
 
 
+def _has_ring(params, i: int) -> bool:
+    """Stage i keeps its rows in a ring (not the last stage; not a recomputed first stage)."""
+    return 0 <= i < len(params.stages) - 1 and not (i == 0 and params.recompute)
+
+
 def _interior(params, i: int) -> tuple[int, int] | None:
     """The columns of stage i whose head's window lies inside its input (the C drops the clamps)."""
     head = params.layers[params.stages[i].first]
     return None if is_transpose(head) else layer_interior(head, 1)
 
 
-def _stage_pixels(params, i: int, row: Ix, col: Ix, count: Ix) -> tuple[list, str]:
-    """Stage i's output pixels (row, col + t), t < count, into the buffer it returns."""
+def _stage_pixels(params, i: int, row: Ix, col: Ix, count: Ix, into=None) -> tuple[list, str]:
+    """Stage i's output pixels (row, col + t), t < count, into the buffer it returns (or into
+    (buffer, base) `into`, one pixel)."""
     stage = params.stages[i]
-    tile = _tile(params, stage)
+    tile = 1 if into else _tile(params, stage)
+    last = stage.end - 1
+    if i == 1 and params.recompute:
+        return _recomputed_pixels(params, row, col, count, tile)
     statements, buf = _head_pixels(params, stage.first, "input0" if i == 0 else f"ring{i - 1}", row, col, count,
-                                   tile)
+                                   tile, into if last == stage.first else None)
+    for j in range(stage.first + 1, stage.end):
+        more, buf = _pointwise_pixels(params, j, buf, count, tile, into if j == last else None)
+        statements += more
+    return statements, buf
+
+
+def _recomputed_pixels(params, row: Ix, col: Ix, count: Ix, tile: int) -> tuple[list, str]:
+    """Stage 1's pixels where stage 0 keeps no ring (paper section 5.2): per output pixel, the
+    first stage's pixels of its depthwise window are computed again into a register window, taps
+    outside the input left at the zero point (they add 0), then the depthwise reads the window."""
+    stage, first = params.stages[1], params.stages[0]
+    head = params.layers[stage.first]
+    _, h, w, c = params.stage_output(first)
+    _, k_h, k_w, _ = head.filter.shape
+    xx, wy, wx = Var("rx"), Var("wy"), Var("wx")
+    rows = taps(row, head.stride[0], head.padding[0], 1, k_h, h)
+    cols = taps(xx, head.stride[1], head.padding[1], 1, k_w, w)
+    made, _ = _stage_pixels(params, 0, rows.origin + wy, cols.origin + wx, Const(1),
+                            into=("win", (wy * k_w + wx) * c))
+    buf, c_out = f"px{stage.first}", head.output_shape[3]
+    zero = f"(int8_t)(-{layer_param(params, stage.first)}->input_offset)"
+    per_pixel = [RegAlloc("win", "int8_t", k_h * k_w * c, fill=zero),
+                 loop("wy", rows.lo, rows.hi, [loop("wx", cols.lo, cols.hi, made)])]
+    pixel, _ = _head_pixels(params, stage.first, "", row, xx, Const(1), 1, into=(buf, (xx - col) * c_out),
+                            window="win")
+    statements = [RegAlloc(buf, "int8_t", tile * c_out), loop("rx", col, col + count, per_pixel + pixel)]
     for j in range(stage.first + 1, stage.end):
         more, buf = _pointwise_pixels(params, j, buf, count, tile)
         statements += more
@@ -125,7 +171,7 @@ def _make_rows(params, i: int, needed_by: Ix):
     count = imin(w - x, tile)
     lo, hi = new_rows(needed_by, head.stride[0], head.padding[0], head.filter.shape[1], h)
     pixels, buf = _stage_pixels(params, i, r, x, count)
-    body = [_make_rows(params, i - 1, r)] if i > 0 else []
+    body = [_make_rows(params, i - 1, r)] if _has_ring(params, i - 1) else []
     body.append(loop(f"x{i}", 0, w, [*pixels, RAMStore(f"ring{i}", (r * w + x) * c, count * c, buf)], step=tile,
                      interior=_interior(params, i)))
     return loop(f"r{i}", lo, hi, body)
@@ -138,9 +184,10 @@ def layer_chain(params, segment: int) -> Kernel:
     _, o_h, o_w, c_out = p.output_shape
     workspaces, at = [], 0
     for i, stage in enumerate(p.stages[:-1]):
-        _, s_h, s_w, s_c = p.stage_output(stage)
-        workspaces.append(Workspace(f"ring{i}", s_h * s_w * s_c, p.ring_bytes(stage), at))
-        at += p.ring_bytes(stage)
+        if _has_ring(p, i):
+            _, s_h, s_w, s_c = p.stage_output(stage)
+            workspaces.append(Workspace(f"ring{i}", s_h * s_w * s_c, p.ring_bytes(stage), at))
+            at += p.ring_bytes(stage)
     y, x, q, t = Var("y"), Var("x"), Var("q"), Var("t")
     _, rows, cols, _ = p.layers[-1].output_shape
     tile = _tile(p, p.stages[last])
@@ -148,7 +195,7 @@ def layer_chain(params, segment: int) -> Kernel:
     pixels, buf = _stage_pixels(p, last, y, x, count)
     first, end = q * segment, imin(q * segment + segment, c_out)
     segments = -(-c_out // segment)
-    row_body = [_make_rows(p, last - 1, y)] if last > 0 else []
+    row_body = [_make_rows(p, last - 1, y)] if _has_ring(p, last - 1) else []
     if p.pool is None:  # each pixel of the last stage to the output, segment by segment
         residual = [] if p.add is None else [  # the input pixel at the same place, added segment by segment
             RAMLoad("res", "input0", (y * w + x + t) * c_in + first, end - first, max_bytes=segment),
@@ -167,7 +214,7 @@ def layer_chain(params, segment: int) -> Kernel:
     offsets = [Broadcast(f"off{j}", f"{layer_param(p, j)}->input_offset") for j in range(len(p.layers))
                if not is_transpose(p.layers[j])]
     pool = None if p.pool is None else (p.pool.act_min, p.pool.act_max)
-    add = None if p.add is None else p.residual_first
+    add = (None if p.add is None else p.residual_first, p.recompute)
     signature = ("layer_chain", tuple((type(layer).__name__, tuple(layer.input_shape)) + (
         () if is_transpose(layer) else (tuple(layer.filter.shape), layer.stride, layer.padding)) for layer in p.layers),
         pool, add, segment)

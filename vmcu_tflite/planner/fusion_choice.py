@@ -31,6 +31,8 @@ class FusionChoice:
     fused: bool
     unfused_bytes: int  # the most any of its layers' steps must hold
     fused_bytes: int  # what its fused step must hold
+    recompute: bool = False  # its first stage recomputed per window instead of a ring (--allow-recompute)
+    recomputed_macs: int = 0  # the multiply-accumulates that adds
 
 
 def _bounds(graph: Graph, steps: Sequence[Step]) -> dict[int, int]:
@@ -38,8 +40,11 @@ def _bounds(graph: Graph, steps: Sequence[Step]) -> dict[int, int]:
     return step_bounds(streamed.buffers, streamed.overlaps)
 
 
-def choose_fusion(graph: Graph, steps: Sequence[Step]) -> tuple[tuple[Step, ...], tuple[FusionChoice, ...]]:
-    """The steps with the worthwhile chains fused, and the decision for every candidate chain."""
+def choose_fusion(graph: Graph, steps: Sequence[Step],
+                  recompute: bool = False) -> tuple[tuple[Step, ...], tuple[FusionChoice, ...]]:
+    """The steps with the worthwhile chains fused, and the decision for every candidate chain.
+    With `recompute`, a chain may drop its first ring and recompute those pixels per window
+    (paper section 5.2) where that makes its estimate smaller."""
     runs = chain_runs(graph, steps)
     if not runs:
         return tuple(steps), ()
@@ -48,27 +53,31 @@ def choose_fusion(graph: Graph, steps: Sequence[Step]) -> tuple[tuple[Step, ...]
     floor = max((b for i, b in bounds.items() if i not in in_runs), default=0)
     candidates = []
     for run in runs:
-        cost = _chain_costs(graph, steps, run, bounds)
+        cost, plain = _chain_costs(graph, steps, run, bounds, recompute)
         limit = max(floor, _least_largest(len(run), cost))
-        candidates += [Block(run[a:b], CHAIN) for a, b in _fewest_fused(len(run), cost, limit) if b - a > 1]
+        candidates += [Block(run[a:b], CHAIN, plain[a, b] > limit)  # recompute only where the ring does not fit
+                       for a, b in _fewest_fused(len(run), cost, limit) if b - a > 1]
     if not candidates:
         return tuple(steps), ()
     fused = apply_fusion(graph, steps, candidates)
     fused_bounds = _bounds(graph, fused)
-    at = {s.ops: s.index for s in fused if s.kernel == "LAYER_CHAIN"}
+    at = {s.ops: s for s in fused if s.kernel == "LAYER_CHAIN"}
     kept, choices = [], []
     for block in candidates:
         ops = tuple(sorted(op for i in block.steps for op in steps[i].ops))
-        before, after = max(bounds[i] for i in block.steps), fused_bounds[at[ops]]
+        before, after = max(bounds[i] for i in block.steps), fused_bounds[at[ops].index]
         if after < before:
             kept.append(block)
-        choices.append(FusionChoice(ops, CHAIN, after < before, before, after))
+        choices.append(FusionChoice(ops, CHAIN, after < before, before, after, block.recompute,
+                                    at[ops].params.recomputed_macs()))
     return apply_fusion(graph, steps, kept), tuple(choices)
 
 
-def _chain_costs(graph: Graph, steps: Sequence[Step], run: tuple[int, ...], bounds: dict[int, int]) -> dict:
+def _chain_costs(graph: Graph, steps: Sequence[Step], run: tuple[int, ...], bounds: dict[int, int],
+                 recompute: bool = False) -> tuple[dict, dict]:
     """(a, b) -> what the part run[a:b] must hold: a layer's bound, a chain's estimate (infinite
-    for a part that cannot be one chain)."""
+    for a part that cannot be one chain), the least of with and without recomputation where
+    `recompute`; and the same without recomputation."""
     size = lambda t: graph.tensors[t].num_bytes  # noqa: E731
     cost = {}
     for a in range(len(run)):
@@ -77,9 +86,18 @@ def _chain_costs(graph: Graph, steps: Sequence[Step], run: tuple[int, ...], boun
                 cost[a, b] = bounds[run[a]]
                 continue
             params = chain_params(graph, steps, run[a:b])
-            cost[a, b] = math.inf if params is None else (
-                max(size(steps[run[a]].inputs[0]), size(steps[run[b - 1]].outputs[0])) + params.workspace_bytes)
-    return cost
+            if params is None:
+                cost[a, b] = math.inf
+                continue
+            ends = max(size(steps[run[a]].inputs[0]), size(steps[run[b - 1]].outputs[0]))
+            cost[a, b] = ends + params.workspace_bytes
+    plain = dict(cost)
+    if recompute:
+        for (a, b), value in plain.items():
+            params = chain_params(graph, steps, run[a:b]) if b - a > 1 else None
+            if params is not None and params.can_recompute():
+                cost[a, b] = value - params.ring_bytes(params.stages[0])
+    return cost, plain
 
 
 def _least_largest(n: int, cost: dict) -> int:
