@@ -26,6 +26,7 @@ from functools import cached_property
 from typing import Any
 
 KIND = "LAYER_CHAIN"
+MAX_STAGES = 6  # deeper, the rows-inside-rows schedule outgrows the 64-bit time the checks use
 
 Layer = Any  # Conv2DParams or DepthwiseConv2DParams (not imported: the ops import the kernels)
 

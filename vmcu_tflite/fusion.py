@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Sequence
 
-from .chain import KIND, LayerChainParams, chainable, is_global_average, is_transpose
+from .chain import KIND, MAX_STAGES, LayerChainParams, chainable, is_global_average, is_transpose
 from .graph import Graph
 from .lifetimes import Dataflow
 from .steps import Step
@@ -81,17 +81,20 @@ def chain_runs(graph: Graph, steps: Sequence[Step], taken: set[int] = frozenset(
 
 def chain_params(graph: Graph, steps: Sequence[Step], members: Sequence[int]) -> LayerChainParams | None:
     """The params of a chain of consecutive steps (a pool or an ADD only as the last), or None
-    when the part cannot be one chain (an ADD of something else than the part's input)."""
+    when the part cannot be one chain (an ADD of something else than the part's input, or more
+    than MAX_STAGES stages)."""
     parts = [steps[i] for i in members]
     last = parts[-1]
     if last.kernel == "ADD":
         first = residual_of(graph, steps, members)
         if first is None:
             return None
-        return LayerChainParams(tuple(s.params for s in parts[:-1]), add=last.params, residual_first=first)
-    if last.kernel == "AVERAGE_POOL_2D":
-        return LayerChainParams(tuple(s.params for s in parts[:-1]), pool=last.params)
-    return LayerChainParams(tuple(s.params for s in parts))
+        params = LayerChainParams(tuple(s.params for s in parts[:-1]), add=last.params, residual_first=first)
+    elif last.kernel == "AVERAGE_POOL_2D":
+        params = LayerChainParams(tuple(s.params for s in parts[:-1]), pool=last.params)
+    else:
+        params = LayerChainParams(tuple(s.params for s in parts))
+    return params if len(params.stages) <= MAX_STAGES else None
 
 
 def chain_step(graph: Graph, steps: Sequence[Step], members: tuple[int, ...], index: int,

@@ -144,3 +144,28 @@ def test_recomputation_is_off_by_default_and_reported_when_allowed(tmp_path):
     assert again.steps[0].params.recompute
     data = rng.integers(-128, 128, (1, 10, 10, 4)).astype(np.int8)
     np.testing.assert_array_equal(Interpreter(again).run([data]).outputs[0], run_tflm(model, [data], 1)[0][0])
+
+
+def test_a_chain_has_at_most_max_stages_and_then_fits_the_schedule():
+    """Rows inside rows deepen the kernel's loop nest with every stage: past MAX_STAGES its
+    schedule would outgrow the 64-bit time the interpreter and the gap model use, so no chain is
+    that deep; one of MAX_STAGES stages still fits."""
+    from vmcu_tflite.chain import MAX_STAGES
+    from vmcu_tflite.fusion import chain_params
+    from vmcu_tflite.kernels import describe
+    from vmcu_tflite.kernels.schedule import clock
+
+    rng = np.random.default_rng(6)
+    g = GraphBuilder(rng, 12, 2)
+    g.x, g.shape, g.scale, g.zp = g.conv(g.x, g.shape, 24, 3, 1)
+    for _ in range(10):
+        g.x, g.shape, g.scale, g.zp = g.conv(g.x, g.shape, g.shape[3], 3, 1, depthwise=True)
+        g.x, g.shape, g.scale, g.zp = g.conv(g.x, g.shape, 24, 1, 1)
+    g.b.outputs = [g.x]
+    graph = simplify(parse_model(g.b.build()))
+    steps = build_steps(graph)
+    deepest = 1 + 2 * (MAX_STAGES - 1)  # the stem, then a depthwise and a 1x1 per stage
+    assert chain_params(graph, steps, range(deepest + 2)) is None
+    step = chain_step(graph, steps, tuple(range(deepest)), 0)
+    assert len(step.params.stages) == MAX_STAGES
+    clock(describe(step.kernel, step.params, 4)).weights()  # raises if the schedule does not fit

@@ -17,10 +17,13 @@ import math
 from dataclasses import dataclass
 from typing import Sequence
 
-from ..fusion import CHAIN, Block, apply_fusion, chain_params, chain_runs
+from ..fusion import CHAIN, Block, apply_fusion, chain_params, chain_runs, chain_step
 from ..graph import Graph
 from ..steps import Step
+from ..kernels import describe
+from ..kernels.schedule import clock
 from .placement import step_bounds
+from .streaming import segment_candidates
 from .vmcu import streamed_buffers
 
 
@@ -57,6 +60,7 @@ def choose_fusion(graph: Graph, steps: Sequence[Step],
         limit = max(floor, _least_largest(len(run), cost))
         candidates += [Block(run[a:b], CHAIN, plain[a, b] > limit)  # recompute only where the ring does not fit
                        for a, b in _fewest_fused(len(run), cost, limit) if b - a > 1]
+    candidates = [b for b in candidates if _schedule_fits(graph, steps, b)]
     if not candidates:
         return tuple(steps), ()
     fused = apply_fusion(graph, steps, candidates)
@@ -71,6 +75,17 @@ def choose_fusion(graph: Graph, steps: Sequence[Step],
         choices.append(FusionChoice(ops, CHAIN, after < before, before, after, block.recompute,
                                     at[ops].params.recomputed_macs()))
     return apply_fusion(graph, steps, kept), tuple(choices)
+
+
+def _schedule_fits(graph: Graph, steps: Sequence[Step], block: Block) -> bool:
+    """The chain's kernel, at its smallest segment, has a schedule the checks can time in 64 bits
+    (MAX_STAGES keeps nearly every chain within it; this catches the rest)."""
+    step = chain_step(graph, steps, block.steps, 0, block.recompute)
+    try:
+        clock(describe(step.kernel, step.params, min(segment_candidates(graph, step)))).weights()
+    except ValueError:
+        return False
+    return True
 
 
 def _chain_costs(graph: Graph, steps: Sequence[Step], run: tuple[int, ...], bounds: dict[int, int],
