@@ -5,8 +5,11 @@ Iterations: output row y of the last stage. Before it, the rows of the previous 
 window needs and that are not made yet are made into that stage's ring (row r in slot r mod
 ring rows), and before each of those, the rows of the stage before it that row needs, and so on
 down to the step's input: every row of every layer is computed once, when first needed. A
-stage's pixel is its head layer's pixel (a depthwise pixel, or a convolution's window read as
-`conv_pixel` reads it), then each 1x1 layer of the stage applied to that pixel in registers.
+stage's pixel is its head layer's pixel (a depthwise pixel, a convolution's window read as
+`conv_pixel` reads it, or, for an NCHW TRANSPOSE, one byte of each channel plane), then each 1x1
+layer of the stage applied to that pixel in registers. Where the chain recomputes (the paper's
+section 5.2), the first stage keeps no ring: for each pixel of the second stage's depthwise, the
+first stage's pixels of its window are made again into a register window.
 The last stage's pixels go to the output segment by segment (each segment added to the input's
 at its place first where a residual ADD ends the chain), or, where a global average pool
 ends the chain, into one int32 sum per channel whose means are stored at the end. The input is
@@ -20,7 +23,8 @@ from .conv import conv_pixel
 from .depthwise import depthwise_pixel
 from .gemm import WIDEN_BYTES, channel_pair, pair_bytes, whole_words
 from .index import Const, Ix, Var, imin
-from .ir import Accumulate, AddResidual, Average, Broadcast, Dot, Kernel, RAMLoad, RAMStore, RegAlloc, Requantize, Widen, Workspace, loop
+from .ir import (Accumulate, AddResidual, Average, Broadcast, Dot, Kernel, RAMLoad, RAMStore, RegAlloc, Requantize,
+                 Widen, Workspace, loop)
 from .requant import requant_form
 from .window import layer_interior, new_rows, taps
 
@@ -44,17 +48,17 @@ def _head_pixels(params, j: int, source: str, row: Ix, col: Ix, count: Ix, tile:
     layer, at, buf = params.layers[j], layer_param(params, j), f"px{j}"
     c_out = layer.output_shape[3]
     xx = Var(f"xx{j}")
-    buf, base, alloc = (into[0], into[1], []) if into else (buf, Const(0), None)
+    buf, base = into if into else (buf, Const(0))
     if is_transpose(layer):  # pixel (row, xx) of NHWC: one byte of each NCHW channel plane
         _, channels, h, w = layer.input_shape
         t = Var(f"t{j}")
-        return [*_alloc(alloc, buf, tile * c_out),
+        return [*_own(into, buf, tile * c_out),
                 loop(f"t{j}", 0, count, [
                     RAMLoad("planes", source, row * w + col + t, 1, runs=channels, run_stride=h * w, max_bytes=channels,
                             into=buf, into_index=t * c_out)])], buf
     if is_depthwise(layer):
         lanes = 4 if layer.depth_multiplier == 1 else 1
-        return [*_alloc(alloc, buf, tile * c_out),
+        return [*_own(into, buf, tile * c_out),
                 loop(f"xx{j}", col, col + count, [loop("n", 0, 1, depthwise_pixel(
                     layer, source, 0, layer.input_shape[3], 0, 0, c_out, lanes, dst=buf, params=at, offsets=f"off{j}",
                     x=xx, y=row, dst_base=base + (xx - col) * c_out, window=window))])], buf
@@ -63,20 +67,20 @@ def _head_pixels(params, j: int, source: str, row: Ix, col: Ix, count: Ix, tile:
     u = Var(f"u{j}")
     if together.tile == tile:
         pair = imin(c_out - u, together.width)
-        return [*_alloc(alloc, buf, pair_bytes(tile * c_out)), *together.reads,
+        return [*_own(into, buf, pair_bytes(tile * c_out)), *together.reads,
                 loop(f"u{j}", 0, c_out, together.unit(u, pair) + [
                     Requantize(buf, base + u, "acc", pair, u, at, together.form, pixels=count if tile > 1 else Const(1),
                                dst_stride=Const(c_out), acc_stride=Const(2))], step=together.width)], buf
     one = conv_pixel(layer, Const(0), row, xx, params=at, offsets=f"off{j}", source=source)
     pair = imin(c_out - u, one.width)
-    return [*_alloc(alloc, buf, pair_bytes(tile * c_out)),
+    return [*_own(into, buf, pair_bytes(tile * c_out)),
             loop(f"xx{j}", col, col + count, [*one.reads, loop(f"u{j}", 0, c_out, one.unit(u, pair) + [
                 Requantize(buf, base + (xx - col) * c_out + u, "acc", pair, u, at, one.form)], step=one.width)])], buf
 
 
-def _alloc(alloc, buf: str, size: int) -> list:
-    """The RegAlloc of a layer's own output buffer; none where it writes into another (`alloc` [])."""
-    return [RegAlloc(buf, "int8_t", size)] if alloc is None else alloc
+def _own(into, buf: str, size: int) -> list:
+    """The RegAlloc of a layer's own output buffer; none where it writes `into` another."""
+    return [RegAlloc(buf, "int8_t", size)] if into is None else []
 
 
 def _pointwise_pixels(params, j: int, src: str, count: Ix, tile: int, into=None) -> tuple[list, str]:
@@ -84,7 +88,7 @@ def _pointwise_pixels(params, j: int, src: str, count: Ix, tile: int, into=None)
     pixels per weight pass (the GEMM's 2x2 tile), the pixels widened to 16 bits once; into its
     own buffer, or into (buffer, base) `into`."""
     layer, at, buf = params.layers[j], layer_param(params, j), f"px{j}"
-    buf, base, alloc = (into[0], into[1], []) if into else (buf, Const(0), None)
+    buf, base = into if into else (buf, Const(0))
     c_in, c_out = layer.input_shape[3], layer.output_shape[3]
     form = requant_form(layer.filter, layer.bias, layer.requant, 0)
     u, t = Var(f"u{j}"), Var(f"t{j}")
@@ -94,7 +98,7 @@ def _pointwise_pixels(params, j: int, src: str, count: Ix, tile: int, into=None)
     x, stride = (f"{src}w", wide) if widened else (src, c_in)
     widen = [RegAlloc(f"{src}w", "int16_t", wide * tile),
              loop(f"t{j}", 0, count, [Widen(f"{src}w", t * wide, src, t * c_in, c_in, f"off{j}", f"{at}->input_offset")])]
-    return [*(widen if widened else []), *_alloc(alloc, buf, pair_bytes(tile * c_out)),
+    return [*(widen if widened else []), *_own(into, buf, pair_bytes(tile * c_out)),
             loop(f"u{j}", 0, c_out, [
                 *channel_pair(at, u, c_out, c_in, pair, tile, form),
                 Dot("acc", 0, x, 0, ("w0", "w1"), 0, c_in, f"off{j}", f"{at}->input_offset", pair, count, stride),
@@ -144,16 +148,16 @@ def _recomputed_pixels(params, row: Ix, col: Ix, count: Ix, tile: int) -> tuple[
     head = params.layers[stage.first]
     _, h, w, c = params.stage_output(first)
     _, k_h, k_w, _ = head.filter.shape
-    xx, wy, wx = Var("rx"), Var("wy"), Var("wx")
+    rx, wy, wx = Var("rx"), Var("wy"), Var("wx")
     rows = taps(row, head.stride[0], head.padding[0], 1, k_h, h)
-    cols = taps(xx, head.stride[1], head.padding[1], 1, k_w, w)
+    cols = taps(rx, head.stride[1], head.padding[1], 1, k_w, w)
     made, _ = _stage_pixels(params, 0, rows.origin + wy, cols.origin + wx, Const(1),
                             into=("win", (wy * k_w + wx) * c))
     buf, c_out = f"px{stage.first}", head.output_shape[3]
     zero = f"(int8_t)(-{layer_param(params, stage.first)}->input_offset)"
     per_pixel = [RegAlloc("win", "int8_t", k_h * k_w * c, fill=zero),
                  loop("wy", rows.lo, rows.hi, [loop("wx", cols.lo, cols.hi, made)])]
-    pixel, _ = _head_pixels(params, stage.first, "", row, xx, Const(1), 1, into=(buf, (xx - col) * c_out),
+    pixel, _ = _head_pixels(params, stage.first, "", row, rx, Const(1), 1, into=(buf, (rx - col) * c_out),
                             window="win")
     statements = [RegAlloc(buf, "int8_t", tile * c_out), loop("rx", col, col + count, per_pixel + pixel)]
     for j in range(stage.first + 1, stage.end):
