@@ -1,7 +1,7 @@
 """A chain of convolution layers fused into one step: rings of rows instead of whole tensors.
 
-A chain is consecutive CONV_2D and DEPTHWISE_CONV_2D layers, each read only by the next (MobileNetV1's
-depthwise -> pointwise pairs, a DS-CNN's stem and blocks). Fused, no intermediate tensor is ever
+A chain is consecutive CONV_2D and DEPTHWISE_CONV_2D layers, each read only by the next
+(MobileNetV1's depthwise -> pointwise pairs, a DS-CNN's stem and blocks). Fused, no intermediate tensor is ever
 whole in the pool: each layer's output rows live in a ring as tall as the next layer's window,
 and a 1x1 layer needs no ring at all (it is applied to each pixel as it is made). The step holds
 its input (consumed row by row), its output (written over consumed input) and the rings: about
@@ -9,8 +9,8 @@ max(input, output) + the rings, where the layers apart hold their largest input 
 
 A TRANSPOSE from NCHW to NHWC may start the chain (a PyTorch export's input): its pixels are
 gathered channel by channel from the planes the application wrote, so the input never exists
-twice. A global average pool may end the chain: the last stage's pixels are then summed per channel
-and only the means are stored. Or a residual ADD of the chain's own input may end it
+twice. A global average pool may end the chain: the last stage's pixels are then summed per
+channel and only the means are stored. Or a residual ADD of the chain's own input may end it
 (MobileNetV2's inverted bottleneck: 1x1 expand -> depthwise -> 1x1 project + input): each output
 pixel is added to the input pixel at its place, read just before the output lands on it.
 
@@ -28,9 +28,7 @@ from typing import Any
 KIND = "LAYER_CHAIN"
 MAX_STAGES = 6  # deeper, the rows-inside-rows schedule outgrows the 64-bit time the checks use
 
-Layer = Any  # Conv2DParams or DepthwiseConv2DParams (not imported: the ops import the kernels)
-
-
+Layer = Any  # Conv2DParams, DepthwiseConv2DParams or TransposeParams (not imported: the ops import the kernels)
 NCHW_TO_NHWC = (0, 2, 3, 1)
 
 
@@ -47,8 +45,7 @@ def is_transpose(layer: Layer) -> bool:
 def is_pointwise(layer: Layer) -> bool:
     """A 1x1, stride 1, unpadded, single-group convolution: applied pixel by pixel, no ring."""
     return (not is_depthwise(layer) and not is_transpose(layer) and layer.filter.shape[1:3] == (1, 1)
-            and layer.stride == (1, 1)
-            and layer.padding == (0, 0) and layer.filter.shape[3] == layer.input_shape[3])
+            and layer.stride == (1, 1) and layer.padding == (0, 0) and layer.filter.shape[3] == layer.input_shape[3])
 
 
 def chainable(layer: Layer) -> bool:
