@@ -26,8 +26,8 @@ class Program:
 def compile_graph(graph: Graph, planner: str = "vmcu", fuse: bool = True, recompute: bool = False) -> Program:
     """Simplify, prepare the steps, fuse chains where it saves bytes (vMCU planner only), plan.
 
-    Fusion pays only where the pool needs it: a chain streams its layers pixel by pixel, where
-    the layers apart run their own best loops (in-place depthwise planes, GEMM tiles). So after
+    A chain runs within a few percent of its layers apart, faster or slower depending on the
+    layers (BENCHMARKS.md, Latency), so fusion is kept to where the pool needs it: after
     planning, the chains whose layers apart never held more than the pool found are unfused
     again, and that plan is kept when its pool is no larger."""
     simple = simplify(graph)

@@ -6,10 +6,9 @@ layers (`fusion.chain_runs`), a dynamic program over where chains start and end 
 the run's largest step can be, each layer alone costing its exact bound and a chain its estimate
 (max(input, output) + its rings: the output lands on consumed input). The pool cannot go below
 the largest bound outside the runs, so a second pass takes, among the cuts that keep every part
-under max(that floor, the run's least), the one fusing the fewest layers: chains do the same
-multiply-accumulates, but the fewer layers fused the more of the model runs as plain layers, which
-`pipeline.compile_graph` then also prefers wherever the plan found leaves room. Each chosen chain
-is kept only if its exact bound is below the largest of its layers'.
+under max(that floor, the run's least), the one fusing the fewest layers (the same
+multiply-accumulates either way; `pipeline.compile_graph` then unfuses what the plan found leaves
+room for). Each chosen chain is kept only if its exact bound is below the largest of its layers'.
 """
 from __future__ import annotations
 
