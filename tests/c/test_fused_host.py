@@ -14,7 +14,7 @@ from vmcu_tflite.validate.run import build_and_run
 from vmcu_tflite.validate.targets import SANITIZED_HOST
 
 
-@settings(max_examples=8, deadline=None)
+@settings(max_examples=4, deadline=None)
 @given(blocks())
 def test_fused_c_kernel_matches_reference(case):
     model, data, _ = case
