@@ -30,6 +30,7 @@ from benchmarks.sections import section  # noqa: E402
 from tests.tflite_builder import ModelBuilder, random_bias, random_weights  # noqa: E402
 from vmcu_reference.inputs import random_inputs  # noqa: E402
 from vmcu_reference.interpreter import Interpreter  # noqa: E402
+from vmcu_tflite.chain import is_depthwise, is_transpose  # noqa: E402
 from vmcu_tflite.oracle import run_tflm, tflm_arena_bytes  # noqa: E402
 from vmcu_tflite.pipeline import compile_model  # noqa: E402
 from vmcu_tflite.planner.vmcu import plan_vmcu  # noqa: E402
@@ -117,6 +118,14 @@ def model_rows() -> list[str]:
     return rows
 
 
+def _layer_name(layer) -> str:
+    """conv3x3/2, dw5x5, or the NCHW -> NHWC transpose that starts a chain."""
+    if is_transpose(layer):
+        return "NCHW->NHWC"
+    kind = "dw" if is_depthwise(layer) else "conv"
+    return kind + "x".join(map(str, layer.filter.shape[1:3])) + (f"/{layer.stride[0]}" if layer.stride[0] > 1 else "")
+
+
 def chain_rows() -> list[str]:
     """Every chain the planner fused, per model: its layers, its rings and the bytes it saved."""
     rows = ["| model | TFLite ops | layers | rings B | layers' largest step B | chain step B | saved B |",
@@ -128,9 +137,9 @@ def chain_rows() -> list[str]:
                 continue
             choice = next(f for f in program.plan.fusion if f.label == "chain" and f.ops == step.ops)
             p = step.params
-            layers = [("dw" if hasattr(layer, "depth_multiplier") else "conv") + "x".join(map(str, layer.filter.shape[1:3]))
-                      + (f"/{layer.stride[0]}" if layer.stride[0] > 1 else "") for layer in p.layers]
+            layers = [_layer_name(layer) for layer in p.layers]
             layers += ["global average"] if p.pool is not None else []
+            layers += ["+ input"] if p.add is not None else []
             rows.append(f"| {path.stem} | {step.ops[0]}-{step.ops[-1]} | {', '.join(layers)} | {planned.workspace_bytes:,} | "
                         f"{choice.unfused_bytes:,} | {choice.fused_bytes:,} | {choice.unfused_bytes - choice.fused_bytes:,} |")
             print(rows[-1], flush=True)

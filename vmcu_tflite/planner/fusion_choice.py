@@ -4,7 +4,8 @@ Every step's bound (the bytes it must hold: live buffers, its workspace, minus w
 share with its streamed inputs) is computed exactly for the layers apart. Per run of chainable
 layers (`fusion.chain_runs`), a dynamic program over where chains start and end finds the least
 the run's largest step can be, each layer alone costing its exact bound and a chain its estimate
-(max(input, output) + its rings: the output lands on consumed input). The pool cannot go below
+(max(input, output) + its rings: the output lands on consumed input; input + output + rings
+where a later step still reads the input). The pool cannot go below
 the largest bound outside the runs, so a second pass takes, among the cuts that keep every part
 under max(that floor, the run's least), the one fusing the fewest layers (the same
 multiply-accumulates either way; `pipeline.compile_graph` then unfuses what the plan found leaves
@@ -20,6 +21,7 @@ from ..fusion import CHAIN, Block, apply_fusion, chain_params, chain_runs, chain
 from ..graph import Graph
 from ..steps import Step
 from ..kernels import describe
+from ..lifetimes import Dataflow
 from ..kernels.schedule import clock
 from .placement import step_bounds
 from .streaming import segment_candidates
@@ -93,6 +95,7 @@ def _chain_costs(graph: Graph, steps: Sequence[Step], run: tuple[int, ...], boun
     for a part that cannot be one chain), the least of with and without recomputation where
     `recompute`; and the same without recomputation."""
     size = lambda t: graph.tensors[t].num_bytes  # noqa: E731
+    flow = Dataflow(graph, steps)
     cost = {}
     for a in range(len(run)):
         for b in range(a + 1, len(run) + 1):
@@ -103,7 +106,10 @@ def _chain_costs(graph: Graph, steps: Sequence[Step], run: tuple[int, ...], boun
             if params is None:
                 cost[a, b] = math.inf
                 continue
-            ends = max(size(steps[run[a]].inputs[0]), size(steps[run[b - 1]].outputs[0]))
+            x, y = steps[run[a]].inputs[0], steps[run[b - 1]].outputs[0]
+            # the output lands on consumed input, unless a later step (a residual ADD) still reads it
+            dies = set(flow.readers(x)) <= set(run[a:b]) and not flow.is_graph_output(x)
+            ends = max(size(x), size(y)) if dies else size(x) + size(y)
             cost[a, b] = ends + params.workspace_bytes
     plain = dict(cost)
     if recompute:
