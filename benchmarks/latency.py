@@ -137,7 +137,7 @@ def main(argv: list[str]) -> int:
         "",
         "Per kernel type, from `vmcu-validate --profile` on the plan without fusion (each TFLite layer its own",
         "step, as the peers' per-layer figures; the planner still picks in-place depthwise with one-channel planes",
-        "where the pool needs them), and on the fused plan (a fused block's MACs are its three layers'). The",
+        "where the pool needs them), and on the fused plan (a chain's MACs are all its layers'). The",
         "peers' figures are over the same models' layers of that type.",
         "",
         *kernel_rows["unfused"],
