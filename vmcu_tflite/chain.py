@@ -1,8 +1,8 @@
 """A chain of convolution layers fused into one step: rings of rows instead of whole tensors.
 
 A chain is consecutive CONV_2D and DEPTHWISE_CONV_2D layers, each read only by the next
-(MobileNetV1's depthwise -> pointwise pairs, a DS-CNN's stem and blocks). Fused, no intermediate tensor is ever
-whole in the pool: each layer's output rows live in a ring as tall as the next layer's window,
+(MobileNetV1's depthwise -> pointwise pairs, a DS-CNN's stem and blocks). Fused, no intermediate
+tensor is ever whole in the pool: each layer's output rows live in a ring as tall as the next layer's window,
 and a 1x1 layer needs no ring at all (it is applied to each pixel as it is made). The step holds
 its input (consumed row by row), its output (written over consumed input) and the rings: about
 max(input, output) + the rings, where the layers apart hold their largest input + output pair.
@@ -127,7 +127,6 @@ class LayerChainParams:
     def workspace_bytes(self) -> int:
         """Every ring, one after another in the step's workspace."""
         return sum(self.ring_bytes(s) for s in self.stages)
-
 
 
 def _pixel_macs(layer: Layer) -> int:

@@ -25,7 +25,6 @@ class Block:
     """Consecutive step indices fused into one step."""
 
     steps: tuple[int, ...]
-    label: str = CHAIN
     recompute: bool = False  # the first stage's pixels recomputed per window instead of a ring
 
 
@@ -41,7 +40,7 @@ def _starts_chain(step: Step) -> bool:
 
 def _residual_add(graph: Graph, step: Step) -> bool:
     """An ADD of two activations of one shape (its output's): it may end a chain that starts at
-    one operand and ends at the other (`residual_of` says which chains)."""
+    one operand and ends at the other (`_residual_of` says which chains)."""
     return (step.kernel == "ADD" and len(step.inputs) == 2 and step.params.constants == (None, None)
             and all(graph.tensors[t].shape == graph.tensors[step.outputs[0]].shape for t in step.inputs))
 
@@ -50,7 +49,7 @@ def _ends_chain(graph: Graph, step: Step) -> bool:
     return (step.kernel == "AVERAGE_POOL_2D" and is_global_average(step.params)) or _residual_add(graph, step)
 
 
-def residual_of(graph: Graph, steps: Sequence[Step], members: Sequence[int]) -> bool | None:
+def _residual_of(graph: Graph, steps: Sequence[Step], members: Sequence[int]) -> bool | None:
     """For a part of a run that ends in an ADD: whether the chain's input is the ADD's first
     operand (True), its second (False); None when the ADD does not add the part's own input."""
     add, start = steps[members[-1]], graph.storage_of(steps[members[0]].inputs[0])
@@ -60,19 +59,19 @@ def residual_of(graph: Graph, steps: Sequence[Step], members: Sequence[int]) -> 
     return storages[0] == start
 
 
-def chain_runs(graph: Graph, steps: Sequence[Step], taken: set[int] = frozenset()) -> list[tuple[int, ...]]:
-    """Maximal runs of consecutive steps a chain can hold, each read only by the next, none in
-    `taken`; runs of two steps or more. A TRANSPOSE only starts a run, a pool or an ADD only ends one."""
+def chain_runs(graph: Graph, steps: Sequence[Step]) -> list[tuple[int, ...]]:
+    """Maximal runs of consecutive steps a chain can hold, each read only by the next; runs of two
+    steps or more. A TRANSPOSE only starts a run, a pool or an ADD only ends one."""
     flow = Dataflow(graph, steps)
     runs: list[list[int]] = []
     for step in steps:
         previous = steps[step.index - 1] if step.index else None
-        link = (runs and runs[-1][-1] == step.index - 1 and step.index not in taken
+        link = (runs and runs[-1][-1] == step.index - 1
                 and (_layer(step) or _ends_chain(graph, step)) and not _ends_chain(graph, previous)
                 and flow.only_reader(previous.outputs[0]) == step.index)
         if link:
             runs[-1].append(step.index)
-        elif step.index not in taken and _starts_chain(step):
+        elif _starts_chain(step):
             runs.append([step.index])
     return [tuple(r) for r in runs if len(r) >= 2]
 
@@ -86,7 +85,7 @@ def chain_params(graph: Graph, steps: Sequence[Step], members: Sequence[int]) ->
     parts = [steps[i] for i in members]
     last = parts[-1]
     if last.kernel == "ADD":
-        first = residual_of(graph, steps, members)
+        first = _residual_of(graph, steps, members)
         if first is None:
             return None
         params = LayerChainParams(tuple(s.params for s in parts[:-1]), add=last.params, residual_first=first)

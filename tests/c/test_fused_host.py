@@ -8,7 +8,7 @@ import numpy as np
 from hypothesis import given, settings
 
 from tests.planner.test_chains import chained_program, chains
-from tests.planner.test_fusion import blocks, fused_program
+from tests.planner.test_fusion import blocks
 from vmcu_reference.interpreter import Interpreter
 from vmcu_tflite.validate.run import build_and_run
 from vmcu_tflite.validate.targets import SANITIZED_HOST
@@ -18,7 +18,7 @@ from vmcu_tflite.validate.targets import SANITIZED_HOST
 @given(blocks())
 def test_fused_c_kernel_matches_reference(case):
     model, data, _ = case
-    program = fused_program(model)
+    program = chained_program(model)
     expected = Interpreter(program).run([data]).raw_outputs[0].reshape(-1)
     with tempfile.TemporaryDirectory() as work:
         status, outputs, _ = build_and_run(program, [data], SANITIZED_HOST, Path(work))

@@ -26,7 +26,7 @@ import numpy as np
 import pytest
 
 from tests.c.kernel_models import Chain
-from tests.planner.test_fusion import fused_program
+from tests.planner.test_chains import chained_program
 from vmcu_reference.ops import make_kernel
 from vmcu_tflite.codegen.cwriter import CWriter
 from vmcu_tflite.ops import SPECS
@@ -191,7 +191,7 @@ def prepare(case: Case, index: int) -> None:
     m = Chain(100 + index)
     x, y = case.build(m)
     model = m.build(y)
-    case.program = fused_program(model) if case.fused else compile_model(model, fuse=False)
+    case.program = chained_program(model) if case.fused else compile_model(model, fuse=False)
     graph, steps = case.program.graph, case.program.steps
     assert len(steps) == 1, [s.kernel for s in steps]
     case.step = step = steps[0]

@@ -12,7 +12,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from tests.planner.test_fusion import fused_program
+from tests.planner.test_chains import chained_program
 from tests.kernels.test_mutations import Block
 from vmcu_tflite.kernels import describe
 from vmcu_tflite.kernels.index import Var
@@ -51,8 +51,8 @@ def reused_name():
 
 
 CONFIGS = {
-    "fused expand, wide middle": lambda: fused_program(expand_block(2, 6, 3)).steps[0],
-    "fused expand, narrow middle": lambda: fused_program(expand_block(4, 1, 9)).steps[0],
+    "fused expand, wide middle": lambda: chained_program(expand_block(2, 6, 3)).steps[0],
+    "fused expand, narrow middle": lambda: chained_program(expand_block(4, 1, 9)).steps[0],
     "depthwise multiplier 2": lambda: SimpleNamespace(kernel="DEPTHWISE_CONV_2D", params=SimpleNamespace(
         input_shape=(1, 5, 4, 3), output_shape=(1, 3, 2, 6), filter=np.zeros((1, 3, 3, 6), np.int8),
         stride=(2, 2), dilation=(1, 1), padding=(1, 1), depth_multiplier=2, bias=np.zeros(6, np.int32),

@@ -6,16 +6,11 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
+from tests.planner.test_chains import assert_chain_matches, chained_program
 from tests.random_graphs import GraphBuilder
 from vmcu_reference.interpreter import Interpreter
-from vmcu_tflite.fusion import Block as FusedBlock
-from vmcu_tflite.fusion import apply_fusion
 from vmcu_tflite.oracle import run_tflm
-from vmcu_tflite.passes import simplify
-from vmcu_tflite.pipeline import Program, compile_model
-from vmcu_tflite.planner.vmcu import plan_vmcu
-from vmcu_tflite.reader import parse_model
-from vmcu_tflite.steps import build_steps
+from vmcu_tflite.pipeline import compile_model
 
 
 class Block(GraphBuilder):
@@ -54,26 +49,15 @@ def blocks(draw):
     return block.b.build(), data, residual
 
 
-def fused_program(model: bytes) -> Program:
-    """Every layer of the model in one chain, planned."""
-    graph = simplify(parse_model(model))
-    steps = build_steps(graph)
-    fused = apply_fusion(graph, steps, [FusedBlock(tuple(range(len(steps))))])
-    return Program(graph, fused, plan_vmcu(graph, fused))
-
-
 @settings(max_examples=40, deadline=None)
 @given(blocks())
 def test_fused_block_is_bit_exact_and_hazard_free(case):
     model, data, residual = case
-    program = fused_program(model)
+    program = chained_program(model)
     assert [s.kernel for s in program.steps] == ["LAYER_CHAIN"]
     assert (program.steps[0].params.add is not None) == residual
-    ours = Interpreter(program).run([data]).outputs[0]
-    np.testing.assert_array_equal(ours, run_tflm(model, [data], 1)[0][0])
-    unfused = compile_model(model, "vmcu", fuse=False)
+    ours, unfused = assert_chain_matches(model, data, program)
     np.testing.assert_array_equal(ours, Interpreter(unfused).run([data]).outputs[0])
-    assert program.plan.macs == unfused.plan.macs  # row buffers: no multiply-accumulate is repeated
 
 
 def lead_depthwise_project(rng, hw: int, c_in: int, mid: int, lead_k: int, c_out: int) -> bytes:
@@ -106,7 +90,7 @@ def test_block_without_lead_keeps_the_window_rows_above():
     block.b.op("ADD", [y, block.x], [out])
     block.b.inputs, block.b.outputs = [block.x], [out]
     model = block.b.build()
-    program = fused_program(model)
+    program = chained_program(model)
     x, y_out = program.steps[0].inputs[0], program.steps[0].outputs[0]
     distance = (program.plan.offsets[x] - program.plan.offsets[y_out]) % program.plan.pool_bytes
     assert distance >= 3 + 1  # a row and a pixel of the window are still to be read
@@ -119,6 +103,6 @@ def test_stem_wider_than_a_gathered_window_fuses():
     rng = np.random.default_rng(11)
     model = lead_depthwise_project(rng, 8, 16, mid=8, lead_k=3, c_out=4)
     data = rng.integers(-128, 128, size=(1, 8, 8, 16)).astype(np.int8)
-    program = fused_program(model)
+    program = chained_program(model)
     assert [s.kernel for s in program.steps] == ["LAYER_CHAIN"]
     np.testing.assert_array_equal(Interpreter(program).run([data]).outputs[0], run_tflm(model, [data], 1)[0][0])

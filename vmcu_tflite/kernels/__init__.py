@@ -9,18 +9,13 @@ pooling, shape ops) keep their hand-written C and access patterns.
 """
 from __future__ import annotations
 
+from ..chain import is_pointwise  # a GEMM over the pixels, and a chain layer that needs no ring
 from .chain import layer_chain
 from .conv import conv2d
 from .depthwise import depthwise, depthwise_in_place
 from .gemm import gemm
 from .ir import Kernel
 from .requant import requant_form
-
-def is_pointwise(params) -> bool:
-    """A 1x1, stride 1, unpadded, single-group convolution: a GEMM over the pixels."""
-    _, k_h, k_w, fc = params.filter.shape
-    return (k_h, k_w) == (1, 1) and params.stride == (1, 1) and params.padding == (0, 0) \
-        and fc == params.input_shape[3]
 
 
 def gemm_shape(kind: str, params) -> tuple[int, int, int] | None:

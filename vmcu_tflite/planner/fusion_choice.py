@@ -55,11 +55,12 @@ def choose_fusion(graph: Graph, steps: Sequence[Step],
     bounds = _bounds(graph, steps)
     in_runs = {i for run in runs for i in run}
     floor = max((b for i, b in bounds.items() if i not in in_runs), default=0)
+    flow = Dataflow(graph, steps)
     candidates = []
     for run in runs:
-        cost, plain = _chain_costs(graph, steps, run, bounds, recompute)
+        cost, plain = _chain_costs(graph, steps, flow, run, bounds, recompute)
         limit = max(floor, _least_largest(len(run), cost))
-        candidates += [Block(run[a:b], CHAIN, plain[a, b] > limit)  # recompute only where the ring does not fit
+        candidates += [Block(run[a:b], plain[a, b] > limit)  # recompute only where the ring does not fit
                        for a, b in _fewest_fused(len(run), cost, limit) if b - a > 1]
     candidates = [b for b in candidates if _schedule_fits(graph, steps, b)]
     if not candidates:
@@ -89,34 +90,28 @@ def _schedule_fits(graph: Graph, steps: Sequence[Step], block: Block) -> bool:
     return True
 
 
-def _chain_costs(graph: Graph, steps: Sequence[Step], run: tuple[int, ...], bounds: dict[int, int],
-                 recompute: bool = False) -> tuple[dict, dict]:
+def _chain_costs(graph: Graph, steps: Sequence[Step], flow: Dataflow, run: tuple[int, ...],
+                 bounds: dict[int, int], recompute: bool = False) -> tuple[dict, dict]:
     """(a, b) -> what the part run[a:b] must hold: a layer's bound, a chain's estimate (infinite
     for a part that cannot be one chain), the least of with and without recomputation where
     `recompute`; and the same without recomputation."""
     size = lambda t: graph.tensors[t].num_bytes  # noqa: E731
-    flow = Dataflow(graph, steps)
-    cost = {}
+    cost, plain = {}, {}
     for a in range(len(run)):
         for b in range(a + 1, len(run) + 1):
-            if b - a == 1:
-                cost[a, b] = bounds[run[a]]
-                continue
-            params = chain_params(graph, steps, run[a:b])
-            if params is None:
-                cost[a, b] = math.inf
-                continue
-            x, y = steps[run[a]].inputs[0], steps[run[b - 1]].outputs[0]
-            # the output lands on consumed input, unless a later step (a residual ADD) still reads it
-            dies = set(flow.readers(x)) <= set(run[a:b]) and not flow.is_graph_output(x)
-            ends = max(size(x), size(y)) if dies else size(x) + size(y)
-            cost[a, b] = ends + params.workspace_bytes
-    plain = dict(cost)
-    if recompute:
-        for (a, b), value in plain.items():
             params = chain_params(graph, steps, run[a:b]) if b - a > 1 else None
-            if params is not None and params.can_recompute():
-                cost[a, b] = value - params.ring_bytes(params.stages[0])
+            if b - a == 1:
+                plain[a, b] = bounds[run[a]]
+            elif params is None:
+                plain[a, b] = math.inf
+            else:
+                x, y = steps[run[a]].inputs[0], steps[run[b - 1]].outputs[0]
+                # the output lands on consumed input, unless a later step (a residual ADD) still reads it
+                dies = set(flow.readers(x)) <= set(run[a:b]) and not flow.is_graph_output(x)
+                plain[a, b] = (max(size(x), size(y)) if dies else size(x) + size(y)) + params.workspace_bytes
+            cost[a, b] = plain[a, b]
+            if recompute and params is not None and params.can_recompute():
+                cost[a, b] -= params.ring_bytes(params.stages[0])
     return cost, plain
 
 
