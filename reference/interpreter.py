@@ -11,7 +11,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from vmcu_tflite.errors import UsageError
+from vmcu_tflite.errors import MismatchError, UsageError
 from vmcu_tflite.kernels import describe
 from vmcu_tflite.pipeline import Program, compile_model
 from vmcu_tflite.plan import workspace_id
@@ -19,7 +19,8 @@ from vmcu_tflite.planner.streaming import access_pattern
 
 from .boundary import from_pool, to_pool
 from .ops import make_kernel
-from .kernel_run import WORKSPACE_TAG, Role, run_kernel
+from .flash import FlashImage, flash_image
+from .kernel_run import WORKSPACE_TAG, Role, Stored, run_kernel
 from .pool import Access, SimulatedPool
 from .streaming import replay_segments
 
@@ -40,6 +41,7 @@ class Interpreter:
         self.trace = trace
         self.kernels = [make_kernel(s.kernel, s.params) for s in program.steps]
         self.planned = {s.index: s for s in program.plan.steps}
+        self.images: dict[int, FlashImage] = {}  # described steps' params as their C holds them, made once
         if len(self.planned) != len(program.steps) or any(self.planned[s.index].kernel != s.kernel
                                                           for s in program.steps):
             raise UsageError("the plan does not match the model's steps (was it made for another model?)")
@@ -78,7 +80,7 @@ class Interpreter:
                     .reshape(graph.tensors[t].shape) for t in step.inputs]
             out = kernel.run(*args)
             t_out = step.outputs[0]
-            self._write_output(pool, step, args, out, base)
+            out = self._write_output(pool, step, args, out, base)
             if record:
                 result.tensors[t_out] = out
                 result.order.append(t_out)
@@ -93,23 +95,29 @@ class Interpreter:
             result.outputs.append(from_pool(port, tensor, data))
         return result
 
-    def _write_output(self, pool: SimulatedPool, step, args: list[np.ndarray], out: np.ndarray, base) -> None:
-        """Store the step's output the way its kernel does: at once, by segments, or in place."""
+    def _write_output(self, pool: SimulatedPool, step, args: list[np.ndarray], out: np.ndarray, base) -> np.ndarray:
+        """Store the step's output the way its kernel does: at once, by segments, or in place.
+        A described kernel computes the output itself, from the bytes it loads; what it stored
+        must equal `out`, TFLite's formula on the same inputs. Returns the output as stored."""
         graph, planned = self.program.graph, self.planned[step.index]
         t_out, segment = step.outputs[0], planned.segment_bytes
         out_who = self._access(step.index, t_out, segment)
         kernel = describe(step.kernel, step.params, segment, planned.in_place, planned.tile_rows)
         if kernel is not None:
-            self._run_described(pool, step, kernel, out, base)
-        elif planned.streamed_inputs:
+            stored = self._run_described(pool, step, kernel, base)
+            _check_against_formula(step, stored, out)
+            return stored.values.reshape(out.shape)
+        if planned.streamed_inputs:
             streamed = [(self._access(step.index, x, segment), base(x), graph.tensors[x].num_bytes,
                          access_pattern(graph, step, x, segment)) for x in planned.streamed_inputs]
             replay_segments(pool, streamed, out_who, base(t_out), out)
         else:
             pool.store(out_who, base(t_out), 0, out)
+        return out
 
-    def _run_described(self, pool: SimulatedPool, step, kernel, out: np.ndarray, base) -> None:
-        """Check the loads, stores and frees of the step's kernel description, in its order."""
+    def _run_described(self, pool: SimulatedPool, step, kernel, base) -> Stored:
+        """Check the loads, stores and frees of the step's kernel description, in its order, and
+        execute it over the step's params as its C holds them."""
         graph, planned = self.program.graph, self.planned[step.index]
         segment = planned.segment_bytes
         x = step.inputs[0]  # described kernels read one activation tensor
@@ -127,7 +135,9 @@ class Interpreter:
             if roles[name].size != size:
                 raise UsageError(f"step {step.index} ({step.kernel}): its kernel addresses {size} bytes of {name}, "
                                  f"the tensor has {roles[name].size}")
-        run_kernel(pool, kernel, roles, out)
+        if step.index not in self.images:
+            self.images[step.index] = flash_image(step, graph)
+        return run_kernel(pool, kernel, roles, self.images[step.index])
 
     def _last_reads(self) -> dict[int, list[int]]:
         """Step index -> tensors whose storage no later step (nor the application) reads. An
@@ -146,6 +156,25 @@ class Interpreter:
             if storage not in kept:
                 dying.setdefault(index, []).append(t)
         return dying
+
+
+def _check_against_formula(step, stored: Stored, formula: np.ndarray) -> None:
+    """The described step's output must be TFLite's: the reference formula on the same inputs."""
+    expected = np.asarray(formula).reshape(-1)
+    differ = np.flatnonzero(~stored.stored | (stored.values != expected.view(np.int8)))
+    if not differ.size:
+        return
+    first = int(differ[0])
+    index = tuple(int(i) for i in np.unravel_index(first, np.shape(formula)))
+    ops = ", ".join(map(str, step.ops)) or "-"
+    where = f"step {step.index} ({step.kernel}, TFLite op {ops})"
+    if not stored.stored[first]:
+        raise MismatchError(f"{where}: its kernel description never stores output byte {first} (index {index}); "
+                            f"{differ.size} of {expected.size} bytes differ from TFLite's formula")
+    raise MismatchError(f"{where}: its kernel description stores {int(stored.values[first])} at output byte {first} "
+                        f"(index {index}) where TFLite's formula gives {int(expected.view(np.int8)[first])}; "
+                        f"{differ.size} of {expected.size} bytes differ; stored by "
+                        f"{stored.describe(int(stored.by[first]))}")
 
 
 def run_model_bytes(model: bytes, inputs: Sequence[np.ndarray], planner: str = "vmcu") -> list[np.ndarray]:

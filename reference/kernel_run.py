@@ -14,18 +14,25 @@ and (2) every load falls inside the interval of every byte it reads. Times are t
 (`vmcu_tflite/kernels/schedule.py`), doubled so that "released just after" fits between two
 statement instances. The first violation in time is reported with its step, op, tensor, segment
 and pool address.
+
+Once the traffic is proved, the description's arithmetic runs over it (`kernel_exec.py`): each
+load returns the bytes the pool holds where and when it loads them, and what the stores write
+is computed from those bytes; that output is what the step leaves in the pool.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
+from typing import Callable
 
 import numpy as np
 
-from vmcu_tflite.errors import HazardError
+from vmcu_tflite.errors import HazardError, MismatchError
 from vmcu_tflite.kernels.ir import Kernel, RAMFree, RAMLoad, RAMStore
 from vmcu_tflite.kernels.schedule import clock, instances, time_of, values, walk
 
+from .flash import FlashImage
+from .kernel_exec import DescriptionError, Executor, PoolHistory
 from .pool import FREE, Access, SimulatedPool
 
 NEVER = np.iinfo(np.int64).max // 4
@@ -132,8 +139,9 @@ def _describe(events: _Events, instance: int) -> str:
     return f"{type(stmt).__name__} of {stmt.tensor}" + (f" at ({loops})" if loops else "")
 
 
-def run_kernel(pool: SimulatedPool, kernel: Kernel, roles: dict[str, Role], output: np.ndarray) -> None:
-    """Check and apply one step's memory traffic; `output` holds the values its stores write."""
+def run_kernel(pool: SimulatedPool, kernel: Kernel, roles: dict[str, Role], image: FlashImage) -> "Stored":
+    """Check one step's memory traffic, execute its arithmetic over the constants `image` (the
+    step's params as its C holds them) and apply it to the pool: what it returns is what it stored."""
     events = _events(kernel)
     failures: list[tuple[int, str]] = []  # (time, message): the earliest is reported
     for k, e in enumerate(events):
@@ -229,13 +237,53 @@ def run_kernel(pool: SimulatedPool, kernel: Kernel, roles: dict[str, Role], outp
     if failures:
         raise HazardError(min(failures)[1])
 
+    stored = _execute(pool, kernel, roles, events, image)
     # Apply: streamed inputs released, workspace gone, the output in place.
     for role in roles.values():
         if role.consumed and not role.capacity:
             pool.release(pool.addresses_of(role.who.tensor, role.base, role.size))
     if "output" in first_store:
         b = np.flatnonzero(first_store["output"] != NEVER)
-        pool.place(roles["output"].who, roles["output"].base, b, output.reshape(-1)[b])
+        pool.place(roles["output"].who, roles["output"].base, b, stored.values[b])
+    return stored
+
+
+@dataclass
+class Stored:
+    """The output a description stored: each byte's value and the statement instance that stored it."""
+
+    values: np.ndarray  # int8 per logical byte (0 where nothing stored it)
+    stored: np.ndarray  # bool per logical byte
+    by: np.ndarray  # per logical byte: statement id << 40 | instance (-1: not stored)
+    describe: Callable[[int], str]  # `by` value -> "RAMStore of output at (y=3, x=4, q=0)"
+
+
+def _execute(pool: SimulatedPool, kernel: Kernel, roles: dict[str, Role], events: list[_Events],
+             image: FlashImage) -> Stored:
+    """Run the description's arithmetic over the bytes its loads find in the pool (kernel_exec)."""
+    loads, stores, history = {}, {}, {}
+    for e in events:
+        time, byte, which = e.bytes()
+        role = roles[e.stmt.tensor]
+        if isinstance(e.stmt, RAMLoad):
+            loads[e.placed.positions] = (role.addresses(pool, byte), time, which)
+        elif isinstance(e.stmt, RAMStore):
+            stores[e.placed.positions] = (byte, time, which)
+            history[e.placed.positions] = (role.addresses(pool, byte), time)
+    prefix = _prefix(roles["output"].who)
+    executor = Executor(kernel, image, PoolHistory(pool.data, history), loads, stores, lambda text: f"{prefix}: {text}")
+    try:
+        written = executor.run()
+    except DescriptionError as err:
+        raise MismatchError(f"wrong kernel description: {err}") from None
+    size = roles["output"].size
+    values, stored, by = np.zeros(size, np.int8), np.zeros(size, bool), np.full(size, -1, np.int64)
+    if "output" in written:
+        byte, value, ident = written["output"]
+        values[byte], stored[byte], by[byte] = value, True, ident
+    pool.note(f"step {roles['output'].who.step:3d} {roles['output'].who.kernel:<24s} executed "
+              f"{len(executor.statements)} statements of {kernel.name}")
+    return Stored(values, stored, by, lambda ident: executor.describe(int(ident >> 40), int(ident & ((1 << 40) - 1))))
 
 
 def _prefix(who: Access) -> str:

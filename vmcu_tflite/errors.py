@@ -40,6 +40,13 @@ class BudgetError(VmcuError):
     exit_code = EXIT_DOES_NOT_FIT
 
 
+class MismatchError(VmcuError):
+    """Computed values are wrong: a kernel description's output differs from TFLite's formula, or
+    it computes from bytes it never loaded or registers it never set."""
+
+    exit_code = EXIT_OUTPUTS_DIFFER
+
+
 class HazardError(VmcuError):
     """A step read pool bytes that no longer hold the segment it expected: the plan is wrong."""
 

@@ -152,19 +152,26 @@ def _digit(loop: Loop, env: dict):
 
 def instances(placed: Placed) -> dict[str, np.ndarray]:
     """Every value of the enclosing loop variables at which `placed` runs, in execution order."""
-    env: dict[str, np.ndarray] = {}
-    count = 1
+    env: dict[str, np.ndarray] = {"__count__": np.int64(1)}
     for loop in placed.loops:
-        lo = np.broadcast_to(np.asarray(loop.lo.evaluate(env), dtype=np.int64), (count,))
-        hi = np.broadcast_to(np.asarray(loop.hi.evaluate(env), dtype=np.int64), (count,))
-        trips = np.maximum(0, -(-(hi - lo) // loop.step))
-        total = int(trips.sum())
-        env = {k: np.repeat(v, trips) for k, v in env.items()}
-        starts = np.repeat(np.cumsum(trips) - trips, trips)
-        env[loop.var] = np.repeat(lo, trips) + loop.step * (np.arange(total, dtype=np.int64) - starts)
-        count = total
-    env["__count__"] = np.int64(count)
+        env, _ = enter(loop, env)
     return env
+
+
+def enter(loop: Loop, env: dict[str, np.ndarray]) -> tuple[dict[str, np.ndarray], np.ndarray]:
+    """The instances of `loop`'s body from those of the loop (`env`, in execution order): the
+    body's loop variables, and for each body instance the index of the loop instance it runs in."""
+    count = int(env["__count__"])
+    lo = np.broadcast_to(np.asarray(loop.lo.evaluate(env), dtype=np.int64), (count,))
+    hi = np.broadcast_to(np.asarray(loop.hi.evaluate(env), dtype=np.int64), (count,))
+    trips = np.maximum(0, -(-(hi - lo) // loop.step))
+    total = int(trips.sum())
+    parent = np.repeat(np.arange(count, dtype=np.int64), trips)
+    starts = np.repeat(np.cumsum(trips) - trips, trips)
+    inner = {k: v[parent] for k, v in env.items() if k != "__count__"}
+    inner[loop.var] = lo[parent] + loop.step * (np.arange(total, dtype=np.int64) - starts)
+    inner["__count__"] = np.int64(total)
+    return inner, parent
 
 
 def values(expr: Ix, env: dict) -> np.ndarray:
