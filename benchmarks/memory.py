@@ -259,8 +259,10 @@ def main(argv: list[str]) -> int:
         "![growth in the same RAM](benchmarks/exploration.png)",
         "",
     ]
-    kept = section(args.out, "latency")  # benchmarks/latency.py's section stays as it was
-    args.out.write_text("\n".join(text + ([*kept, ""] if kept else [])))
+    kept = []  # the sections of benchmarks/latency.py and benchmarks/interpreter_time.py stay as they were
+    for name in ("latency", "interpreter_time"):
+        kept += [*section(args.out, name), ""] if section(args.out, name) else []
+    args.out.write_text("\n".join(text + kept))
     print(f"wrote {args.out}")
     return 0
 

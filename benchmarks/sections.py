@@ -1,7 +1,8 @@
 """Sections of BENCHMARKS.md that one script owns inside a file another script writes.
 
-benchmarks/memory.py writes BENCHMARKS.md whole; benchmarks/latency.py owns the block between
-`<!-- begin NAME -->` and `<!-- end NAME -->`. Each keeps the other's block as it found it.
+benchmarks/memory.py writes BENCHMARKS.md whole; benchmarks/latency.py and
+benchmarks/interpreter_time.py each own the block between `<!-- begin NAME -->` and
+`<!-- end NAME -->`. Each keeps the others' blocks as it found them.
 """
 from __future__ import annotations
 

@@ -28,7 +28,7 @@ variables.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, Iterator
+from typing import Iterator
 
 import numpy as np
 
@@ -208,12 +208,12 @@ class Executor:
 
     def __init__(self, kernel: Kernel, image: FlashImage, history: PoolHistory,
                  loads: dict[tuple, tuple[np.ndarray, np.ndarray, np.ndarray]],
-                 stores: dict[tuple, tuple[np.ndarray, np.ndarray, np.ndarray]], where: Callable[[str], str]) -> None:
+                 stores: dict[tuple, tuple[np.ndarray, np.ndarray, np.ndarray]]) -> None:
         """`loads` and `stores`: per statement position, each byte's (pool address, time,
         instance) then (logical byte, time, instance), in the order `kernel_run._Events.bytes`
-        gives them; `where(text)` prefixes a message with the step."""
+        gives them."""
         self.kernel, self.image, self.history = kernel, image, history
-        self.loads, self.stores, self.where = loads, stores, where
+        self.loads, self.stores = loads, stores
         self.frames: dict[tuple, Frame] = {(): Frame({"__count__": np.int64(1)}, None, None, 0)}
         self.stored: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}  # tensor -> (bytes, values, stmt id)
         self.statements: list[tuple[object, Frame]] = []  # stmt id -> (stmt, frame), for messages
@@ -262,14 +262,14 @@ class _Statement:
     # -- helpers --------------------------------------------------------------------------------
 
     def fail(self, instance: int, why: str, cls=DescriptionError):
-        raise cls(self.x.where(f"{self.x.describe(self.ident, int(instance))} {why}"))
+        raise cls(f"{self.x.describe(self.ident, int(instance))} {why}")
 
     def value(self, expr) -> np.ndarray:
         return self.frame.value(expr)
 
     def lookup(self, name: str):
         if name not in self.scope:
-            raise ExecutionError(self.x.where(f"{type(self.stmt).__name__} names {name!r}, which no statement declared"))
+            raise ExecutionError(f"{type(self.stmt).__name__} names {name!r}, which no statement declared")
         return self.scope[name]
 
     def owner(self, decl) -> np.ndarray:
@@ -296,7 +296,7 @@ class _Statement:
                                          f"did not load ({int(runs[bad[0]])} runs of {int(length[bad[0]])} bytes)")
             return decl.values[inst, run * length + byte]
         if not isinstance(decl, Buffer):
-            raise ExecutionError(self.x.where(f"{type(self.stmt).__name__} reads {name!r}, which is not a buffer"))
+            raise ExecutionError(f"{type(self.stmt).__name__} reads {name!r}, which is not a buffer")
         bad = np.flatnonzero((index < 0) | (index >= decl.size))
         if bad.size:
             self.fail(which[bad[0]], f"reads {what} element {int(index[bad[0]])} of {decl.name}[{decl.size}]")
@@ -312,10 +312,10 @@ class _Statement:
         """Elements `index` of buffer `name` for the instances `which` := values (+= with `add`)."""
         decl = self.lookup(name)
         if not isinstance(decl, Buffer):
-            raise ExecutionError(self.x.where(f"{type(self.stmt).__name__} writes {name!r}, which is not a buffer"))
+            raise ExecutionError(f"{type(self.stmt).__name__} writes {name!r}, which is not a buffer")
         if decl.readers - {self.position}:
-            raise ExecutionError(self.x.where(f"{type(self.stmt).__name__} writes {name} after another statement "
-                                              "read it: a loop-carried value this executor does not reproduce"))
+            raise ExecutionError(f"{type(self.stmt).__name__} writes {name} after another statement read it: "
+                                 "a loop-carried value this executor does not reproduce")
         inst = self.owner(decl)[which]
         bad = np.flatnonzero((index < 0) | (index >= decl.size))
         if bad.size:
@@ -332,8 +332,8 @@ class _Statement:
             target[changed] = _as_ctype(target[changed] + np.rint(sums[changed]).astype(np.int64), decl.ctype)
             return
         if _repeats(flat, target.size):
-            raise ExecutionError(self.x.where(f"{type(self.stmt).__name__} writes an element of {decl.name} twice in one "
-                                              "of its instances: a loop-carried value this executor does not reproduce"))
+            raise ExecutionError(f"{type(self.stmt).__name__} writes an element of {decl.name} twice in one of its "
+                                 "instances: a loop-carried value this executor does not reproduce")
         target[flat] = _as_ctype(values, decl.ctype)
 
     def all_instances(self) -> np.ndarray:
@@ -348,8 +348,8 @@ class _Statement:
         value = self.integer(x_offset)
         word = self.lookup(offsets)
         if not isinstance(word, Word) or word.value != int(np.int16(value)):
-            raise DescriptionError(self.x.where(f"{type(self.stmt).__name__} adds {x_offset} = {value} on its portable "
-                                                f"path but the Broadcast {offsets} on its DSP path"))
+            raise DescriptionError(f"{type(self.stmt).__name__} adds {x_offset} = {value} on its portable path "
+                                   f"but the Broadcast {offsets} on its DSP path")
         return value
 
     # -- declarations ---------------------------------------------------------------------------
@@ -399,8 +399,7 @@ class _Statement:
         byte, time, which = self.x.stores[self.position]
         decl = self.lookup(s.src)
         if getattr(decl, "ctype", "int8_t") != "int8_t":
-            raise DescriptionError(self.x.where(f"RAMStore of {s.tensor} copies {s.src}, a {decl.ctype} buffer, "
-                                                "as bytes"))
+            raise DescriptionError(f"RAMStore of {s.tensor} copies {s.src}, a {decl.ctype} buffer, as bytes")
         packed = _packed(which, self.frame.count)
         values = self.read(s.src, which, self.value(s.src_index)[which] + packed, "the stored")
         self.x.history.record(self.position, values)

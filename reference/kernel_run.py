@@ -32,7 +32,7 @@ from vmcu_tflite.kernels.ir import Kernel, RAMFree, RAMLoad, RAMStore
 from vmcu_tflite.kernels.schedule import clock, instances, time_of, values, walk
 
 from .flash import FlashImage
-from .kernel_exec import DescriptionError, Executor, PoolHistory
+from .kernel_exec import DescriptionError, ExecutionError, Executor, PoolHistory
 from .pool import FREE, Access, SimulatedPool
 
 NEVER = np.iinfo(np.int64).max // 4
@@ -270,12 +270,13 @@ def _execute(pool: SimulatedPool, kernel: Kernel, roles: dict[str, Role], events
         elif isinstance(e.stmt, RAMStore):
             stores[e.placed.positions] = (byte, time, which)
             history[e.placed.positions] = (role.addresses(pool, byte), time)
-    prefix = _prefix(roles["output"].who)
-    executor = Executor(kernel, image, PoolHistory(pool.data, history), loads, stores, lambda text: f"{prefix}: {text}")
+    executor = Executor(kernel, image, PoolHistory(pool.data, history), loads, stores)
     try:
         written = executor.run()
     except DescriptionError as err:
-        raise MismatchError(f"wrong kernel description: {err}") from None
+        raise MismatchError(f"{_prefix(roles['output'].who)}: wrong kernel description: {err}") from None
+    except ExecutionError as err:
+        raise ExecutionError(f"{_prefix(roles['output'].who)}: {err}") from None
     size = roles["output"].size
     values, stored, by = np.zeros(size, np.int8), np.zeros(size, bool), np.full(size, -1, np.int64)
     if "output" in written:

@@ -5,7 +5,8 @@ comment for why that equals gemmlowp's round-toward-zero division); vmcu_requant
 MultiplyByQuantizedMultiplier, and vmcu_requantize_narrow the same for the accumulators and
 shifts the converter proves a layer stays within (|x| < 2^30, right shifts), both through its
 portable path and its DSP path (SMMULR, emulated on the host). All run on the host over edge
-values and many random ones.
+values and many random ones. The interpreter's mirrors of them (`reference/c_arith.py`) must give
+the same bits.
 """
 from __future__ import annotations
 
@@ -86,17 +87,21 @@ def cases() -> list[tuple[int, int, int]]:
     return out
 
 
-@pytest.mark.parametrize("dsp", [[], ["-DVMCU_EMULATE_DSP"]], ids=["portable", "dsp"])
-def test_fixed_point_helpers_match_gemmlowp(dsp, tmp_path):
-    source, exe = tmp_path / "fixed_point.c", tmp_path / "fixed_point"
-    source.write_text(PROGRAM)
+def _run_c(program: str, dsp: list[str], lines: list[str], tmp_path: Path) -> list[list[int]]:
+    """Build `program` on the host against the runtime's headers, feed it `lines`, and read its output."""
+    source, exe = tmp_path / "program.c", tmp_path / "program"
+    source.write_text(program)
     build = subprocess.run([CC, "-std=c99", "-O2", "-Wall", "-Wextra", "-Werror", f"-I{INCLUDE}", *dsp, str(source),
                             "-o", str(exe)], capture_output=True, text=True)
     assert build.returncode == 0, build.stderr
+    run = subprocess.run([str(exe)], input="".join(lines), capture_output=True, text=True, timeout=120)
+    return [[int(v) for v in line.split()] for line in run.stdout.splitlines()]
+
+
+@pytest.mark.parametrize("dsp", [[], ["-DVMCU_EMULATE_DSP"]], ids=["portable", "dsp"])
+def test_fixed_point_helpers_match_gemmlowp(dsp, tmp_path):
     inputs = cases()
-    run = subprocess.run([str(exe)], input="".join(f"{a} {b} {s}\n" for a, b, s in inputs),
-                         capture_output=True, text=True, timeout=120)
-    got = [tuple(int(v) for v in line.split()) for line in run.stdout.splitlines()]
+    got = _run_c(PROGRAM, dsp, [f"{a} {b} {s}\n" for a, b, s in inputs], tmp_path)
     assert len(got) == len(inputs)
     narrow = shifted = 0
     for (a, b, s), (c_srdhm, c_requantize, c_narrow, c_shifted) in zip(inputs, got):
@@ -110,6 +115,24 @@ def test_fixed_point_helpers_match_gemmlowp(dsp, tmp_path):
             assert c_shifted == requantize(a, b, s) + (a & 255) - 128, (a, b, s)  # any shift sign
             shifted += 1
     assert narrow > 20_000 and shifted > 40_000
+
+
+def test_the_interpreters_arithmetic_is_the_cs(tmp_path):
+    """reference/c_arith.py, which executes the kernel descriptions' Requantize, gives the bits of the
+    C helpers it mirrors (their DSP path), edge values included, over every input (vmcu_srdhm,
+    vmcu_requantize) or those each form is called for (the narrow and shifted forms)."""
+    from vmcu_reference import c_arith
+    inputs = cases()
+    got = np.array(_run_c(PROGRAM, ["-DVMCU_EMULATE_DSP"], [f"{a} {b} {s}\n" for a, b, s in inputs], tmp_path))
+    a, b, s = (np.array(column, dtype=np.int64) for column in zip(*inputs))
+    offset = (a & 255) - 128
+    np.testing.assert_array_equal(c_arith.srdhm(a, b), got[:, 0])
+    np.testing.assert_array_equal(c_arith.requantize(a, b, s), got[:, 1])
+    narrow = (s <= -1) & (np.abs(a) < (1 << 30))
+    np.testing.assert_array_equal(c_arith.requantize_narrow(a, b, s, offset)[narrow], got[narrow, 2])
+    shifted = (s < 31) & (np.abs(a * (np.int64(1) << np.maximum(s, 0))) < (1 << 30))
+    np.testing.assert_array_equal(c_arith.requantize_shifted(a, b, s, offset)[shifted], got[shifted, 3])
+    assert narrow.sum() > 20_000 and shifted.sum() > 40_000
 
 
 ADD_PROGRAM = r"""
@@ -145,12 +168,29 @@ int main(void)
 def test_add_run_matches_add_pair(dsp, tmp_path):
     """vmcu_add_s8_run (the SMMULR form where TFLite's ADD parameters allow it) gives the bits of
     vmcu_add_pair (the general form) for ADDs prepared as TFLite does, over random scales."""
+    lines = add_cases()
+    got = _run_c(ADD_PROGRAM, dsp, lines, tmp_path)
+    assert len(got) == len(lines) > 15_000
+    assert all(fast == general for fast, general in got), next(
+        (line, g) for line, g in zip(lines, got) if g[0] != g[1])
+
+
+def test_the_interpreters_add_is_the_cs(tmp_path):
+    """reference/c_arith.add_s8_run (a fused chain's residual ADD in the interpreter) gives the bits of
+    vmcu_add_s8_run, in both of its forms."""
+    from vmcu_reference import c_arith
+    lines = add_cases()
+    got = _run_c(ADD_PROGRAM, ["-DVMCU_EMULATE_DSP"], lines, tmp_path)
+    names = ("input1_offset", "input2_offset", "input1_multiplier", "input1_shift", "input2_multiplier", "input2_shift",
+             "output_multiplier", "output_shift", "output_offset", "act_min", "act_max", "left_shift")
+    for line, (c_run, _) in zip(lines, got):
+        values = [int(v) for v in line.split()]
+        assert int(c_arith.add_s8_run(dict(zip(names, values[2:])), values[0], values[1])) == c_run, line
+
+
+def add_cases() -> list[str]:
+    """Input lines of ADD_PROGRAM: operands and an ADD prepared as TFLite does, over random scales."""
     from vmcu_tflite.quant import quantize_multiplier_smaller_than_one_exp
-    source, exe = tmp_path / "add.c", tmp_path / "add"
-    source.write_text(ADD_PROGRAM)
-    build = subprocess.run([CC, "-std=c99", "-O2", "-Wall", "-Wextra", "-Werror", f"-I{INCLUDE}", *dsp, str(source),
-                            "-o", str(exe)], capture_output=True, text=True)
-    assert build.returncode == 0, build.stderr
     rng = np.random.default_rng(5)
     lines = []
     for _ in range(20_000):
@@ -166,8 +206,4 @@ def test_add_run_matches_add_pair(dsp, tmp_path):
         a, b, z1, z2, zo = (int(v) for v in rng.integers(-128, 128, 5))
         lo, hi = sorted(int(v) for v in rng.integers(-128, 128, 2)) if rng.random() < 0.3 else (-128, 127)
         lines.append(f"{a} {b} {-z1} {-z2} {m1} {sh1} {m2} {sh2} {mo} {sho} {zo} {lo} {hi} {left}\n")
-    run = subprocess.run([str(exe)], input="".join(lines), capture_output=True, text=True, timeout=120)
-    got = [line.split() for line in run.stdout.splitlines()]
-    assert len(got) == len(lines) > 15_000
-    assert all(fast == general for fast, general in got), next(
-        (line, g) for line, g in zip(lines, got) if g[0] != g[1])
+    return lines

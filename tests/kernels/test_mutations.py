@@ -1,8 +1,9 @@
-"""Deliberate errors in kernel descriptions, in their access functions and in plans are hazards.
+"""Deliberate errors in kernel descriptions, in their access functions and in plans: `vmcu-run`
+alone must catch each one, without any C being built.
 
 Each case injects one error (the test does it, nothing is left in the code) and runs `vmcu-run`
-on a model whose plan streams through that kernel family. The reference interpreter must stop
-with exit 4 (a plan hazard) without any C being built:
+on a model whose plan streams through that kernel family. Memory errors (CASES) must stop the
+reference interpreter with exit 4 (a plan hazard):
 
 - "planner": only the planner sees the mutated description, as if an access function were
   wrong: the step's output is placed at the distance the mutant's eq. 1 gives (which must be
@@ -10,13 +11,20 @@ with exit 4 (a plan hazard) without any C being built:
 - "kernel": planner and interpreter both run the mutated description (a wrong free, store,
   ring size, lead-row schedule); the interpreter's checks of the real traffic must catch it.
 - "plan": the description is right, the plan is edited (the gap one segment short).
+
+Value errors (VALUE_CASES: a window read one row late, a weight row one byte off, a missing
+InitBias, a requantization shift off by one, ...) move no byte of the pool the wrong way, so no
+hazard shows them; the interpreter executes the description's arithmetic and must stop with exit
+1, naming the step, because the values it stored differ from TFLite's formula or were computed
+from bytes or registers nothing set.
 """
 from __future__ import annotations
 
 import contextlib
+import importlib
 import io
 import json
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -28,10 +36,14 @@ from vmcu_reference.cli import main as run_main
 from vmcu_tflite import kernels
 from vmcu_tflite.cli.common import run_tool
 from vmcu_tflite.cli.convert import main as convert_main
-from vmcu_tflite.errors import EXIT_HAZARD
+from vmcu_tflite.codegen.params import conv2d as conv_params, depthwise_conv2d as depthwise_params
+from vmcu_tflite.codegen.params import fully_connected as fc_params
+from vmcu_tflite.errors import EXIT_HAZARD, EXIT_OUTPUTS_DIFFER
+from vmcu_tflite.kernels import window
 from vmcu_tflite.kernels.access import min_distance
-from vmcu_tflite.kernels.index import Var, substitute
-from vmcu_tflite.kernels.ir import Loop, RAMFree, RAMLoad, RAMStore, Workspace
+from vmcu_tflite.kernels.index import Ix, Var, imin, substitute
+from vmcu_tflite.kernels.ir import (Average, Broadcast, Dot, DotLanes, FlashLoad, InitBias, Loop, RAMFree, RAMLoad, RAMStore,
+                                    Requantize, Workspace)
 from vmcu_tflite.pipeline import compile_model
 from vmcu_tflite.planner import streaming
 
@@ -269,3 +281,135 @@ def test_mutant_is_a_hazard(case_id, model, name, where, mutation, model_paths, 
         code, err = _run(path, *_fuse_flags(name))
     assert code == EXIT_HAZARD, f"{case_id}: exit {code}, stderr: {err}"
     assert "plan hazard" in err and f"step {step} (" in err, err
+
+
+# --- value errors ----------------------------------------------------------------------------------
+
+def _substituted(stmt, var: str, value):
+    """`stmt` (a loop with its whole body) with loop variable `var` replaced by `value` in every index."""
+    fields = {name: substitute(v, var, value) for name in stmt.__dataclass_fields__
+              if isinstance(v := getattr(stmt, name), Ix)}
+    if isinstance(stmt, Loop):
+        fields["body"] = tuple(_substituted(inner, var, value) for inner in stmt.body)
+    return replace(stmt, **fields)
+
+
+def changed(kind, **change):
+    """Every statement of `kind` with its fields changed: change[name](stmt) is the new value."""
+    return lambda kernel: rewrite(kernel, lambda s: replace(s, **{k: f(s) for k, f in change.items()})
+                                  if isinstance(s, kind) else s)
+
+
+def dropped(kind):
+    return lambda kernel: rewrite(kernel, lambda s: [] if isinstance(s, kind) else s)
+
+
+def ring_rows_from_next_row(kernel):
+    """The chain's first ring: slot r holds the pixels of row r + 1 (the rows' stores unchanged)."""
+    def change(stmt):
+        if isinstance(stmt, Loop) and stmt.var == "x0":
+            return replace(stmt, body=tuple(s if isinstance(s, RAMStore) and s.tensor == "ring0"
+                                            else _substituted(s, "r0", Var("r0") + 1) for s in stmt.body))
+        return stmt
+    return rewrite(kernel, change)
+
+
+def residual_from_next_row(kernel):
+    """The residual ADD reads the input pixel one row below (the last row its own)."""
+    last_row = kernel.signature[1][0][1][1] - 1  # the first layer's input shape: (type, (N, H, W, C), ...)
+    return changed(RAMLoad, offset=lambda s: substitute(s.offset, "y", imin(Var("y") + 1, last_row))
+                   if s.name == "res" else s.offset)(kernel)
+
+
+def window_late(axis: str | None):
+    """window.taps with the window one position later for windows wider than 1 (the padding one
+    less): along rows (the output position is a row variable: y, r<i>), columns, or both."""
+    original = window.taps
+
+    def taps(out, stride, pad, dilation, kernel, size):
+        rows = any(v == "y" or v.startswith("r") for v in out.variables())
+        late = kernel > 1 and (axis is None or (axis == "rows") == rows)
+        return original(out, stride, pad - 1 if late else pad, dilation, kernel, size)
+    return taps
+
+
+def requant_shift_plus_one(emit_requant):
+    """A params emitter's requantization with every shift one larger (the constants the C reads)."""
+    return lambda writer, name, r: emit_requant(writer, name, replace(r, shift=[s + 1 for s in r.shift]))
+
+
+KERNEL_MODULES = {m: importlib.import_module(f"vmcu_tflite.kernels.{m}") for m in ("conv", "depthwise", "chain")}
+REQUANT_EMITTERS = (conv_params, depthwise_params, fc_params)
+
+
+@dataclass(frozen=True)
+class Taps:
+    """A mutant of window.taps in the kernel modules that build windows (`window_late`)."""
+
+    axis: str | None
+    modules: tuple[str, ...] = tuple(KERNEL_MODULES)
+
+
+@dataclass(frozen=True)
+class Shifts:
+    """A mutant of the emitted params: every requantization shift one larger."""
+
+
+VALUE_CASES = [
+    # (id, model, kernel name, first step the error shows in, mutation: a description rewrite, Taps or Shifts)
+    ("conv-window-one-row-late", "conv_stack", "conv2d", 0, Taps("rows", ("conv",))),
+    ("conv-window-one-column-late", "conv_stack", "conv2d", 0, Taps("columns", ("conv",))),
+    ("depthwise-window-one-row-late", "pad_conv", "depthwise", 1, Taps("rows", ("depthwise",))),
+    ("pointwise-load-one-byte-short", "conv_stack", "pointwise", 2, changed(RAMLoad, length=lambda s: s.length - 1)),
+    ("fc-weight-row-one-byte-late", "fc_batch", "fully_connected", 0,
+     changed(FlashLoad, offset=lambda s: s.offset + 1)),
+    ("depthwise-tap-index-off-by-one", "depthwise_block", "depthwise", 5,
+     changed(DotLanes, w_index=lambda s: substitute(s.w_index, "kx", Var("kx") + 1))),
+    ("conv-dot-one-product-short", "conv_stack", "conv2d", 1,  # step 0's last product is its padding's
+     changed(Dot, length=lambda s: s.length - 1)),
+    ("requantize-shift-off-by-one", "fc_batch", "fully_connected", 0, Shifts()),
+    ("requantize-next-channel", "fc_batch", "fully_connected", 0, changed(Requantize, channel=lambda s: s.channel + 1)),
+    ("fc-missing-init-bias", "fc_batch", "fully_connected", 0, dropped(InitBias)),
+    ("in-place-offset-disagrees", "pad_conv", "depthwise_in_place", 2,
+     changed(Broadcast, value=lambda s: s.value.replace("input_offset", "output_offset"))),
+    ("chain-ring-row-off-by-one", "conv_stack", "layer_chain", 0, ring_rows_from_next_row),
+    ("chain-residual-from-wrong-pixel", "depthwise_block", "layer_chain", 0, residual_from_next_row),
+    ("chain-average-wrong-count", "kws_like", "layer_chain", 0, changed(Average, divisor=lambda s: s.divisor + 1)),
+]
+
+
+def test_the_value_cases_cover_ten_errors_in_five_families():
+    assert len(VALUE_CASES) >= 10
+    family = {"depthwise_in_place": "depthwise"}
+    assert {family.get(c[2], c[2]) for c in VALUE_CASES} == {"fully_connected", "pointwise", "conv2d", "depthwise",
+                                                             "layer_chain"}
+
+
+@pytest.mark.parametrize("case_id, model, name, step, mutation", VALUE_CASES, ids=[c[0] for c in VALUE_CASES])
+def test_value_mutant_is_a_mismatch(case_id, model, name, step, mutation, model_paths, monkeypatch):
+    path = model_paths[model]
+    baseline, _ = _run(path, *_fuse_flags(name))
+    assert baseline == 0, f"{model} must run cleanly before the mutation"
+    if isinstance(mutation, Taps):
+        for module in mutation.modules:
+            monkeypatch.setattr(KERNEL_MODULES[module], "taps", window_late(mutation.axis))
+    elif isinstance(mutation, Shifts):
+        for module in REQUANT_EMITTERS:
+            monkeypatch.setattr(module, "requant", requant_shift_plus_one(module.requant))
+    else:
+        monkeypatch.setattr(streaming, "describe", _mutated_describe(name, mutation))
+        monkeypatch.setattr(interpreter_module, "describe", _mutated_describe(name, mutation))
+    code, err = _run(path, *_fuse_flags(name))
+    assert code == EXIT_OUTPUTS_DIFFER, f"{case_id}: exit {code}, stderr: {err}"
+    assert f"error: step {step} (" in err and ("TFLite's formula" in err or "wrong kernel description" in err), err
+
+
+@pytest.mark.parametrize("model, step", [("conv_stack", 0), ("dilated_conv", 0), ("pad_conv", 0),
+                                         ("depthwise_block", 1)])
+def test_a_window_one_position_late_is_caught_in_python(model, step, model_paths, monkeypatch):
+    """Every windowed kernel reading its window one row and one column late, consistently in the
+    description, the planner and the C: `vmcu-run --no-fuse --compare-tflm` names the first wrong step."""
+    for module in KERNEL_MODULES.values():
+        monkeypatch.setattr(module, "taps", window_late(None))
+    code, err = _run(model_paths[model], "--no-fuse", "--compare-tflm")
+    assert code == EXIT_OUTPUTS_DIFFER and f"error: step {step} (" in err, err
