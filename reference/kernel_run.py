@@ -32,7 +32,9 @@ from vmcu_tflite.kernels.ir import Kernel, RAMFree, RAMLoad, RAMStore
 from vmcu_tflite.kernels.schedule import clock, instances, time_of, values, walk
 
 from .flash import FlashImage
-from .kernel_exec import DescriptionError, ExecutionError, Executor, PoolHistory
+from .kernel_exec import Executor
+from .kernel_state import DescriptionError, ExecutionError
+from .pool_history import PoolHistory
 from .pool import FREE, Access, SimulatedPool
 
 NEVER = np.iinfo(np.int64).max // 4

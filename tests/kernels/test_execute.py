@@ -13,7 +13,8 @@ from tests.kernels.test_mutations import rewrite
 from vmcu_reference import interpreter as interpreter_module
 from vmcu_reference.interpreter import Interpreter
 from vmcu_reference.inputs import random_inputs
-from vmcu_reference.kernel_exec import ExecutionError, PoolHistory
+from vmcu_reference.kernel_state import ExecutionError
+from vmcu_reference.pool_history import PoolHistory
 from vmcu_tflite import kernels
 from vmcu_tflite.kernels.ir import Loop, RegAlloc
 from vmcu_tflite.pipeline import compile_model
