@@ -259,8 +259,8 @@ def main(argv: list[str]) -> int:
         "![growth in the same RAM](benchmarks/exploration.png)",
         "",
     ]
-    kept = []  # the sections of benchmarks/latency.py and benchmarks/interpreter_time.py stay as they were
-    for name in ("latency", "interpreter_time"):
+    kept = []  # the sections of benchmarks/latency.py, interpreter_time.py and mbed.py stay as they were
+    for name in ("latency", "interpreter_time", "mbed"):
         kept += [*section(args.out, name), ""] if section(args.out, name) else []
     args.out.write_text("\n".join(text + kept))
     print(f"wrote {args.out}")

@@ -1,20 +1,26 @@
-"""The wheel must carry the whole C runtime: vmcu-convert copies it next to every generated model."""
+"""The wheel must carry the whole C runtime (vmcu-convert copies it next to every generated model)
+and the Mbed example (vmcu-validate builds it)."""
 from __future__ import annotations
 
 import configparser
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def test_package_data_covers_every_runtime_file():
+@pytest.mark.parametrize("package, folder", [("vmcu_tflite.csrc", "csrc"), ("vmcu_tflite.mbed_example", "examples/mbed")])
+def test_package_data_covers_every_file(package, folder):
+    """The runtime (copied next to every generated model) and the Mbed example (vmcu-validate builds it)."""
     config = configparser.ConfigParser()
     config.read(ROOT / "setup.cfg")
-    patterns = [p.strip() for p in config["options.package_data"]["vmcu_tflite.csrc"].split(",")]
-    csrc = ROOT / "csrc"
-    packaged = {path for pattern in patterns for path in csrc.glob(pattern) if path.is_file()}
-    present = {path for path in csrc.rglob("*") if path.is_file() and "__pycache__" not in path.parts}
-    assert present - packaged == set(), sorted(str(p.relative_to(csrc)) for p in present - packaged)
+    patterns = [p.strip() for p in config["options.package_data"][package].split(",")]
+    assert config["options"]["package_dir"].split(f"{package} = ")[1].split()[0] == folder
+    source = ROOT / folder
+    packaged = {path for pattern in patterns for path in source.glob(pattern) if path.is_file()}
+    present = {path for path in source.rglob("*") if path.is_file() and "__pycache__" not in path.parts}
+    assert present - packaged == set(), sorted(str(p.relative_to(source)) for p in present - packaged)
 
 
 def test_every_python_package_is_installed():

@@ -7,7 +7,6 @@
   qemu-stm32f405 (128 KB RAM): bit-exact outputs and plausible measurements.
 - A model too big for the STM32's RAM fails to link; a pool one byte short is refused;
   converting a model twice gives the same files.
-- The Mbed example compiles and links against its stand-in mbed.h (examples/mbed/check_build.sh).
 
 The QEMU tests skip when arm-none-eabi-gcc, qemu-system-arm or cmake is missing.
 """
@@ -198,23 +197,3 @@ def test_conversion_is_deterministic(model, tmp_path):
     first, second = _files(tmp_path / "a"), _files(tmp_path / "b")
     assert sorted(first) == sorted(second)
     assert [f for f in first if first[f] != second[f]] == []
-
-
-# --- the Mbed example --------------------------------------------------------------------------
-
-def _have_arm_cxx() -> bool:
-    """arm-none-eabi-g++ with its C++ library (Debian ships it apart: libstdc++-arm-none-eabi-newlib)."""
-    if not (shutil.which("arm-none-eabi-g++") and shutil.which("vmcu-convert")):
-        return False
-    done = subprocess.run(["arm-none-eabi-g++", "-x", "c++", "-fsyntax-only", "-"], input="#include <chrono>\n",
-                          capture_output=True, text=True)
-    return done.returncode == 0
-
-
-@pytest.mark.skipif(not (HAVE_QEMU and _have_arm_cxx()), reason="arm-none-eabi-g++, its libstdc++ or vmcu-convert missing")
-def test_mbed_example_compiles_with_stand_in(tmp_path):
-    script = ROOT / "examples" / "mbed" / "check_build.sh"
-    done = subprocess.run(["sh", str(script), str(ROOT / "models" / "conv_stack.tflite"), str(tmp_path)],
-                          capture_output=True, text=True)
-    assert done.returncode == 0, done.stdout + done.stderr
-    assert (tmp_path / "app" / "vmcu-mbed-example").is_file()

@@ -6,23 +6,28 @@ Exit 0 when the C outputs equal the reference interpreter's and TFLite Micro's b
 from __future__ import annotations
 
 import argparse
+from dataclasses import replace
 from pathlib import Path
 from typing import Sequence
 
-from ..errors import EXIT_OUTPUTS_DIFFER
+from ..errors import EXIT_OUTPUTS_DIFFER, UsageError
 from ..planner.planners import PLANNERS
 from ..pipeline import compile_model
 from ..validate.run import require, validate_program
+from ..validate.mbed import TARBALL, MbedTarget
 from ..validate.targets import TARGETS
 from .common import ToolParser, folder, run_tool, seed
 
 # How each measurement is printed, in this order; any other measurement follows under its own name.
 MEASUREMENT_LABELS = {
     "pool_bytes": "RAM   pool (static array in .bss)",
+    "scratch_bytes": "RAM   scratch (static array in .bss)",
+    "mbed_data_bss_bytes": "RAM   Mbed's own .data + .bss (RTOS, drivers, stdio, main stack)",
+    "thread_stack_reserved_bytes": "RAM   the inference thread's stack (static array in .bss)",
     "data_bss_without_pool_bytes": "RAM   .data + .bss without the pool",
     "data_bss_bytes": "RAM   .data + .bss with the pool",
-    "stack_bytes": "RAM   stack high-water mark",
-    "heap_bytes": "RAM   heap (newlib stdio, before printing)",
+    "stack_bytes": "RAM   stack high-water mark (Mbed: the inference thread's)",
+    "heap_bytes": "RAM   heap (newlib stdio before printing; Mbed: its heap statistics' high-water mark)",
     "ram_total_bytes": "RAM   total (.data + .bss + stack + heap)",
     "flash_bytes": "flash image (.text + .rodata + .data load)",
     "flash_model_bytes": "flash of it: the model (tables, weights, generated kernels)",
@@ -30,6 +35,17 @@ MEASUREMENT_LABELS = {
     "flash_input_bytes": "flash of it: the harness's baked-in input",
     "instructions": "instructions (QEMU -icount, not cycles)",
 }
+
+# What an Mbed build costs, beside the bare-metal harness on the same board: (label, Mbed's
+# measurement, the bare-metal one).
+MBED_COMPARISON = (
+    ("pool", "pool_bytes", "pool_bytes"),
+    (".data + .bss besides pool, scratch, thread stack", "mbed_data_bss_bytes", "data_bss_without_pool_bytes"),
+    ("stack high-water mark", "stack_bytes", "stack_bytes"),
+    ("heap", "heap_bytes", "heap_bytes"),
+    ("flash", "flash_bytes", "flash_bytes"),
+    ("instructions of vmcu_invoke()", "instructions", "instructions"),
+)
 
 
 def format_measurements(measurements: dict[str, int]) -> list[str]:
@@ -39,6 +55,17 @@ def format_measurements(measurements: dict[str, int]) -> list[str]:
     width = max((len(label) for label in labels.values()), default=0)
     return [f"  {labels[n]:<{width}}  {measurements[n]:>12,}{' bytes' if n.endswith('_bytes') else ''}"
             for n in names]
+
+
+def format_comparison(mbed: dict[str, int], bare: dict[str, int], target: str, baseline: str) -> list[str]:
+    """Mbed's figures beside the bare-metal harness's, line by line, with the difference."""
+    rows = [("", target, baseline, "Mbed costs")]
+    for label, ours, theirs in MBED_COMPARISON:
+        if ours in mbed and theirs in bare:
+            rows.append((label, f"{mbed[ours]:,}", f"{bare[theirs]:,}", f"{mbed[ours] - bare[theirs]:+,}"))
+    widths = [max(len(r[k]) for r in rows) for k in range(4)]
+    return ["  " + "  ".join(cell.ljust(w) if k == 0 else cell.rjust(w) for k, (cell, w) in enumerate(zip(row, widths)))
+            for row in rows]
 
 
 def format_profile(program, counts: list[int]) -> list[str]:
@@ -64,6 +91,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--allow-recompute", action="store_true",
                         help="let a chain recompute its first layers' pixels per window instead of keeping their rows "
                              "(fewer bytes, more multiply-accumulates: the report counts them)")
+    parser.add_argument("--mbed-os", type=Path, help="mbed-* targets: the Mbed CE source, an extracted tree or a "
+                        f"folder holding {TARBALL} (default: $VMCU_MBED_OS, else ../shared/mbed-ce)")
     parser.add_argument("--keep", type=folder, help="build in this folder and keep it")
     parser.add_argument("--profile", action="store_true",
                         help="QEMU targets: also build with a counter around every kernel call and print one line "
@@ -76,18 +105,33 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.keep:
         args.keep.mkdir(parents=True, exist_ok=True)
     target = TARGETS[args.target]
+    if isinstance(target, MbedTarget):
+        target = replace(target, mbed_os=args.mbed_os)
+    elif args.mbed_os:
+        raise UsageError(f"--mbed-os goes with the mbed-* targets, not {args.target}")
     require(target, args.profile)
     program = compile_model(args.model, args.planner, not args.no_fuse, recompute=args.allow_recompute)
     result = validate_program(program, args.model.read_bytes(), target, args.seed, args.keep, profile=args.profile)
     print(f"{args.model.name} on {result.target}: status {result.status}, pool {result.pool_bytes:,} bytes")
     for line in format_measurements(result.measurements):
         print(line)
+    results = [result]
+    if isinstance(target, MbedTarget):  # the same model on the same board without Mbed
+        bare = validate_program(program, args.model.read_bytes(), TARGETS[target.compare_with], args.seed,
+                                args.keep / "bare-metal" if args.keep else None)
+        results.append(bare)
+        for line in format_comparison(result.measurements, bare.measurements, target.name, bare.target):
+            print(line)
     if result.step_instructions is not None:
         for line in format_profile(program, result.step_instructions):
             print(line)
-    print(f"  matches the reference interpreter: {'yes' if result.matches_reference else 'NO'}")
-    print(f"  matches TFLite Micro: {'yes' if result.matches_tflm else 'not measured' if result.matches_tflm is None else 'NO'}")
-    return 0 if result.matches_reference and result.matches_tflm is not False else EXIT_OUTPUTS_DIFFER
+    for run in results:
+        on = f" ({run.target})" if len(results) > 1 else ""
+        print(f"  matches the reference interpreter{on}: {'yes' if run.matches_reference else 'NO'}")
+        print(f"  matches TFLite Micro{on}: "
+              f"{'yes' if run.matches_tflm else 'not measured' if run.matches_tflm is None else 'NO'}")
+    exact = all(run.matches_reference and run.matches_tflm is not False for run in results)
+    return 0 if exact else EXIT_OUTPUTS_DIFFER
 
 
 def entry() -> int:

@@ -41,6 +41,10 @@ if(VMCU_WARNINGS_AS_ERRORS)
 endif()
 # GCC's scheduling before register allocation spills registers in the unrolled kernels.
 target_compile_options(vmcu_model PRIVATE $<$<C_COMPILER_ID:GNU>:-fno-schedule-insns>)
+# -O3 where the build sets no optimization level (the runtime's CMakeLists.txt says when).
+if(COMMAND vmcu_default_optimization)
+  vmcu_default_optimization(vmcu_model)
+endif()
 """
 
 

@@ -1,8 +1,6 @@
 """Convert, build, run and compare: the body of vmcu-validate."""
 from __future__ import annotations
 
-import re
-import subprocess
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -11,9 +9,9 @@ import numpy as np
 
 from ..codegen.project import write_project
 from ..codegen.model_c import c_identifier
-from ..errors import BudgetError, UsageError
+from ..errors import UsageError
 from ..pipeline import Program, compile_model
-from .harness import harness_cmake, parse_run, render_main
+from .harness import parse_run
 from .targets import QemuTarget, Target, profiled
 
 
@@ -29,22 +27,6 @@ class Validation:
     step_instructions: list[int] | None = None  # per step, from a profiled build (--profile)
 
 
-def _build(source: Path, build: Path, target: Target) -> Path:
-    configure = ["cmake", "-S", str(source), "-B", str(build), "-DCMAKE_BUILD_TYPE=Release", *target.cmake_args]
-    for command in (configure, ["cmake", "--build", str(build), "-j", "2"]):
-        try:
-            done = subprocess.run(command, capture_output=True, text=True)
-        except FileNotFoundError:
-            raise UsageError("cmake is not installed") from None
-        if done.returncode != 0:
-            log = done.stdout + done.stderr
-            if overflow := re.search(r"region `RAM' overflowed by (\d+) bytes", log):
-                raise BudgetError(f"the program does not fit {target.name}'s RAM: {overflow.group(1)} bytes "
-                                  "too many (.data + .bss + reserved stack and heap)")
-            raise UsageError(f"building for {target.name} failed:\n{log[-3000:]}")
-    return build / "vmcu_validate"
-
-
 def build_and_run(program: Program, inputs_int8: list[np.ndarray], target: Target, work: Path,
                   pool_shrink: int = 0) -> tuple[int, list[np.ndarray], dict[str, int]]:
     """Generate the model and harness under `work`, build them for `target`, run once."""
@@ -53,10 +35,7 @@ def build_and_run(program: Program, inputs_int8: list[np.ndarray], target: Targe
     model_dir = work / "model"
     model_dir.mkdir(parents=True, exist_ok=True)
     write_project(program, model_dir, prefix)
-    (work / "main.c").write_text(render_main(f"{prefix}_model.h", prefix, inputs_int8, pool_shrink,
-                                             target.pre_run, target.post_run, target.harness_prelude))
-    (work / "CMakeLists.txt").write_text(harness_cmake("model", target.harness_cmake))
-    executable = _build(work, work / "build", target)
+    executable = target.build(work, model_dir, prefix, inputs_int8, pool_shrink)
     status, outputs, measured = parse_run(target.run(executable))
     return status, outputs, target.measure(executable, measured)
 

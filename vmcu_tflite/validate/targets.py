@@ -1,4 +1,5 @@
-"""Where a validation build runs: the host compiler, or an Arm board emulated by QEMU.
+"""Where a validation build runs: the host compiler, an Arm board emulated by QEMU, or an Mbed
+application on that board (`mbed.py`).
 
 A target says how to configure CMake (toolchain, flags, extra sources) and how to run the
 program it built, returning what the program printed. After the run, `measure()` may add
@@ -12,7 +13,10 @@ import subprocess
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from ..errors import UsageError
+import numpy as np
+
+from ..errors import BudgetError, UsageError
+from .harness import harness_cmake, render_main
 
 
 @dataclass(frozen=True)
@@ -29,6 +33,16 @@ class Target:
     def require(self) -> None:
         """Raise UsageError (one line) if a tool this target needs is missing."""
 
+    def build(self, work: Path, model_dir: Path, prefix: str, inputs_int8: list[np.ndarray], pool_shrink: int) -> Path:
+        """Build the program that runs the model written in `model_dir` once on `inputs_int8` and
+        prints its outputs (`harness.py`); return the executable. The default: the harness."""
+        (work / "main.c").write_text(render_main(f"{prefix}_model.h", prefix, inputs_int8, pool_shrink, self.pre_run,
+                                                 self.post_run, self.harness_prelude))
+        (work / "CMakeLists.txt").write_text(harness_cmake(model_dir.name, self.harness_cmake))
+        build = work / "build"
+        cmake([str(work), str(build), "-DCMAKE_BUILD_TYPE=Release", *self.cmake_args], build, self.name)
+        return build / "vmcu_validate"
+
     def run(self, executable: Path) -> str:
         """Run the program and return its standard output."""
         return _run([str(executable)], self.timeout)
@@ -36,6 +50,21 @@ class Target:
     def measure(self, executable: Path, measured: dict[str, int]) -> dict[str, int]:
         """All measurements, given those the program printed; the host adds none."""
         return measured
+
+
+def cmake(configure: list[str], build: Path, target: str) -> None:
+    """Configure (`cmake -S configure[0] -B configure[1] configure[2:]...`) and build with two jobs."""
+    for command in (["cmake", "-S", *configure[:1], "-B", *configure[1:]], ["cmake", "--build", str(build), "-j", "2"]):
+        try:
+            done = subprocess.run(command, capture_output=True, text=True)
+        except FileNotFoundError:
+            raise UsageError("cmake is not installed") from None
+        if done.returncode != 0:
+            log = done.stdout + done.stderr
+            if overflow := re.search(r"region `RAM' overflowed by (\d+) bytes", log):
+                raise BudgetError(f"the program does not fit {target}'s RAM: {overflow.group(1)} bytes "
+                                  "too many (.data + .bss + reserved stack and heap)")
+            raise UsageError(f"building for {target} failed:\n{log[-3000:]}")
 
 
 def _run(command: list[str], timeout: float) -> str:
@@ -127,12 +156,12 @@ def _sections(elf: Path) -> dict[str, int]:
     return sizes
 
 
-def _symbol_sizes(elf: Path) -> dict[str, int]:
-    """Size of every symbol that has one (`nm -S`: address, size, type, name)."""
+def _symbol_sizes(elf: Path, demangle: bool = False) -> dict[str, int]:
+    """Size of every symbol that has one (`nm -S`: address, size, type, name; C++ names demangled)."""
     sizes = {}
-    for line in _tool(["arm-none-eabi-nm", "-S", str(elf)]).splitlines():
-        parts = line.split()
-        if len(parts) == 4:
+    for line in _tool(["arm-none-eabi-nm", "-S", *(["-C"] if demangle else []), str(elf)]).splitlines():
+        parts = line.split(maxsplit=3)
+        if len(parts) == 4 and all(c in "0123456789abcdef" for c in parts[1]):
             sizes[parts[3]] = int(parts[1], 16)
     return sizes
 
@@ -199,4 +228,6 @@ QEMU_TARGETS = (
     _qemu("qemu-stm32f405", "netduinoplus2", "cortex-m4", "STM32F405 (Netduino Plus 2, 1 MB flash, 128 KB RAM) under QEMU"),
 )
 
-TARGETS: dict[str, Target] = {"host": HOST, **{t.name: t for t in QEMU_TARGETS}}
+from .mbed import MBED_TARGETS  # noqa: E402 (the Mbed targets build on the classes above)
+
+TARGETS: dict[str, Target] = {"host": HOST, **{t.name: t for t in QEMU_TARGETS}, **{t.name: t for t in MBED_TARGETS}}
