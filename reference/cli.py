@@ -7,23 +7,18 @@ that differs; a plan hazard stops the run at the offending byte (exit code 4).
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 from pathlib import Path
 from typing import Sequence
 
 import numpy as np
 
+from vmcu_tflite.api import convert
 from vmcu_tflite.cli.common import ToolParser, new_file, run_tool, seed
-from vmcu_tflite.errors import EXIT_OUTPUTS_DIFFER, UsageError
-from vmcu_tflite.pipeline import Program, compile_graph, program_for_plan
-from vmcu_tflite.plan import load_plan
+from vmcu_tflite.errors import EXIT_OUTPUTS_DIFFER, DivergenceError
 from vmcu_tflite.planner.planners import PLANNERS
-from vmcu_tflite.reader import read_model
 
-from .compare import first_divergence
-from .inputs import load_inputs, random_inputs, save_outputs
-from .interpreter import Interpreter
+from .inputs import load_inputs, save_outputs
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -46,39 +41,29 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _program(args) -> Program:
-    graph = read_model(args.model)
-    if not args.plan:
-        return compile_graph(graph, args.planner, fuse=not args.no_fuse, recompute=args.allow_recompute)
-    try:
-        text = args.plan.read_text()
-    except OSError as err:
-        raise UsageError(f"cannot read {args.plan}: {err.strerror}") from None
-    return program_for_plan(graph, load_plan(text))
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    program = _program(args)
-    graph = program.graph
-    inputs = load_inputs(args.inputs, graph) if args.inputs else random_inputs(graph, args.seed)
-    trace = (lambda line: print(line, file=sys.stderr)) if args.trace else None
+    program = convert(args.model, planner=args.planner, fuse=not args.no_fuse, allow_recompute=args.allow_recompute,
+                      plan=args.plan)
+    inputs = load_inputs(args.inputs, program.inputs) if args.inputs else program.random_inputs(args.seed)
     started = time.perf_counter()
-    result = Interpreter(program, trace).run(inputs, record=args.compare_tflm)
+    try:
+        outputs, divergence = program.run(inputs, compare_tflm=args.compare_tflm, trace=args.trace), None
+    except DivergenceError as err:  # the run itself went through: print it, then where TFLite Micro differs
+        outputs, divergence = err.outputs, str(err)
     elapsed = time.perf_counter() - started
-    print(f"{args.model.name}: {len(program.steps)} steps over a {program.plan.pool_bytes}-byte pool "
-          f"({program.plan.planner} plan), no hazard, {elapsed:.2f} s")
-    for i, out in enumerate(result.outputs):
+    print(f"{args.model.name}: {len(program.steps)} steps over a {program.pool_bytes}-byte pool "
+          f"({program.plan['planner']} plan), no hazard, {elapsed:.2f} s")
+    for i, out in enumerate(outputs):
         flat = out.reshape(-1)
         print(f"output_{i}: {out.dtype}{list(out.shape)} argmax {int(np.argmax(flat))} first {flat[:8].tolist()}")
     if args.outputs:
-        save_outputs(args.outputs, result.outputs)
+        save_outputs(args.outputs, outputs)
+    if divergence is not None:
+        print(divergence)
+        return EXIT_OUTPUTS_DIFFER
     if args.compare_tflm:
-        divergence = first_divergence(args.model.read_bytes(), program, inputs, result)
-        if divergence is not None:
-            print(divergence)
-            return EXIT_OUTPUTS_DIFFER
-        print(f"bit-exact with TFLite Micro: {len(result.outputs)} outputs and {len(result.order)} step outputs")
+        print(f"bit-exact with TFLite Micro: {len(outputs)} outputs and {len(program.steps)} step outputs")
     return 0
 
 

@@ -28,16 +28,17 @@ def random_inputs(graph: Graph, seed: int) -> list[np.ndarray]:
     return values
 
 
-def load_inputs(path: Path, graph: Graph) -> list[np.ndarray]:
+def load_inputs(path: Path, ports: Sequence) -> list[np.ndarray]:
+    """input_0, input_1, ... of an .npz, checked against the model's inputs `ports` (their dtypes)."""
     try:
         with np.load(path) as data:
-            missing = [f"input_{i}" for i in range(len(graph.inputs)) if f"input_{i}" not in data]
+            missing = [f"input_{i}" for i in range(len(ports)) if f"input_{i}" not in data]
             if missing:
                 raise UsageError(f"{path} lacks {', '.join(missing)}")
-            values = [np.asarray(data[f"input_{i}"]) for i in range(len(graph.inputs))]
+            values = [np.asarray(data[f"input_{i}"]) for i in range(len(ports))]
     except (OSError, ValueError, EOFError, zipfile.BadZipFile) as err:  # a truncated .npz is a bad zip
         raise UsageError(f"cannot read inputs from {path}: {str(err) or type(err).__name__}") from None
-    for i, (port, value) in enumerate(zip(graph.inputs, values)):
+    for i, (port, value) in enumerate(zip(ports, values)):
         if value.dtype != np.dtype(port.dtype):
             raise UsageError(f"input_{i} is {value.dtype}, the model takes {port.dtype}")
     return values

@@ -47,6 +47,15 @@ class MismatchError(VmcuError):
     exit_code = EXIT_OUTPUTS_DIFFER
 
 
+class DivergenceError(MismatchError):
+    """The outputs differ from TFLite Micro's: the message names the first diverging tensor;
+    `outputs` holds ours."""
+
+    def __init__(self, message: str = "", outputs: list | None = None) -> None:
+        super().__init__(message)
+        self.outputs = outputs or []
+
+
 class HazardError(VmcuError):
     """A step read pool bytes that no longer hold the segment it expected: the plan is wrong."""
 

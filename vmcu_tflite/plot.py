@@ -8,14 +8,18 @@ from .plan import Plan
 
 
 def render_memory_plot(plan: Plan, baseline: Plan, path: Path, tflm_head: int | None = None) -> None:
-    import matplotlib
+    memory_figure(plan, baseline, tflm_head).savefig(path, dpi=110)
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+
+def memory_figure(plan: Plan, baseline: Plan, tflm_head: int | None = None):
+    """The figure as a matplotlib Figure, made without pyplot: no backend is chosen or changed, so
+    it saves from a script and shows in a notebook alike."""
+    from matplotlib.figure import Figure
     from matplotlib.patches import Rectangle
 
     steps = [s.index for s in plan.steps]
-    fig, (top, bottom) = plt.subplots(2, 1, figsize=(10, 8), sharex=True, gridspec_kw={"height_ratios": [1, 1.3]})
+    fig = Figure(figsize=(10, 8))
+    top, bottom = fig.subplots(2, 1, sharex=True, gridspec_kw={"height_ratios": [1, 1.3]})
     top.step(steps, [s.footprint_bytes / 1024 for s in baseline.steps], where="mid", label="whole-tensor plan of these steps")
     top.step(steps, [s.footprint_bytes / 1024 for s in plan.steps], where="mid", label=f"{plan.planner} plan")
     if tflm_head:
@@ -48,5 +52,4 @@ def render_memory_plot(plan: Plan, baseline: Plan, path: Path, tflm_head: int | 
     bottom.set_title("buffers in the circular pool (red hatching: step workspaces, the rings of chains and "
                      "in-place depthwise planes)", fontsize="small")
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    return fig

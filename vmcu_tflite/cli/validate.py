@@ -6,15 +6,13 @@ Exit 0 when the C outputs equal the reference interpreter's and TFLite Micro's b
 from __future__ import annotations
 
 import argparse
-from dataclasses import replace
 from pathlib import Path
 from typing import Sequence
 
-from ..errors import EXIT_OUTPUTS_DIFFER, UsageError
+from ..api import check_target, convert
+from ..errors import EXIT_OUTPUTS_DIFFER
 from ..planner.planners import PLANNERS
-from ..pipeline import compile_model
-from ..validate.run import require, validate_program
-from ..validate.mbed import TARBALL, MbedTarget
+from ..validate.mbed import TARBALL
 from ..validate.targets import TARGETS
 from .common import ToolParser, folder, run_tool, seed
 
@@ -68,12 +66,12 @@ def format_comparison(mbed: dict[str, int], bare: dict[str, int], target: str, b
             for row in rows]
 
 
-def format_profile(program, counts: list[int]) -> list[str]:
-    """One line per step: its kernel, the TFLite operators it runs, MACs, instructions, instructions/MAC."""
-    kinds = {op.index: op.kind for op in program.graph.ops}
+def format_profile(steps, counts: list[int]) -> list[str]:
+    """One line per step (`Program.steps`): its kernel, the TFLite operators it runs, MACs,
+    instructions, instructions/MAC."""
     rows = [("step", "kernel", "TFLite ops", "MACs", "instructions", "instr/MAC")]
-    for step, count in zip(program.steps, counts):
-        ops = " ".join(f"{kinds.get(i, 'folded')}#{i}" for i in step.ops)  # folded: a PAD merged into its conv
+    for step, count in zip(steps, counts):
+        ops = " ".join(f"{kind}#{i}" for kind, i in zip(step.op_kinds, step.ops))
         rows.append((str(step.index), step.kernel, ops, f"{step.macs:,}", f"{count:,}",
                      f"{count / step.macs:.2f}" if step.macs else "-"))
     widths = [max(len(r[k]) for r in rows) for k in range(len(rows[0]))]
@@ -102,36 +100,26 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    if args.keep:
-        args.keep.mkdir(parents=True, exist_ok=True)
-    target = TARGETS[args.target]
-    if isinstance(target, MbedTarget):
-        target = replace(target, mbed_os=args.mbed_os)
-    elif args.mbed_os:
-        raise UsageError(f"--mbed-os goes with the mbed-* targets, not {args.target}")
-    require(target, args.profile)
-    program = compile_model(args.model, args.planner, not args.no_fuse, recompute=args.allow_recompute)
-    result = validate_program(program, args.model.read_bytes(), target, args.seed, args.keep, profile=args.profile)
-    print(f"{args.model.name} on {result.target}: status {result.status}, pool {result.pool_bytes:,} bytes")
+    check_target(args.target, args.profile, args.mbed_os)  # before planning: a missing tool fails at once
+    program = convert(args.model, planner=args.planner, fuse=not args.no_fuse, allow_recompute=args.allow_recompute)
+    result = program.validate(args.target, args.seed, keep=args.keep, profile=args.profile, mbed_os=args.mbed_os)
+    print(f"{args.model.name} on {result.target}: status {result.status}, pool {program.pool_bytes:,} bytes")
     for line in format_measurements(result.measurements):
         print(line)
-    results = [result]
-    if isinstance(target, MbedTarget):  # the same model on the same board without Mbed
-        bare = validate_program(program, args.model.read_bytes(), TARGETS[target.compare_with], args.seed,
-                                args.keep / "bare-metal" if args.keep else None)
-        results.append(bare)
-        for line in format_comparison(result.measurements, bare.measurements, target.name, bare.target):
+    if result.baseline is not None:  # an Mbed build: the same model on the same board without Mbed
+        for line in format_comparison(result.measurements, result.baseline.measurements, result.target,
+                                      result.baseline.target):
             print(line)
     if result.step_instructions is not None:
-        for line in format_profile(program, result.step_instructions):
+        for line in format_profile(program.steps, result.step_instructions):
             print(line)
-    for run in results:
-        on = f" ({run.target})" if len(results) > 1 else ""
+    runs = [result] + ([result.baseline] if result.baseline is not None else [])
+    for run in runs:
+        on = f" ({run.target})" if len(runs) > 1 else ""
         print(f"  matches the reference interpreter{on}: {'yes' if run.matches_reference else 'NO'}")
         print(f"  matches TFLite Micro{on}: "
               f"{'yes' if run.matches_tflm else 'not measured' if run.matches_tflm is None else 'NO'}")
-    exact = all(run.matches_reference and run.matches_tflm is not False for run in results)
-    return 0 if exact else EXIT_OUTPUTS_DIFFER
+    return 0 if all(run.bit_exact for run in runs) else EXIT_OUTPUTS_DIFFER
 
 
 def entry() -> int:

@@ -228,6 +228,12 @@ QEMU_TARGETS = (
     _qemu("qemu-stm32f405", "netduinoplus2", "cortex-m4", "STM32F405 (Netduino Plus 2, 1 MB flash, 128 KB RAM) under QEMU"),
 )
 
-from .mbed import MBED_TARGETS  # noqa: E402 (the Mbed targets build on the classes above)
-
-TARGETS: dict[str, Target] = {"host": HOST, **{t.name: t for t in QEMU_TARGETS}, **{t.name: t for t in MBED_TARGETS}}
+def __getattr__(name: str):
+    """`TARGETS`, every target by name, made on first use: the Mbed targets (`mbed.py`) build on
+    the classes of this module, so it cannot import them while it loads."""
+    if name != "TARGETS":
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from .mbed import MBED_TARGETS
+    targets: dict[str, Target] = {"host": HOST, **{t.name: t for t in (*QEMU_TARGETS, *MBED_TARGETS)}}
+    globals()["TARGETS"] = targets
+    return targets

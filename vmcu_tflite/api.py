@@ -1,0 +1,326 @@
+"""The Python API: convert a model, inspect its plan, run it, write its C, validate it on a target.
+
+Everything the command-line tools do goes through here (they parse arguments, call this and
+print), so a notebook gets the same plans, files, checks and errors:
+
+    program = vmcu_tflite.convert(converter.convert())      # a path, the bytes, or an open file
+    program.pool_bytes, program.steps[0].kernel, program.report()
+    outputs = program.run([x], compare_tflm=True)             # the reference interpreter
+    program.write("out/")                                     # what vmcu-convert writes
+    result = program.validate("host")                         # build, run, compare; the figures
+
+Errors are `VmcuError`s (`errors.py`) with the one-line messages and exit codes of the tools.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import BinaryIO, Mapping, Sequence, Union
+
+import numpy as np
+
+from .errors import BudgetError, DivergenceError, UsageError
+from .pipeline import Program as _Compiled
+from .pipeline import compile_graph, program_for_plan
+from .plan import load_plan
+from .reader import parse_model
+
+ModelSource = Union[str, "os.PathLike[str]", bytes, BinaryIO]
+
+
+@dataclass(frozen=True)
+class TensorInfo:
+    """A model input or output as the application sees it: real = scale * (q - zero_point)."""
+
+    name: str
+    shape: tuple[int, ...]
+    dtype: str  # "int8", or "uint8" / "float32" where the model converts at its boundary
+    scale: float
+    zero_point: int
+    bytes: int  # in the pool (int8)
+
+
+@dataclass(frozen=True)
+class StepInfo:
+    """One kernel call of the plan (a row of plan.json's `steps`)."""
+
+    index: int
+    kernel: str
+    ops: tuple[int, ...]  # TFLite operator indices
+    op_kinds: tuple[str, ...]  # their TFLite kinds ("folded": a PAD merged into the layer that reads it)
+    mode: str  # "whole-tensor", "segment" or "in-place"
+    segment_bytes: int
+    footprint_bytes: int
+    macs: int
+
+
+@dataclass(frozen=True)
+class Validation:
+    """What `Program.validate` measured: bit-exactness and the target's figures (bytes, instructions)."""
+
+    target: str
+    status: int  # vmcu_invoke()'s status (0: VMCU_OK)
+    matches_reference: bool
+    matches_tflm: bool | None  # None where tflite-micro is not installed
+    outputs: list[np.ndarray]  # int8, as the C program left them in the pool
+    measurements: dict[str, int] = field(default_factory=dict)  # RAM, flash, instructions (boards only)
+    step_instructions: list[int] | None = None  # with profile=True
+    baseline: "Validation | None" = None  # an Mbed target's: the bare-metal harness on the same board
+
+    @property
+    def bit_exact(self) -> bool:
+        return self.status == 0 and self.matches_reference and self.matches_tflm is not False
+
+    def _repr_markdown_(self) -> str:
+        rows = [f"| bit-exact with the reference | {'yes' if self.matches_reference else 'NO'} |",
+                f"| bit-exact with TFLite Micro | {_yes(self.matches_tflm)} |"]
+        rows += [f"| {name} | {value:,} |" for name, value in self.measurements.items()]
+        return "\n".join([f"**{self.target}**", "", "| | |", "|---|---:|", *rows])
+
+
+def _yes(value: bool | None) -> str:
+    return "not measured" if value is None else "yes" if value else "NO"
+
+
+class Program:
+    """A converted model: its plan over the circular pool, and what can be done with it."""
+
+    def __init__(self, compiled: _Compiled, model: bytes) -> None:
+        self._compiled, self._model = compiled, model
+
+    # -- what the plan is ---------------------------------------------------------------------
+
+    @property
+    def name(self) -> str:
+        return self._compiled.plan.model
+
+    @property
+    def pool_bytes(self) -> int:
+        """Bytes of activation pool the application provides."""
+        return self._compiled.plan.pool_bytes
+
+    @property
+    def scratch_bytes(self) -> int:
+        """Bytes of scratch the application provides (one output segment of a runtime kernel)."""
+        from .codegen.model_c import scratch_bytes
+        return scratch_bytes(self._compiled)
+
+    @property
+    def macs(self) -> int:
+        """Multiply-accumulates one inference executes (recomputation included)."""
+        return self._compiled.plan.macs
+
+    @property
+    def steps(self) -> list[StepInfo]:
+        kinds = {op.index: op.kind for op in self._compiled.graph.ops}
+        return [StepInfo(s.index, s.kernel, tuple(s.ops), tuple(kinds.get(i, "folded") for i in s.ops), s.mode,
+                         s.segment_bytes, s.footprint_bytes, s.macs) for s in self._compiled.plan.steps]
+
+    @property
+    def recomputed_macs(self) -> int:
+        """MACs a chain repeats instead of keeping rows (allow_recompute), included in `macs`."""
+        return sum(f.recomputed_macs for f in self._compiled.plan.fusion if f.fused and f.recompute)
+
+    @property
+    def inputs(self) -> list[TensorInfo]:
+        return [self._port(p) for p in self._compiled.graph.inputs]
+
+    @property
+    def outputs(self) -> list[TensorInfo]:
+        return [self._port(p) for p in self._compiled.graph.outputs]
+
+    def _port(self, port) -> TensorInfo:
+        t = self._compiled.graph.tensors[port.tensor]
+        return TensorInfo(t.name, tuple(port.shape), port.dtype, t.scale, t.zero_point, t.num_bytes)
+
+    @property
+    def plan(self) -> dict:
+        """The content of plan.json."""
+        return self._compiled.plan.to_json(self._compiled.graph)
+
+    def report(self, target: str = "host") -> str:
+        """report.md: the plan, step by step, against the whole-tensor plan and TFLite Micro's arena."""
+        from .report import render_report
+        return render_report(self._compiled, self._baseline(), self._tflm_head(), target)
+
+    def plot(self):
+        """memory.png as a matplotlib Figure: the pool over the steps, against the whole-tensor plan."""
+        from .plot import memory_figure
+        return memory_figure(self._compiled.plan, self._baseline(), self._tflm_head())
+
+    # -- what can be done with it -------------------------------------------------------------
+
+    def run(self, inputs: Sequence[np.ndarray] | Mapping[str, np.ndarray], *, compare_tflm: bool = False,
+            trace: bool = False) -> list[np.ndarray]:
+        """The outputs of the reference interpreter, which executes the plan over a simulated pool
+        (HazardError if the plan is wrong, MismatchError if a kernel computes wrong values). Inputs
+        by position, or by name (or `input_0`, ...), in the model's own dtypes. With `compare_tflm`,
+        every step's output is compared with TFLite Micro's (MismatchError names the first that
+        differs); `trace` prints every pool event."""
+        import sys
+
+        from vmcu_reference.compare import first_divergence
+        from vmcu_reference.interpreter import Interpreter
+
+        values = self._inputs(inputs)
+        log = (lambda line: print(line, file=sys.stderr)) if trace else None
+        result = Interpreter(self._compiled, log).run(values, record=compare_tflm)
+        if compare_tflm:
+            divergence = first_divergence(self._model, self._compiled, values, result)
+            if divergence is not None:
+                raise DivergenceError(str(divergence), result.outputs)
+        return result.outputs
+
+    def random_inputs(self, seed: int = 0) -> list[np.ndarray]:
+        """Seeded random inputs in the model's dtypes (the ones vmcu-run and vmcu-validate use)."""
+        from vmcu_reference.inputs import random_inputs
+        return random_inputs(self._compiled.graph, seed)
+
+    def _inputs(self, inputs) -> list[np.ndarray]:
+        if not isinstance(inputs, Mapping):
+            return [np.asarray(x) for x in inputs]
+        found = []
+        for i, port in enumerate(self.inputs):
+            key = port.name if port.name in inputs else f"input_{i}"
+            if key not in inputs:
+                raise UsageError(f"no value for input {i} ('{port.name}' or 'input_{i}')")
+            found.append(np.asarray(inputs[key]))
+        return found
+
+    def write(self, out_dir: str | os.PathLike, prefix: str | None = None, target: str = "host") -> list[Path]:
+        """Write what vmcu-convert writes: plan.json, report.md, memory.png, the C tables and a
+        CMake project with the runtime. Everything that can fail happens before anything is
+        written. `target` ("host", "cortex-m4", "cortex-m7") only changes the report's build notes."""
+        from .codegen.project import render_project, write_project
+
+        out = Path(out_dir)
+        sources = render_project(self._compiled, prefix)
+        report = self.report(target)
+        figure = self.plot()
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+            (out / "plan.json").write_text(self._compiled.plan.dumps(self._compiled.graph))
+            (out / "report.md").write_text(report)
+            figure.savefig(out / "memory.png", dpi=110)
+            written = write_project(self._compiled, out, rendered=sources)
+        except OSError as err:
+            raise UsageError(f"cannot write into {out}: {err.strerror or err}") from None
+        return [out / "plan.json", out / "report.md", out / "memory.png", *written]
+
+    def validate(self, target: str = "host", seed: int = 0, *, keep: str | os.PathLike | None = None,
+                 profile: bool = False, mbed_os: str | os.PathLike | None = None) -> Validation:
+        """Build the C for `target` (vmcu-validate's targets: "host", "qemu-cortex-m4", ...,
+        "mbed-qemu-cortex-m4"), run it on seeded inputs and compare with the reference interpreter
+        and TFLite Micro; `keep` builds in that folder and keeps it."""
+        from .validate.mbed import MbedTarget
+        from .validate.run import validate_program
+        from .validate.targets import TARGETS
+
+        chosen = check_target(target, profile, mbed_os)
+        work = Path(keep) if keep else None
+        if work:
+            work.mkdir(parents=True, exist_ok=True)
+        done = validate_program(self._compiled, self._model, chosen, seed, work, profile=profile)
+        baseline = None
+        if isinstance(chosen, MbedTarget):  # what Mbed costs: the same model on the same board without it
+            bare = validate_program(self._compiled, self._model, TARGETS[chosen.compare_with], seed,
+                                    work / "bare-metal" if work else None)
+            baseline = Validation(bare.target, bare.status, bare.matches_reference, bare.matches_tflm, bare.outputs,
+                                  bare.measurements)
+        return Validation(done.target, done.status, done.matches_reference, done.matches_tflm, done.outputs,
+                          done.measurements, done.step_instructions, baseline)
+
+    # -- notebooks ----------------------------------------------------------------------------
+
+    def _repr_markdown_(self) -> str:
+        plan = self._compiled.plan
+        head = [f"**{self.name}**: {len(plan.steps)} steps, pool {plan.pool_bytes:,} bytes ({plan.planner} plan; "
+                f"whole-tensor {plan.tensor_level_bytes:,}), {plan.macs:,} MACs", "",
+                "| step | kernel | TFLite ops | mode | segment | footprint | MACs |", "|---:|---|---|---|---:|---:|---:|"]
+        return "\n".join(head + [f"| {s.index} | {s.kernel} | {', '.join(map(str, s.ops))} | {s.mode} | "
+                                 f"{s.segment_bytes} | {s.footprint_bytes:,} | {s.macs:,} |" for s in self.steps])
+
+    def __repr__(self) -> str:
+        return f"<vmcu_tflite.Program {self.name}: {len(self._compiled.steps)} steps, pool {self.pool_bytes} bytes>"
+
+    # -- helpers ------------------------------------------------------------------------------
+
+    def _baseline(self):
+        from .planner.tensor import plan_tensors
+        return plan_tensors(self._compiled.graph, self._compiled.steps)
+
+    def _tflm_head(self) -> int | None:
+        """TFLite Micro's activation arena, when its Python package is installed."""
+        from .oracle import tflm_arena_bytes
+        zeros = [np.zeros(p.shape, dtype=p.dtype) for p in self._compiled.graph.inputs]
+        try:
+            return tflm_arena_bytes(self._model, zeros).get("head")
+        except UsageError:
+            return None
+
+
+def check_target(target: str, profile: bool = False, mbed_os: str | os.PathLike | None = None):
+    """vmcu-validate's target `target`, its tools checked (UsageError, one line, when one is missing)."""
+    from dataclasses import replace
+
+    from .validate.mbed import MbedTarget
+    from .validate.run import require
+    from .validate.targets import TARGETS
+
+    if target not in TARGETS:
+        raise UsageError(f"unknown target {target!r} (one of {', '.join(sorted(TARGETS))})")
+    chosen = TARGETS[target]
+    if isinstance(chosen, MbedTarget):
+        chosen = replace(chosen, mbed_os=Path(mbed_os) if mbed_os else None)
+    elif mbed_os:
+        raise UsageError(f"--mbed-os goes with the mbed-* targets, not {target}")
+    require(chosen, profile)
+    return chosen
+
+
+def convert(model: ModelSource, *, planner: str = "vmcu", fuse: bool = True, allow_recompute: bool = False,
+            ram_budget: int | None = None, plan: str | os.PathLike | None = None) -> Program:
+    """Read an int8 TFLite model and plan it over the circular pool.
+
+    `model`: a path, the flatbuffer's bytes (what `tf.lite.TFLiteConverter.convert()` returns) or
+    a binary file object. `planner`: "vmcu" (the circular pool) or "tensor" (whole tensors, the
+    baseline); `fuse`: fuse layers into chains where that lowers the pool; `allow_recompute`: let
+    a chain recompute pixels instead of keeping rows (fewer bytes, more MACs); `ram_budget`:
+    raise BudgetError when the pool needs more bytes; `plan`: a plan.json written before, used
+    as it is instead of planning. Raises ModelError for a model this tool cannot run.
+    """
+    from .planner.planners import PLANNERS
+
+    if planner not in PLANNERS:
+        raise UsageError(f"unknown planner {planner!r} (one of {', '.join(sorted(PLANNERS))})")
+    data, name = _read(model)
+    graph = parse_model(data, name)
+    if plan is not None:
+        try:
+            text = Path(plan).read_text()
+        except OSError as err:
+            raise UsageError(f"cannot read {plan}: {err.strerror}") from None
+        compiled = program_for_plan(graph, load_plan(text))
+    else:
+        compiled = compile_graph(graph, planner, fuse, allow_recompute)
+    if ram_budget is not None and compiled.plan.pool_bytes > ram_budget:
+        need = compiled.plan.pool_bytes
+        raise BudgetError(f"the plan needs {need} bytes of pool, {need - ram_budget} more than the budget of {ram_budget}")
+    return Program(compiled, data)
+
+
+def _read(model: ModelSource) -> tuple[bytes, str]:
+    """(flatbuffer bytes, model name): a path's stem, else "model"."""
+    from .errors import ModelError
+
+    if isinstance(model, (bytes, bytearray, memoryview)):
+        return bytes(model), "model"
+    if hasattr(model, "read"):
+        name = Path(getattr(model, "name", "model") or "model").stem
+        return bytes(model.read()), name if isinstance(name, str) else "model"
+    path = Path(model)
+    try:
+        return path.read_bytes(), path.stem
+    except OSError as err:
+        raise ModelError(f"cannot read {path}: {err.strerror}") from None
