@@ -83,3 +83,19 @@ def test_the_readme_example_runs_as_written(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     exec(compile(_readme_example(), "README.md", "exec"), {})
     assert (tmp_path / "out" / "kws_like" / "plan.json").is_file()
+
+
+@pytest.mark.parametrize("model", ["kws_like", "depthwise_block", "conv_stack"])
+def test_a_fused_chain_is_held_against_its_layers_apart(model):
+    """report() (report.md) and plot() (memory.png) compare each step with what its layers hold at
+    whole-tensor level, so no chain looks as if fusion cost RAM."""
+    program = vmcu_tflite.convert(MODELS / f"{model}.tflite")
+    rows = [line.split("|")[1:-1] for line in program.report().splitlines() if "| LAYER_CHAIN |" in line]
+    assert rows
+    for row in rows:
+        ours, layers = (int(cell.strip().replace(",", "")) for cell in row[-2:])
+        assert ours < layers, row
+    assert "whole-tensor plan of these steps" not in program.report()
+    drawn = {line.get_label(): line.get_ydata() for line in program.plot().axes[0].get_lines()}
+    chain = [s.index for s in program.steps if s.kernel == "LAYER_CHAIN"][0]
+    assert drawn["vmcu plan"][chain] < drawn["its layers at whole-tensor level"][chain]

@@ -247,8 +247,8 @@ class Program:
     # -- helpers ------------------------------------------------------------------------------
 
     def _baseline(self):
-        from .planner.tensor import plan_tensors
-        return plan_tensors(self._compiled.graph, self._compiled.steps)
+        from .layer_baseline import layer_baseline
+        return layer_baseline(self._compiled)
 
     def _tflm_head(self) -> int | None:
         """TFLite Micro's activation arena, when its Python package is installed."""

@@ -4,23 +4,25 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from .layer_baseline import LayerBaseline
 from .plan import Plan
 
 
-def render_memory_plot(plan: Plan, baseline: Plan, path: Path, tflm_head: int | None = None) -> None:
+def render_memory_plot(plan: Plan, baseline: LayerBaseline, path: Path, tflm_head: int | None = None) -> None:
     memory_figure(plan, baseline, tflm_head).savefig(path, dpi=110)
 
 
-def memory_figure(plan: Plan, baseline: Plan, tflm_head: int | None = None):
+def memory_figure(plan: Plan, baseline: LayerBaseline, tflm_head: int | None = None):
     """The figure as a matplotlib Figure, made without pyplot: no backend is chosen or changed, so
-    it saves from a script and shows in a notebook alike."""
+    it saves from a script and shows in a notebook alike. Each step is drawn against what its
+    layers hold at whole-tensor level (`layer_baseline`)."""
     from matplotlib.figure import Figure
     from matplotlib.patches import Rectangle
 
     steps = [s.index for s in plan.steps]
     fig = Figure(figsize=(10, 8))
     top, bottom = fig.subplots(2, 1, sharex=True, gridspec_kw={"height_ratios": [1, 1.3]})
-    top.step(steps, [s.footprint_bytes / 1024 for s in baseline.steps], where="mid", label="whole-tensor plan of these steps")
+    top.step(steps, [b / 1024 for b in baseline.footprints], where="mid", label="its layers at whole-tensor level")
     top.step(steps, [s.footprint_bytes / 1024 for s in plan.steps], where="mid", label=f"{plan.planner} plan")
     if tflm_head:
         top.axhline(tflm_head / 1024, color="grey", linestyle=":", label="TFLite Micro arena head")

@@ -1,8 +1,8 @@
 """report.md: what each step needs, and the totals next to the whole-tensor plan and TFLite Micro."""
 from __future__ import annotations
 
+from .layer_baseline import LayerBaseline
 from .pipeline import Program
-from .plan import Plan
 
 
 def _ratio(a: int, b: int | None) -> str:
@@ -18,9 +18,9 @@ BUILD = {
 }
 
 
-def render_report(program: Program, baseline: Plan, tflm_head: int | None, target: str = "host") -> str:
-    """Markdown; `baseline` is the whole-tensor plan of the same steps, `tflm_head` TFLite Micro's
-    measured activation arena (None when tflite-micro is not installed)."""
+def render_report(program: Program, baseline: LayerBaseline, tflm_head: int | None, target: str = "host") -> str:
+    """Markdown; `baseline` what each step's layers hold at whole-tensor level (`layer_baseline`),
+    `tflm_head` TFLite Micro's measured activation arena (None when tflite-micro is not installed)."""
     plan, graph = program.plan, program.graph
     extra = sum(f.recomputed_macs for f in plan.fusion if f.fused and f.recompute)
     recomputed = f" (+{extra:,} recomputed: --allow-recompute)" if extra else ""
@@ -32,24 +32,24 @@ def render_report(program: Program, baseline: Plan, tflm_head: int | None, targe
         f"| pool, {plan.planner} plan | {plan.pool_bytes:,} | |",
         f"| whole-tensor plan of the layers, nothing fused (greedy like TFLite Micro) | {plan.tensor_level_bytes:,} | "
         f"{_ratio(plan.pool_bytes, plan.tensor_level_bytes)} |",
-        *([f"| whole-tensor plan of these steps | {baseline.pool_bytes:,} | {_ratio(plan.pool_bytes, baseline.pool_bytes)} |"]
-          if baseline.pool_bytes != plan.tensor_level_bytes else []),
         f"| TFLite Micro arena head, measured | {f'{tflm_head:,}' if tflm_head else 'not measured (pip install tflite-micro)'} "
         f"| {_ratio(plan.pool_bytes, tflm_head)} |",
         "",
-        f"{len(plan.steps)} steps, {plan.macs:,} MACs{recomputed}. A step's footprint is the pool bytes held while it runs. "
+        f"{len(plan.steps)} steps, {plan.macs:,} MACs{recomputed}. A step's footprint is the pool bytes held while it runs; "
+        "beside it, the most its layers hold in the whole-tensor plan of the layers (a fused chain's: the largest of "
+        "its layers apart). "
         "Modes: `segment` writes the output over input segments already consumed, `in-place` works "
         "channel segment by channel segment through a workspace, `whole-tensor` keeps input and output apart.",
         "",
         "| step | kernel | TFLite ops | output | mode | segment B | gap segments | workspace B | footprint B "
-        "| whole-tensor footprint B |",
+        "| its layers at whole-tensor level B |",
         "|---:|---|---|---|---|---:|---:|---:|---:|---:|",
     ]
-    for step, base in zip(plan.steps, baseline.steps):
+    for step, layers_held in zip(plan.steps, baseline.footprints):
         shape = "x".join(map(str, graph.tensors[program.steps[step.index].outputs[0]].shape))
         lines.append(f"| {step.index} | {step.kernel} | {', '.join(map(str, step.ops))} | {shape} | {step.mode} | "
                      f"{step.segment_bytes} | {step.gap_segments} | {step.workspace_bytes} | "
-                     f"{step.footprint_bytes:,} | {base.footprint_bytes:,} |")
+                     f"{step.footprint_bytes:,} | {layers_held:,} |")
     if plan.fusion:
         lines += ["", "## Fused chains", "",
                   "Chains of layers run as one step whose intermediates never reach the pool; their rings of rows "
