@@ -141,7 +141,7 @@ def _describe(events: _Events, instance: int) -> str:
     return f"{type(stmt).__name__} of {stmt.tensor}" + (f" at ({loops})" if loops else "")
 
 
-def run_kernel(pool: SimulatedPool, kernel: Kernel, roles: dict[str, Role], image: FlashImage) -> "Stored":
+def run_kernel(pool: SimulatedPool, kernel: Kernel, roles: dict[str, Role], image: FlashImage) -> Stored:
     """Check one step's memory traffic, execute its arithmetic over the constants `image` (the
     step's params as its C holds them) and apply it to the pool: what it returns is what it stored."""
     events = _events(kernel)

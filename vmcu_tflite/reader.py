@@ -23,16 +23,9 @@ from .graph import Graph, IOPort, Op, Options, Quantization, Tensor
 from .model_rules import check_model, options_type
 from .ops import SUPPORTED_OPS
 
-_TENSOR_TYPES = {
-    tflite.TensorType.FLOAT32: "float32",
-    tflite.TensorType.FLOAT16: "float16",
-    tflite.TensorType.INT32: "int32",
-    tflite.TensorType.UINT8: "uint8",
-    tflite.TensorType.INT64: "int64",
-    tflite.TensorType.BOOL: "bool",
-    tflite.TensorType.INT16: "int16",
-    tflite.TensorType.INT8: "int8",
-}
+# Every type the schema defines, by its lowercase name: numpy's where one exists (float32, int8,
+# ...); the others (string, resource, int4, ...) only ever appear in refusals.
+_TENSOR_TYPES = {v: k.lower() for k, v in vars(tflite.TensorType).items() if not k.startswith("_")}
 _OP_NAMES = {v: k for k, v in vars(tflite.BuiltinOperator).items() if not k.startswith("_")}
 _OPTION_CLASSES = {v: k for k, v in vars(tflite.BuiltinOptions).items() if not k.startswith("_")}
 _FILE_IDENTIFIER = b"TFL3"
@@ -109,7 +102,7 @@ def _dynamic_shapes(subgraph: tflite.SubGraph) -> str:
         tensor = subgraph.Tensors(i)
         signature = tuple(int(d) for d in tensor.ShapeSignatureAsNumpy()) if tensor.ShapeSignatureLength() else ()
         if any(d < 0 for d in signature[1:]):
-            dynamic.append((i, tensor.Name().decode(errors="replace"), signature))
+            dynamic.append((i, _name(tensor), signature))
     if not dynamic:
         return ""
     index, name, signature = dynamic[0]
@@ -139,8 +132,8 @@ def _read_op(model: tflite.Model, op: tflite.Operator, index: int) -> Op:
     code = model.OperatorCodes(op.OpcodeIndex())
     builtin = _builtin_code(code)
     kind = _OP_NAMES.get(builtin, f"BUILTIN_{builtin}")
-    if kind == "CUSTOM":
-        kind = f"CUSTOM({code.CustomCode().decode(errors='replace')})"
+    if kind == "CUSTOM":  # custom_code is optional in the schema
+        kind = f"CUSTOM({(code.CustomCode() or b'').decode(errors='replace')})"
     return Op(
         index=index,
         kind=kind,
@@ -201,9 +194,16 @@ def _zeros(class_name: str) -> dict[str, Any]:
     return {_snake(a): () if hasattr(cls, a + "AsNumpy") else 0 for a in _accessors(class_name)}
 
 
+def _name(tensor: tflite.Tensor) -> str:
+    """The tensor's name; the schema makes it optional, and a tensor without one is valid."""
+    return (tensor.Name() or b"").decode(errors="replace")
+
+
 def _read_tensor(model: tflite.Model, tensor: tflite.Tensor, index: int, data: bytes) -> Tensor:
-    name = tensor.Name().decode(errors="replace")
-    dtype = _TENSOR_TYPES.get(tensor.Type(), f"type{tensor.Type()}")
+    name = _name(tensor)
+    if tensor.Type() not in _TENSOR_TYPES:
+        raise ModelError(f"tensor {index} '{name}' has type {tensor.Type()}, which the TFLite schema does not define")
+    dtype = _TENSOR_TYPES[tensor.Type()]
     shape = () if tensor.ShapeIsNone() else tuple(int(d) for d in tensor.ShapeAsNumpy())
     if any(d < 0 for d in shape):
         raise ModelError(f"tensor {index} '{name}' has an unknown shape {shape}")

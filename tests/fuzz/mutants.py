@@ -7,7 +7,8 @@ seed alone:
 - field mutations through the schema's object API: one field of a tensor (shape, type,
   quantization, buffer), an operator (inputs, outputs, opcode, one option), the operator order,
   the subgraph's inputs and outputs, or a buffer's bytes, set to a value chosen to break
-  something (0, -1, a huge number, NaN, another tensor's index, ...).
+  something (0, -1, a huge number, NaN, another tensor's index, an enum value the schema does
+  not define, ...), or an optional field dropped (a tensor's name, a custom operator's code).
 """
 from __future__ import annotations
 
@@ -55,15 +56,18 @@ def _int_like(rng: random.Random, value) -> int:
 def _mutate_tensor(rng: random.Random, model, sub) -> str:
     index = rng.randrange(len(sub.tensors))
     t = sub.tensors[index]
-    what = rng.choice(("shape", "shape", "type", "scale", "zero_point", "axis", "quant_length", "buffer", "drop_quant"))
+    what = rng.choice(("shape", "shape", "type", "scale", "zero_point", "axis", "quant_length", "buffer", "drop_quant",
+                       "drop_name"))
     if what == "shape" and t.shape is not None and len(t.shape):
         t.shape = _ints(t.shape)
         d = rng.randrange(len(t.shape))
         t.shape[d] = _int_like(rng, int(t.shape[d]))
     elif what == "shape":
         t.shape = [rng.choice(INTS)]
-    elif what == "type":
-        t.type = rng.randrange(0, 18)
+    elif what == "type":  # the schema's types, and byte values it does not define
+        t.type = rng.choice((*range(0, 19), 19, 99, 127, -1))
+    elif what == "drop_name":  # optional in the schema
+        t.name = None
     elif what == "buffer":
         t.buffer = rng.choice((0, len(model.buffers) - 1, len(model.buffers), rng.randrange(len(model.buffers))))
     elif t.quantization is None or t.quantization.scale is None:
@@ -117,8 +121,11 @@ def _mutate_op(rng: random.Random, model, sub) -> str:
     options = op.builtinOptions
     fields = [f for f, v in vars(options).items() if isinstance(v, (int, float)) and not isinstance(v, bool)] if options else []
     if not fields and 0 <= op.opcodeIndex < len(model.operatorCodes):
-        model.operatorCodes[op.opcodeIndex].builtinCode = rng.randrange(0, 160)
-        return f"op {index} builtin code"
+        code = model.operatorCodes[op.opcodeIndex]
+        code.builtinCode = rng.choice((rng.randrange(0, 160), 250, 1000, 32))  # 32: CUSTOM
+        if code.builtinCode == 32:
+            code.customCode = rng.choice((None, b"", b"ethos-u"))  # custom_code is optional
+        return f"op {index} builtin code {code.builtinCode}"
     if not fields:
         return f"op {index} (opcode out of range already)"
     field = rng.choice(fields)
