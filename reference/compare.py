@@ -12,6 +12,7 @@ import numpy as np
 
 from vmcu_tflite.pipeline import Program
 
+from .boundary import from_pool
 from .interpreter import Result
 from vmcu_tflite.oracle import run_tflm
 
@@ -48,8 +49,11 @@ def first_divergence(model: bytes, program: Program, inputs: Sequence[np.ndarray
                    f"{', '.join(map(str, producer[t].ops))})") for t in ours.order]
     candidates += [(p.tensor, mine, theirs, f"output {i}")
                    for i, (p, mine, theirs) in enumerate(zip(graph.outputs, ours.outputs, outputs))]
+    boundary = {p.tensor: p for p in graph.outputs}
     for t, mine, theirs, where in candidates:
         mine, theirs = np.asarray(mine), np.asarray(theirs)
+        if t in boundary and mine.dtype != theirs.dtype:  # a uint8 output kept in the pool as int8 (passes.py)
+            mine = from_pool(boundary[t], graph.tensors[t], mine)
         name = graph.tensors[t].name
         if mine.shape != theirs.shape or mine.dtype != theirs.dtype:
             return Divergence(t, name, where, mine.size, mine.size, (), f"{mine.dtype}{list(mine.shape)}",

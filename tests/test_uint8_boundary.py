@@ -2,8 +2,9 @@
 
 A QUANTIZE uint8 -> int8 that keeps the scale and moves the zero point by 128 is TFLite's top-bit
 flip; it becomes part of the I/O description (the application passes and gets uint8), so the
-pool holds int8 only. Bit-exact with TFLite Micro through the reference interpreter, the
-sanitized host build and qemu-cortex-m4; a QUANTIZE that rescales is refused in one line.
+pool holds int8 only. A QUANTIZE that rescales stays a step, an int8 requantization with the
+uint8 end kept in the pool as int8. Bit-exact with TFLite Micro through the reference
+interpreter, the sanitized host build and qemu-cortex-m4.
 """
 from __future__ import annotations
 
@@ -15,7 +16,6 @@ from reference.inputs import random_inputs
 from reference.interpreter import Interpreter
 from tests.c.test_qemu import needs_qemu
 from tests.tflite_builder import ModelBuilder, random_bias, random_weights
-from vmcu_tflite.errors import ModelError
 from vmcu_tflite.pipeline import compile_model
 from vmcu_tflite.validate.run import validate
 from vmcu_tflite.validate.targets import SANITIZED_HOST, TARGETS
@@ -58,6 +58,30 @@ def test_the_generated_c_takes_and_gives_uint8(target, tmp_path):
     assert result.status == 0 and result.matches_reference and result.matches_tflm
 
 
-def test_a_rescaling_uint8_quantize_is_refused_in_one_line():
-    with pytest.raises(ModelError, match="moves the zero point by 128; this one rescales"):
-        compile_model(uint8_model(input_scale=1 / 128))
+RESCALING = [dict(input_scale=1 / 128), dict(input_scale=0.05), dict(output_zero_point=10),
+             dict(input_scale=1 / 100, output_zero_point=200)]
+
+
+@pytest.mark.parametrize("rescale", RESCALING, ids=lambda r: ",".join(f"{k}={v:g}" for k, v in r.items()))
+def test_a_rescaling_uint8_quantize_stays_an_int8_requantization(rescale):
+    """The application still passes and gets uint8 (the top bit flipped); the pool holds int8 and
+    the QUANTIZE requantizes int8 -> int8 with the uint8 end's zero point 128 lower."""
+    model = uint8_model(**rescale)
+    program = compile_model(model)
+    assert "QUANTIZE" in [s.kernel for s in program.steps]
+    assert [p.dtype for p in program.graph.inputs + program.graph.outputs] == ["uint8", "uint8"]
+    assert all(program.graph.tensors[p.tensor].dtype == "int8" for p in program.graph.inputs + program.graph.outputs)
+    for seed in range(3):
+        inputs = random_inputs(program.graph, seed)
+        result = Interpreter(program).run(inputs, record=True)
+        assert result.outputs[0].dtype == np.uint8
+        assert first_divergence(model, program, inputs, result) is None
+
+
+@pytest.mark.parametrize("target", [SANITIZED_HOST, pytest.param(TARGETS["qemu-cortex-m4"], marks=needs_qemu)],
+                         ids=lambda t: t.name)
+def test_the_generated_c_rescales_uint8_bit_exact(target, tmp_path):
+    path = tmp_path / "u8.tflite"
+    path.write_bytes(uint8_model(input_scale=1 / 100, output_zero_point=200))
+    result = validate(path, target, seed=5, work=tmp_path / "work")
+    assert result.status == 0 and result.matches_reference and result.matches_tflm

@@ -2,7 +2,9 @@
 
 - Graph-boundary QUANTIZE (float -> int8) and DEQUANTIZE (int8 -> float) become part of the I/O
   description: the application's float values are converted outside the pool. So do uint8 <->
-  int8 QUANTIZEs that only move the zero point by 128 (STM32 model zoo exports): the top bit.
+  int8 QUANTIZEs that only move the zero point by 128 (STM32 model zoo exports): the top bit. A
+  uint8 <-> int8 QUANTIZE that rescales stays an int8 requantization, its uint8 end kept in the
+  pool as int8 (the top bit flipped, the zero point 128 lower).
 - RESHAPE, SQUEEZE and PADs that add nothing only rename bytes: their output becomes an alias of
   their input, with no step and no copy.
 - A PAD whose only consumer is a convolution is folded into it as extra implicit padding; the
@@ -34,6 +36,7 @@ def simplify(graph: Graph) -> Graph:
 
 def strip_boundary_quantization(graph: Graph) -> Graph:
     """Turn the boundary's QUANTIZE/DEQUANTIZE ops into float32 or uint8 `IOPort`s."""
+    graph = _rescaling_uint8_as_int8(graph)
     removed: set[int] = set()
     inputs, outputs = [], []
     for port in graph.inputs:
@@ -51,6 +54,29 @@ def strip_boundary_quantization(graph: Graph) -> Graph:
         outputs.append(port)
     ops = tuple(op for op in graph.ops if op.index not in removed)
     return replace(graph, ops=ops, inputs=tuple(inputs), outputs=tuple(outputs))
+
+
+def _rescaling_uint8_as_int8(graph: Graph) -> Graph:
+    """A uint8 graph input read only by a QUANTIZE to int8 that rescales (or a uint8 graph output a
+    QUANTIZE from int8 makes that way) is kept in the pool as int8, u ^ 0x80 = u - 128, with its
+    zero point 128 lower at the same scale: the application converts it as at any uint8 boundary,
+    and the QUANTIZE becomes an int8 -> int8 requantization. TFLite's Requantize computes
+    MultiplyByQuantizedMultiplier(input - input_zero_point) + output_zero_point, clamped to the
+    output type, and both input - zero point and the output's distance from its zero point are
+    the same either way: bit-exact."""
+    tensors, changed = dict(graph.tensors), False
+    for port, kind in [(p, "input") for p in graph.inputs] + [(p, "output") for p in graph.outputs]:
+        op = (graph.consumers(port.tensor)[0] if len(graph.consumers(port.tensor)) == 1 else None) if kind == "input" \
+            else graph.producer(port.tensor)
+        t = tensors[port.tensor]
+        if (op is None or op.kind != "QUANTIZE" or port.dtype != "uint8" or t.dtype != "uint8" or t.quant is None
+                or t.quant.per_channel or not _same_shape(graph, op) or _boundary(graph, op, "uint8", "QUANTIZE")):
+            continue
+        other = graph.tensors[op.outputs[0] if kind == "input" else op.inputs[0]]
+        if other.dtype == "int8":
+            tensors[port.tensor] = replace(t, dtype="int8", quant=replace(t.quant, zero_point=(t.zero_point - 128,)))
+            changed = True
+    return replace(graph, tensors=MappingProxyType(tensors)) if changed else graph
 
 
 def _boundary(graph: Graph, op: Op, dtype: str, kind: str) -> bool:

@@ -31,12 +31,10 @@ class QuantizeParams:
 def prepare(graph: Graph, op: Op) -> QuantizeParams:
     require(len(op.inputs) == 1 and len(op.outputs) == 1, op, "expects one input and one output")
     input_, out = tensor(graph, op, 0), output(graph, op)
-    require(out.dtype != "uint8", op, "a uint8 output is supported at the model's boundary when the QUANTIZE keeps "
-                                      "the scale and moves the zero point by 128; this one rescales")
+    require(out.dtype != "uint8", op, "a uint8 output is supported at the model's boundary only")
     require(out.dtype == "int8", op, f"output type {out.dtype} is not supported (int8 only)")
     require(out.quant is not None and len(out.quant.scale) == 1, op, "the output needs a per-tensor scale")
-    require(input_.dtype != "uint8", op, "a uint8 input is supported at the model's boundary when the QUANTIZE keeps "
-                                         "the scale and moves the zero point by 128; this one rescales")
+    require(input_.dtype != "uint8", op, "a uint8 input is supported at the model's boundary only")
     require(input_.dtype in ("float32", "int8"), op, f"input type {input_.dtype} is not supported (float32 or int8)")
     require(input_.shape == out.shape, op, f"input shape {input_.shape} differs from output shape {out.shape}")
     if input_.dtype == "float32":
