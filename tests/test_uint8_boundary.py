@@ -41,12 +41,18 @@ def test_the_boundary_becomes_the_io_description_and_stays_bit_exact():
     model = uint8_model()
     program = compile_model(model)
     assert [s.kernel for s in program.steps] == ["CONV_2D"]
+    assert_uint8_and_bit_exact(model, program, seeds=[2])
+
+
+def assert_uint8_and_bit_exact(model: bytes, program, seeds) -> None:
+    """The application passes and gets uint8, and every step matches TFLite Micro."""
     assert [p.dtype for p in program.graph.inputs + program.graph.outputs] == ["uint8", "uint8"]
-    inputs = random_inputs(program.graph, 2)
-    assert inputs[0].dtype == np.uint8
-    result = Interpreter(program).run(inputs, record=True)
-    assert result.outputs[0].dtype == np.uint8
-    assert first_divergence(model, program, inputs, result) is None
+    for seed in seeds:
+        inputs = random_inputs(program.graph, seed)
+        assert inputs[0].dtype == np.uint8
+        result = Interpreter(program).run(inputs, record=True)
+        assert result.outputs[0].dtype == np.uint8
+        assert first_divergence(model, program, inputs, result) is None
 
 
 @pytest.mark.parametrize("target", [SANITIZED_HOST, pytest.param(TARGETS["qemu-cortex-m4"], marks=needs_qemu)],
@@ -69,13 +75,8 @@ def test_a_rescaling_uint8_quantize_stays_an_int8_requantization(rescale):
     model = uint8_model(**rescale)
     program = compile_model(model)
     assert "QUANTIZE" in [s.kernel for s in program.steps]
-    assert [p.dtype for p in program.graph.inputs + program.graph.outputs] == ["uint8", "uint8"]
     assert all(program.graph.tensors[p.tensor].dtype == "int8" for p in program.graph.inputs + program.graph.outputs)
-    for seed in range(3):
-        inputs = random_inputs(program.graph, seed)
-        result = Interpreter(program).run(inputs, record=True)
-        assert result.outputs[0].dtype == np.uint8
-        assert first_divergence(model, program, inputs, result) is None
+    assert_uint8_and_bit_exact(model, program, seeds=range(3))
 
 
 @pytest.mark.parametrize("target", [SANITIZED_HOST, pytest.param(TARGETS["qemu-cortex-m4"], marks=needs_qemu)],
