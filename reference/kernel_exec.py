@@ -105,27 +105,23 @@ class _Semantics(Statement):
             self.scope[s.name] = FlashPointer(s.name, self.frame, array, self.value(s.offset))
             return
         which, i = expand(np.full(self.frame.count, s.count, np.int64))
-        at = self.value(s.offset)[which] + i * s.stride
-        bad = np.flatnonzero((at < 0) | (at >= len(array)))
-        if bad.size:
-            self.fail(which[bad[0]], f"copies element {int(at[bad[0]])} of a flash array of {len(array)}")
-        self.write(s.name, which, i, array[at].astype(np.int64))
+        taps = self.read(FlashPointer(s.name, self.frame, array, self.value(s.offset)), which, i * s.stride, "a tap")
+        self.write(s.name, which, i, taps)
 
     # -- the pool -------------------------------------------------------------------------------
 
     def _RAMLoad(self, s: RAMLoad) -> None:
         address, time, which = self.executor.loads[self.position]
         values = self.executor.history.read(address, time)
-        pending = np.flatnonzero(values == UNSET)
-        if pending.size:
-            self.fail(which[pending[0]], "loads a pool byte whose store has not run yet: an order this executor "
-                                         "does not reproduce", ExecutionError)
+        self.check(which, values == UNSET, lambda k: "loads a pool byte whose store has not run yet: an order this "
+                                                    "executor does not reproduce", ExecutionError)
         packed = packed_positions(which, self.frame.count)
         length, runs = self.value(s.length), self.value(s.runs)
         total = np.maximum(length, 0) * np.maximum(runs, 0)
-        if s.max_bytes and (total > s.max_bytes).any():
-            n = int(np.flatnonzero(total > s.max_bytes)[0])
-            self.fail(n, f"loads {int(total[n])} bytes into a copy of {s.max_bytes} (its max_bytes)")
+        if s.max_bytes:
+            instances = np.arange(self.frame.count)
+            self.check(instances, total > s.max_bytes,
+                       lambda n: f"loads {int(total[n])} bytes into a copy of {s.max_bytes} (its max_bytes)")
         if s.into is not None:
             self.write(s.into, which, self.value(s.into_index)[which] + packed, values)
             return
@@ -165,8 +161,7 @@ class _Semantics(Statement):
         length, count, pixels = self.value(s.length), self.value(s.count), self.value(s.pixels)
         x_index, w_index, acc_index = self.value(s.x_index), self.value(s.w_index), self.value(s.acc_index)
         x_stride = self.value(s.x_stride)
-        if (count > len(s.weights)).any():
-            self.fail(int(np.flatnonzero(count > len(s.weights))[0]), f"uses more weight rows than {s.weights}")
+        self.check(np.arange(self.frame.count), count > len(s.weights), lambda n: f"uses more weight rows than {s.weights}")
         for p in (0, 1):
             for k, weights in enumerate(s.weights[:2]):
                 used = np.flatnonzero((pixels > p) & (count > k))
@@ -182,7 +177,7 @@ class _Semantics(Statement):
     def _DotLanes(self, s: DotLanes) -> None:
         """acc[l] += (x[x_index + l] + offset) * w[w_index + l], l < lanes."""
         offset = self.offset(s.offsets, s.x_offset)
-        w = s.w if s.w in self.scope else FlashPointer(s.w, None, self.executor.image.array(s.w, "int8_t"), 0)
+        w = s.w if s.w in self.scope else self.flash(s.w, "int8_t")
         which, lane = expand(self.value(s.lanes))
         x = self.read(s.x, which, self.value(s.x_index)[which] + lane, "an input")
         weights = self.read(w, which, self.value(s.w_index)[which] + lane, "a weight")
@@ -198,23 +193,18 @@ class _Semantics(Statement):
 
     def _InitBias(self, s: InitBias) -> None:
         """acc[acc_index + k] = bias[channel + k] for k < count, 0 for count <= k < width."""
-        bias = self.executor.image.array(s.bias, s.ctype)
         width = s.width or self.lookup(s.acc).size
         which, k = expand(np.full(self.frame.count, width, np.int64))
-        channel = self.value(s.channel)[which] + k
         used = k < self.value(s.count)[which]
-        bad = np.flatnonzero(used & ((channel < 0) | (channel >= len(bias))))
-        if bad.size:
-            self.fail(which[bad[0]], f"reads bias {int(channel[bad[0]])} of {len(bias)}")
-        values = np.where(used, bias[np.clip(channel, 0, max(len(bias) - 1, 0))], 0) if len(bias) else np.zeros_like(k)
+        values = np.zeros(len(k), np.int64)
+        values[used] = self.read(self.flash(s.bias, s.ctype), which[used], (self.value(s.channel)[which] + k)[used],
+                                 "a bias")
         self.write(s.acc, which, self.value(s.acc_index)[which] + k, values)
 
     def _Requantize(self, s: Requantize) -> None:
         """dst[dst_index + k + t * dst_stride] = requantized acc[acc_index + k + t * acc_stride], in the
         form the C takes for the layer (`requant.py`), clamped."""
         quant = f"({s.quant})"
-        multiplier = self.executor.image.array(f"{quant}->requant.multiplier", "int32_t")
-        shift = self.executor.image.array(f"{quant}->requant.shift", "int8_t")
         offset = self.integer(f"{quant}->output_offset")
         lo, hi = ((-128, 127) if s.form.saturate else
                   (self.integer(f"{quant}->requant.act_min"), self.integer(f"{quant}->requant.act_max")))
@@ -224,10 +214,8 @@ class _Semantics(Statement):
         acc = self.read(s.acc, which, self.value(s.acc_index)[which] + k + t * self.value(s.acc_stride)[which],
                         "an accumulator")
         channel = self.value(s.channel)[which] + k
-        bad = np.flatnonzero((channel < 0) | (channel >= len(multiplier)))
-        if bad.size:
-            self.fail(which[bad[0]], f"requantizes channel {int(channel[bad[0]])} of {len(multiplier)}")
-        m, r = multiplier[channel].astype(np.int64), shift[channel].astype(np.int64)
+        m = self.read(self.flash(f"{quant}->requant.multiplier", "int32_t"), which, channel, "a multiplier")
+        r = self.read(self.flash(f"{quant}->requant.shift", "int8_t"), which, channel, "a shift")
         if s.form.narrow:
             value = c_arith.requantize_narrow(acc, m, r, offset)
         elif s.form.shifted:

@@ -154,8 +154,17 @@ class Statement:
 
     # -- helpers --------------------------------------------------------------------------------
 
-    def fail(self, instance: int, why: str, cls=DescriptionError):
-        raise cls(f"{self.executor.describe(self.ident, int(instance))} {why}")
+    def check(self, which: np.ndarray, wrong: np.ndarray, why, cls=DescriptionError) -> None:
+        """Raise `cls` at the first element where `wrong` holds, naming its statement instance
+        `which[k]`; `why(k)` says what is wrong with element k."""
+        bad = np.flatnonzero(wrong)
+        if bad.size:
+            k = int(bad[0])
+            raise cls(f"{self.executor.describe(self.ident, int(which[k]))} {why(k)}")
+
+    def flash(self, expression: str, ctype: str) -> FlashPointer:
+        """A pointer to the start of the emitted params' array `expression`, read as `ctype`."""
+        return FlashPointer(expression, None, self.executor.image.array(expression, ctype), 0)
 
     def value(self, expr) -> np.ndarray:
         return self.frame.value(expr)
@@ -175,29 +184,24 @@ class Statement:
         inst = self.owner(decl)[which]
         if isinstance(decl, FlashPointer):
             at = (decl.base[inst] if isinstance(decl.base, np.ndarray) else decl.base) + index
-            bad = np.flatnonzero((at < 0) | (at >= len(decl.array)))
-            if bad.size:
-                self.fail(which[bad[0]], f"reads {what} element {int(at[bad[0]])} of a flash array of {len(decl.array)}")
+            self.check(which, (at < 0) | (at >= len(decl.array)),
+                       lambda k: f"reads {what} element {int(at[k])} of {decl.name}, a flash array of {len(decl.array)}")
             return decl.array[at].astype(np.int64)
         if isinstance(decl, Loaded):
             stride, length, runs = decl.stride[inst], decl.length[inst], decl.runs[inst]
             run = np.where(stride > 0, index // np.maximum(stride, 1), 0)
             byte = index - run * stride
-            bad = np.flatnonzero((index < 0) | (run >= runs) | (byte < 0) | (byte >= length))
-            if bad.size:
-                self.fail(which[bad[0]], f"reads {what} byte {int(index[bad[0]])} of {decl.name}, which its RAMLoad "
-                                         f"did not load ({int(runs[bad[0]])} runs of {int(length[bad[0]])} bytes)")
+            self.check(which, (index < 0) | (run >= runs) | (byte < 0) | (byte >= length),
+                       lambda k: f"reads {what} byte {int(index[k])} of {decl.name}, which its RAMLoad did not load "
+                                 f"({int(runs[k])} runs of {int(length[k])} bytes)")
             return decl.values[inst, run * length + byte]
         if not isinstance(decl, Buffer):
             raise ExecutionError(f"{type(self.stmt).__name__} reads {name!r}, which is not a buffer")
-        bad = np.flatnonzero((index < 0) | (index >= decl.size))
-        if bad.size:
-            self.fail(which[bad[0]], f"reads {what} element {int(index[bad[0]])} of {decl.name}[{decl.size}]")
+        self.check(which, (index < 0) | (index >= decl.size),
+                   lambda k: f"reads {what} element {int(index[k])} of {decl.name}[{decl.size}]")
         values = decl.values[inst, index]
-        unset = np.flatnonzero(values == UNSET)
-        if unset.size:
-            self.fail(which[unset[0]], f"reads {what} element {int(index[unset[0]])} of {decl.name}, "
-                                       "which nothing has written")
+        self.check(which, values == UNSET,
+                   lambda k: f"reads {what} element {int(index[k])} of {decl.name}, which nothing has written")
         decl.readers.add(self.position)
         return values
 
@@ -210,16 +214,13 @@ class Statement:
             raise ExecutionError(f"{type(self.stmt).__name__} writes {name} after another statement read it: "
                                  "a loop-carried value this executor does not reproduce")
         inst = self.owner(decl)[which]
-        bad = np.flatnonzero((index < 0) | (index >= decl.size))
-        if bad.size:
-            self.fail(which[bad[0]], f"writes element {int(index[bad[0]])} of {decl.name}[{decl.size}]")
+        self.check(which, (index < 0) | (index >= decl.size),
+                   lambda k: f"writes element {int(index[k])} of {decl.name}[{decl.size}]")
         flat = inst * decl.size + index
         target = decl.values.reshape(-1)
         if add:
-            unset = np.flatnonzero(target[flat] == UNSET)
-            if unset.size:
-                self.fail(which[unset[0]], f"adds to element {int(index[unset[0]])} of {decl.name}, which nothing "
-                                           "has initialized")
+            self.check(which, target[flat] == UNSET,
+                       lambda k: f"adds to element {int(index[k])} of {decl.name}, which nothing has initialized")
             sums = np.bincount(flat, weights=values.astype(np.float64), minlength=target.size)  # exact below 2^53
             changed = np.flatnonzero(sums)
             target[changed] = as_ctype(target[changed] + np.rint(sums[changed]).astype(np.int64), decl.ctype)
