@@ -20,11 +20,11 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.sections import write_section  # noqa: E402
+from benchmarks.shared_models import shared_models  # noqa: E402
 from vmcu_reference.inputs import random_inputs  # noqa: E402
 from vmcu_reference.interpreter import Interpreter  # noqa: E402
 from vmcu_tflite.pipeline import compile_model  # noqa: E402
 
-SHARED = ROOT.parent / "shared" / "models"
 GOAL_SECONDS = 30.0  # one MCUNet-320KB-ImageNet run
 
 
@@ -61,9 +61,8 @@ def main(argv: list[str]) -> int:
     if args.models:
         table(args.models)
         return 0
-    models = sorted(SHARED.glob("*.tflite")) if SHARED.is_dir() else []
+    models = shared_models()
     if not models:
-        print("no models to measure (../shared/models is absent)")
         return 0
     rows = table(models)
     write_section(args.out, "interpreter_time", [

@@ -26,12 +26,12 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.sections import write_section  # noqa: E402
+from benchmarks.shared_models import shared_models  # noqa: E402
 from vmcu_tflite.kernels import is_pointwise  # noqa: E402
 from vmcu_tflite.pipeline import compile_model  # noqa: E402
 from vmcu_tflite.validate.run import validate_program  # noqa: E402
 from vmcu_tflite.validate.targets import TARGETS  # noqa: E402
 
-SHARED = ROOT.parent / "shared" / "models"
 MODELS = ("mlperf-kws-dscnn", "tflm-person_detect", "mcunet-vww1", "mcunet-320kb-1mb_imagenet", "mlperf-ad01")
 
 # Instructions per inference on qemu-cortex-m4: TFLite Micro + CMSIS-NN (its own -Os/-O2 flags) and
@@ -90,9 +90,8 @@ def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=ROOT / "BENCHMARKS.md")
     args = parser.parse_args(argv)
-    models = [SHARED / f"{m}.tflite" for m in MODELS if (SHARED / f"{m}.tflite").is_file()]
+    models = shared_models(MODELS)
     if not models:
-        print("no models to measure (../shared/models is absent)")
         return 0
     rows = ["| model | vMCU fused, M4 | no fusion, M4 | tensor planner, M4 | vMCU fused, M7 | TFLM + CMSIS-NN, M4 "
             "| TinyEngine, M4 | fused / fastest peer |", "|---|---:|---:|---:|---:|---:|---:|---:|"]

@@ -19,11 +19,11 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.sections import write_section  # noqa: E402
+from benchmarks.shared_models import shared_models  # noqa: E402
 from vmcu_tflite.pipeline import compile_model  # noqa: E402
 from vmcu_tflite.validate.run import validate_program  # noqa: E402
 from vmcu_tflite.validate.targets import TARGETS  # noqa: E402
 
-SHARED = ROOT.parent / "shared" / "models"
 MODELS = ("mlperf-kws-dscnn", "mcunet-vww1")
 RUNS = (("Mbed CE, full (RTOS thread)", "mbed-qemu-cortex-m4"), ("Mbed CE, bare-metal", "mbed-baremetal-qemu-cortex-m4"),
         ("bare-metal harness", "qemu-cortex-m4"))
@@ -60,9 +60,8 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--out", type=Path, default=ROOT / "BENCHMARKS.md")
     parser.add_argument("--readme", type=Path, default=ROOT / "README.md")
     args = parser.parse_args(argv)
-    models = [SHARED / f"{m}.tflite" for m in MODELS if (SHARED / f"{m}.tflite").is_file()]
+    models = shared_models(MODELS)
     if not models:
-        print("no models to measure (../shared/models is absent)")
         return 0
     found = {path.stem: measure(path) for path in models}
     table = ["| model | build | pool | other .data + .bss | thread stack reserved / used | heap | flash (vs harness) "

@@ -79,6 +79,12 @@ class Validation:
         return "\n".join([f"**{self.target}**", "", "| | |", "|---|---:|", *rows])
 
 
+def _published(run, baseline: Validation | None = None) -> Validation:
+    """The public figures of one of validate/run.py's runs."""
+    return Validation(run.target, run.status, run.matches_reference, run.matches_tflm, run.outputs, run.measurements,
+                      run.step_instructions, baseline)
+
+
 def _yes(value: bool | None) -> str:
     return "not measured" if value is None else "yes" if value else "NO"
 
@@ -224,12 +230,9 @@ class Program:
         done = validate_program(self._compiled, self._model, chosen, seed, work, profile=profile)
         baseline = None
         if isinstance(chosen, MbedTarget):  # what Mbed costs: the same model on the same board without it
-            bare = validate_program(self._compiled, self._model, TARGETS[chosen.compare_with], seed,
-                                    work / "bare-metal" if work else None)
-            baseline = Validation(bare.target, bare.status, bare.matches_reference, bare.matches_tflm, bare.outputs,
-                                  bare.measurements)
-        return Validation(done.target, done.status, done.matches_reference, done.matches_tflm, done.outputs,
-                          done.measurements, done.step_instructions, baseline)
+            baseline = _published(validate_program(self._compiled, self._model, TARGETS[chosen.compare_with], seed,
+                                                   work / "bare-metal" if work else None))
+        return _published(done, baseline)
 
     # -- notebooks ----------------------------------------------------------------------------
 

@@ -64,18 +64,16 @@ def _rescaling_uint8_as_int8(graph: Graph) -> Graph:
     MultiplyByQuantizedMultiplier(input - input_zero_point) + output_zero_point, clamped to the
     output type, and both input - zero point and the output's distance from its zero point are
     the same either way: bit-exact."""
-    tensors, changed = dict(graph.tensors), False
-    for port, kind in [(p, "input") for p in graph.inputs] + [(p, "output") for p in graph.outputs]:
-        op = (graph.consumers(port.tensor)[0] if len(graph.consumers(port.tensor)) == 1 else None) if kind == "input" \
-            else graph.producer(port.tensor)
+    quantizes = [(p, c[0], c[0].outputs[0]) for p in graph.inputs if len(c := graph.consumers(p.tensor)) == 1]
+    quantizes += [(p, op, op.inputs[0]) for p in graph.outputs if (op := graph.producer(p.tensor)) is not None]
+    tensors = dict(graph.tensors)
+    for port, op, other in quantizes:
         t = tensors[port.tensor]
-        if (op is None or op.kind != "QUANTIZE" or port.dtype != "uint8" or t.dtype != "uint8" or t.quant is None
-                or t.quant.per_channel or not _same_shape(graph, op) or _boundary(graph, op, "uint8", "QUANTIZE")):
-            continue
-        other = graph.tensors[op.outputs[0] if kind == "input" else op.inputs[0]]
-        if other.dtype == "int8":
+        if (op.kind == "QUANTIZE" and port.dtype == t.dtype == "uint8" and graph.tensors[other].dtype == "int8"
+                and t.quant is not None and not t.quant.per_channel and _same_shape(graph, op)
+                and not _boundary(graph, op, "uint8", "QUANTIZE")):
             tensors[port.tensor] = replace(t, dtype="int8", quant=replace(t.quant, zero_point=(t.zero_point - 128,)))
-            changed = True
+    changed = any(tensors[t] is not graph.tensors[t] for t in tensors)
     return replace(graph, tensors=MappingProxyType(tensors)) if changed else graph
 
 

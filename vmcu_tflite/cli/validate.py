@@ -61,9 +61,7 @@ def format_comparison(mbed: dict[str, int], bare: dict[str, int], target: str, b
     for label, ours, theirs in MBED_COMPARISON:
         if ours in mbed and theirs in bare:
             rows.append((label, f"{mbed[ours]:,}", f"{bare[theirs]:,}", f"{mbed[ours] - bare[theirs]:+,}"))
-    widths = [max(len(r[k]) for r in rows) for k in range(4)]
-    return ["  " + "  ".join(cell.ljust(w) if k == 0 else cell.rjust(w) for k, (cell, w) in enumerate(zip(row, widths)))
-            for row in rows]
+    return _aligned(rows, left={0})
 
 
 def format_profile(steps, counts: list[int]) -> list[str]:
@@ -74,8 +72,13 @@ def format_profile(steps, counts: list[int]) -> list[str]:
         ops = " ".join(f"{kind}#{i}" for kind, i in zip(step.op_kinds, step.ops))
         rows.append((str(step.index), step.kernel, ops, f"{step.macs:,}", f"{count:,}",
                      f"{count / step.macs:.2f}" if step.macs else "-"))
+    return _aligned(rows, left={1, 2})
+
+
+def _aligned(rows: list[tuple[str, ...]], left: set[int]) -> list[str]:
+    """The rows as text columns, indented: the columns in `left` flush left, the others (numbers) right."""
     widths = [max(len(r[k]) for r in rows) for k in range(len(rows[0]))]
-    return ["  " + "  ".join(cell.rjust(w) if k in (0, 3, 4, 5) else cell.ljust(w)
+    return ["  " + "  ".join(cell.ljust(w) if k in left else cell.rjust(w)
                              for k, (cell, w) in enumerate(zip(row, widths))).rstrip() for row in rows]
 
 

@@ -48,13 +48,17 @@ def cache_dir() -> Path:
 
 def find_mbed_source(given: Path | None = None) -> Path:
     """The folder the Mbed source comes from (a tree or a tarball's folder), by the module's order."""
-    candidates = [given] if given else [Path(os.environ["VMCU_MBED_OS"])] if os.environ.get("VMCU_MBED_OS") else [
-        ROOT.parent / "shared" / "mbed-ce", Path.cwd().parent / "shared" / "mbed-ce"]
+    if given:
+        candidates, where = [given], str(given)
+    elif os.environ.get("VMCU_MBED_OS"):
+        candidates = [Path(os.environ["VMCU_MBED_OS"])]
+        where = f"$VMCU_MBED_OS ({candidates[0]})"
+    else:
+        candidates = [ROOT.parent / "shared" / "mbed-ce", Path.cwd().parent / "shared" / "mbed-ce"]
+        where = " or ".join(str(c) for c in candidates)
     for folder in candidates:
         if _tree_in(folder) or (folder / TARBALL).is_file():
             return folder
-    where = given or (f"$VMCU_MBED_OS ({candidates[0]})" if os.environ.get("VMCU_MBED_OS") else
-                      " or ".join(str(c) for c in candidates))
     raise UsageError(f"no Mbed CE source in {where}: give --mbed-os PATH, an extracted Mbed CE tree or a folder "
                      f"holding {TARBALL}")
 
