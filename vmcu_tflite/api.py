@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import BinaryIO, Mapping, Sequence, Union
 
@@ -148,12 +149,12 @@ class Program:
     def report(self, target: str = "host") -> str:
         """report.md: the plan, step by step, against the whole-tensor plan and TFLite Micro's arena."""
         from .report import render_report
-        return render_report(self._compiled, self._baseline(), self._tflm_head(), target)
+        return render_report(self._compiled, self._baseline, self._tflm_head, target)
 
     def plot(self):
         """memory.png as a matplotlib Figure: the pool over the steps, against the whole-tensor plan."""
         from .plot import memory_figure
-        return memory_figure(self._compiled.plan, self._baseline(), self._tflm_head())
+        return memory_figure(self._compiled.plan, self._baseline, self._tflm_head)
 
     # -- what can be done with it -------------------------------------------------------------
 
@@ -249,12 +250,14 @@ class Program:
 
     # -- helpers ------------------------------------------------------------------------------
 
+    @cached_property  # report() and plot() (write() calls both) share it
     def _baseline(self):
         from .layer_baseline import layer_baseline
         return layer_baseline(self._compiled)
 
+    @cached_property
     def _tflm_head(self) -> int | None:
-        """TFLite Micro's activation arena, when its Python package is installed."""
+        """TFLite Micro's activation arena, when its Python package is installed (run once)."""
         from .oracle import tflm_arena_bytes
         zeros = [np.zeros(p.shape, dtype=p.dtype) for p in self._compiled.graph.inputs]
         try:
