@@ -339,6 +339,24 @@ def nchw_input():
     return tf.keras.Model(inp, x)
 
 
+def lstm_sequence():
+    """A Keras LSTM over a [1, 8, 6] sequence returning every step (UNIDIRECTIONAL_SEQUENCE_LSTM:
+    int8 input and output, int16 cell state, both states variable tensors), then a Dense on each
+    step's output.
+
+    Built with Keras 2 (`pip install tf-keras`): the converter fuses only Keras 2's LSTM into
+    UNIDIRECTIONAL_SEQUENCE_LSTM; Keras 3's becomes a WHILE loop, on which its calibrator crashes.
+    """
+    import tf_keras
+
+    tf_keras.utils.set_random_seed(SEED)
+    k2 = tf_keras.layers
+    x = inp = k2.Input((8, 6), batch_size=1)
+    x = k2.LSTM(12, return_sequences=True, bias_initializer=tf_keras.initializers.RandomUniform(-0.1, 0.1))(x)
+    x = k2.Dense(4, bias_initializer=tf_keras.initializers.RandomUniform(-0.1, 0.1))(x)
+    return tf_keras.Model(inp, x)
+
+
 @dataclass(frozen=True)
 class Fixture:
     name: str
@@ -368,6 +386,7 @@ FIXTURES = [
     Fixture("dynamic_batch", dynamic_batch),
     Fixture("resnet_stem", resnet_stem),
     Fixture("nchw_input", nchw_input),
+    Fixture("lstm_sequence", lstm_sequence),
 ]
 
 

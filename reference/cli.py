@@ -2,7 +2,10 @@
 
 Inputs come from an .npz file (keys input_0, input_1, ...) or from a seed; outputs can be saved
 the same way. --compare-tflm runs TFLite Micro on the same inputs and names the first tensor
-that differs; a plan hazard stops the run at the offending byte (exit code 4).
+that differs; a plan hazard stops the run at the offending byte (exit code 4). --runs N runs a
+sequence (a model with state, such as an LSTM, carries it from run to run): the .npz then holds
+each input_i stacked as [N, ...], or the seeds are seed, seed + 1, ...; saved outputs are stacked
+the same way.
 """
 from __future__ import annotations
 
@@ -14,7 +17,7 @@ from typing import Sequence
 import numpy as np
 
 from vmcu_tflite.api import convert
-from vmcu_tflite.cli.common import ToolParser, new_file, run_tool, seed
+from vmcu_tflite.cli.common import ToolParser, new_file, positive, run_tool, seed
 from vmcu_tflite.errors import EXIT_OUTPUTS_DIFFER, DivergenceError
 from vmcu_tflite.planner.planners import PLANNERS
 
@@ -31,6 +34,8 @@ def build_parser() -> argparse.ArgumentParser:
     feed = parser.add_mutually_exclusive_group()
     feed.add_argument("--inputs", type=Path, help=".npz with input_0, input_1, ...")
     feed.add_argument("--seed", type=seed, default=0, help="random inputs from this seed (default: %(default)s)")
+    parser.add_argument("--runs", type=positive, default=1,
+                        help="run a sequence of this many inputs, the model's state carried (default: %(default)s)")
     parser.add_argument("--no-fuse", action="store_true", help="plan without fused chains")
     parser.add_argument("--allow-recompute", action="store_true",
                         help="let a chain recompute its first layers' pixels per window instead of keeping their rows "
@@ -45,26 +50,43 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     program = convert(args.model, planner=args.planner, fuse=not args.no_fuse, allow_recompute=args.allow_recompute,
                       plan=args.plan)
-    inputs = load_inputs(args.inputs, program.inputs) if args.inputs else program.random_inputs(args.seed)
+    runs = _sequence(args, program)
     started = time.perf_counter()
     try:
-        outputs, divergence = program.run(inputs, compare_tflm=args.compare_tflm, trace=args.trace), None
-    except DivergenceError as err:  # the run itself went through: print it, then where TFLite Micro differs
-        outputs, divergence = err.outputs, str(err)
+        outputs, divergence = program.run_sequence(runs, compare_tflm=args.compare_tflm, trace=args.trace), None
+    except DivergenceError as err:  # the runs went through: print the diverging one, then where it differs
+        outputs, divergence = [err.outputs], str(err)
     elapsed = time.perf_counter() - started
+    sequence = f", {args.runs} runs" if args.runs > 1 else ""
     print(f"{args.model.name}: {len(program.steps)} steps over a {program.pool_bytes}-byte pool "
-          f"({program.plan['planner']} plan), no hazard, {elapsed:.2f} s")
-    for i, out in enumerate(outputs):
-        flat = out.reshape(-1)
-        print(f"output_{i}: {out.dtype}{list(out.shape)} argmax {int(np.argmax(flat))} first {flat[:8].tolist()}")
+          f"({program.plan['planner']} plan{sequence}), no hazard, {elapsed:.2f} s")
+    for r, run in enumerate(outputs):
+        for i, out in enumerate(run):
+            flat = out.reshape(-1)
+            where = f"run {r} " if len(outputs) > 1 else ""
+            print(f"{where}output_{i}: {out.dtype}{list(out.shape)} argmax {int(np.argmax(flat))} "
+                  f"first {flat[:8].tolist()}")
     if args.outputs:
-        save_outputs(args.outputs, outputs)
+        stacked = outputs[0] if len(outputs) == 1 else [np.stack(o) for o in zip(*outputs)]
+        save_outputs(args.outputs, stacked)
     if divergence is not None:
         print(divergence)
         return EXIT_OUTPUTS_DIFFER
     if args.compare_tflm:
-        print(f"bit-exact with TFLite Micro: {len(outputs)} outputs and {len(program.steps)} step outputs")
+        from vmcu_tflite.oracle import oracle_name
+        print(f"bit-exact with {oracle_name(args.model.read_bytes())}: {len(program.outputs)} outputs and "
+              f"{len(program.steps)} step outputs{f' in each of {args.runs} runs' if args.runs > 1 else ''}")
     return 0
+
+
+def _sequence(args, program) -> list[list[np.ndarray]]:
+    """The runs' inputs: the .npz's, split along their first axis for a sequence, or seeded."""
+    if not args.inputs:
+        return [program.random_inputs(args.seed + r) for r in range(args.runs)]
+    if args.runs == 1:
+        return [load_inputs(args.inputs, program.inputs)]
+    stacked = load_inputs(args.inputs, program.inputs, runs=args.runs)
+    return [[x[r] for x in stacked] for r in range(args.runs)]
 
 
 def entry() -> int:

@@ -14,7 +14,7 @@ from vmcu_tflite.pipeline import Program
 
 from .boundary import from_pool
 from .interpreter import Result
-from vmcu_tflite.oracle import run_tflm
+from vmcu_tflite.oracle import oracle_name, run_tflm
 
 
 @dataclass(frozen=True)
@@ -27,11 +27,12 @@ class Divergence:
     first_index: tuple[int, ...]
     ours: object
     theirs: object
+    oracle: str = "TFLite Micro"
 
     def __str__(self) -> str:
         return (f"first diverging tensor: {self.tensor} '{self.name}' ({self.where}): {self.differing} of "
                 f"{self.total} values differ; first at {self.first_index}: ours {self.ours}, "
-                f"TFLite Micro {self.theirs}")
+                f"{self.oracle} {self.theirs}")
 
 
 def _differing(mine: np.ndarray, theirs: np.ndarray) -> np.ndarray:
@@ -40,10 +41,14 @@ def _differing(mine: np.ndarray, theirs: np.ndarray) -> np.ndarray:
     return np.argwhere(mine.view(bits) != theirs.view(bits))
 
 
-def first_divergence(model: bytes, program: Program, inputs: Sequence[np.ndarray], ours: Result) -> Divergence | None:
-    """None when every recorded tensor and every output is bit-identical to TFLite Micro's."""
+def first_divergence(model: bytes, program: Program, inputs: Sequence[np.ndarray], ours: Result,
+                     theirs: tuple | None = None) -> Divergence | None:
+    """None when every recorded tensor and every output is bit-identical to the oracle's (TFLite
+    Micro's, or LiteRT's for operators it lacks): `theirs`, its (outputs, tensors) for this run
+    when the caller ran a sequence, else one run of it on `inputs`."""
     graph = program.graph
-    outputs, inner = run_tflm(model, inputs, len(graph.outputs), tensors=ours.order)
+    outputs, inner = theirs if theirs is not None else run_tflm(model, inputs, len(graph.outputs), tensors=ours.order)
+    oracle = oracle_name(model)
     producer = {s.outputs[0]: s for s in program.steps}
     candidates = [(t, ours.tensors[t], inner[t], f"step {producer[t].index} ({producer[t].kernel}, TFLite op "
                    f"{', '.join(map(str, producer[t].ops))})") for t in ours.order]
@@ -57,9 +62,10 @@ def first_divergence(model: bytes, program: Program, inputs: Sequence[np.ndarray
         name = graph.tensors[t].name
         if mine.shape != theirs.shape or mine.dtype != theirs.dtype:
             return Divergence(t, name, where, mine.size, mine.size, (), f"{mine.dtype}{list(mine.shape)}",
-                              f"{theirs.dtype}{list(theirs.shape)}")
+                              f"{theirs.dtype}{list(theirs.shape)}", oracle)
         wrong = _differing(mine, theirs)
         if len(wrong):
             first = tuple(int(i) for i in wrong[0])
-            return Divergence(t, name, where, len(wrong), mine.size, first, mine[first].item(), theirs[first].item())
+            return Divergence(t, name, where, len(wrong), mine.size, first, mine[first].item(), theirs[first].item(),
+                              oracle)
     return None

@@ -28,8 +28,9 @@ def random_inputs(graph: Graph, seed: int) -> list[np.ndarray]:
     return values
 
 
-def load_inputs(path: Path, ports: Sequence) -> list[np.ndarray]:
-    """input_0, input_1, ... of an .npz, checked against the model's inputs `ports` (their dtypes)."""
+def load_inputs(path: Path, ports: Sequence, runs: int | None = None) -> list[np.ndarray]:
+    """input_0, input_1, ... of an .npz, checked against the model's inputs `ports` (their dtypes);
+    for a sequence of `runs`, each stacked as [runs, *its shape]."""
     try:
         with np.load(path) as data:
             missing = [f"input_{i}" for i in range(len(ports)) if f"input_{i}" not in data]
@@ -41,6 +42,8 @@ def load_inputs(path: Path, ports: Sequence) -> list[np.ndarray]:
     for i, (port, value) in enumerate(zip(ports, values)):
         if value.dtype != np.dtype(port.dtype):
             raise UsageError(f"input_{i} is {value.dtype}, the model takes {port.dtype}")
+        if runs is not None and tuple(value.shape) != (runs, *port.shape):
+            raise UsageError(f"input_{i} has shape {tuple(value.shape)}; {runs} runs need {(runs, *port.shape)}")
     return values
 
 

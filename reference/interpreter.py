@@ -13,9 +13,10 @@ import numpy as np
 
 from vmcu_tflite.errors import MismatchError, UsageError
 from vmcu_tflite.kernels import describe
-from vmcu_tflite.pipeline import Program, compile_model
+from vmcu_tflite.pipeline import Program
 from vmcu_tflite.plan import workspace_id
 from vmcu_tflite.planner.streaming import access_pattern
+from vmcu_tflite.state import StateMemory
 
 from .boundary import from_pool, to_pool
 from .ops import make_kernel
@@ -34,7 +35,11 @@ class Result:
 
 
 class Interpreter:
-    """Runs one `Program`; kernels are built once and reused across invocations."""
+    """Runs one `Program`; kernels are built once and reused across invocations.
+
+    The model's state (variable tensors) persists from one `run` to the next, as in TFLite Micro
+    and the C runtime's state region, until `reset_state`.
+    """
 
     def __init__(self, program: Program, trace: Callable[[str], None] | None = None) -> None:
         self.program = program
@@ -42,6 +47,7 @@ class Interpreter:
         self.kernels = [make_kernel(s.kernel, s.params) for s in program.steps]
         self.planned = {s.index: s for s in program.plan.steps}
         self.images: dict[int, FlashImage] = {}  # described steps' params as their C holds them, made once
+        self.state = StateMemory(program.graph)
         if len(self.planned) != len(program.steps) or any(self.planned[s.index].kernel != s.kernel
                                                           for s in program.steps):
             raise UsageError("the plan does not match the model's steps (was it made for another model?)")
@@ -61,6 +67,10 @@ class Interpreter:
         return Access(step=step_index, kernel=kernel, ops=ops, tensor=storage, tensor_name=graph.tensors[storage].name,
                       segment_bytes=segment or (shape[-1] if shape else 1))
 
+    def reset_state(self) -> None:
+        """Every variable back to TFLite's initial value (`vmcu_reset_state()`)."""
+        self.state.reset()
+
     def run(self, inputs: Sequence[np.ndarray], record: bool = False) -> Result:
         graph, plan = self.program.graph, self.program.plan
         if len(inputs) != len(graph.inputs):
@@ -78,7 +88,7 @@ class Interpreter:
         for step, kernel in zip(self.program.steps, self.kernels):
             args = [pool.load(self._access(step.index, t), base(t), 0, graph.tensors[t].num_bytes)
                     .reshape(graph.tensors[t].shape) for t in step.inputs]
-            out = kernel.run(*args)
+            out = kernel.run(*args, state=self.state.tensors) if kernel.stateful else kernel.run(*args)
             t_out = step.outputs[0]
             out = self._write_output(pool, step, args, out, base)
             if record:
@@ -175,8 +185,3 @@ def _check_against_formula(step, stored: Stored, formula: np.ndarray) -> None:
                         f"(index {index}) where TFLite's formula gives {int(expected.view(np.int8)[first])}; "
                         f"{differ.size} of {expected.size} bytes differ; stored by "
                         f"{stored.describe(int(stored.by[first]))}")
-
-
-def run_model_bytes(model: bytes, inputs: Sequence[np.ndarray], planner: str = "vmcu") -> list[np.ndarray]:
-    """Compile and run in one call (tests and quick checks)."""
-    return Interpreter(compile_model(model, planner)).run(inputs).outputs

@@ -149,7 +149,7 @@ class Program:
     def report(self, target: str = "host") -> str:
         """report.md: the plan, step by step, against the whole-tensor plan and TFLite Micro's arena."""
         from .report import render_report
-        return render_report(self._compiled, self._baseline, self._tflm_head, target)
+        return render_report(self._compiled, self._baseline, self._tflm_head, target, self.oracle)
 
     def plot(self):
         """memory.png as a matplotlib Figure: the pool over the steps, against the whole-tensor plan."""
@@ -158,26 +158,47 @@ class Program:
 
     # -- what can be done with it -------------------------------------------------------------
 
+    @property
+    def oracle(self) -> str:
+        """What `compare_tflm` and `validate` compare with: "TFLite Micro", or "TFLite (LiteRT
+        reference kernels)" for a model with an operator TFLite Micro has no kernel for (TILE)."""
+        from .oracle import oracle_name
+        return oracle_name(self._model)
+
     def run(self, inputs: Sequence[np.ndarray] | Mapping[str, np.ndarray], *, compare_tflm: bool = False,
             trace: bool = False) -> list[np.ndarray]:
         """The outputs of the reference interpreter, which executes the plan over a simulated pool
         (HazardError if the plan is wrong, MismatchError if a kernel computes wrong values). Inputs
         by position, or by name (or `input_0`, ...), in the model's own dtypes. With `compare_tflm`,
         every step's output is compared with TFLite Micro's (MismatchError names the first that
-        differs); `trace` prints every pool event."""
+        differs; LiteRT's reference kernels stand in for operators TFLite Micro lacks); `trace`
+        prints every pool event. A model with state starts from TFLite's initial state: see
+        `run_sequence`."""
+        return self.run_sequence([inputs], compare_tflm=compare_tflm, trace=trace)[0]
+
+    def run_sequence(self, runs: Sequence[Sequence[np.ndarray] | Mapping[str, np.ndarray]], *,
+                     compare_tflm: bool = False, trace: bool = False) -> list[list[np.ndarray]]:
+        """`run` on each of `runs` in turn, the model's state (an LSTM's or SVDF's variable tensors)
+        carried from each run to the next as TFLite and the C runtime carry it; returns each run's
+        outputs. With `compare_tflm` the oracle runs the same sequence in one interpreter."""
         import sys
 
         from vmcu_reference.compare import first_divergence
         from vmcu_reference.interpreter import Interpreter
 
-        values = self._inputs(inputs)
+        values = [self._inputs(inputs) for inputs in runs]
         log = (lambda line: print(line, file=sys.stderr)) if trace else None
-        result = Interpreter(self._compiled, log).run(values, record=compare_tflm)
-        if compare_tflm:
-            divergence = first_divergence(self._model, self._compiled, values, result)
-            if divergence is not None:
-                raise DivergenceError(str(divergence), result.outputs)
-        return result.outputs
+        interpreter = Interpreter(self._compiled, log)
+        results = [interpreter.run(run, record=compare_tflm) for run in values]
+        if compare_tflm and results:
+            from .oracle import run_tflm_sequence
+            theirs = run_tflm_sequence(self._model, values, len(self.outputs), tensors=results[0].order)
+            for r, (run, result, oracle_run) in enumerate(zip(values, results, theirs)):
+                divergence = first_divergence(self._model, self._compiled, run, result, oracle_run)
+                if divergence is not None:
+                    where = f"run {r} of {len(values)}: " if len(values) > 1 else ""
+                    raise DivergenceError(where + str(divergence), result.outputs)
+        return [result.outputs for result in results]
 
     def random_inputs(self, seed: int = 0) -> list[np.ndarray]:
         """Seeded random inputs in the model's dtypes (the ones vmcu-run and vmcu-validate use)."""
@@ -258,7 +279,9 @@ class Program:
     @cached_property
     def _tflm_head(self) -> int | None:
         """TFLite Micro's activation arena, when its Python package is installed (run once)."""
-        from .oracle import tflm_arena_bytes
+        from .oracle import TFLM, tflm_arena_bytes
+        if self.oracle != TFLM:  # TFLite Micro cannot run the model at all
+            return None
         zeros = [np.zeros(p.shape, dtype=p.dtype) for p in self._compiled.graph.inputs]
         try:
             return tflm_arena_bytes(self._model, zeros).get("head")

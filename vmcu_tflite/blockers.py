@@ -1,22 +1,19 @@
 """Everything in a model that this project cannot run yet, said in one line.
 
-A refused model usually has several reasons (an LSTM brings variable int16 state; a float export
+A refused model usually has several reasons (a GRU brings variable state; a float export
 has float activations in every op and maybe an op we lack). Naming only the first one costs the
 user one conversion attempt per reason, so the reader gathers all of them here before refusing.
 Malformed models are a different matter: they are reported at the first defect found.
 """
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from .graph import Op, Tensor
 
 # Why some operators users meet are refused (shown with them): the rest are simply not written yet.
 WHY_UNSUPPORTED = {
-    "TILE": "TFLite Micro has no kernel for it, so its output could not be checked",
     "RELU_N1_TO_1": "TFLite Micro has no kernel for it, so its output could not be checked",
-    "UNIDIRECTIONAL_SEQUENCE_LSTM": "it keeps int16 state between runs, which the runtime does not hold yet",
-    "SVDF": "it keeps int16 state between runs, which the runtime does not hold yet",
 }
 
 _TYPE_NAMES = {"float32": "float", "float16": "float16", "int16": "int16"}
@@ -36,11 +33,15 @@ def unsupported_operators(ops: Sequence[Op], supported: Iterable[str]) -> str:
     return f"unsupported operator{'s' * (len(parts) > 1)} {', '.join(parts)}"
 
 
-def variable_tensors(variables: Sequence[Tensor], ops: Sequence[Op], supported: Iterable[str]) -> str:
-    """State kept between runs, unless only already-refused operators use it (their reason covers it)."""
+def variable_tensors(variables: Sequence[Tensor], ops: Sequence[Op], supported: Iterable[str],
+                     state_positions: Callable[[str], frozenset[int]]) -> str:
+    """State kept between runs anywhere but in a supported operator's state input (an LSTM's cell
+    state), unless only already-refused operators use it (their reason covers it)."""
     supported = set(supported)
-    used_by_supported = {t for op in ops if op.kind in supported for t in op.inputs + op.outputs}
-    shown = [t for t in variables if t.index in used_by_supported or not any(
+    misused = {t for op in ops if op.kind in supported
+               for position, t in enumerate(op.inputs) if position not in state_positions(op.kind)}
+    misused |= {t for op in ops if op.kind in supported for t in op.outputs}
+    shown = [t for t in variables if t.index in misused or not any(
         t.index in op.inputs + op.outputs for op in ops)]
     if not shown:
         return ""
@@ -50,11 +51,12 @@ def variable_tensors(variables: Sequence[Tensor], ops: Sequence[Op], supported: 
 
 
 def activation_types(ops: Sequence[Op], tensors: Mapping[int, Tensor], boundary: set[int],
-                     supported: Iterable[str]) -> list[str]:
+                     supported: Iterable[str], state_positions: Callable[[str], frozenset[int]]) -> list[str]:
     """One phrase per activation type other than int8, at its first use by a supported operator.
 
     float32 and uint8 are allowed only as the model's quantized boundary (a QUANTIZE or DEQUANTIZE
-    at a graph input or output); the tensors of refused operators are not checked again.
+    at a graph input or output); the tensors of refused operators are not checked again, nor an
+    operator's state (its own Prepare checks the state's type).
     """
     supported = set(supported)
     first: dict[str, tuple[int, Op]] = {}
@@ -62,8 +64,9 @@ def activation_types(ops: Sequence[Op], tensors: Mapping[int, Tensor], boundary:
     for op in ops:
         if op.kind not in supported:
             continue
+        state = {op.inputs[p] for p in state_positions(op.kind) if p < len(op.inputs)}
         for t in op.inputs + op.outputs:
-            if t < 0 or tensors[t].is_constant or tensors[t].dtype == "int8":
+            if t < 0 or tensors[t].is_constant or tensors[t].dtype == "int8" or t in state:
                 continue
             dtype = tensors[t].dtype
             at_boundary = t in boundary and (op.kind in ("QUANTIZE", "DEQUANTIZE") and dtype == "float32"

@@ -1,9 +1,8 @@
 """Operators whose outputs depend only on constants and static shapes, computed at conversion.
 
 Keras exports with a dynamic batch compute a RESHAPE's target shape at run time: SHAPE of an
-activation, STRIDED_SLICE of that vector, PACK with constants; others BROADCAST_TO a constant
-operand of an elementwise op. (TILE stays an operator: TFLite Micro has no kernel for it, so a
-model with one cannot be checked against the oracle.) With static shapes (TFLite Micro
+activation, STRIDED_SLICE of that vector, PACK with constants; others BROADCAST_TO or TILE a
+constant operand of an elementwise op. With static shapes (TFLite Micro
 runs at the stored batch) every value in such a chain is known when converting, so the chain
 becomes a constant and never reaches the planner or the C: no kernel for SHAPE or PACK is needed.
 A folded value must have the shape and type its tensor declares, else the model is refused.
@@ -90,6 +89,14 @@ def _broadcast_to(op: Op, values: list, tensors: Mapping[int, Tensor]) -> np.nda
     return np.broadcast_to(data, tuple(int(d) for d in shape))
 
 
+def _tile(op: Op, values: list, tensors: Mapping[int, Tensor]) -> np.ndarray:
+    data, multiples = values
+    if np.asarray(multiples).size != np.ndim(data) or (np.asarray(multiples) < 0).any():
+        raise ModelError(f"operator TILE at index {op.index} has multiples {list(multiples)} for a "
+                         f"{np.ndim(data)}-D input")
+    return np.tile(data, [int(m) for m in np.asarray(multiples).reshape(-1)])
+
+
 def _reshape(op: Op, values: list, tensors: Mapping[int, Tensor]) -> np.ndarray:
     return values[0].reshape(tensors[op.outputs[0]].shape)
 
@@ -102,6 +109,7 @@ FOLDABLE: dict[str, tuple[tuple[int, ...] | None, Callable]] = {
     "CONCATENATION": (None, _concatenation),
     "GATHER": ((0, 1), _gather),
     "BROADCAST_TO": ((0, 1), _broadcast_to),
+    "TILE": ((0, 1), _tile),
     "RESHAPE": ((0,), _reshape),
     "SQUEEZE": ((0,), _reshape),
 }

@@ -30,7 +30,11 @@ class Quantization:
 
 @dataclass(frozen=True, eq=False)
 class Tensor:
-    """A tensor of the model. `data` is set (read-only) for constants, None for activations."""
+    """A tensor of the model. `data` is set (read-only) for constants, None for activations.
+
+    A variable (`is_variable`: an LSTM's or SVDF's state) keeps its bytes from one run to the next,
+    so it lives in the application's state region (`vmcu_tflite.state`), never in the pool.
+    """
 
     index: int
     name: str
@@ -38,6 +42,7 @@ class Tensor:
     dtype: str
     quant: Quantization | None = None
     data: np.ndarray | None = field(default=None, repr=False)
+    is_variable: bool = False
 
     @property
     def is_constant(self) -> bool:
@@ -168,8 +173,13 @@ class Graph:
         return tensor
 
     def activations(self, op: Op) -> tuple[int, ...]:
-        """The op's non-constant inputs, in TFLite's order."""
-        return tuple(t for t in op.inputs if t >= 0 and not self.tensors[t].is_constant)
+        """The op's inputs in the pool (neither constants nor state), in TFLite's order."""
+        return tuple(t for t in op.inputs
+                     if t >= 0 and not self.tensors[t].is_constant and not self.tensors[t].is_variable)
+
+    def variables(self) -> tuple[int, ...]:
+        """The state tensors the ops read, in index order."""
+        return tuple(sorted({t for op in self.ops for t in op.inputs if t >= 0 and self.tensors[t].is_variable}))
 
     def consumers(self, tensor: int) -> list[Op]:
         """The ops that read `tensor`, in execution order."""

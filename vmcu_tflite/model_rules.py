@@ -91,7 +91,7 @@ def _check_writers_and_order(graph: Graph) -> None:
     writer: dict[int, Op] = {}
     for op in graph.ops:
         for t in op.inputs:
-            if t < 0 or t in ready or graph.tensors[t].is_constant:
+            if t < 0 or t in ready or graph.tensors[t].is_constant or graph.tensors[t].is_variable:
                 continue
             if t in op.outputs:
                 raise ModelError(f"operator {op.kind} at index {op.index} reads its own output, tensor {t}")

@@ -2,7 +2,9 @@
 
 `tflite-micro` is only needed for comparisons (`vmcu-run --compare-tflm`, `vmcu-validate`, the
 report's arena figure, the tests), so it is imported lazily and its absence is reported as a
-usage error.
+usage error. A model with an operator TFLite Micro has no kernel for (TILE) is run by TFLite
+itself instead: LiteRT's interpreter (`ai-edge-litert`) with its reference kernels, the ones
+TFLite Micro's are ported from; `oracle_name` says which one checks a model.
 
 TFLite Micro is native code: on a model it refuses it returns an error after printing the
 reason on stderr, and on some corrupt models it crashes the process. So every call runs in a
@@ -28,12 +30,33 @@ import tflite
 from .errors import ModelError, UsageError
 
 ORACLE_SECONDS = 600  # longest TFLite Micro may take on one model before it counts as hung
+# Operators TFLite Micro has no kernel for, which LiteRT's reference kernels run.
+NOT_IN_TFLM = frozenset({"TILE"})
+TFLM, LITERT = "TFLite Micro", "TFLite's reference kernels (LiteRT)"
+_BUILTIN_NAMES = {v: k for k, v in vars(tflite.BuiltinOperator).items() if not k.startswith("_")}
 _ITEMSIZE = {tflite.TensorType.FLOAT32: 4, tflite.TensorType.INT32: 4, tflite.TensorType.INT64: 8,
              tflite.TensorType.INT16: 2, tflite.TensorType.FLOAT16: 2}
 
 
 class OracleError(ModelError):
     """TFLite Micro refuses the model or crashes on it: we do not run what the oracle cannot."""
+
+
+def _operator_names(model: bytes) -> set[str]:
+    root = tflite.Model.GetRootAsModel(model, 0)
+    names = set()
+    for i in range(root.OperatorCodesLength()):
+        code = root.OperatorCodes(i)
+        names.add(_BUILTIN_NAMES.get(max(code.BuiltinCode(), code.DeprecatedBuiltinCode()), "CUSTOM"))
+    return names
+
+
+def oracle_name(model: bytes) -> str:
+    """Which interpreter checks `model`: TFLite Micro, unless it lacks one of the model's operators."""
+    try:
+        return LITERT if _operator_names(model) & NOT_IN_TFLM else TFLM
+    except Exception:  # a corrupt model: TFLite Micro refuses it in its own words
+        return TFLM
 
 
 def _runtime():
@@ -72,14 +95,17 @@ _worker: subprocess.Popen | None = None
 
 def _isolated(name: str, *args) -> Any:
     """The oracle function `name`(*args) run in the worker process (`oracle_worker.py`), or
-    OracleError with TFLite Micro's reason.
+    OracleError with the oracle's reason.
 
     The worker is a fresh interpreter started once and reused (a fork of a process whose other
     threads hold locks can hang, and a new interpreter per call costs a second); when TFLite
     Micro kills it, the next call starts another."""
     global _worker
+    who = oracle_name(args[0]) if args and isinstance(args[0], bytes) else TFLM
     if importlib.util.find_spec("tflite_micro") is None:  # a usage error here, not a dead worker
         _runtime()
+    if who == LITERT and importlib.util.find_spec("ai_edge_litert") is None:
+        raise UsageError(f"this model needs {LITERT} as its oracle (pip install ai-edge-litert)")
     if _worker is None or _worker.poll() is not None:
         _worker = subprocess.Popen([sys.executable, "-m", "vmcu_tflite.oracle_worker"], stdin=subprocess.PIPE,
                                    stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
@@ -90,16 +116,16 @@ def _isolated(name: str, *args) -> Any:
             ready = select.select([_worker.stdout], [], [], ORACLE_SECONDS)[0]
             if not ready:
                 _worker.kill()
-                raise OracleError(f"TFLite Micro gave no answer within {ORACLE_SECONDS} s")
+                raise OracleError(f"{who} gave no answer within {ORACLE_SECONDS} s")
             status, value = pickle.load(_worker.stdout)
         except (EOFError, BrokenPipeError, pickle.UnpicklingError):
             _worker.kill()
             _worker.wait()
-            raise OracleError(f"TFLite Micro crashed on this model (exit {_worker.returncode}): "
+            raise OracleError(f"{who} crashed on this model (exit {_worker.returncode}): "
                               f"{_reason(stderr.name, 'no output')}") from None
         if status == "ok":
             return value
-        raise OracleError(f"TFLite Micro refuses this model: {_reason(stderr.name, value)}")
+        raise OracleError(f"{who} refuses this model: {_reason(stderr.name, value)}")
 
 
 def _reason(stderr_path: str, fallback: str) -> str:
@@ -109,19 +135,67 @@ def _reason(stderr_path: str, fallback: str) -> str:
     return lines[0] if lines else (fallback.splitlines() or ["no output"])[0]
 
 
-def _run(model: bytes, inputs: Sequence[np.ndarray], num_outputs: int, tensors: Sequence[int]):
-    interpreter = _interpreter(model, preserve_all=bool(tensors))
-    for i, x in enumerate(inputs):
-        interpreter.set_input(x, i)
-    interpreter.invoke()
-    outputs = [np.array(interpreter.get_output(i)) for i in range(num_outputs)]
-    inner = {t: np.array(interpreter.GetTensor(t, 0)["tensor_data"]) for t in tensors}
-    return outputs, inner
+class _Tflm:
+    """One TFLite Micro interpreter (its variable tensors persist between invocations)."""
+
+    def __init__(self, model: bytes, preserve_all: bool) -> None:
+        self.interpreter = _interpreter(model, preserve_all)
+
+    def invoke(self, inputs: Sequence[np.ndarray]) -> None:
+        for i, x in enumerate(inputs):
+            self.interpreter.set_input(x, i)
+        self.interpreter.invoke()
+
+    def output(self, i: int) -> np.ndarray:
+        return np.array(self.interpreter.get_output(i))
+
+    def tensor(self, t: int) -> np.ndarray:
+        return np.array(self.interpreter.GetTensor(t, 0)["tensor_data"])
+
+
+class _Litert:
+    """LiteRT's interpreter with its reference kernels (`BUILTIN_REF`), for operators TFLite Micro lacks."""
+
+    def __init__(self, model: bytes, preserve_all: bool) -> None:
+        try:
+            from ai_edge_litert.interpreter import Interpreter, OpResolverType
+        except ImportError:
+            raise UsageError(f"this model needs {LITERT} as its oracle (pip install ai-edge-litert)") from None
+        self.interpreter = Interpreter(model_content=model, experimental_preserve_all_tensors=preserve_all,
+                                       experimental_op_resolver_type=OpResolverType.BUILTIN_REF)
+        self.interpreter.allocate_tensors()
+
+    def invoke(self, inputs: Sequence[np.ndarray]) -> None:
+        for detail, x in zip(self.interpreter.get_input_details(), inputs):
+            self.interpreter.set_tensor(detail["index"], np.asarray(x, dtype=detail["dtype"]))
+        self.interpreter.invoke()
+
+    def output(self, i: int) -> np.ndarray:
+        return np.array(self.interpreter.get_tensor(self.interpreter.get_output_details()[i]["index"]))
+
+    def tensor(self, t: int) -> np.ndarray:
+        return np.array(self.interpreter.get_tensor(t))
+
+
+def _run_sequence(model: bytes, runs: Sequence[Sequence[np.ndarray]], num_outputs: int, tensors: Sequence[int]):
+    engine = (_Litert if oracle_name(model) == LITERT else _Tflm)(model, preserve_all=bool(tensors))
+    results = []
+    for inputs in runs:
+        engine.invoke(inputs)
+        results.append(([engine.output(i) for i in range(num_outputs)], {t: engine.tensor(t) for t in tensors}))
+    return results
 
 
 def run_tflm(model: bytes, inputs: Sequence[np.ndarray], num_outputs: int, tensors: Sequence[int] = ()):
-    """Invoke TFLite Micro once; returns (outputs, {tensor index: values}) for the asked tensors."""
-    return _isolated("_run", model, list(inputs), num_outputs, list(tensors))
+    """Invoke the oracle once; returns (outputs, {tensor index: values}) for the asked tensors."""
+    return run_tflm_sequence(model, [inputs], num_outputs, tensors)[0]
+
+
+def run_tflm_sequence(model: bytes, runs: Sequence[Sequence[np.ndarray]], num_outputs: int,
+                      tensors: Sequence[int] = ()) -> list[tuple[list[np.ndarray], dict[int, np.ndarray]]]:
+    """Invoke one oracle interpreter on each run's inputs in turn: its variable tensors (an LSTM's
+    state) carry from one run to the next. Returns each run's (outputs, {tensor: values})."""
+    return _isolated("_run_sequence", model, [list(r) for r in runs], num_outputs, list(tensors))
 
 
 def _arena(model: bytes, inputs: Sequence[np.ndarray]) -> str:

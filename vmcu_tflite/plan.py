@@ -83,10 +83,22 @@ class Plan:
             "steps": [dict(asdict(s), ops=list(s.ops), streamed_inputs=list(s.streamed_inputs), mode=s.mode)
                       for s in self.steps],
             "fused_blocks": [dict(asdict(f), ops=list(f.ops)) for f in self.fusion],
+            "state": _state_json(graph),
         }
 
     def dumps(self, graph: Graph) -> str:
         return json.dumps(self.to_json(graph), indent=1) + "\n"
+
+
+def _state_json(graph: Graph) -> dict[str, Any]:
+    """The state region (informative: it is derived from the model, never read back)."""
+    from .state import state_layout
+
+    layout = state_layout(graph)
+    return {"bytes": layout.bytes, "tag": layout.tag,
+            "variables": [{"index": t, "name": graph.tensors[t].name, "offset": offset, "bytes": size,
+                           "initial_byte": fill}
+                          for (t, offset), (_, size, fill) in zip(layout.offsets.items(), layout.initial)]}
 
 
 def load_plan(text: str) -> Plan:

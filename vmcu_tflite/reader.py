@@ -21,7 +21,7 @@ from .flatbuffer_check import check_flatbuffer
 from .folding import fold_constants
 from .graph import Graph, IOPort, Op, Options, Quantization, Tensor
 from .model_rules import check_model, options_type
-from .ops import SUPPORTED_OPS
+from .ops import SUPPORTED_OPS, state_positions
 
 # Every type the schema defines, by its lowercase name: numpy's where one exists (float32, int8,
 # ...); the others (string, resource, int4, ...) only ever appear in refusals.
@@ -115,8 +115,8 @@ def _refuse_what_we_cannot_run(ops: tuple[Op, ...], tensors: dict[int, Tensor], 
                                state: list[Tensor], dynamic: str) -> None:
     """One ModelError naming every capability the model needs and we lack (see `blockers`)."""
     found = [blockers.unsupported_operators(ops, SUPPORTED_OPS),
-             blockers.variable_tensors(state, ops, SUPPORTED_OPS), dynamic,
-             *blockers.activation_types(ops, tensors, boundary, SUPPORTED_OPS)]
+             blockers.variable_tensors(state, ops, SUPPORTED_OPS, state_positions), dynamic,
+             *blockers.activation_types(ops, tensors, boundary, SUPPORTED_OPS, state_positions)]
     found = [f for f in found if f]
     if not found:
         return
@@ -208,7 +208,7 @@ def _read_tensor(model: tflite.Model, tensor: tflite.Tensor, index: int, data: b
     if any(d < 0 for d in shape):
         raise ModelError(f"tensor {index} '{name}' has an unknown shape {shape}")
     return Tensor(index=index, name=name, shape=shape, dtype=dtype,
-                  quant=_read_quantization(tensor),
+                  quant=_read_quantization(tensor), is_variable=bool(tensor.IsVariable()),
                   # a variable's buffer is its initial state, not a constant to fold or embed
                   data=None if tensor.IsVariable() else _read_buffer(model, tensor, index, name, dtype, shape, data))
 

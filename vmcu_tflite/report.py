@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 from .layer_baseline import LayerBaseline
+from .oracle import NOT_IN_TFLM, TFLM
 from .pipeline import Program
+from .state import state_layout
 
 
 def _ratio(a: int, b: int | None) -> str:
@@ -18,10 +20,15 @@ BUILD = {
 }
 
 
-def render_report(program: Program, baseline: LayerBaseline, tflm_head: int | None, target: str = "host") -> str:
+def render_report(program: Program, baseline: LayerBaseline, tflm_head: int | None, target: str = "host",
+                  oracle: str = TFLM) -> str:
     """Markdown; `baseline` what each step's layers hold at whole-tensor level (`layer_baseline`),
-    `tflm_head` TFLite Micro's measured activation arena (None when tflite-micro is not installed)."""
+    `tflm_head` TFLite Micro's measured activation arena (None when tflite-micro is not installed
+    or cannot run the model), `oracle` what checks the model's values (`oracle.oracle_name`)."""
     plan, graph = program.plan, program.graph
+    state = state_layout(graph)
+    unmeasured = ("not measured (pip install tflite-micro)" if oracle == TFLM
+                  else f"none: TFLite Micro lacks {', '.join(sorted({op.kind for op in graph.ops} & NOT_IN_TFLM))}")
     extra = sum(f.recomputed_macs for f in plan.fusion if f.fused and f.recompute)
     recomputed = f" (+{extra:,} recomputed: --allow-recompute)" if extra else ""
     lines = [
@@ -32,8 +39,12 @@ def render_report(program: Program, baseline: LayerBaseline, tflm_head: int | No
         f"| pool, {plan.planner} plan | {plan.pool_bytes:,} | |",
         f"| whole-tensor plan of the layers, nothing fused (greedy like TFLite Micro) | {plan.tensor_level_bytes:,} | "
         f"{_ratio(plan.pool_bytes, plan.tensor_level_bytes)} |",
-        f"| TFLite Micro arena head, measured | {f'{tflm_head:,}' if tflm_head else 'not measured (pip install tflite-micro)'} "
+        f"| TFLite Micro arena head, measured | {f'{tflm_head:,}' if tflm_head else unmeasured} "
         f"| {_ratio(plan.pool_bytes, tflm_head)} |",
+        "",
+        f"Values are checked against {oracle}."
+        + (f" State kept between runs (variable tensors: {len(state.offsets)}): {state.bytes:,} bytes "
+           "in the application's state region, apart from the pool." if state.bytes else ""),
         "",
         f"{len(plan.steps)} steps, {plan.macs:,} MACs{recomputed}. A step's footprint is the pool bytes held while it runs; "
         "beside it, the most its layers hold in the whole-tensor plan of the layers (a fused chain's: the largest of "

@@ -73,6 +73,54 @@ static vmcu_status check_tables(const vmcu_model *model, uint16_t *failed_step)
     return VMCU_OK;
 }
 
+/* The state region: present, large enough and aligned for the int16/int32 state kernels read. */
+static vmcu_status check_state(const vmcu_model *model, const vmcu_memory *memory)
+{
+    uint16_t i;
+    if (model->state_bytes == 0) {
+        return VMCU_OK;
+    }
+    if (memory->state == 0 || memory->state_bytes < model->state_bytes || ((uintptr_t)memory->state & 3u) != 0) {
+        return VMCU_ERROR_STATE_TOO_SMALL;
+    }
+    if (model->state_bytes < 4 || (model->num_state_init > 0 && model->state_init == 0)) {
+        return VMCU_ERROR_BAD_MODEL;
+    }
+    for (i = 0; i < model->num_state_init; ++i) {
+        const vmcu_state_init *init = &model->state_init[i];
+        if (init->offset < 4 || init->offset > model->state_bytes || init->bytes > model->state_bytes - init->offset) {
+            return VMCU_ERROR_BAD_MODEL;
+        }
+    }
+    return VMCU_OK;
+}
+
+static void reset_state(const vmcu_model *model, int8_t *state)
+{
+    uint16_t i;
+    uint32_t b;
+    for (i = 0; i < model->num_state_init; ++i) {
+        const vmcu_state_init *init = &model->state_init[i];
+        for (b = 0; b < init->bytes; ++b) {
+            state[init->offset + b] = init->fill;
+        }
+    }
+    *(uint32_t *)(void *)state = model->state_tag;
+}
+
+vmcu_status vmcu_reset_state(const vmcu_model *model, const vmcu_memory *memory)
+{
+    vmcu_status status;
+    if (model == 0 || memory == 0) {
+        return VMCU_ERROR_BAD_ARGUMENT;
+    }
+    status = check_state(model, memory);
+    if (status == VMCU_OK && model->state_bytes > 0) {
+        reset_state(model, memory->state);
+    }
+    return status;
+}
+
 vmcu_status vmcu_invoke(const vmcu_model *model, const vmcu_memory *memory, uint16_t *failed_step)
 {
     uint16_t s, unused;
@@ -90,9 +138,16 @@ vmcu_status vmcu_invoke(const vmcu_model *model, const vmcu_memory *memory, uint
     if (memory->scratch_bytes < model->scratch_bytes) {
         return VMCU_ERROR_SCRATCH_TOO_SMALL;
     }
+    status = check_state(model, memory);
+    if (status != VMCU_OK) {
+        return status;
+    }
     status = check_tables(model, failed_step);
     if (status != VMCU_OK) {
         return status;
+    }
+    if (model->state_bytes > 0 && *(const uint32_t *)(const void *)memory->state != model->state_tag) {
+        reset_state(model, memory->state);
     }
     for (s = 0; s < model->num_steps; ++s) {
         const vmcu_step *step = &model->steps[s];
@@ -108,6 +163,7 @@ vmcu_status vmcu_invoke(const vmcu_model *model, const vmcu_memory *memory, uint
         ctx.pool = memory->pool;
         ctx.pool_size = model->pool_bytes;
         ctx.scratch = memory->scratch;
+        ctx.state = model->state_bytes > 0 ? memory->state : (int8_t *)0;
 #ifdef VMCU_PROFILE
         vmcu_profile_step(s);
 #endif

@@ -12,6 +12,7 @@
  *   VMCU_MODEL               <name>_model, the `const vmcu_model` it declares
  *   VMCU_POOL_BYTES          <NAME>_POOL_BYTES, the pool size of the plan
  *   VMCU_SCRATCH_BYTES       <NAME>_SCRATCH_BYTES, the runtime kernels' scratch
+ *   VMCU_STATE_BYTES         <NAME>_STATE_BYTES, what the model keeps between frames (LSTM, SVDF)
  *   VMCU_THREAD_STACK_BYTES  the inference thread's stack
  *   VMCU_FRAMES              inferences to run (0: for ever)
  * and optionally VMCU_INPUT_HEADER (recorded inputs: vmcu_example_inputs[i] for input i, instead
@@ -34,6 +35,7 @@ namespace {
 
 int8_t pool[VMCU_POOL_BYTES];
 int8_t scratch[VMCU_SCRATCH_BYTES];
+uint32_t state[VMCU_STATE_BYTES / 4 + 1];  // word-aligned, never empty; the runtime resets it on the first frame
 const vmcu_model &model = VMCU_MODEL;
 
 #if MBED_CONF_RTOS_PRESENT
@@ -59,8 +61,10 @@ void fill_input(uint32_t index, uint32_t frame)
 {
     int8_t *input = vmcu_input(&model, pool, index);
 #ifdef VMCU_INPUT_HEADER
-    (void)frame;
-    std::memcpy(input, vmcu_example_inputs[index], model.inputs[index].bytes);
+    // one frame's bytes after another (a sequence, for a model with state), over and over
+    const uint32_t frames = vmcu_example_input_bytes[index] / model.inputs[index].bytes;
+    std::memcpy(input, vmcu_example_inputs[index] + (frame % frames) * model.inputs[index].bytes,
+                model.inputs[index].bytes);
 #else
     for (uint32_t i = 0; i < model.inputs[index].bytes; ++i) {
         input[i] = static_cast<int8_t>(static_cast<int32_t>((i * 31u + frame * 7u) % 256u) - 128);
@@ -97,7 +101,8 @@ void print_outputs()
 
 void run_frames()
 {
-    const vmcu_memory memory = {pool, static_cast<uint32_t>(sizeof pool), scratch, static_cast<uint32_t>(sizeof scratch)};
+    const vmcu_memory memory = {pool, static_cast<uint32_t>(sizeof pool), scratch, static_cast<uint32_t>(sizeof scratch),
+                                reinterpret_cast<int8_t *>(state), VMCU_STATE_BYTES};
     mbed::Timer timer;
     for (uint32_t frame = 0; VMCU_FRAMES == 0 || frame < VMCU_FRAMES; ++frame) {
         // Inputs live in the pool (zero copy): write them just before each vmcu_invoke().

@@ -14,9 +14,14 @@ from ..fixed_point import multiply_by_quantized_multiplier, wrap_int32
 
 
 class Kernel:
-    """Base of the reference kernels; subclasses set `kind` and implement `run`."""
+    """Base of the reference kernels; subclasses set `kind` and implement `run`.
+
+    A `stateful` kernel (LSTM, SVDF) also gets `state=`: each variable tensor's array, which it
+    reads and updates in place, so that the next run sees what TFLite keeps between invocations.
+    """
 
     kind: ClassVar[str]
+    stateful: ClassVar[bool] = False
 
     def __init__(self, params: Any) -> None:
         self.params = params

@@ -97,7 +97,7 @@ int main(void)
     }
     {
         static int8_t scratch[M_SCRATCH_BYTES];
-        const vmcu_memory memory = {pool, (uint32_t)sizeof pool, scratch, (uint32_t)sizeof scratch};
+        const vmcu_memory memory = {pool, (uint32_t)sizeof pool, scratch, (uint32_t)sizeof scratch, NULL, 0};
         return (int)vmcu_invoke(&m_model, &memory, NULL);
     }
 }

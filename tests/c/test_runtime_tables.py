@@ -50,7 +50,7 @@ static void *repeat(void *arg)
     static const int rounds = 40;
     int8_t *pool = (int8_t *)malloc(j->model->pool_bytes);   /* the test's own memory, per thread */
     int8_t *scratch = (int8_t *)malloc(j->model->scratch_bytes);
-    const vmcu_memory memory = {pool, j->model->pool_bytes, scratch, j->model->scratch_bytes};
+    const vmcu_memory memory = {pool, j->model->pool_bytes, scratch, j->model->scratch_bytes, NULL, 0};
     int r;
     for (r = 0; r < rounds; ++r) {
         memcpy(vmcu_input(j->model, pool, 0), j->input, j->input_bytes);
@@ -73,7 +73,7 @@ static void try_tables(const char *what, void (*corrupt)(vmcu_model *, vmcu_tens
     static vmcu_step steps[64];
     static vmcu_io inputs[4];
     vmcu_model m = a_model;
-    const vmcu_memory memory = {pool, sizeof pool, scratch, sizeof scratch};
+    const vmcu_memory memory = {pool, sizeof pool, scratch, sizeof scratch, NULL, 0};
     uint16_t failed = 9999;
     vmcu_status status;
     memcpy(tensors, a_model.tensors, a_model.num_tensors * sizeof *tensors);
@@ -107,10 +107,10 @@ int main(void)
                    {&a_model, a_input, a_expected, sizeof a_input, sizeof a_expected, 0}};
     pthread_t threads[3];
     int i;
-    const vmcu_memory small = {pool, A_POOL_BYTES - 1, scratch, sizeof scratch};
-    const vmcu_memory no_scratch = {pool, sizeof pool, NULL, 0};
-    const vmcu_memory little_scratch = {pool, sizeof pool, scratch, A_SCRATCH_BYTES - 1};
-    const vmcu_memory no_pool = {NULL, sizeof pool, scratch, sizeof scratch};
+    const vmcu_memory small = {pool, A_POOL_BYTES - 1, scratch, sizeof scratch, NULL, 0};
+    const vmcu_memory no_scratch = {pool, sizeof pool, NULL, 0, NULL, 0};
+    const vmcu_memory little_scratch = {pool, sizeof pool, scratch, A_SCRATCH_BYTES - 1, NULL, 0};
+    const vmcu_memory no_pool = {NULL, sizeof pool, scratch, sizeof scratch, NULL, 0};
     printf("small %%d\n", (int)vmcu_invoke(&a_model, &small, NULL));
     printf("no_scratch %%d\n", (int)vmcu_invoke(&a_model, &no_scratch, NULL));
     printf("little_scratch %%d\n", (int)vmcu_invoke(&a_model, &little_scratch, NULL));

@@ -58,6 +58,17 @@ def seed(text: str) -> int:
     return value
 
 
+def positive(text: str) -> int:
+    """A count of at least 1 (--runs)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value} is not at least 1")
+    return value
+
+
 def folder(text: str) -> Path:
     """A folder to write into: it exists as a folder, or can be made (no file in the way)."""
     path = Path(text)

@@ -120,7 +120,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     for run in runs:
         on = f" ({run.target})" if len(runs) > 1 else ""
         print(f"  matches the reference interpreter{on}: {'yes' if run.matches_reference else 'NO'}")
-        print(f"  matches TFLite Micro{on}: "
+        print(f"  matches {program.oracle}{on}: "
               f"{'yes' if run.matches_tflm else 'not measured' if run.matches_tflm is None else 'NO'}")
     return 0 if all(run.bit_exact for run in runs) else EXIT_OUTPUTS_DIFFER
 

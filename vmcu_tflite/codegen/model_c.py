@@ -7,6 +7,7 @@ from ..errors import ModelError
 from ..kernels import describe
 from ..ops import SPECS
 from ..pipeline import Program
+from ..state import state_layout
 from .cwriter import CWriter, c_float
 from .kernel_functions import kernel_functions
 
@@ -45,8 +46,7 @@ def render_source(program: Program, prefix: str, header_name: str) -> str:
         params.append(f"static const {ctype} {prefix}_{name}_params = {init};\n")
         inputs = ", ".join(str(index[graph.storage_of(t)]) for t in step.inputs) or "0"
         workspace = plan.offsets.get(-1 - step.index, 0)
-        # Hand-written kernels compute an output segment in the application's scratch; generated ones in registers.
-        step_scratch = 0 if generated else planned.segment_bytes
+        step_scratch = 0 if generated else _step_scratch(step, planned)
         steps.append(f"{{.kind = VMCU_KIND_{step.kernel}, .mode = {MODES[planned.mode]}, "
                      f".num_inputs = {len(step.inputs)}, .inputs = {{{inputs}}}, "
                      f".output = {index[graph.storage_of(step.outputs[0])]}, .segment = {planned.segment_bytes}u, "
@@ -61,6 +61,11 @@ def render_source(program: Program, prefix: str, header_name: str) -> str:
                         f".zero_point = {t.zero_point}, .bytes = {t.num_bytes}u}}")
         return ",\n    ".join(rows)
 
+    state = state_layout(graph)
+    state_init = ",\n    ".join(f"{{.offset = {o}u, .bytes = {n}u, .fill = {fill - 256 if fill > 127 else fill}}}"
+                                  for o, n, fill in state.initial)
+    state_table = (f"static const vmcu_state_init {prefix}_state_init[{len(state.initial)}] = {{\n    {state_init}\n}};\n\n"
+                   if state.initial else "")
     return "".join([
         banner(program, "Model tables"),
         f'#include "{header_name}"\n#include "vmcu/vmcu_kernels.h"\n',
@@ -72,15 +77,27 @@ def render_source(program: Program, prefix: str, header_name: str) -> str:
         + "\n};\n\n",
         f"static const vmcu_io {prefix}_inputs[{len(graph.inputs)}] = {{\n    {io(graph.inputs)}\n}};\n\n",
         f"static const vmcu_io {prefix}_outputs[{len(graph.outputs)}] = {{\n    {io(graph.outputs)}\n}};\n\n",
+        state_table,
         f"const vmcu_model {prefix}_model = {{\n"
-        f"    {plan.pool_bytes}u, {scratch}u, {len(index)}, {len(steps)}, {len(graph.inputs)}, "
-        f"{len(graph.outputs)},\n    {prefix}_tensors, {prefix}_steps, {prefix}_inputs, {prefix}_outputs\n}};\n",
+        f"    .pool_bytes = {plan.pool_bytes}u, .scratch_bytes = {scratch}u, .num_tensors = {len(index)}, "
+        f".num_steps = {len(steps)}, .num_inputs = {len(graph.inputs)}, .num_outputs = {len(graph.outputs)},\n"
+        f"    .tensors = {prefix}_tensors, .steps = {prefix}_steps, .inputs = {prefix}_inputs, "
+        f".outputs = {prefix}_outputs,\n"
+        f"    .state_bytes = {state.bytes}u, .state_tag = 0x{state.tag:08x}u, .num_state_init = {len(state.initial)}, "
+        f".state_init = {prefix + '_state_init' if state.initial else '0'}\n}};\n",
     ])
 
 
+def _step_scratch(step, planned) -> int:
+    """Hand-written kernels compute an output segment in the application's scratch (generated ones
+    in registers), or keep their own buffers there (`OpSpec.scratch`)."""
+    own = SPECS[step.kernel].scratch
+    return max(planned.segment_bytes, own(step.params) if own is not None else 0)
+
+
 def scratch_bytes(program: Program) -> int:
-    """The largest output segment a runtime (hand-written) kernel computes before storing it."""
-    return max([1] + [planned.segment_bytes for step, planned in zip(program.steps, program.plan.steps)
+    """The most scratch a runtime (hand-written) kernel uses."""
+    return max([1] + [_step_scratch(step, planned) for step, planned in zip(program.steps, program.plan.steps)
                       if describe(step.kernel, step.params, planned.segment_bytes, planned.in_place,
                                   planned.tile_rows) is None])
 
@@ -99,6 +116,9 @@ def render_header(program: Program, prefix: str) -> str:
              f"/** Bytes of activation pool the application must provide. */\n#define {upper}_POOL_BYTES {plan.pool_bytes}u\n",
              f"/** Bytes of scratch the application must provide: one output segment of a runtime kernel "
              f"(at least 1, so that it can be an array). */\n#define {upper}_SCRATCH_BYTES {scratch_bytes(program)}u\n",
+             f"/** Bytes of state the application must keep between runs (4-byte aligned; 0: the model has none): "
+             f"its variable tensors, reset on the first run and by vmcu_reset_state(). */\n"
+             f"#define {upper}_STATE_BYTES {state_layout(graph).bytes}u\n",
              f"#define {upper}_NUM_INPUTS {len(graph.inputs)}\n#define {upper}_NUM_OUTPUTS {len(graph.outputs)}\n"]
     for kind, ports in (("INPUT", graph.inputs), ("OUTPUT", graph.outputs)):
         for i, p in enumerate(ports):

@@ -36,6 +36,12 @@ ALIAS_OPS = frozenset({"RESHAPE", "SQUEEZE"})
 SUPPORTED_OPS = frozenset(name for name, spec in SPECS.items() if spec.is_tflite_op) | ALIAS_OPS
 
 
+def state_positions(kind: str) -> frozenset[int]:
+    """The input positions where `kind` keeps its state (empty for unknown and stateless kinds)."""
+    spec = SPECS.get(kind)
+    return spec.state_inputs if spec is not None else frozenset()
+
+
 def prepare(graph: Graph, op: Op) -> Any:
     """Everything the op's kernel needs at run time, computed once from the graph."""
     return SPECS[op.kind].prepare(graph, op)

@@ -48,6 +48,12 @@ class OpSpec:
               another type is ignored, as TFLite Micro ignores it
     options_required: TFLite Micro cannot run the op on its zero defaults (a stride of 0), so a
               model without the table is refused
+    scratch:  bytes of the application's scratch a runtime kernel uses for its own buffers (an LSTM's
+              gates), from the params; the step's scratch is the larger of this and its output
+              segment. The scratch may be unaligned: a kernel aligns its start itself (count the
+              3 bytes that may cost)
+    state_inputs: input positions that are the op's state (variable tensors kept between runs in
+              the state region, `vmcu_tflite.state`); a variable anywhere else is refused
     """
 
     name: str
@@ -60,6 +66,8 @@ class OpSpec:
     arity: Optional[Arity] = None
     options: Optional[str] = None
     options_required: bool = False
+    state_inputs: frozenset[int] = frozenset()
+    scratch: Optional[Callable[[Any], int]] = None
 
     @property
     def is_tflite_op(self) -> bool:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import shutil
 import tarfile
 import tempfile
@@ -93,10 +94,12 @@ def mbed_tree(source: Path) -> Path:
 
 
 def inputs_header(inputs_int8: list[np.ndarray]) -> str:
-    """The header the example includes as VMCU_INPUT_HEADER: vmcu_example_inputs[i], input i's bytes."""
+    """The header the example includes as VMCU_INPUT_HEADER: vmcu_example_inputs[i], input i's bytes
+    for each frame back to back (a sequence, for a model with state), and how many bytes that is."""
     writer = CWriter("vmcu_example")
     names = [writer.array("int8_t", f"input{i}", x.astype(np.int8).reshape(-1)) for i, x in enumerate(inputs_int8)]
     writer.pointers("const int8_t *", "inputs", names)
+    writer.array("uint32_t", "input_bytes", [x.size for x in inputs_int8])
     return f"/* vmcu-validate: the inputs the example runs. Generated; do not edit. */\n{writer.text()}"
 
 
@@ -122,11 +125,13 @@ class MbedTarget(Target):
         tree = mbed_tree(find_mbed_source(self.mbed_os))
         header = work / "inputs.h"
         header.write_text(inputs_header(inputs_int8))
+        input0 = re.search(rf"#define {prefix.upper()}_INPUT0_BYTES (\d+)u", (model_dir / f"{prefix}_model.h").read_text())
+        frames = inputs_int8[0].size // int(input0.group(1))  # a sequence's runs, one a frame
         build = work / "build"
         json = "mbed_app.json5" if self.profile == "full" else "mbed_app_baremetal.json5"
         cmake([str(example_dir()), str(build), "-G", "Ninja", "-DMBED_TARGET=ARM_MPS2_M4", f"-DMBED_OS_PATH={tree}",
                "-DMBED_MANAGE_SUBMODULES=OFF", f"-DMBED_APP_JSON_PATH={json}", "-DCMAKE_BUILD_TYPE=Develop",
-               f"-DVMCU_MODEL_DIR={model_dir}", f"-DVMCU_INPUT_HEADER={header}", "-DVMCU_FRAMES=1",
+               f"-DVMCU_MODEL_DIR={model_dir}", f"-DVMCU_INPUT_HEADER={header}", f"-DVMCU_FRAMES={frames}",
                "-DVMCU_PRINT_OUTPUTS=ON", "-DVMCU_SEMIHOST_EXIT=ON"], build, self.name)
         return build / "vmcu-mbed-example.elf"
 

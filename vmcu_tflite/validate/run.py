@@ -64,29 +64,42 @@ def validate_program(program: Program, model: bytes, target: Target, seed: int =
     from vmcu_reference.boundary import from_pool, to_pool
 
     graph = program.graph
-    inputs = random_inputs(graph, seed)
-    as_int8 = [to_pool(p, graph.tensors[p.tensor], x) for p, x in zip(graph.inputs, inputs)]
-    reference = Interpreter(program).run(inputs)
+    runs = [random_inputs(graph, seed + r) for r in range(sequence_runs(program))]
+    # each input's runs back to back: the harness invokes the model once per run, state carried
+    as_int8 = [np.concatenate([to_pool(p, graph.tensors[p.tensor], run[i]).reshape(-1) for run in runs])
+               for i, p in enumerate(graph.inputs)]
+    interpreter = Interpreter(program)
+    reference = [interpreter.run(run).raw_outputs for run in runs]
+    expected = [np.concatenate([outputs[i].reshape(-1) for outputs in reference]) for i in range(len(graph.outputs))]
     steps = None
     with tempfile.TemporaryDirectory(prefix="vmcu-validate-") as scratch:
         status, outputs, measured = build_and_run(program, as_int8, target, Path(work or scratch))
         if profile:
             steps = step_instructions(program, as_int8, target, Path(work or scratch) / "profile")
-    matches_reference = status == 0 and len(outputs) == len(reference.raw_outputs) and all(
-        np.array_equal(a, b.reshape(-1)) for a, b in zip(outputs, reference.raw_outputs))
+    matches_reference = status == 0 and len(outputs) == len(expected) and all(
+        np.array_equal(a, b) for a, b in zip(outputs, expected))
     matches_tflm = None
     if compare_tflm:
         try:
-            from ..oracle import run_tflm
-            theirs, _ = run_tflm(model, inputs, len(graph.outputs))
+            from ..oracle import run_tflm_sequence
+            theirs = run_tflm_sequence(model, runs, len(graph.outputs))
         except UsageError:
             theirs = None
         if theirs is not None:
             ours = [from_pool(p, graph.tensors[p.tensor], o) for p, o in zip(graph.outputs, outputs)]
+            theirs = [np.concatenate([np.asarray(outs[i]).reshape(-1) for outs, _ in theirs]) for i in range(len(ours))]
             matches_tflm = status == 0 and len(ours) == len(theirs) and all(
-                a.tobytes() == np.asarray(b).reshape(-1).tobytes() for a, b in zip(ours, theirs))
+                a.tobytes() == b.tobytes() for a, b in zip(ours, theirs))
     return Validation(target.name, status, outputs, matches_reference, matches_tflm, program.plan.pool_bytes, measured,
                       steps)
+
+
+SEQUENCE_RUNS = 3  # runs of a model with state, so that each run's state reaches the next
+
+
+def sequence_runs(program: Program) -> int:
+    """How many runs a validation makes: a sequence for a model with state, else one."""
+    return SEQUENCE_RUNS if program.graph.variables() else 1
 
 
 def step_instructions(program: Program, inputs_int8: list[np.ndarray], target: Target, work: Path) -> list[int]:

@@ -7,9 +7,10 @@
  *     if (vmcu_invoke(&mymodel, &memory, NULL) != VMCU_OK) { ... }
  *     const int8_t *out = vmcu_output(&mymodel, pool, 0);
  *
- * The application owns all the RAM: the pool and a small scratch. The runtime never allocates,
- * keeps no state between calls, and refuses buffers smaller than the plan's and tables that
- * point outside them. Inputs and outputs are pointers into the pool: write the input just
+ * The application owns all the RAM: the pool, a small scratch and, for a model with variable
+ * tensors (LSTM, SVDF), a state region kept between calls (`{pool, .., scratch, .., state,
+ * sizeof state}`, 4-byte aligned). The runtime never allocates, keeps nothing of its own between
+ * calls, and refuses buffers smaller than the plan's and tables that point outside them. Inputs and outputs are pointers into the pool: write the input just
  * before vmcu_invoke() and read the output right after it, since the pool is reused for
  * everything.
  */
@@ -31,10 +32,21 @@ extern "C" {
  * @param[out]    failed_step when the result is not VMCU_OK: the step whose tables or kernel
  *                            failed, or model->num_steps when the model's own sizes or I/O tables
  *                            do; may be NULL
- * @return VMCU_OK, VMCU_ERROR_POOL_TOO_SMALL, VMCU_ERROR_SCRATCH_TOO_SMALL, VMCU_ERROR_BAD_MODEL,
- *         VMCU_ERROR_BAD_ARGUMENT or VMCU_ERROR_UNSUPPORTED
+ * @return VMCU_OK, VMCU_ERROR_POOL_TOO_SMALL, VMCU_ERROR_SCRATCH_TOO_SMALL, VMCU_ERROR_STATE_TOO_SMALL,
+ *         VMCU_ERROR_BAD_MODEL, VMCU_ERROR_BAD_ARGUMENT or VMCU_ERROR_UNSUPPORTED
+ *
+ * A state region that does not hold this model's state yet (first run: a zeroed buffer, or one
+ * another model used) is reset first, as vmcu_reset_state() does; after that each run continues
+ * from the state the previous one left, as TFLite does between invocations.
  */
 vmcu_status vmcu_invoke(const vmcu_model *model, const vmcu_memory *memory, uint16_t *failed_step);
+
+/**
+ * @brief Set every variable tensor of `model` to TFLite's initial value (a new sequence: an int8
+ *        variable holds its zero point, an int16 one 0). Does nothing for a model without state.
+ * @return VMCU_OK, VMCU_ERROR_STATE_TOO_SMALL, VMCU_ERROR_BAD_MODEL or VMCU_ERROR_BAD_ARGUMENT
+ */
+vmcu_status vmcu_reset_state(const vmcu_model *model, const vmcu_memory *memory);
 
 #ifdef VMCU_PROFILE
 /**

@@ -25,6 +25,7 @@ struct vmcu_context {
     int8_t *pool;
     uint32_t pool_size;    /**< the plan's pool size: the modulus of every view */
     int8_t *scratch;       /**< the application's scratch: at least `step->scratch` bytes */
+    int8_t *state;         /**< the application's state region (4-byte aligned), NULL without state */
 };
 
 /**
@@ -116,6 +117,21 @@ vmcu_status vmcu_prelu_s8(const vmcu_context *ctx, const void *params, const vmc
  */
 vmcu_status vmcu_lookup_s8(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
                            const vmcu_view *output);
+
+/**
+ * @brief SVDF, int8 (whole tensor): shifts its int16 state in the state region one step, adds the
+ *        input's feature projection, filters the state in time; each input row is copied to the
+ *        scratch first (`input_size` bytes).
+ */
+vmcu_status vmcu_svdf_s8(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
+                         const vmcu_view *output);
+
+/**
+ * @brief UNIDIRECTIONAL_SEQUENCE_LSTM, int8 with an int16 cell (whole tensor): TFLite Micro's integer
+ *        LSTM over every time step, both states kept in the state region; scratch: input_size + units bytes.
+ */
+vmcu_status vmcu_lstm_s8(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
+                         const vmcu_view *output);
 
 /** @brief GATHER, int8, constant indices along one axis (whole tensor). */
 vmcu_status vmcu_gather_s8(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,

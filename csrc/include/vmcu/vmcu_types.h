@@ -22,7 +22,8 @@ typedef enum {
     VMCU_ERROR_BAD_MODEL = 2,         /**< a table refers to something that does not exist or leaves the pool */
     VMCU_ERROR_UNSUPPORTED = 3,       /**< a step kind or mode this build does not implement */
     VMCU_ERROR_BAD_ARGUMENT = 4,      /**< a NULL model, memory or pool, or no scratch where the model needs one */
-    VMCU_ERROR_SCRATCH_TOO_SMALL = 5  /**< the scratch given is smaller than the model's scratch_bytes */
+    VMCU_ERROR_SCRATCH_TOO_SMALL = 5, /**< the scratch given is smaller than the model's scratch_bytes */
+    VMCU_ERROR_STATE_TOO_SMALL = 6    /**< no state region, or smaller than state_bytes, or not 4-byte aligned */
 } vmcu_status;
 
 /** How a step moves its bytes (see the planner): the kernel's loop order is the same in every mode. */
@@ -261,6 +262,22 @@ typedef struct {
     int32_t input_start;                       /**< input element of output element 0 */
 } vmcu_strided_copy_params;
 
+/**
+ * SVDF, int8 with int16 time weights and state: `filters` = `units` x `rank` rows of feature
+ * weights [filters][input_size] and time weights [filters][memory]; the state, [batch][filters]
+ * [memory] int16, lives at `state_offset` in the state region.
+ */
+typedef struct {
+    int32_t batch, input_size, filters, units, rank, memory;
+    int32_t input_offset, output_offset;          /**< -input zero point, output zero point */
+    int32_t feature_multiplier, feature_shift;    /**< input x feature weights -> state */
+    int32_t output_multiplier, output_shift;      /**< state x time weights -> output */
+    uint32_t state_offset;
+    const int8_t *weights_feature;
+    const int16_t *weights_time;
+    const int32_t *bias; /**< [units] */
+} vmcu_svdf_params;
+
 /** QUANTIZE int8 -> int8 (requantization). */
 typedef struct {
     int32_t size, input_zero_point, output_zero_point, multiplier, shift;
@@ -286,7 +303,17 @@ typedef struct {
     uint32_t pool_bytes;
     int8_t *scratch;        /**< <PREFIX>_SCRATCH_BYTES: a runtime kernel's output segment before it is stored */
     uint32_t scratch_bytes;
+    int8_t *state;          /**< <PREFIX>_STATE_BYTES, 4-byte aligned, kept between runs: variable tensors
+                                 (an LSTM's or SVDF's state); NULL/0 for models without state */
+    uint32_t state_bytes;
 } vmcu_memory;
+
+/** A variable tensor's initial value in the state region: `bytes` bytes of `fill` from `offset`. */
+typedef struct {
+    uint32_t offset;
+    uint32_t bytes;
+    int8_t fill;
+} vmcu_state_init;
 
 /** A model's input or output as the application sees it. */
 typedef struct {
@@ -305,7 +332,34 @@ typedef struct {
     const vmcu_step *steps;
     const vmcu_io *inputs;
     const vmcu_io *outputs;
+    uint32_t state_bytes;   /**< <PREFIX>_STATE_BYTES: 0 for a model without variable tensors */
+    uint32_t state_tag;     /**< the state region's first word once it holds this model's state */
+    uint16_t num_state_init;
+    const vmcu_state_init *state_init;
 } vmcu_model;
+
+/**
+ * UNIDIRECTIONAL_SEQUENCE_LSTM, int8 x int8 -> int16 cell: gates in TFLite's order (input, forget,
+ * cell, output), each an input and a recurrent fully connected layer requantized to int16 at 2^-12;
+ * both states live in the state region (ctx->state).
+ */
+typedef struct {
+    const int8_t *input_weights;     /**< [4][units][input_size] */
+    const int8_t *recurrent_weights; /**< [4][units][units] */
+    const int32_t *input_bias;       /**< [4][units]: bias + input offset x weight row sum */
+    const int32_t *recurrent_bias;   /**< [4][units]: output state offset x weight row sum */
+    int32_t input_multiplier[4], input_shift[4];
+    int32_t recurrent_multiplier[4], recurrent_shift[4];
+    int32_t forget_cell_multiplier, forget_cell_shift; /**< forget gate x cell -> cell */
+    int32_t input_cell_multiplier, input_cell_shift;   /**< input gate x cell gate -> cell */
+    int32_t output_multiplier, output_shift, output_zero_point; /**< output gate x tanh(cell) -> output state */
+    int32_t tanh_left_shift; /**< tanh(cell)'s input shift: 12 + log2(cell scale), in [-31, 14] */
+    int32_t cell_clip;       /**< |cell| limit in cell units; 0: no clip */
+    int32_t batch, steps, input_size, units;
+    int32_t time_major;           /**< input [steps][batch][input_size], else [batch][steps][input_size] */
+    uint32_t output_state_offset; /**< int8 [batch][units] at ctx->state + this */
+    uint32_t cell_state_offset;   /**< int16 [batch][units] at ctx->state + this (even) */
+} vmcu_lstm_params;
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,155 @@
+/*
+ * UNIDIRECTIONAL_SEQUENCE_LSTM, int8 input, weights and output state, int16 cell state, bit-exact
+ * with TFLite Micro's integer LSTM (whole tensor: the output is apart from the input).
+ *
+ * For each batch row and time step, unit by unit: each gate (input, forget, cell, output) is an
+ * input layer (with the bias) plus a recurrent layer over the previous output state, each
+ * requantized to int16 at scale 2^-12, added with saturation; sigmoid (tanh for the cell gate)
+ * from TFLite's int16 table gives Q0.15. Then cell = forget x cell + input x cell gate (clipped
+ * when the model says so) and output state = output gate x tanh(cell), requantized to int8.
+ * Units depend on each other only through the previous output state, so the new one is gathered in
+ * the scratch and replaces the old one once the row is done; it is also the step's output row.
+ * The zero points are folded into the biases by the converter; sums wrap modulo 2^32 as TFLite's
+ * int32 sums do (done in uint32: no signed overflow). Scratch: input_size + units bytes.
+ */
+#include "vmcu/vmcu_kernels.h"
+#include "vmcu/vmcu_support.h"
+
+enum { GATE_INPUT = 0, GATE_FORGET = 1, GATE_CELL = 2, GATE_OUTPUT = 3 };
+
+/* sigmoid(i / 24) in Q0.16, i = 0..255: the table of TFLite's int16 LOGISTIC and TANH. */
+static const uint16_t sigmoid_table[256] = {
+    32768, 33451, 34133, 34813, 35493, 36169, 36843, 37513, 38180, 38841, 39498, 40149, 40794, 41432, 42064, 42688,
+    43304, 43912, 44511, 45102, 45683, 46255, 46817, 47369, 47911, 48443, 48964, 49475, 49975, 50464, 50942, 51409,
+    51865, 52311, 52745, 53169, 53581, 53983, 54374, 54755, 55125, 55485, 55834, 56174, 56503, 56823, 57133, 57433,
+    57724, 58007, 58280, 58544, 58800, 59048, 59288, 59519, 59743, 59959, 60168, 60370, 60565, 60753, 60935, 61110,
+    61279, 61441, 61599, 61750, 61896, 62036, 62172, 62302, 62428, 62549, 62666, 62778, 62886, 62990, 63090, 63186,
+    63279, 63368, 63454, 63536, 63615, 63691, 63765, 63835, 63903, 63968, 64030, 64090, 64148, 64204, 64257, 64308,
+    64357, 64405, 64450, 64494, 64536, 64576, 64614, 64652, 64687, 64721, 64754, 64786, 64816, 64845, 64873, 64900,
+    64926, 64950, 64974, 64997, 65019, 65039, 65060, 65079, 65097, 65115, 65132, 65149, 65164, 65179, 65194, 65208,
+    65221, 65234, 65246, 65258, 65269, 65280, 65291, 65301, 65310, 65319, 65328, 65337, 65345, 65352, 65360, 65367,
+    65374, 65381, 65387, 65393, 65399, 65404, 65410, 65415, 65420, 65425, 65429, 65433, 65438, 65442, 65445, 65449,
+    65453, 65456, 65459, 65462, 65465, 65468, 65471, 65474, 65476, 65479, 65481, 65483, 65485, 65488, 65489, 65491,
+    65493, 65495, 65497, 65498, 65500, 65501, 65503, 65504, 65505, 65507, 65508, 65509, 65510, 65511, 65512, 65513,
+    65514, 65515, 65516, 65517, 65517, 65518, 65519, 65520, 65520, 65521, 65522, 65522, 65523, 65523, 65524, 65524,
+    65525, 65525, 65526, 65526, 65526, 65527, 65527, 65528, 65528, 65528, 65529, 65529, 65529, 65529, 65530, 65530,
+    65530, 65530, 65531, 65531, 65531, 65531, 65531, 65532, 65532, 65532, 65532, 65532, 65532, 65533, 65533, 65533,
+    65533, 65533, 65533, 65533, 65533, 65534, 65534, 65534, 65534, 65534, 65534, 65534, 65534, 65534, 65534, 65535};
+
+/* The table at magnitude / 2^fraction_bits, linearly interpolated, scaled by 2^fraction_bits. */
+static uint32_t lstm_interpolate(uint32_t magnitude, uint32_t fraction_bits, uint32_t saturated)
+{
+    const uint32_t index = magnitude >> fraction_bits;
+    uint32_t low, high;
+    if (index >= 255u) {
+        return saturated;
+    }
+    low = sigmoid_table[index];
+    high = sigmoid_table[index + 1u];
+    return (low << fraction_bits) + (magnitude & ((1u << fraction_bits) - 1u)) * (high - low);
+}
+
+/* sigmoid: Q3.12 in, Q0.15 out (TFLite's int16 Logistic, power-of-two input: x * 3, 9 fraction bits). */
+static int16_t lstm_sigmoid(int32_t x)
+{
+    const int32_t v = x * 3;
+    const uint32_t s = lstm_interpolate((uint32_t)(v < 0 ? -v : v), 9u, 0x7FFFu << 10);
+    const uint32_t rounded = v >= 0 ? s + (1u << 9) : (1u << 25) - s + (1u << 9) - 1u;
+    return (int16_t)(rounded >> 10);
+}
+
+/* tanh: x at scale 2^(left_shift - 12) in, Q0.15 out (TFLite's int16 Tanh, power-of-two input);
+ * tanh(x) = 2 sigmoid(2x) - 1, so 8 fraction bits index the same table. */
+static int16_t lstm_tanh(int32_t x, int32_t left_shift)
+{
+    int32_t v, t;
+    if (left_shift >= 0) {
+        v = x * (3 << left_shift);
+    } else {
+        v = (x * 3 + (1 << (-left_shift - 1))) >> -left_shift;
+    }
+    t = (int32_t)lstm_interpolate((uint32_t)(v < 0 ? -v : v), 8u, 0xFFFFu << 8);
+    t = v >= 0 ? t - (1 << 23) + (1 << 7) : -t + (1 << 23) + (1 << 7) - 1;
+    return (int16_t)(t >> 8);
+}
+
+static int32_t lstm_sat16(int32_t x)
+{
+    return vmcu_clamp(x, -32768, 32767);
+}
+
+/* sum of w[k] * x[k] on top of `acc`, modulo 2^32 */
+static int32_t lstm_dot(int32_t acc, const int8_t *w, const int8_t *x, int32_t n)
+{
+    uint32_t sum = (uint32_t)acc;
+    int32_t k;
+    for (k = 0; k < n; ++k) {
+        sum += (uint32_t)((int32_t)w[k] * (int32_t)x[k]);
+    }
+    return (int32_t)sum;
+}
+
+/* Gate g's int16 pre-activation for unit j: input layer + recurrent layer, each saturated, then their sum. */
+static int32_t lstm_gate(const vmcu_lstm_params *p, int32_t g, int32_t j, const int8_t *x, const int8_t *h)
+{
+    const int32_t row = g * p->units + j;
+    const int32_t from_input = lstm_sat16(vmcu_requantize(
+        lstm_dot(p->input_bias[row], p->input_weights + row * p->input_size, x, p->input_size),
+        p->input_multiplier[g], p->input_shift[g]));
+    const int32_t from_state = lstm_sat16(vmcu_requantize(
+        lstm_dot(p->recurrent_bias[row], p->recurrent_weights + row * p->units, h, p->units),
+        p->recurrent_multiplier[g], p->recurrent_shift[g]));
+    return lstm_sat16(from_input + from_state);
+}
+
+/* One batch row, one time step: updates `cell` in place, writes the new output state to `h_new`. */
+static void lstm_step(const vmcu_lstm_params *p, const int8_t *x, const int8_t *h, int16_t *cell, int8_t *h_new)
+{
+    int32_t j;
+    for (j = 0; j < p->units; ++j) {
+        const int32_t input_gate = lstm_sigmoid(lstm_gate(p, GATE_INPUT, j, x, h));
+        const int32_t forget_gate = lstm_sigmoid(lstm_gate(p, GATE_FORGET, j, x, h));
+        const int32_t cell_gate = lstm_tanh(lstm_gate(p, GATE_CELL, j, x, h), 0);
+        const int32_t kept = lstm_sat16(
+            vmcu_requantize(forget_gate * (int32_t)cell[j], p->forget_cell_multiplier, p->forget_cell_shift));
+        const int32_t added =
+            lstm_sat16(vmcu_requantize(input_gate * cell_gate, p->input_cell_multiplier, p->input_cell_shift));
+        int32_t c = lstm_sat16(kept + added), output_gate;
+        if (p->cell_clip > 0) {
+            c = vmcu_clamp(c, -p->cell_clip, p->cell_clip);
+        }
+        cell[j] = (int16_t)c;
+        output_gate = lstm_sigmoid(lstm_gate(p, GATE_OUTPUT, j, x, h));
+        h_new[j] = (int8_t)vmcu_clamp(
+            vmcu_requantize(lstm_tanh(c, p->tanh_left_shift) * output_gate, p->output_multiplier, p->output_shift) +
+                p->output_zero_point,
+            -128, 127);
+    }
+}
+
+vmcu_status vmcu_lstm_s8(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
+                         const vmcu_view *output)
+{
+    const vmcu_lstm_params *p = (const vmcu_lstm_params *)params;
+    int8_t *x = ctx->scratch;
+    int8_t *h_new = ctx->scratch + p->input_size;
+    int32_t b, t;
+    if (ctx->state == 0 || (p->cell_state_offset & 1u) != 0) {
+        return VMCU_ERROR_BAD_MODEL;
+    }
+    if (p->tanh_left_shift < -31 || p->tanh_left_shift > 14) { /* 3 << shift times an int16 must fit int32 */
+        return VMCU_ERROR_BAD_MODEL;
+    }
+    for (b = 0; b < p->batch; ++b) {
+        int8_t *h = ctx->state + p->output_state_offset + b * p->units;
+        int16_t *cell = (int16_t *)(void *)(ctx->state + p->cell_state_offset) + b * p->units;
+        for (t = 0; t < p->steps; ++t) {
+            const int32_t row = p->time_major ? t * p->batch + b : b * p->steps + t;
+            vmcu_read(&inputs[0], (uint32_t)(row * p->input_size), x, (uint32_t)p->input_size);
+            lstm_step(p, x, h, cell, h_new);
+            memcpy(h, h_new, (size_t)p->units);
+            vmcu_write(output, (uint32_t)(row * p->units), h_new, (uint32_t)p->units);
+        }
+    }
+    return VMCU_OK;
+}
