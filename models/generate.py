@@ -15,6 +15,7 @@ every fixture listed in FIXTURES.
 import contextlib
 import io
 import os
+import sys
 import warnings
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
@@ -357,10 +358,87 @@ def lstm_sequence():
     return tf_keras.Model(inp, x)
 
 
+def detector_tile():
+    """A detection head that TILEs an activation, as SSD and FOMO heads do with anchors and
+    context: a global context vector tiled back over the 8x8 grid (TILE of [1, 1, 1, 16] by
+    [1, 8, 8, 1]), joined to the features, and each box row tiled twice along its anchors."""
+    x = inp = layers.Input((16, 16, 3), batch_size=1)
+    x = conv(16, 3, strides=2, activation="relu")(x)
+    context = layers.GlobalAveragePooling2D(keepdims=True)(x)
+    context = layers.Lambda(lambda v: tf.tile(v, [1, 8, 8, 1]))(context)
+    x = layers.Concatenate()([x, context])
+    boxes = layers.Reshape((64, 1, 6))(conv(6, 1)(x))
+    boxes = layers.Lambda(lambda v: tf.tile(v, [1, 1, 2, 1]))(boxes)
+    return tf.keras.Model(inp, layers.Reshape((128, 6))(boxes))
+
+
+def svdf_keyword():
+    """A keyword model in the shape of TFLite Micro's SVDF one: two SVDF layers (rank 1 and 2,
+    int16 state kept between runs) over a 40-feature frame, a FULLY_CONNECTED and a SOFTMAX.
+
+    Keras has no SVDF layer and the converter makes none, so the flatbuffer is written directly
+    (the tests' builder), from float weights quantized as the converter would quantize them: int8
+    feature weights, int16 time weights and state, int32 biases at state x time scale, each
+    activation's scale from the float range its layer produces on the calibration frames.
+    """
+    sys.path.insert(0, str(OUT_DIR.parent))
+    from tests.tflite_builder import ModelBuilder
+
+    rng = np.random.default_rng(SEED)
+    frames = calibration_data((8, 40), rng)  # 64 sequences of 8 frames
+
+    def svdf(x_float, units, rank, memory):
+        filters = units * rank
+        wf = rng.uniform(-0.5, 0.5, (filters, x_float.shape[-1])).astype(np.float32)
+        wt = rng.uniform(-0.5, 0.5, (filters, memory)).astype(np.float32)
+        bias = rng.uniform(-0.1, 0.1, units).astype(np.float32)
+        state = np.zeros((x_float.shape[0], filters, memory), np.float32)
+        features, outputs = [], []
+        for t in range(x_float.shape[1]):
+            state = np.concatenate([state[:, :, 1:], (x_float[:, t] @ wf.T)[:, :, None]], axis=2)
+            features.append(state[:, :, -1])
+            outputs.append((state * wt).sum(axis=2).reshape(-1, units, rank).sum(axis=2) + bias)
+        return (wf, wt, bias), np.stack(features, 1), np.stack(outputs, 1)
+
+    def scale_of(values, bits):
+        return float(np.abs(values).max() / (2 ** (bits - 1) - 1))
+
+    b = ModelBuilder()
+    x_scale = 1.0 / 127
+    x = first = b.tensor((1, 40), scale=x_scale, zero_point=0, name="frame")
+    x_float = frames
+    for i, (units, rank, memory) in enumerate(((16, 1, 8), (12, 2, 4))):
+        (wf, wt, bias), features, y_float = svdf(x_float, units, rank, memory)
+        state_scale, wf_scale, wt_scale = scale_of(features, 16), scale_of(wf, 8), scale_of(wt, 16)
+        y_float = np.maximum(y_float, 0)  # the converter fuses the ReLU into the output's range
+        y_scale, y_zero = float(y_float.max() / 255), -128
+        bias_scale = float(np.float32(state_scale) * np.float32(wt_scale))
+        inputs = [x,
+                  b.const(np.round(wf / wf_scale).astype(np.int8), scale=wf_scale, zero_point=0),
+                  b.const(np.round(wt / wt_scale).astype(np.int16), scale=wt_scale, zero_point=0),
+                  b.const(np.round(bias / bias_scale).astype(np.int32), scale=bias_scale, zero_point=0),
+                  b.tensor((1, units * rank * memory), dtype="int16", scale=state_scale, zero_point=0, variable=True,
+                           name=f"svdf{i}/state")]
+        y = b.tensor((1, units), scale=y_scale, zero_point=y_zero, name=f"svdf{i}/output")
+        b.op("SVDF", inputs, [y], rank=rank, fused_activation_function=1)
+        x, x_float, x_scale = y, y_float, y_scale
+    w = rng.uniform(-0.5, 0.5, (4, 12)).astype(np.float32)
+    w_scale = scale_of(w, 8)
+    logit_scale = scale_of(x_float @ w.T, 8)
+    logits = b.tensor((1, 4), scale=logit_scale, zero_point=0, name="logits")
+    b.op("FULLY_CONNECTED", [x, b.const(np.round(w / w_scale).astype(np.int8), scale=w_scale, zero_point=0)],
+         [logits])
+    probabilities = b.tensor((1, 4), scale=1.0 / 256, zero_point=-128, name="probabilities")
+    b.op("SOFTMAX", [logits], [probabilities], beta=1.0)
+    b.inputs, b.outputs = [first], [probabilities]
+    return b.build()
+
+
 @dataclass(frozen=True)
 class Fixture:
     name: str
-    build: Callable[[], tf.keras.Model]
+    build: Callable[[], tf.keras.Model] | None
+    flatbuffer: Callable[[], bytes] | None = None  # written directly instead (an op no Keras layer makes)
     float_io: bool = False
     per_channel_dense: bool = False
     freeze_shapes: bool = False  # drop the dynamic shape signature, keeping the static shapes
@@ -387,6 +465,8 @@ FIXTURES = [
     Fixture("resnet_stem", resnet_stem),
     Fixture("nchw_input", nchw_input),
     Fixture("lstm_sequence", lstm_sequence),
+    Fixture("detector_tile", detector_tile),
+    Fixture("svdf_keyword", None, flatbuffer=svdf_keyword),
 ]
 
 
@@ -456,6 +536,8 @@ def freeze_shapes(data):
 
 def generate(fixture):
     """Build, calibrate and convert one fixture; returns the flatbuffer bytes."""
+    if fixture.flatbuffer is not None:
+        return fixture.flatbuffer()
     tf.keras.backend.clear_session()  # restart layer names at conv2d, dense, ...
     tf.keras.utils.set_random_seed(SEED)
     model = fixture.build()
@@ -481,6 +563,4 @@ def main(names):
 
 
 if __name__ == "__main__":
-    import sys
-
     main(sys.argv[1:])

@@ -53,6 +53,8 @@ _AT_LEAST_ONE = ("stride_h", "stride_w", "dilation_h_factor", "dilation_w_factor
                  "depth_multiplier")
 _PADDINGS = {0: "SAME", 1: "VALID"}
 _ACTIVATIONS = {0: "NONE", 1: "RELU", 2: "RELU_N1_TO_1", 3: "RELU6"}
+# An LSTM's fused_activation_function is its cell's activation (TANH), not a clamp: its Prepare checks it.
+_CELL_ACTIVATION_OPS = frozenset({"UNIDIRECTIONAL_SEQUENCE_LSTM"})
 _INT_RANGES = {"int8": (-128, 127), "uint8": (0, 255), "int16": (-32768, 32767)}
 
 
@@ -166,7 +168,8 @@ def _check_options(op: Op) -> None:
     if o.get("quantized_bias_type", 0) not in (0, 2):  # unset, or INT32 (what int8 kernels take)
         raise ModelError(f"operator {op.kind} at index {op.index}: quantized bias type {o['quantized_bias_type']} "
                          "is not supported (int32)")
-    if "fused_activation_function" in o and o["fused_activation_function"] not in _ACTIVATIONS:
+    if ("fused_activation_function" in o and o["fused_activation_function"] not in _ACTIVATIONS
+            and op.kind not in _CELL_ACTIVATION_OPS):
         raise ModelError(f"operator {op.kind} at index {op.index}: fused activation {o['fused_activation_function']} "
                          f"is not supported ({', '.join(_ACTIVATIONS.values())})")
 

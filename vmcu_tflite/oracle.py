@@ -4,7 +4,8 @@
 report's arena figure, the tests), so it is imported lazily and its absence is reported as a
 usage error. A model with an operator TFLite Micro has no kernel for (TILE) is run by TFLite
 itself instead: LiteRT's interpreter (`ai-edge-litert`) with its reference kernels, the ones
-TFLite Micro's are ported from; `oracle_name` says which one checks a model.
+TFLite Micro's are ported from (its optimized ones round a conv differently); `oracle_name` says
+which interpreter checks a model.
 
 TFLite Micro is native code: on a model it refuses it returns an error after printing the
 reason on stderr, and on some corrupt models it crashes the process. So every call runs in a
@@ -32,7 +33,7 @@ from .errors import ModelError, UsageError
 ORACLE_SECONDS = 600  # longest TFLite Micro may take on one model before it counts as hung
 # Operators TFLite Micro has no kernel for, which LiteRT's reference kernels run.
 NOT_IN_TFLM = frozenset({"TILE"})
-TFLM, LITERT = "TFLite Micro", "TFLite's reference kernels (LiteRT)"
+TFLM, LITERT = "TFLite Micro", "TFLite (LiteRT)"
 _BUILTIN_NAMES = {v: k for k, v in vars(tflite.BuiltinOperator).items() if not k.startswith("_")}
 _ITEMSIZE = {tflite.TensorType.FLOAT32: 4, tflite.TensorType.INT32: 4, tflite.TensorType.INT64: 8,
              tflite.TensorType.INT16: 2, tflite.TensorType.FLOAT16: 2}
@@ -154,15 +155,18 @@ class _Tflm:
 
 
 class _Litert:
-    """LiteRT's interpreter with its reference kernels (`BUILTIN_REF`), for operators TFLite Micro lacks."""
+    """LiteRT's interpreter with its reference kernels (`BUILTIN_REF`), for operators TFLite Micro
+    lacks. The reference resolver registers TILE only up to version 2 while the converter writes
+    an int8 TILE as version 3 (the kernel is one and copies bytes whatever the type), so the
+    oracle's copy of the model says version 2 for those."""
 
     def __init__(self, model: bytes, preserve_all: bool) -> None:
         try:
             from ai_edge_litert.interpreter import Interpreter, OpResolverType
         except ImportError:
             raise UsageError(f"this model needs {LITERT} as its oracle (pip install ai-edge-litert)") from None
-        self.interpreter = Interpreter(model_content=model, experimental_preserve_all_tensors=preserve_all,
-                                       experimental_op_resolver_type=OpResolverType.BUILTIN_REF)
+        self.interpreter = Interpreter(model_content=_with_ref_versions(model), experimental_op_resolver_type=
+                                       OpResolverType.BUILTIN_REF, experimental_preserve_all_tensors=preserve_all)
         self.interpreter.allocate_tensors()
 
     def invoke(self, inputs: Sequence[np.ndarray]) -> None:
@@ -175,6 +179,24 @@ class _Litert:
 
     def tensor(self, t: int) -> np.ndarray:
         return np.array(self.interpreter.get_tensor(t))
+
+
+_REF_VERSIONS = {"TILE": 2}  # the highest version of the op LiteRT's reference resolver registers
+_OPCODE_VERSION_FIELD = 8  # OperatorCode.version's vtable slot in the schema
+
+
+def _with_ref_versions(model: bytes) -> bytes:
+    """`model` with each operator code in `_REF_VERSIONS` at most that version (patched in place)."""
+    data = bytearray(model)
+    root = tflite.Model.GetRootAsModel(model, 0)
+    for i in range(root.OperatorCodesLength()):
+        code = root.OperatorCodes(i)
+        name = _BUILTIN_NAMES.get(max(code.BuiltinCode(), code.DeprecatedBuiltinCode()))
+        field = code._tab.Offset(_OPCODE_VERSION_FIELD)
+        if name in _REF_VERSIONS and field and code.Version() > _REF_VERSIONS[name]:
+            at = code._tab.Pos + field
+            data[at:at + 4] = _REF_VERSIONS[name].to_bytes(4, "little")
+    return bytes(data)
 
 
 def _run_sequence(model: bytes, runs: Sequence[Sequence[np.ndarray]], num_outputs: int, tensors: Sequence[int]):

@@ -16,6 +16,9 @@ import pytest
 
 from tests.c import kernel_models
 from tests.c.c_validate import EMULATED_DSP_HOST, check_model, check_program, program_with_segment
+from tests.ops.test_op_svdf import build_svdf
+from tests.ops.test_op_tile import build_tile
+from tests.ops.test_op_unidirectional_sequence_lstm import EXPLICIT as LSTM_EXPLICIT, build_lstm
 from tests.random_graphs import GraphBuilder
 from vmcu_tflite.ops import SPECS
 from vmcu_tflite.pipeline import compile_model
@@ -31,6 +34,10 @@ MODELS = {
     "slice": kernel_models.slice_model,
     "shape": kernel_models.shape_model,
     "high_rank": kernel_models.high_rank_model,
+    # whole-tensor kernels of their own, built as in their op tests (the state ones over 3 runs)
+    "svdf": lambda: build_svdf(dict(batch=2, input_size=13, units=5, rank=2, memory=7, runs=1, seed=11))[0],
+    "lstm": lambda: build_lstm(LSTM_EXPLICIT[1])[0],
+    "tile": lambda: build_tile(dict(shape=[2, 1, 3, 5], multiples=[1, 4, 2, 1], int64=False, seed=3))[0],
 }
 
 
@@ -62,7 +69,8 @@ def test_models_use_every_kind_and_mode():
     runtime = {name for name, spec in SPECS.items() if spec.kind_id is not None} - {"LAYER_CHAIN"}
     assert kinds == runtime, sorted(runtime ^ kinds)  # chains: tests/c/test_fused_host.py
     whole = {"TRANSPOSE", "RESIZE_NEAREST_NEIGHBOR", "RESIZE_BILINEAR", "PAD", "PADV2", "LOGISTIC", "STRIDED_SLICE",
-             "SPLIT", "SPLIT_V", "GATHER", "REDUCE_MAX", "TRANSPOSE_CONV"}
+             "SPLIT", "SPLIT_V", "GATHER", "REDUCE_MAX", "TRANSPOSE_CONV", "SVDF", "UNIDIRECTIONAL_SEQUENCE_LSTM",
+             "TILE"}
     for name in runtime - whole:
         assert (name, "segment") in modes, name
     assert ("DEPTHWISE_CONV_2D", "in-place") in modes
