@@ -195,3 +195,64 @@ def test_a_model_tflite_micro_refuses_is_a_one_line_oracle_error():
     with pytest.raises(OracleError, match="TFLite Micro refuses this model: .*squeeze") as caught:
         run_tflm(b.build(), [np.zeros((1, 1, 1, 4), np.int8)], 1)
     assert "\n" not in str(caught.value)
+
+
+def test_a_string_longer_than_the_file_is_found():
+    """A tensor name whose length runs past the end: flatbuffers' accessors would slice it short."""
+    import tflite
+    data = bytearray(chain())
+    tensor = tflite.Model.GetRootAsModel(bytes(data), 0).Subgraphs(0).Tensors(0)
+    name = tensor._tab.Pos + tensor._tab.Offset(8)  # field 2 of Tensor: name
+    at = name + int.from_bytes(data[name:name + 4], "little")
+    data[at + 3] = 0x40  # the length's high byte
+    assert "corrupt or truncated" in refused(bytes(data))
+
+
+def test_state_is_never_a_graph_input():
+    """An SVDF's state listed as a graph input too: the application would have to pass it."""
+    from tests.ops.test_op_svdf import build_svdf
+    from tflite_micro.tensorflow.lite.micro.python import schema_py_generated as schema
+    import flatbuffers
+
+    data, _ = build_svdf(dict(batch=1, input_size=4, units=2, rank=1, memory=3, runs=1, seed=1))
+    model = schema.ModelT.InitFromObj(schema.Model.GetRootAsModel(data, 0))
+    model.subgraphs[0].inputs = list(model.subgraphs[0].inputs) + [4]  # the activation state
+    builder = flatbuffers.Builder(1024)
+    builder.Finish(model.Pack(builder), file_identifier=b"TFL3")
+    assert "graph input tensor 4 'activation_state' is a variable" in refused(bytes(builder.Output()))
+
+
+def test_an_intermediate_with_data_is_refused():
+    """LSTM intermediates only carry scales: TFLite Micro refuses one with bytes."""
+    from tests.ops.test_op_unidirectional_sequence_lstm import EXPLICIT, build_lstm
+    from tflite_micro.tensorflow.lite.micro.python import schema_py_generated as schema
+    import flatbuffers
+
+    model = schema.ModelT.InitFromObj(schema.Model.GetRootAsModel(build_lstm(EXPLICIT[0])[0], 0))
+    extra = schema.TensorT()
+    extra.shape, extra.type, extra.name, extra.buffer = [1], schema.TensorType.INT16, b"gate", 0
+    model.subgraphs[0].tensors.append(extra)
+    model.subgraphs[0].operators[0].intermediates = [len(model.subgraphs[0].tensors) - 1]
+    builder = flatbuffers.Builder(1024)
+    builder.Finish(model.Pack(builder), file_identifier=b"TFL3")
+    assert "intermediate tensor" in refused(bytes(builder.Output()))
+
+
+def _tile_model(mutate) -> bytes:
+    """input -> TILE -> RESHAPE -> output: a model LiteRT checks (TFLite Micro has no TILE)."""
+    b = ModelBuilder()
+    x = b.tensor((1, 2, 3), scale=0.05, zero_point=1, name="x")
+    t = b.tensor((2, 2, 3), scale=0.05, zero_point=1, name="tiled")
+    y = b.tensor((4, 3), scale=0.05, zero_point=1, name="y")
+    ports = {"target": [4, 3]}
+    mutate(b, ports)
+    b.op("TILE", [x, b.const(np.array([2, 1, 1], np.int32))], [t])
+    b.op("RESHAPE", [t, b.const(np.array(ports["target"], np.int32))], [y])
+    b.inputs, b.outputs = [x], [y]
+    return b.build()
+
+
+def test_what_litert_refuses_is_refused_in_the_models_it_checks():
+    assert [op.kind for op in parse_model(_tile_model(lambda b, ports: None)).ops] == ["TILE", "RESHAPE"]
+    assert "targets shape [5, 3]" in refused(_tile_model(lambda b, ports: ports.update(target=[5, 3])))
+    assert parse_model(_tile_model(lambda b, ports: ports.update(target=[-1, 3]))) is not None

@@ -5,13 +5,18 @@ a field nobody reads (metadata, a signature, another operator's options table) g
 TFLite Micro's loaders read the whole model and refuse it; so does this walk, through the
 `tflite` package's accessors: every table, vector and union of the schema, each table once
 (a corrupt offset may make two fields share one, or a cycle). Any exception on the way means
-the bytes are not a valid model.
+the bytes are not a valid model. Strings and vectors are bounds-checked as they are read (the
+`flatbuffers` accessors slice silently past the end), as flatbuffers' verifier in TFLite does.
 """
 from __future__ import annotations
 
 from functools import lru_cache
 
+import flatbuffers
 import tflite
+from flatbuffers import encode, number_types
+
+_UOFFSET = number_types.UOffsetTFlags
 
 MAX_DEPTH = 12  # the schema nests tables about six deep; more means corrupt offsets
 _UNION_ENUMS = {"Details": "QuantizationDetails", "ArraySegments": "SparseIndexVector",
@@ -25,6 +30,23 @@ def check_flatbuffer(model: tflite.Model) -> None:
     _walk(model, set(), 0)
 
 
+class _CheckedTable(flatbuffers.table.Table):
+    """A table whose strings must end, NUL-terminated, and whose vectors must start, inside the buffer."""
+
+    def String(self, off):
+        at = off + encode.Get(_UOFFSET.packer_type, self.Bytes, off)
+        end = at + _UOFFSET.bytewidth + encode.Get(_UOFFSET.packer_type, self.Bytes, at)
+        if end >= len(self.Bytes) or self.Bytes[end] != 0:
+            raise ValueError("a string runs past the end of the buffer")
+        return super().String(off)
+
+    def VectorLen(self, off):
+        length = super().VectorLen(off)
+        if self.Vector(off) + length > len(self.Bytes):
+            raise ValueError("a vector runs past the end of the buffer")
+        return length
+
+
 def _walk(table, seen: set, depth: int) -> None:
     key = (type(table).__name__, table._tab.Pos)
     if key in seen:
@@ -32,6 +54,7 @@ def _walk(table, seen: set, depth: int) -> None:
     if depth > MAX_DEPTH:
         raise ValueError("tables nested too deep")
     seen.add(key)
+    table._tab = _CheckedTable(table._tab.Bytes, table._tab.Pos)
     for name, kind in _fields(type(table)):
         if kind == "numbers":
             getattr(table, name + "AsNumpy")()

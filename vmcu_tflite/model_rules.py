@@ -11,6 +11,8 @@ the operator or tensor, whatever TFLite Micro would refuse or a later stage coul
 | arity | an operator has fewer or more inputs or outputs than TFLite defines (each op spec's `arity`), or omits (-1) a required one |
 | shapes | an activation has a dimension below 1, or more than `MAX_TENSOR_BYTES` bytes; a RESHAPE or SQUEEZE changes the type or the number of elements |
 | quantization | an int8 activation has not exactly one scale, a scale is not finite (an activation's: not positive), a zero point is outside int8, a per-channel int8 tensor's scales do not match its dimension `quantized_dimension` |
+| state | a variable tensor (kept between runs) is a graph input or output |
+| LiteRT | in a model checked against LiteRT (`oracle.NOT_IN_TFLM`), what LiteRT's loader refuses and TFLite Micro does not: a tensor with unequal counts of scales and zero points, a per-channel one whose `quantized_dimension` is outside its shape, a RESHAPE whose constant target shape disagrees with its output's element count |
 | options | an operator TFLite Micro cannot run on zero defaults (its spec's `options_required`: convolutions, pools, SOFTMAX, LEAKY_RELU, TRANSPOSE_CONV) without its options table; a quantized bias type other than INT32; a stride, dilation, filter size or depth multiplier outside 1 to 32767 (TFLite keeps them, and paddings, in 16 bits), a padding other than SAME or VALID, a fused activation other than NONE, RELU, RELU_N1_TO_1 or RELU6 |
 
 Each operator's `prepare` (`ops/`) then checks what is particular to it (shape relations,
@@ -22,6 +24,7 @@ import math
 
 from .errors import ModelError
 from .graph import Graph, Op, Tensor
+from .oracle import NOT_IN_TFLM
 from .ops import SPECS
 from .ops.common import INT16_MAX
 from .ops.spec import Arity
@@ -70,6 +73,8 @@ def check_model(graph: Graph) -> None:
     used = {t for op in graph.ops for t in op.inputs + op.outputs if t >= 0} | {p.tensor for p in graph.inputs}
     for t in sorted(used):
         _check_tensor(graph.tensors[t])
+    if {op.kind for op in graph.ops} & NOT_IN_TFLM:
+        _check_for_litert(graph, used)
 
 
 def _check_ports(graph: Graph) -> None:
@@ -80,6 +85,9 @@ def _check_ports(graph: Graph) -> None:
         for t in indices:
             if graph.tensors[t].is_constant:
                 raise ModelError(f"graph {what} tensor {t} '{graph.tensors[t].name}' is a constant")
+            if graph.tensors[t].is_variable:
+                raise ModelError(f"graph {what} tensor {t} '{graph.tensors[t].name}' is a variable (state kept "
+                                 "between runs), which the application does not pass")
 
 
 def _repeated(values: list[int]) -> int:
@@ -202,6 +210,37 @@ def _check_tensor(t: Tensor) -> None:
         # a bias's scales follow its filter's (real models mislabel its axis; TFLite ignores it)
         if t.dtype == "int8" and (not 0 <= q.axis < len(t.shape) or t.shape[q.axis] != len(q.scale)):
             raise ModelError(f"{where} has {len(q.scale)} scales along dimension {q.axis} of shape {t.shape}")
+
+
+def _check_for_litert(graph: Graph, used: set[int]) -> None:
+    """What LiteRT's loader refuses and TFLite Micro accepts, for the models LiteRT checks."""
+    for t in sorted(used):
+        tensor, where = graph.tensors[t], f"tensor {t} '{graph.tensors[t].name}'"
+        q = tensor.quant
+        if q is None:
+            continue
+        if len(q.zero_point) != len(q.scale):
+            raise ModelError(f"{where} has {len(q.scale)} scales and {len(q.zero_point)} zero points (LiteRT, "
+                             "this model's oracle, needs as many of each)")
+        if len(q.scale) > 1 and tensor.shape and not 0 <= q.axis < len(tensor.shape):
+            raise ModelError(f"{where} is quantized along dimension {q.axis} of its {len(tensor.shape)}")
+    for op in graph.ops:
+        if op.kind == "RESHAPE":
+            _check_reshape_target(graph, op)
+
+
+def _check_reshape_target(graph: Graph, op: Op) -> None:
+    """LiteRT reshapes to the constant shape input (else the new_shape option), TFLite Micro to the
+    output tensor's shape: they must agree on the element count (one -1 takes the rest)."""
+    target = graph.tensors[op.inputs[1]].data if len(op.inputs) > 1 and op.inputs[1] >= 0 else None
+    dims = [int(d) for d in (target.reshape(-1) if target is not None and target.size else op.options.get("new_shape", ()))]
+    if not dims or dims.count(-1) > 1:
+        return
+    known = math.prod(d for d in dims if d != -1)
+    count = graph.tensors[op.outputs[0]].num_elements
+    if (-1 in dims and (known <= 0 or count % known)) or (-1 not in dims and known != count):
+        raise ModelError(f"operator RESHAPE at index {op.index} targets shape {dims}, which does not hold its "
+                         f"output's {count} elements")
 
 
 def _first_bad(values, good) -> object:

@@ -64,6 +64,8 @@ def _build_graph(model: tflite.Model, data: bytes, name: str) -> Graph:
     subgraph = model.Subgraphs(0)
     ops = tuple(_read_op(model, subgraph.Operators(i), i) for i in range(subgraph.OperatorsLength()))
     tensors = {i: _read_tensor(model, subgraph.Tensors(i), i, data) for i in range(subgraph.TensorsLength())}
+    for i, op in enumerate(ops):
+        _check_intermediates(subgraph.Operators(i), op, tensors)
     for op in ops:
         for t in op.inputs + op.outputs:
             if t >= len(tensors) or t < -1:
@@ -141,6 +143,19 @@ def _read_op(model: tflite.Model, op: tflite.Operator, index: int) -> Op:
         outputs=tuple(int(t) for t in op.OutputsAsNumpy()) if not op.OutputsIsNone() else (),
         options=_read_options(op, kind),
     )
+
+
+def _check_intermediates(op: tflite.Operator, read: Op, tensors: dict[int, Tensor]) -> None:
+    """An operator's intermediate tensors (an LSTM's: the converter records scales on them) hold no
+    data: TFLite Micro refuses one with bytes, and nothing here reads them."""
+    for t in (int(t) for t in op.IntermediatesAsNumpy()) if op.IntermediatesLength() else ():
+        if t not in tensors:
+            raise ModelError(f"operator {read.kind} at index {read.index} has intermediate tensor {t}, which does "
+                             "not exist")
+        if tensors[t].num_elements != 0:
+            raise ModelError(f"operator {read.kind} at index {read.index}: intermediate tensor {t} "
+                             f"'{tensors[t].name}' has shape {tensors[t].shape}; TFLite Micro supports only empty "
+                             "intermediates")
 
 
 def _builtin_code(code: tflite.OperatorCode) -> int:

@@ -115,7 +115,7 @@ class UnidirectionalSequenceLstm(Kernel):
         cell_gate = tanh_int16(self._gate(2, x_t, h), left_shift=0)  # Q3.12 in: no shift
         c = saturating_add_int16(multiply(forget_gate, c, p.forget_times_cell),
                                  multiply(input_gate, cell_gate, p.input_times_cell_gate))
-        if p.cell_clip > 0:
+        if p.cell_clip >= 0:
             c = np.clip(c, -p.cell_clip, p.cell_clip)
         output_gate = sigmoid_int16(self._gate(3, x_t, h))
         h = multiply(tanh_int16(c, p.tanh_left_shift), output_gate, p.output_times_tanh)

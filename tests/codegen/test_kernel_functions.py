@@ -52,7 +52,7 @@ def test_step_table_points_at_the_functions_and_sizes_the_scratch_for_runtime_ke
     # the application declares the scratch (the model holds no RAM): its size in the header and the table
     assert "static int8_t" not in source.split("static const vmcu_tensor")[1]
     assert f"#define M_SCRATCH_BYTES {max(pool_segment, 1)}u" in header
-    assert f"{program.plan.pool_bytes}u, {max(pool_segment, 1)}u, " in source
+    assert f".pool_bytes = {program.plan.pool_bytes}u, .scratch_bytes = {max(pool_segment, 1)}u, " in source
 
 
 def test_generated_functions_are_the_descriptions_lowered():

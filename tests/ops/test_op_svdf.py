@@ -18,7 +18,7 @@ def svdf_cases(draw):
                 seed=draw(st.integers(0, 2**31)))
 
 
-def build_svdf(case, *, state_dtype="int16", variable=True) -> tuple[bytes, list[list[np.ndarray]]]:
+def build_svdf(case, *, state_dtype="int16", variable=True, state_zero_point=0) -> tuple[bytes, list[list[np.ndarray]]]:
     """A one-SVDF model with scales as a converter sets them, and `runs` random inputs."""
     rng = np.random.default_rng(case["seed"])
     batch, n_in, units, rank, memory = (case[k] for k in ("batch", "input_size", "units", "rank", "memory"))
@@ -35,7 +35,7 @@ def build_svdf(case, *, state_dtype="int16", variable=True) -> tuple[bytes, list
     wf = b.const(random_weights(rng, (filters, n_in)), scale=wf_scale, zero_point=0)
     wt = b.const(rng.integers(-32767, 32768, size=(filters, memory)).astype(np.int16), scale=wt_scale, zero_point=0)
     bias = b.const(rng.integers(-200000, 200000, size=units).astype(np.int32), scale=bias_scale, zero_point=0)
-    state = b.tensor((batch, filters * memory), dtype=state_dtype, scale=state_scale, zero_point=0,
+    state = b.tensor((batch, filters * memory), dtype=state_dtype, scale=state_scale, zero_point=state_zero_point,
                      variable=variable, name="activation_state")
     y = b.tensor((batch, units), scale=out_scale, zero_point=int(rng.integers(-20, 20)))
     b.op("SVDF", [x, wf, wt, bias, state], [y], rank=rank)
@@ -64,6 +64,15 @@ def test_a_state_that_is_not_a_variable_is_refused():
     model, _ = build_svdf(dict(batch=1, input_size=4, units=2, rank=1, memory=3, runs=1, seed=1), variable=False)
     with pytest.raises(ModelError, match="activation_state.*which no earlier operator writes"):
         from vmcu_tflite.pipeline import compile_model
+        compile_model(model)
+
+
+def test_an_asymmetric_state_is_refused():
+    """TFLite Micro's integer SVDF is written for a symmetric state (with a zero point of 100 its
+    outputs leave the formula): a state zero point other than 0 is refused rather than guessed."""
+    model, _ = build_svdf(dict(batch=1, input_size=4, units=2, rank=1, memory=3, runs=1, seed=1), state_zero_point=100)
+    from vmcu_tflite.pipeline import compile_model
+    with pytest.raises(ModelError, match="state's zero point is 100"):
         compile_model(model)
 
 

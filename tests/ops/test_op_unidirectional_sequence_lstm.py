@@ -139,6 +139,15 @@ EXPLICIT = [
 ]
 
 
+def test_a_clip_below_one_cell_unit_still_clips():
+    """TFLite Micro clips whenever the float cell clip is positive: one that quantizes to 0 holds
+    the cell at 0, so every run gives the same output."""
+    case = dict(batch=1, steps=3, input_size=4, units=3, time_major=False, cell_clip=1e-9, cell_power=-12, gain=2.0,
+                seed=4)
+    outputs = assert_kernel_matches_tflm(case)
+    assert all(np.array_equal(outputs[0], o) for o in outputs)
+
+
 @pytest.mark.parametrize("case", EXPLICIT)
 def test_lstm_explicit(case):
     outputs = assert_kernel_matches_tflm(case)

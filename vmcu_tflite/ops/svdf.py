@@ -17,8 +17,7 @@ import numpy as np
 
 from ..codegen.params.svdf import emit
 from ..graph import Graph, Op
-from ..quant import quantize_multiplier
-from .common import constant, output, require, tensor
+from .common import constant, output, output_multiplier, require, tensor
 from .spec import OpSpec
 
 KIND = "SVDF"
@@ -63,6 +62,9 @@ def prepare(graph: Graph, op: Op) -> SvdfParams:
     for name, t in (("input", x), ("feature weights", feature), ("time weights", time), ("bias", bias),
                     ("state", state), ("output", out)):
         require(t.quant is not None and not t.quant.per_channel, op, f"the {name} must be quantized per tensor")
+    # the converter makes int16 state symmetric; TFLite Micro's kernels disagree on any other zero point
+    require(state.zero_point == 0, op, f"the state's zero point is {state.zero_point}; only a symmetric (0) "
+                                       "int16 state is supported")
     require(len(x.shape) == 2 and len(feature.shape) == 2 and len(time.shape) == 2, op,
             "input, feature and time weights must be 2-D")
     batch, input_size = x.shape
@@ -80,15 +82,15 @@ def prepare(graph: Graph, op: Op) -> SvdfParams:
     scale_2 = float(_scale(state) * _scale(time) / _scale(out))
     require(abs(float(_scale(bias)) - float(_scale(state) * _scale(time))) < 1e-5, op,
             "the bias scale is not state scale x time weights scale")
-    feature_multiplier, feature_shift = quantize_multiplier(scale_1)
-    output_multiplier, output_shift = quantize_multiplier(scale_2)
+    feature = output_multiplier(op, scale_1)
+    rescale = output_multiplier(op, scale_2)
     return SvdfParams(batch=batch, input_size=input_size, filters=filters, units=units, rank=rank, memory=memory,
                       weights_feature=constant(graph, op, WEIGHTS_FEATURE, "the feature weights"),
                       weights_time=constant(graph, op, WEIGHTS_TIME, "the time weights"),
                       bias=constant(graph, op, BIAS, "the bias"), state=op.inputs[STATE],
                       input_zero_point=x.zero_point, output_zero_point=out.zero_point,
-                      feature_multiplier=feature_multiplier, feature_shift=feature_shift,
-                      output_multiplier=output_multiplier, output_shift=output_shift)
+                      feature_multiplier=feature[0], feature_shift=feature[1],
+                      output_multiplier=rescale[0], output_shift=rescale[1])
 
 
 def macs(p: SvdfParams) -> int:

@@ -84,7 +84,7 @@ class LstmParams:
     input_times_cell_gate: Rescale  # input gate x cell gate -> cell state
     output_times_tanh: Rescale  # output gate x tanh(cell) -> output state (int8, its zero point)
     cell_power: int  # cell state scale = 2^cell_power (log2 rounded, as TFLite Micro's CheckedLog2)
-    cell_clip: int  # |cell| limit in cell-state units; 0: no clip
+    cell_clip: int  # |cell| limit in cell-state units (0 clips to 0); -1: no clip
     output_state: int  # tensor index of the int8 output (hidden) state
     cell_state: int  # tensor index of the int16 cell state
     output_shape: tuple[int, ...]
@@ -195,7 +195,9 @@ def prepare(graph: Graph, op: Op) -> LstmParams:
             f"cell state scale {cell_scale:g} is outside what TFLite's int16 tanh can shift "
             f"(2^-43 to 2^{MAX_TANH_LEFT_SHIFT - 12})")
     clip = float(options.cell_clip)
-    quantized_clip = int(min(max(clip / cell_scale, -32768.0), 32767.0)) if clip > 0 else 0
+    # TFLite Micro clips whenever the float clip is positive, even when its int16 value (a float32
+    # quotient, truncated) is 0
+    quantized_clip = int(min(max(np.float32(clip) / np.float32(cell_scale), -32768.0), 32767.0)) if clip > 0 else -1
     int16 = (-32768, 32767)
     return LstmParams(
         time_major=time_major, batch=batch, steps=steps, input_size=input_size, units=units,

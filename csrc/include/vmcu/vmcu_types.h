@@ -354,7 +354,7 @@ typedef struct {
     int32_t input_cell_multiplier, input_cell_shift;   /**< input gate x cell gate -> cell */
     int32_t output_multiplier, output_shift, output_zero_point; /**< output gate x tanh(cell) -> output state */
     int32_t tanh_left_shift; /**< tanh(cell)'s input shift: 12 + log2(cell scale), in [-31, 14] */
-    int32_t cell_clip;       /**< |cell| limit in cell units; 0: no clip */
+    int32_t cell_clip;       /**< |cell| limit in cell units; -1: no clip */
     int32_t batch, steps, input_size, units;
     int32_t time_major;           /**< input [steps][batch][input_size], else [batch][steps][input_size] */
     uint32_t output_state_offset; /**< int8 [batch][units] at ctx->state + this */

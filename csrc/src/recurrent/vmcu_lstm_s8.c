@@ -115,7 +115,7 @@ static void lstm_step(const vmcu_lstm_params *p, const int8_t *x, const int8_t *
         const int32_t added =
             lstm_sat16(vmcu_requantize(input_gate * cell_gate, p->input_cell_multiplier, p->input_cell_shift));
         int32_t c = lstm_sat16(kept + added), output_gate;
-        if (p->cell_clip > 0) {
+        if (p->cell_clip >= 0) {
             c = vmcu_clamp(c, -p->cell_clip, p->cell_clip);
         }
         cell[j] = (int16_t)c;
