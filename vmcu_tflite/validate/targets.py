@@ -64,6 +64,9 @@ def cmake(configure: list[str], build: Path, target: str) -> None:
             if overflow := re.search(r"region `RAM' overflowed by (\d+) bytes", log):
                 raise BudgetError(f"the program does not fit {target}'s RAM: {overflow.group(1)} bytes "
                                   "too many (.data + .bss + reserved stack and heap)")
+            if overflow := re.search(r"region `FLASH' overflowed by (\d+) bytes", log):
+                raise BudgetError(f"the program does not fit {target}'s flash: {overflow.group(1)} bytes "
+                                  "too many (code, weights and the harness's inputs)")
             raise UsageError(f"building for {target} failed:\n{log[-3000:]}")
 
 
@@ -102,6 +105,19 @@ class QemuTarget(Target):
 
     board: str = ""
     stack_bytes: int = 8192  # reserved after .bss: the link fails if it does not fit
+    heap_bytes: int = 2048  # reserved too, for newlib's stdio
+    ram_bytes: int = 4 << 20  # the board's data RAM
+
+    def build(self, work: Path, model_dir: Path, prefix: str, inputs_int8: list[np.ndarray], pool_shrink: int) -> Path:
+        """Refuse a model whose own RAM cannot fit the board before building anything."""
+        sizes = dict(re.findall(rf"#define {prefix.upper()}_(POOL|SCRATCH|STATE)_BYTES (\d+)u",
+                                (model_dir / f"{prefix}_model.h").read_text()))
+        needed = sum(int(v) for v in sizes.values()) + self.stack_bytes + self.heap_bytes
+        if needed > self.ram_bytes:
+            raise BudgetError(f"the model does not fit {self.name}'s {self.ram_bytes:,} bytes of RAM: pool, scratch "
+                              f"and state with {self.stack_bytes:,} of stack and {self.heap_bytes:,} of heap need "
+                              f"{needed:,}, {needed - self.ram_bytes:,} too many")
+        return super().build(work, model_dir, prefix, inputs_int8, pool_shrink)
 
     def require(self) -> None:
         missing = [tool for tool in ("cmake", *QEMU_TOOLS) if shutil.which(tool) is None]
@@ -182,18 +198,22 @@ def _library_flash(map_file: Path) -> dict[str, int]:
     return totals
 
 
-def _qemu(name: str, board: str, cpu: str, description: str, stack_bytes: int = 8192) -> QemuTarget:
+def _qemu(name: str, board: str, cpu: str, description: str, stack_bytes: int = 8192, heap_bytes: int = 2048,
+          ram_bytes: int = 4 << 20) -> QemuTarget:
     return QemuTarget(
         name,
         cmake_args=(f"-DCMAKE_TOOLCHAIN_FILE={_TARGETS_DIR}/arm-none-eabi.cmake", f"-DVMCU_CPU={cpu}"),
         harness_cmake=(f"include(${{CMAKE_CURRENT_SOURCE_DIR}}/{_TARGETS_DIR}/vmcu_board.cmake)\n"
-                       f"vmcu_board_executable(vmcu_validate {board} STACK_BYTES {stack_bytes})\n"),
+                       f"vmcu_board_executable(vmcu_validate {board} STACK_BYTES {stack_bytes} "
+                       f"HEAP_BYTES {heap_bytes})\n"),
         harness_prelude='#include "vmcu_board.h"\n',
         pre_run="    vmcu_board_measure_begin();",
         post_run="    vmcu_board_measure_end();",
         description=description,
         board=board,
         stack_bytes=stack_bytes,
+        heap_bytes=heap_bytes,
+        ram_bytes=ram_bytes,
     )
 
 
@@ -225,7 +245,14 @@ def profiled(target: QemuTarget) -> QemuTarget:
 QEMU_TARGETS = (
     _qemu("qemu-cortex-m4", "mps2-an386", "cortex-m4", "Cortex-M4 (Arm MPS2 AN386, 4 MB RAM) under QEMU"),
     _qemu("qemu-cortex-m7", "mps2-an500", "cortex-m7", "Cortex-M7 (Arm MPS2 AN500, 4 MB RAM) under QEMU"),
-    _qemu("qemu-stm32f405", "netduinoplus2", "cortex-m4", "STM32F405 (Netduino Plus 2, 1 MB flash, 128 KB RAM) under QEMU"),
+    _qemu("qemu-stm32f405", "netduinoplus2", "cortex-m4", "STM32F405 (Netduino Plus 2, 1 MB flash, 128 KB RAM) under QEMU",
+          ram_bytes=128 << 10),
+    _qemu("qemu-cortex-m0", "microbit", "cortex-m0", "Cortex-M0 (BBC micro:bit, nRF51: 256 KB flash, 16 KB RAM) under QEMU",
+          stack_bytes=2048, heap_bytes=1024, ram_bytes=16 << 10),
+    _qemu("qemu-cortex-m3", "mps2-an385", "cortex-m3", "Cortex-M3 without DSP (Arm MPS2 AN385, 4 MB RAM) under QEMU"),
+    _qemu("qemu-cortex-m33", "mps2-an505", "cortex-m33", "Cortex-M33 (Arm MPS2 AN505, 4 MB RAM) under QEMU"),
+    _qemu("qemu-cortex-m55", "mps3-an547", "cortex-m55",
+          "Cortex-M55 with Helium (Arm MPS3 AN547, 4 MB RAM) under QEMU"),
 )
 
 def __getattr__(name: str):

@@ -25,7 +25,8 @@ typedef union {
     void (*handler)(void);
 } vmcu_vector;
 
-/* ARMv7-M exceptions 0..15. No peripheral interrupt is enabled, so no entries follow. */
+/* Exceptions 0..15 (ARMv6-M uses a subset, ARMv8-M adds SecureFault). No peripheral interrupt is
+ * enabled, so no entries follow. */
 __attribute__((section(".isr_vector"), used))
 static const vmcu_vector vectors[16] = {
     {.stack_top = &__stack_top__},
@@ -35,7 +36,8 @@ static const vmcu_vector vectors[16] = {
     {.handler = fault_handler}, /* MemManage */
     {.handler = fault_handler}, /* BusFault */
     {.handler = fault_handler}, /* UsageFault */
-    {0}, {0}, {0}, {0},
+    {.handler = fault_handler}, /* SecureFault (ARMv8-M with the Security Extension: M33, M55) */
+    {0}, {0}, {0},
     {.handler = fault_handler}, /* SVCall */
     {.handler = fault_handler}, /* DebugMonitor */
     {0},
@@ -67,10 +69,12 @@ static void start_systick(void)
 void vmcu_board_reset(void)
 {
     int status;
+#if defined(__ARM_FP) || defined(__ARM_FEATURE_MVE)
     /* Full access to the FPU (CP10, CP11) before any code that may use it: the hard-float ABI
-     * lets the compiler use FP registers anywhere. */
+     * lets the compiler use FP registers anywhere. On ARMv8.1-M the same fields enable Helium. */
     VMCU_SCB_CPACR |= 0xFu << 20;
     __asm__ volatile ("dsb\n\tisb" ::: "memory");
+#endif
     vmcu_board_paint_stack(&end);
     init_memory();
     start_systick();
@@ -85,6 +89,7 @@ static void systick_handler(void)
     vmcu_board_systick_wraps = vmcu_board_systick_wraps + 1u;
 }
 
+#if __ARM_ARCH >= 7 /* ARMv6-M has no fault status registers to show */
 static void put_hex(char *text, uint32_t value)
 {
     int i;
@@ -93,6 +98,7 @@ static void put_hex(char *text, uint32_t value)
         value >>= 4;
     }
 }
+#endif
 
 /* Any fault: say which, with the fault status registers, and stop QEMU (exit code 128 + the
  * exception number) instead of spinning until the host's timeout. */
@@ -103,8 +109,10 @@ static void fault_handler(void)
     __asm__ volatile ("mrs %0, ipsr" : "=r"(ipsr));
     message[22] = (char)('0' + (ipsr / 10u) % 10u);
     message[23] = (char)('0' + ipsr % 10u);
+#if __ARM_ARCH >= 7
     put_hex(&message[31], VMCU_SCB_HFSR);
     put_hex(&message[46], VMCU_SCB_CFSR);
+#endif
     (void)vmcu_board_semihost(0x04 /* SYS_WRITE0 */, message);
     vmcu_board_exit(128 + (int)ipsr);
 }
