@@ -15,6 +15,7 @@ The QEMU tests skip when arm-none-eabi-gcc, qemu-system-arm or cmake is missing.
 from __future__ import annotations
 
 import importlib.util
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -131,6 +132,19 @@ def test_kws_like_on_every_core(target, tmp_path):
     without DSP (M0: ARMv6-M, M3), with it (M33) and with Helium (M55)."""
     result = _validate_on(next(m for m in FIXTURES if m.stem == "kws_like"), target, tmp_path)
     assert result.measurements["ram_total_bytes"] <= target.ram_bytes
+
+
+@needs_qemu
+def test_m55_runs_helium_in_the_models_kernels(tmp_path):
+    """On the Cortex-M55 the generated kernels' dot products are MVE instructions (VMLADAVA,
+    which objdump names vmlava), in the model's own functions, and the outputs stay bit-exact."""
+    model = next(m for m in FIXTURES if m.stem == "kws_like")
+    _validate_on(model, M55, tmp_path)
+    listing = subprocess.run(["arm-none-eabi-objdump", "-d", "-m", "armv8.1-m.main", str(tmp_path / "build" / "vmcu_validate")],
+                             capture_output=True, text=True, check=True).stdout
+    functions = dict(re.findall(r"<(\w+)>:\n(.*?)(?:\n\n|$)", listing, re.S))
+    kernels = {name: body for name, body in functions.items() if name.startswith("kws_like_")}
+    assert kernels and any("vmlava" in body for body in kernels.values()), sorted(kernels)
 
 
 @needs_qemu

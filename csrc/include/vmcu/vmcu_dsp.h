@@ -12,8 +12,15 @@
  * portable loop, added in another order: two's complement addition wraps the same way in any
  * order, so both paths give the same bits.
  *
+ * On a core with Helium (__ARM_FEATURE_MVE, Cortex-M55/M85) the dot products over int8 rows take
+ * the MVE path instead: 16 lanes per VLDRB.S8, VMLADAVA.S8 adding the 16 products to a scalar
+ * accumulator, the last vector predicated by VCTP.8 (its inactive lanes load as 0 and read no
+ * memory). The input offset is added once per row as x_offset times the sum of the weights
+ * (VADDVA.S8): sum (x + o) w = sum x w + o sum w, exactly, in wrapping int32 arithmetic.
+ *
  * Defining VMCU_EMULATE_DSP compiles the DSP path with C emulations of the instructions (to run
- * it on the host); VMCU_NO_DSP forces the portable path on a DSP core.
+ * it on the host); VMCU_NO_DSP forces the portable path on a DSP core, VMCU_NO_MVE the DSP path on
+ * a Helium core.
  */
 #ifndef VMCU_DSP_H
 #define VMCU_DSP_H
@@ -34,6 +41,14 @@
 #else
 #define VMCU_DSP 0
 #define VMCU_DSP_EMULATED 0
+#endif
+
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 1) && !defined(__ARM_BIG_ENDIAN) && !defined(VMCU_NO_MVE) && \
+    !defined(VMCU_EMULATE_DSP)
+#define VMCU_MVE 1
+#include <arm_mve.h>
+#else
+#define VMCU_MVE 0
 #endif
 
 #if VMCU_DSP
@@ -185,6 +200,44 @@ static inline uint32_t vmcu_broadcast16(int32_t v)
 
 #endif /* VMCU_DSP */
 
+#if VMCU_MVE
+/** acc + x_offset * (sum of w0) + sum of x0 * w0 over i < len, and the same for (x0, w1), (x1, w0),
+ *  (x1, w1) where those pointers are not NULL: acc[2p + k] for (x_p, w_k). */
+static inline void vmcu_mve_dots(const int8_t *x0, const int8_t *x1, const int8_t *w0, const int8_t *w1,
+                                 int32_t len, int32_t x_offset, int32_t *acc)
+{
+    int32_t a00 = acc[0], a01 = w1 ? acc[1] : 0, a10 = x1 ? acc[2] : 0, a11 = x1 && w1 ? acc[3] : 0;
+    int32_t sum0 = 0, sum1 = 0, i;
+    for (i = 0; i < len; i += 16) {
+        const mve_pred16_t p = vctp8q((uint32_t)(len - i));
+        const int8x16_t v0 = vldrbq_z_s8(w0 + i, p), u0 = vldrbq_z_s8(x0 + i, p);
+        a00 = vmladavaq_s8(a00, u0, v0);
+        sum0 = vaddvaq_s8(sum0, v0);
+        if (w1) {
+            const int8x16_t v1 = vldrbq_z_s8(w1 + i, p);
+            a01 = vmladavaq_s8(a01, u0, v1);
+            sum1 = vaddvaq_s8(sum1, v1);
+            if (x1) {
+                a11 = vmladavaq_s8(a11, vldrbq_z_s8(x1 + i, p), v1);
+            }
+        }
+        if (x1) {
+            a10 = vmladavaq_s8(a10, vldrbq_z_s8(x1 + i, p), v0);
+        }
+    }
+    acc[0] = vmcu_add_wrap(a00, (int32_t)((uint32_t)x_offset * (uint32_t)sum0));
+    if (w1) {
+        acc[1] = vmcu_add_wrap(a01, (int32_t)((uint32_t)x_offset * (uint32_t)sum1));
+    }
+    if (x1) {
+        acc[2] = vmcu_add_wrap(a10, (int32_t)((uint32_t)x_offset * (uint32_t)sum0));
+        if (w1) {
+            acc[3] = vmcu_add_wrap(a11, (int32_t)((uint32_t)x_offset * (uint32_t)sum1));
+        }
+    }
+}
+#endif
+
 /**
  * acc + sum over i < len of (x[i] + x_offset) * w[i]; `offsets` is x_offset in both halfwords
  * (vmcu_broadcast16, computed once per kernel), used by the DSP path only.
@@ -193,7 +246,12 @@ static inline int32_t vmcu_dot_s8_offsets(const int8_t *x, const int8_t *w, int3
                                           int32_t x_offset, int32_t acc)
 {
     int32_t i = 0;
-#if VMCU_DSP
+#if VMCU_MVE
+    (void)offsets;
+    (void)i;
+    vmcu_mve_dots(x, 0, w, 0, len, x_offset, &acc);
+    return acc;
+#elif VMCU_DSP
     for (; i + 4 <= len; i += 4) {
         const uint32_t xw = vmcu_load32(x + i), ww = vmcu_load32(w + i);
         acc = vmcu_smlad(vmcu_sxtab16(offsets, xw), vmcu_sxtb16(ww), acc);
@@ -214,7 +272,14 @@ static inline void vmcu_dot2_s8_offsets(const int8_t *x, const int8_t *w0, const
 {
     int32_t i = 0;
     int32_t a0 = acc[0], a1 = acc[1];
-#if VMCU_DSP
+#if VMCU_MVE
+    (void)offsets;
+    (void)i;
+    (void)a0;
+    (void)a1;
+    vmcu_mve_dots(x, 0, w0, w1, len, x_offset, acc);
+    return;
+#elif VMCU_DSP
     for (; i + 4 <= len; i += 4) {
         const uint32_t xw = vmcu_load32(x + i);
         const uint32_t x02 = vmcu_sxtab16(offsets, xw), x13 = vmcu_sxtab16_ror8(offsets, xw);
@@ -247,7 +312,16 @@ static inline void vmcu_dot2x2_s8_offsets(const int8_t *x0, const int8_t *x1, co
 {
     int32_t i = 0;
     int32_t a00 = acc[0], a01 = acc[1], a10 = acc[2], a11 = acc[3];
-#if VMCU_DSP
+#if VMCU_MVE
+    (void)offsets;
+    (void)i;
+    (void)a00;
+    (void)a01;
+    (void)a10;
+    (void)a11;
+    vmcu_mve_dots(x0, x1, w0, w1, len, x_offset, acc);
+    return;
+#elif VMCU_DSP
     for (; i + 4 <= len; i += 4) {
         const uint32_t v0 = vmcu_load32(w0 + i), v1 = vmcu_load32(w1 + i);
         const uint32_t w0l = vmcu_sxtb16(v0), w0h = vmcu_sxtb16_ror8(v0);
@@ -286,12 +360,21 @@ static inline void vmcu_dot2x2_s8_offsets(const int8_t *x0, const int8_t *x1, co
  * meets one widened word of weights in SMLAD. A tail of fewer than four stays in order.
  */
 
-/** dst[...] = x[i] + x_offset for i < len, in the SMLAD order above. */
+/** dst[...] = x[i] + x_offset for i < len, in the SMLAD order above (in order on the MVE path,
+ *  whose vmcu_dot_s16_s8 reads them in order: the order is private to these two functions). */
 static inline void vmcu_widen_s8(int16_t *dst, const int8_t *x, int32_t len, uint32_t offsets, int32_t x_offset)
 {
     const int32_t groups = len - len % 4;
     int32_t i;
-#if VMCU_DSP
+#if VMCU_MVE
+    (void)offsets;
+    (void)groups;
+    for (i = 0; i < len; i += 8) {
+        const mve_pred16_t p = vctp16q((uint32_t)(len - i));
+        vstrhq_p_s16(dst + i, vaddq_n_s16(vldrbq_z_s16(x + i, p), (int16_t)x_offset), p);
+    }
+    return;
+#elif VMCU_DSP
     for (i = 0; i < groups; i += 4) {
         const uint32_t xw = vmcu_load32(x + i);
         const uint32_t lo = vmcu_sxtab16(offsets, xw), hi = vmcu_sxtab16_ror8(offsets, xw);
@@ -324,6 +407,26 @@ static inline void vmcu_dot_s16_s8(const int16_t *x0, const int16_t *x1, const i
     const int32_t groups = len - len % 4;
     int32_t i;
     int32_t a00 = acc[0], a01 = w1 ? acc[1] : 0, a10 = x1 ? acc[2] : 0, a11 = x1 && w1 ? acc[3] : 0;
+#if VMCU_MVE
+    /* 8 lanes: the inputs as widened (in order), the weights widened by VLDRB.S16 */
+    (void)groups;
+    for (i = 0; i < len; i += 8) {
+        const mve_pred16_t p = vctp16q((uint32_t)(len - i));
+        const int16x8_t v0 = vldrbq_z_s16(w0 + i, p), u0 = vldrhq_z_s16(x0 + i, p);
+        a00 = vmladavaq_s16(a00, u0, v0);
+        if (w1) {
+            const int16x8_t v1 = vldrbq_z_s16(w1 + i, p);
+            a01 = vmladavaq_s16(a01, u0, v1);
+            if (x1) {
+                a11 = vmladavaq_s16(a11, vldrhq_z_s16(x1 + i, p), v1);
+            }
+        }
+        if (x1) {
+            a10 = vmladavaq_s16(a10, vldrhq_z_s16(x1 + i, p), v0);
+        }
+    }
+    i = len;
+#else
     for (i = 0; i < groups; i += 4) {
 #if VMCU_DSP
         const uint32_t v0 = vmcu_load32(w0 + i), v1 = w1 ? vmcu_load32(w1 + i) : 0u;
@@ -360,7 +463,9 @@ static inline void vmcu_dot_s16_s8(const int16_t *x0, const int16_t *x1, const i
         }
 #endif
     }
-    for (i = groups; i < len; ++i) {
+    i = groups;
+#endif
+    for (; i < len; ++i) {
         a00 += x0[i] * w0[i];
         if (w1) {
             a01 += x0[i] * w1[i];
