@@ -5,7 +5,8 @@
 - vmcu-validate on qemu-cortex-m4 for every fixture in models/ and every model in
   ../shared/models, on qemu-cortex-m7 for the shared models, and the keyword-spotting model on
   qemu-stm32f405 (128 KB RAM): bit-exact outputs and plausible measurements.
-- qemu-cortex-m0 (micro:bit), -m3, -m33 and -m55 run the keyword-spotting fixture bit-exact.
+- qemu-cortex-m0 (micro:bit), -m3, -m33, -m55 and qemu-riscv32 run the keyword-spotting fixture
+  bit-exact; the M55's model kernels contain Helium instructions.
 - A model too big for a board's RAM is refused before building, one over its flash fails to link;
   a pool one byte short is refused;
   converting a model twice gives the same files.
@@ -38,6 +39,10 @@ HAVE_TFLM = importlib.util.find_spec("tflite_micro") is not None
 
 M4, M7, STM32 = TARGETS["qemu-cortex-m4"], TARGETS["qemu-cortex-m7"], TARGETS["qemu-stm32f405"]
 M0, M3, M33, M55 = (TARGETS[f"qemu-cortex-m{n}"] for n in (0, 3, 33, 55))
+RISCV = TARGETS["qemu-riscv32"]
+needs_riscv = pytest.mark.skipif(not all(shutil.which(t) for t in ("cmake", "riscv64-unknown-elf-gcc",
+                                                                    "qemu-system-riscv32")),
+                                 reason="gcc-riscv64-unknown-elf, qemu-system-misc or cmake missing")
 QEMU_BOARDS = [M4, M7, STM32, M0, M3, M33, M55]
 STM32_RAM = 128 * 1024
 KWS = [m for m in REAL_MODELS if m.stem == "mlperf-kws-dscnn"]
@@ -132,6 +137,13 @@ def test_kws_like_on_every_core(target, tmp_path):
     without DSP (M0: ARMv6-M, M3), with it (M33) and with Helium (M55)."""
     result = _validate_on(next(m for m in FIXTURES if m.stem == "kws_like"), target, tmp_path)
     assert result.measurements["ram_total_bytes"] <= target.ram_bytes
+
+
+@needs_riscv
+def test_kws_like_on_riscv32(tmp_path):
+    """RV32IMAC on QEMU's virt machine (picolibc, semihosting): bit-exact, instructions from minstret."""
+    result = _validate_on(next(m for m in FIXTURES if m.stem == "kws_like"), RISCV, tmp_path)
+    assert result.measurements["heap_bytes"] == 0  # picolibc's stdio does not allocate
 
 
 @needs_qemu

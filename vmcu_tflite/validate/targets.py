@@ -104,6 +104,9 @@ class QemuTarget(Target):
     """
 
     board: str = ""
+    qemu: tuple[str, ...] = ("qemu-system-arm",)  # the emulator and its machine options before -M board
+    tools: str = "arm-none-eabi-"  # the binutils that read the program
+    apt: str = "gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm"  # the Debian packages of both
     stack_bytes: int = 8192  # reserved after .bss: the link fails if it does not fit
     heap_bytes: int = 2048  # reserved too, for newlib's stdio
     ram_bytes: int = 4 << 20  # the board's data RAM
@@ -120,18 +123,19 @@ class QemuTarget(Target):
         return super().build(work, model_dir, prefix, inputs_int8, pool_shrink)
 
     def require(self) -> None:
-        missing = [tool for tool in ("cmake", *QEMU_TOOLS) if shutil.which(tool) is None]
+        needed = ("cmake", f"{self.tools}gcc", f"{self.tools}objdump", f"{self.tools}nm", self.qemu[0])
+        missing = [tool for tool in needed if shutil.which(tool) is None]
         if missing:
             raise UsageError(f"target {self.name} needs {', '.join(missing)} on PATH (Debian: apt install "
-                             "cmake gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm)")
+                             f"cmake {self.apt})")
 
     def run(self, executable: Path) -> str:
-        return _run(["qemu-system-arm", "-M", self.board, "-display", "none", "-monitor", "none",
+        return _run([*self.qemu, "-M", self.board, "-display", "none", "-monitor", "none",
                      "-serial", "null", "-icount", "shift=0",
                      "-semihosting-config", "enable=on,target=native", "-kernel", str(executable)], self.timeout)
 
     def measure(self, executable: Path, measured: dict[str, int]) -> dict[str, int]:
-        sections, symbols = _sections(executable), _symbol_sizes(executable)
+        sections, symbols = _sections(executable, self.tools), _symbol_sizes(executable, tools=self.tools)
         data_bss = sections.get(".data", 0) + sections.get(".bss", 0)
         pool = symbols.get("pool", 0)  # the harness's static pool array
         libraries = _library_flash(executable.with_name(executable.name + ".map"))
@@ -158,10 +162,10 @@ def _tool(command: list[str]) -> str:
     return done.stdout
 
 
-def _sections(elf: Path) -> dict[str, int]:
+def _sections(elf: Path, tools: str = "arm-none-eabi-") -> dict[str, int]:
     """Allocated section sizes by name, and `flash`: the bytes of every section loaded from the image."""
     sizes: dict[str, int] = {"flash": 0}
-    lines = _tool(["arm-none-eabi-objdump", "-h", str(elf)]).splitlines()
+    lines = _tool([f"{tools}objdump", "-h", str(elf)]).splitlines()
     for header, flags in zip(lines, lines[1:]):
         if m := re.match(r"\s*\d+\s+(\S+)\s+([0-9a-f]+)\s", header):
             name, size = m.group(1), int(m.group(2), 16)
@@ -172,10 +176,10 @@ def _sections(elf: Path) -> dict[str, int]:
     return sizes
 
 
-def _symbol_sizes(elf: Path, demangle: bool = False) -> dict[str, int]:
+def _symbol_sizes(elf: Path, demangle: bool = False, tools: str = "arm-none-eabi-") -> dict[str, int]:
     """Size of every symbol that has one (`nm -S`: address, size, type, name; C++ names demangled)."""
     sizes = {}
-    for line in _tool(["arm-none-eabi-nm", "-S", *(["-C"] if demangle else []), str(elf)]).splitlines():
+    for line in _tool([f"{tools}nm", "-S", *(["-C"] if demangle else []), str(elf)]).splitlines():
         parts = line.split(maxsplit=3)
         if len(parts) == 4 and all(c in "0123456789abcdef" for c in parts[1]):
             sizes[parts[3]] = int(parts[1], 16)
@@ -253,6 +257,18 @@ QEMU_TARGETS = (
     _qemu("qemu-cortex-m33", "mps2-an505", "cortex-m33", "Cortex-M33 (Arm MPS2 AN505, 4 MB RAM) under QEMU"),
     _qemu("qemu-cortex-m55", "mps3-an547", "cortex-m55",
           "Cortex-M55 with Helium (Arm MPS3 AN547, 4 MB RAM) under QEMU"),
+    QemuTarget(
+        "qemu-riscv32",
+        cmake_args=(f"-DCMAKE_TOOLCHAIN_FILE={_TARGETS_DIR}/riscv32-unknown-elf.cmake",),
+        harness_cmake=(f"include(${{CMAKE_CURRENT_SOURCE_DIR}}/{_TARGETS_DIR}/vmcu_board.cmake)\n"
+                       "vmcu_board_executable(vmcu_validate riscv-virt STACK_BYTES 8192)\n"),
+        harness_prelude='#include "vmcu_board.h"\n',
+        pre_run="    vmcu_board_measure_begin();",
+        post_run="    vmcu_board_measure_end();",
+        description="RISC-V RV32IMAC (QEMU virt, 4 MB RAM; instructions from minstret)",
+        board="virt", qemu=("qemu-system-riscv32", "-bios", "none"), tools="riscv64-unknown-elf-",
+        apt="gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf qemu-system-misc", heap_bytes=0,
+    ),
 )
 
 def __getattr__(name: str):

@@ -1,0 +1,108 @@
+"""Every shared model on every core: instructions per inference, RAM and flash, bit-exact.
+
+Usage: python benchmarks/cores.py [--out BENCHMARKS.md] [--models NAME ...] [--targets NAME ...]
+
+For each model of ../shared/models (skipped when absent) and each QEMU core target
+(qemu-cortex-m0, -m3, -m4, -m7, -m33, -m55, qemu-riscv32), `vmcu-validate` with the default plan: a run must be
+bit-exact with the reference interpreter and TFLite Micro or the script stops; a model that does
+not fit a board is listed with the one-line reason vmcu-validate gives. The Cortex-M55 column is
+set beside TFLite Micro + CMSIS-NN's Helium kernels on the same QEMU board (`../shared/perf/m55`,
+measured by its own scripts). Writes the "cores" section of --out (benchmarks/sections.py).
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from benchmarks.sections import write_section  # noqa: E402
+from benchmarks.shared_models import shared_models  # noqa: E402
+from vmcu_tflite.errors import BudgetError  # noqa: E402
+from vmcu_tflite.pipeline import compile_model  # noqa: E402
+from vmcu_tflite.validate.run import validate_program  # noqa: E402
+from vmcu_tflite.validate.targets import TARGETS  # noqa: E402
+
+CORES = ("qemu-cortex-m0", "qemu-cortex-m3", "qemu-cortex-m4", "qemu-cortex-m7", "qemu-cortex-m33", "qemu-cortex-m55",
+         "qemu-riscv32")
+# TFLite Micro + CMSIS-NN (MVE) instructions per Invoke() on mps3-an547 (../shared/perf/m55/results.md)
+CMSIS_NN_M55 = {"mlperf-kws-dscnn": 1_784_562, "tflm-person_detect": 6_383_687, "mcunet-vww1": 11_840_937,
+                "mcunet-320kb-1mb_imagenet": 81_890_468}
+
+
+def measure(path: Path, targets: list[str]) -> dict[str, dict | str]:
+    """Target -> measurements, or the reason the model does not fit."""
+    program = compile_model(path)
+    found: dict[str, dict | str] = {}
+    for target in targets:
+        try:
+            result = validate_program(program, path.read_bytes(), TARGETS[target])
+        except BudgetError as err:
+            found[target] = str(err)
+            print(f"{path.name} on {target}: {err}")
+            continue
+        if not (result.status == 0 and result.matches_reference and result.matches_tflm):
+            raise SystemExit(f"{path.name} on {target} is not bit-exact")
+        found[target] = result.measurements
+        print(f"{path.name} on {target}: {result.measurements['instructions']:,} instructions")
+    return found
+
+
+def table(results: dict[str, dict[str, dict | str]], targets: list[str]) -> list[str]:
+    head = ["| model | " + " | ".join(t.removeprefix("qemu-") for t in targets) + " |",
+            "|---|" + "---:|" * len(targets)]
+    rows = []
+    for model, found in results.items():
+        cells = [f"{m['instructions']:,}" if isinstance(m, dict) else "does not fit" for m in
+                 (found[t] for t in targets)]
+        rows.append(f"| {model} | " + " | ".join(cells) + " |")
+    return head + rows
+
+
+def m55_rows(results: dict[str, dict[str, dict | str]]) -> list[str]:
+    rows = ["| model | ours | TFLM + CMSIS-NN (MVE) | ours / theirs | target (0.8x) |", "|---|---:|---:|---:|---:|"]
+    for model, found in results.items():
+        ours, theirs = found.get("qemu-cortex-m55"), CMSIS_NN_M55.get(model)
+        if isinstance(ours, dict) and theirs:
+            rows.append(f"| {model} | {ours['instructions']:,} | {theirs:,} | {ours['instructions'] / theirs:.2f}x | "
+                        f"{int(theirs * 0.8):,} |")
+    return rows
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=ROOT / "BENCHMARKS.md")
+    parser.add_argument("--models", nargs="*", help="model stems (default: every shared model)")
+    parser.add_argument("--targets", nargs="*", default=list(CORES))
+    args = parser.parse_args(argv)
+    models = [m for m in shared_models() if not args.models or m.stem in args.models]
+    if not models:
+        print("no shared models: nothing to measure")
+        return 0
+    results = {m.stem: measure(m, args.targets) for m in models}
+    misfits = [f"- {model} on {target}: {reason}" for model, found in results.items()
+               for target, reason in found.items() if isinstance(reason, str)]
+    ram = {model: {t: m["ram_total_bytes"] for t, m in found.items() if isinstance(m, dict)}
+           for model, found in results.items()}
+    lines = ["## Every core", "",
+             "Instructions per inference (QEMU `-icount`, default plan, bit-exact with TFLite Micro) of every shared "
+             "model on every core target: `python benchmarks/cores.py`. The Cortex-M0, M3 and RISC-V (RV32IMAC) "
+             "build the portable C, the M4, M7 and M33 the DSP-extension path, the M55 the Helium path for the dot "
+             "products (the rest of its kernels take the DSP path).", "",
+             *table(results, args.targets), "",
+             "RAM (`.data` + `.bss` + stack + heap) is the same on every core to within the stack: "
+             + "; ".join(f"{model} {min(r.values()):,}-{max(r.values()):,} bytes" for model, r in ram.items() if r)
+             + ".", ""]
+    if misfits:
+        lines += ["Models that do not fit a board (refused before building, or when linking):", "", *misfits, ""]
+    lines += ["Cortex-M55 against TFLite Micro + CMSIS-NN with its Helium kernels on the same `mps3-an547` board:", "",
+              *m55_rows(results)]
+    write_section(args.out, "cores", lines)
+    print(f"wrote the cores section of {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
