@@ -160,8 +160,8 @@ class Program:
 
     @property
     def oracle(self) -> str:
-        """What `compare_tflm` and `validate` compare with: "TFLite Micro", or "TFLite (LiteRT
-        reference kernels)" for a model with an operator TFLite Micro has no kernel for (TILE)."""
+        """What `compare_tflm` and `validate` compare with: "TFLite Micro", or "TFLite (LiteRT)" (its
+        reference kernels) for a model with an operator TFLite Micro has no kernel for (TILE)."""
         from .oracle import oracle_name
         return oracle_name(self._model)
 

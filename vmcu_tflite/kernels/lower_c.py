@@ -569,9 +569,15 @@ class _Lowering:
         self.ref(s.acc)
         self.ref(s.offsets)
         l = self.fresh("l")
-        if hi == 4:
-            self.lines.append("#if VMCU_DSP")
-            self.line(depth, "if (" + ("1" if lo == 4 else f"{s.lanes.c()} == 4") + ") {")
+        if hi == 4:  # four lanes at once: one Helium multiply of four int32 lanes, or two DSP words
+            four = "if (" + ("1" if lo == 4 else f"{s.lanes.c()} == 4") + ") {"
+            self.lines.append("#if VMCU_MVE")
+            self.line(depth, four)
+            self.line(depth + 1, f"vmcu_mac4_s8_mve({_plus(s.x, _paren(x_index))}, {_plus(w, w_index)}, {x_offset}, "
+                                 f"{s.acc});")
+            self.line(depth, "} else")
+            self.lines.append("#elif VMCU_DSP")
+            self.line(depth, four)
             self.line(depth + 1, f"vmcu_mac4_s8(vmcu_load32({_plus(s.x, _paren(x_index))}), "
                                  f"vmcu_load32({_plus(w, w_index)}), {s.offsets}, {s.acc});")
             self.line(depth, "} else")

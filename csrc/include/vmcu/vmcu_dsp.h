@@ -524,6 +524,16 @@ static inline int32_t vmcu_dot_row_s8(const int8_t *x, const int32_t *w, int32_t
     return acc;
 }
 
+#if VMCU_MVE
+/** Four channels, one tap: acc[k] += (x[k] + x_offset) * w[k], k < 4, as four int32 lanes
+ *  (VLDRB.S32 widens the bytes on the way in). */
+static inline void vmcu_mac4_s8_mve(const int8_t *x, const int8_t *w, int32_t x_offset, int32_t acc[4])
+{
+    const int32x4_t product = vmulq_s32(vaddq_n_s32(vldrbq_s32(x), x_offset), vldrbq_s32(w));
+    vst1q_s32(acc, vaddq_s32(vld1q_s32(acc), product));
+}
+#endif
+
 #if VMCU_DSP
 /** Four channels, one tap: acc[k] += (byte k of xw + x_offset) * (byte k of ww), k < 4. */
 static inline void vmcu_mac4_s8(uint32_t xw, uint32_t ww, uint32_t offsets, int32_t acc[4])
