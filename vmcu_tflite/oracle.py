@@ -102,7 +102,7 @@ def _isolated(name: str, *args) -> Any:
     threads hold locks can hang, and a new interpreter per call costs a second); when TFLite
     Micro kills it, the next call starts another."""
     global _worker
-    who = oracle_name(args[0]) if args and isinstance(args[0], bytes) else TFLM
+    who = oracle_name(args[0]) if name == "_run_sequence" else TFLM  # the arena is TFLite Micro's alone
     if importlib.util.find_spec("tflite_micro") is None:  # a usage error here, not a dead worker
         _runtime()
     if who == LITERT and importlib.util.find_spec("ai_edge_litert") is None:
@@ -238,6 +238,10 @@ def _arena(model: bytes, inputs: Sequence[np.ndarray]) -> str:
 
 
 def tflm_arena_bytes(model: bytes, inputs: Sequence[np.ndarray]) -> dict[str, int]:
-    """TFLite Micro's arena use ("head" = activations, "tail" = persistent, "total"), as it prints it."""
+    """TFLite Micro's arena use ("head" = activations, "tail" = persistent, "total"), as it prints it;
+    OracleError for a model with an operator it has no kernel for."""
+    lacking = _operator_names(model) & NOT_IN_TFLM
+    if lacking:
+        raise OracleError(f"TFLite Micro has no kernel for {', '.join(sorted(lacking))}: it has no arena to measure")
     found = dict(re.findall(r"Arena allocation (total|head|tail) (\d+) bytes", _isolated("_arena", model, list(inputs))))
     return {k: int(v) for k, v in found.items()}
