@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.blocks import IMAGENET, VWW, exploration, latency_rows, memory_rows  # noqa: E402
-from benchmarks.sections import section  # noqa: E402
+from benchmarks.sections import section, section_names  # noqa: E402
 from tests.tflite_builder import ModelBuilder, random_bias, random_weights  # noqa: E402
 from vmcu_reference.inputs import random_inputs  # noqa: E402
 from vmcu_reference.interpreter import Interpreter  # noqa: E402
@@ -263,9 +263,9 @@ def main(argv: list[str]) -> int:
         "![growth in the same RAM](benchmarks/exploration.png)",
         "",
     ]
-    kept = []  # the sections of benchmarks/latency.py, interpreter_time.py and mbed.py stay as they were
-    for name in ("latency", "interpreter_time", "mbed"):
-        kept += [*section(args.out, name), ""] if section(args.out, name) else []
+    kept = []  # every other script's section (latency.py, mbed.py, cores.py, ...) stays as it was
+    for name in section_names(args.out):
+        kept += [*section(args.out, name), ""]
     args.out.write_text("\n".join(text + kept))
     print(f"wrote {args.out}")
     return 0

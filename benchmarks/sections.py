@@ -1,8 +1,8 @@
 """Sections of BENCHMARKS.md that one script owns inside a file another script writes.
 
-benchmarks/memory.py writes BENCHMARKS.md whole; benchmarks/latency.py, interpreter_time.py and
-mbed.py each own the block between `<!-- begin NAME -->` and `<!-- end NAME -->` (mbed.py one in
-README.md too). Each keeps the others' blocks as it found them.
+benchmarks/memory.py writes BENCHMARKS.md whole; benchmarks/latency.py, interpreter_time.py,
+mbed.py and cores.py each own the block between `<!-- begin NAME -->` and `<!-- end NAME -->`
+(mbed.py one in README.md too). Each keeps the others' blocks as it found them.
 """
 from __future__ import annotations
 
@@ -21,6 +21,13 @@ def section(path: Path, name: str) -> list[str]:
     begin, end = _markers(name)
     found = re.search(re.escape(begin) + r".*?" + re.escape(end), path.read_text(), re.S)
     return found.group(0).split("\n") if found else []
+
+
+def section_names(path: Path) -> list[str]:
+    """The names of the sections `path` holds, in order (none when the file is absent)."""
+    if not path.is_file():
+        return []
+    return re.findall(r"<!-- begin (\w+) \(written by benchmarks/\w+\.py\) -->", path.read_text())
 
 
 def write_section(path: Path, name: str, lines: list[str]) -> None:
