@@ -41,7 +41,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="let a chain recompute its first layers' pixels per window instead of keeping their rows "
                              "(fewer bytes, more multiply-accumulates: the report counts them)")
     parser.add_argument("--outputs", type=new_file, help="write output_0, ... to this .npz")
-    parser.add_argument("--compare-tflm", action="store_true", help="compare every tensor with TFLite Micro")
+    parser.add_argument("--compare-tflm", action="store_true", help="compare every tensor with TFLite Micro (LiteRT's reference kernels for "
+                                                                   "the operators it lacks)")
     parser.add_argument("--trace", action="store_true", help="log every pool load, store and free on stderr")
     return parser
 
@@ -73,8 +74,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(divergence)
         return EXIT_OUTPUTS_DIFFER
     if args.compare_tflm:
-        from vmcu_tflite.oracle import oracle_name
-        print(f"bit-exact with {oracle_name(args.model.read_bytes())}: {len(program.outputs)} outputs and "
+        print(f"bit-exact with {program.oracle}: {len(program.outputs)} outputs and "
               f"{len(program.steps)} step outputs{f' in each of {args.runs} runs' if args.runs > 1 else ''}")
     return 0
 

@@ -88,3 +88,21 @@ def test_the_state_is_outside_the_pool():
     assert program.plan.pool_bytes <= 2 * 16 + 2 * 8
     assert layout.bytes == 4 + 2 * 16 * 10 * 2 and list(layout.offsets.values()) == [4]
     assert parse_model(model).variables() == tuple(layout.offsets)
+
+
+def test_vmcu_run_reads_and_writes_a_stacked_sequence(tmp_path, capsys):
+    """`vmcu-run --runs 3 --inputs seq.npz --outputs out.npz`: input_0 stacked [3, ...] in, each run's
+    outputs stacked the same way out, equal to the API's sequence."""
+    from vmcu_reference.cli import main
+    from vmcu_tflite import convert
+
+    model, runs = build_svdf(dict(batch=1, input_size=6, units=3, rank=2, memory=4, runs=3, seed=21))
+    (tmp_path / "m.tflite").write_bytes(model)
+    np.savez(tmp_path / "seq.npz", input_0=np.stack([r[0] for r in runs]))
+    code = main([str(tmp_path / "m.tflite"), "--runs", "3", "--inputs", str(tmp_path / "seq.npz"), "--outputs",
+                 str(tmp_path / "out.npz"), "--compare-tflm"])
+    assert code == 0 and "bit-exact with TFLite Micro: 1 outputs and 1 step outputs in each of 3 runs" in \
+        capsys.readouterr().out
+    expected = convert(model).run_sequence(runs)
+    with np.load(tmp_path / "out.npz") as saved:
+        assert np.array_equal(saved["output_0"], np.stack([o[0] for o in expected]))
