@@ -18,6 +18,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.latency import kernel_type  # noqa: E402
 from benchmarks.sections import write_section  # noqa: E402
 from benchmarks.shared_models import shared_models  # noqa: E402
 from vmcu_tflite.errors import BudgetError  # noqa: E402
@@ -71,6 +72,27 @@ def m55_rows(results: dict[str, dict[str, dict | str]]) -> list[str]:
     return rows
 
 
+def m55_kernel_rows(models: list[Path]) -> list[str]:
+    """Instructions per MAC by kernel type on the Cortex-M55, from profiled runs of the plans without
+    fusion (each layer its own step), as latency.py's M4 table."""
+    found: dict[str, dict[str, list[int]]] = {}
+    for path in models:
+        program = compile_model(path, "vmcu", False)
+        result = validate_program(program, path.read_bytes(), TARGETS["qemu-cortex-m55"], profile=True)
+        if not (result.status == 0 and result.matches_reference and result.matches_tflm):
+            raise SystemExit(f"{path.name} (no fusion) on qemu-cortex-m55 is not bit-exact")
+        for step, count in zip(program.steps, result.step_instructions):
+            if step.macs:
+                entry = found.setdefault(kernel_type(step), {}).setdefault(path.stem, [0, 0])
+                entry[0] += count
+                entry[1] += step.macs
+    rows = ["| kernel type | instructions/MAC per model (no fusion, M55) |", "|---|---|"]
+    for kind in sorted(found):
+        rows.append(f"| {kind} | " + ", ".join(f"{m} {i / macs:.2f}" for m, (i, macs) in sorted(found[kind].items()))
+                    + " |")
+    return rows
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=ROOT / "BENCHMARKS.md")
@@ -99,6 +121,10 @@ def main(argv: list[str]) -> int:
         lines += ["Models that do not fit a board (refused before building, or when linking):", "", *misfits, ""]
     lines += ["Cortex-M55 against TFLite Micro + CMSIS-NN with its Helium kernels on the same `mps3-an547` board:", "",
               *m55_rows(results)]
+    if "qemu-cortex-m55" in args.targets:
+        lines += ["", "Per kernel type on the Cortex-M55 (`vmcu-validate --profile`, plans without fusion; the M4's are "
+                      "in the latency section; CMSIS-NN's Helium pointwise kernels take 0.40-0.63):", "",
+                  *m55_kernel_rows(models)]
     write_section(args.out, "cores", lines)
     print(f"wrote the cores section of {args.out}")
     return 0
