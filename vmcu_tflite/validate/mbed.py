@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import re
 import shutil
 import tarfile
 import tempfile
@@ -28,7 +27,7 @@ import numpy as np
 
 from ..codegen.cwriter import CWriter
 from ..errors import UsageError
-from .targets import QEMU_TOOLS, Target, _run, _sections, _symbol_sizes, cmake
+from .targets import QEMU_TOOLS, Target, _run, _sections, _symbol_sizes, cmake, header_bytes
 
 TARBALL = "mbed-ce-trimmed.tar.gz"
 MARKER = Path("tools") / "cmake" / "mbed_toolchain_setup.cmake"  # what makes a folder an Mbed CE tree
@@ -125,8 +124,7 @@ class MbedTarget(Target):
         tree = mbed_tree(find_mbed_source(self.mbed_os))
         header = work / "inputs.h"
         header.write_text(inputs_header(inputs_int8))
-        input0 = re.search(rf"#define {prefix.upper()}_INPUT0_BYTES (\d+)u", (model_dir / f"{prefix}_model.h").read_text())
-        frames = inputs_int8[0].size // int(input0.group(1))  # a sequence's runs, one a frame
+        frames = inputs_int8[0].size // header_bytes(model_dir, prefix)["INPUT0"]  # a sequence's runs, one a frame
         build = work / "build"
         json = "mbed_app.json5" if self.profile == "full" else "mbed_app_baremetal.json5"
         cmake([str(example_dir()), str(build), "-G", "Ninja", "-DMBED_TARGET=ARM_MPS2_M4", f"-DMBED_OS_PATH={tree}",

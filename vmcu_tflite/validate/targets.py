@@ -52,6 +52,12 @@ class Target:
         return measured
 
 
+def header_bytes(model_dir: Path, prefix: str) -> dict[str, int]:
+    """The generated header's `<PREFIX>_<NAME>_BYTES` constants by NAME (POOL, SCRATCH, STATE, INPUT0, ...)."""
+    text = (model_dir / f"{prefix}_model.h").read_text()
+    return {name: int(value) for name, value in re.findall(rf"#define {prefix.upper()}_(\w+?)_BYTES (\d+)u", text)}
+
+
 def cmake(configure: list[str], build: Path, target: str) -> None:
     """Configure (`cmake -S configure[0] -B configure[1] configure[2:]...`) and build with two jobs."""
     for command in (["cmake", "-S", *configure[:1], "-B", *configure[1:]], ["cmake", "--build", str(build), "-j", "2"]):
@@ -113,9 +119,8 @@ class QemuTarget(Target):
 
     def build(self, work: Path, model_dir: Path, prefix: str, inputs_int8: list[np.ndarray], pool_shrink: int) -> Path:
         """Refuse a model whose own RAM cannot fit the board before building anything."""
-        sizes = dict(re.findall(rf"#define {prefix.upper()}_(POOL|SCRATCH|STATE)_BYTES (\d+)u",
-                                (model_dir / f"{prefix}_model.h").read_text()))
-        needed = sum(int(v) for v in sizes.values()) + self.stack_bytes + self.heap_bytes
+        sizes = header_bytes(model_dir, prefix)
+        needed = sizes["POOL"] + sizes["SCRATCH"] + sizes["STATE"] + self.stack_bytes + self.heap_bytes
         if needed > self.ram_bytes:
             raise BudgetError(f"the model does not fit {self.name}'s {self.ram_bytes:,} bytes of RAM: pool, scratch "
                               f"and state with {self.stack_bytes:,} of stack and {self.heap_bytes:,} of heap need "

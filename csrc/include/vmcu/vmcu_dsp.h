@@ -245,13 +245,13 @@ static inline void vmcu_mve_dots(const int8_t *x0, const int8_t *x1, const int8_
 static inline int32_t vmcu_dot_s8_offsets(const int8_t *x, const int8_t *w, int32_t len, uint32_t offsets,
                                           int32_t x_offset, int32_t acc)
 {
-    int32_t i = 0;
 #if VMCU_MVE
     (void)offsets;
-    (void)i;
     vmcu_mve_dots(x, 0, w, 0, len, x_offset, &acc);
     return acc;
-#elif VMCU_DSP
+#else
+    int32_t i = 0;
+#if VMCU_DSP
     for (; i + 4 <= len; i += 4) {
         const uint32_t xw = vmcu_load32(x + i), ww = vmcu_load32(w + i);
         acc = vmcu_smlad(vmcu_sxtab16(offsets, xw), vmcu_sxtb16(ww), acc);
@@ -264,22 +264,20 @@ static inline int32_t vmcu_dot_s8_offsets(const int8_t *x, const int8_t *w, int3
         acc += ((int32_t)x[i] + x_offset) * (int32_t)w[i];
     }
     return acc;
+#endif
 }
 
 /** Two dot products over the same x: acc[k] += sum over i < len of (x[i] + x_offset) * w_k[i]; `offsets` as above. */
 static inline void vmcu_dot2_s8_offsets(const int8_t *x, const int8_t *w0, const int8_t *w1, int32_t len,
                                         uint32_t offsets, int32_t x_offset, int32_t acc[2])
 {
-    int32_t i = 0;
-    int32_t a0 = acc[0], a1 = acc[1];
 #if VMCU_MVE
     (void)offsets;
-    (void)i;
-    (void)a0;
-    (void)a1;
     vmcu_mve_dots(x, 0, w0, w1, len, x_offset, acc);
-    return;
-#elif VMCU_DSP
+#else
+    int32_t i = 0;
+    int32_t a0 = acc[0], a1 = acc[1];
+#if VMCU_DSP
     for (; i + 4 <= len; i += 4) {
         const uint32_t xw = vmcu_load32(x + i);
         const uint32_t x02 = vmcu_sxtab16(offsets, xw), x13 = vmcu_sxtab16_ror8(offsets, xw);
@@ -299,6 +297,7 @@ static inline void vmcu_dot2_s8_offsets(const int8_t *x, const int8_t *w0, const
     }
     acc[0] = a0;
     acc[1] = a1;
+#endif
 }
 
 /**
@@ -310,18 +309,13 @@ static inline void vmcu_dot2_s8_offsets(const int8_t *x, const int8_t *w0, const
 static inline void vmcu_dot2x2_s8_offsets(const int8_t *x0, const int8_t *x1, const int8_t *w0, const int8_t *w1,
                                           int32_t len, uint32_t offsets, int32_t x_offset, int32_t acc[4])
 {
-    int32_t i = 0;
-    int32_t a00 = acc[0], a01 = acc[1], a10 = acc[2], a11 = acc[3];
 #if VMCU_MVE
     (void)offsets;
-    (void)i;
-    (void)a00;
-    (void)a01;
-    (void)a10;
-    (void)a11;
     vmcu_mve_dots(x0, x1, w0, w1, len, x_offset, acc);
-    return;
-#elif VMCU_DSP
+#else
+    int32_t i = 0;
+    int32_t a00 = acc[0], a01 = acc[1], a10 = acc[2], a11 = acc[3];
+#if VMCU_DSP
     for (; i + 4 <= len; i += 4) {
         const uint32_t v0 = vmcu_load32(w0 + i), v1 = vmcu_load32(w1 + i);
         const uint32_t w0l = vmcu_sxtb16(v0), w0h = vmcu_sxtb16_ror8(v0);
@@ -350,6 +344,7 @@ static inline void vmcu_dot2x2_s8_offsets(const int8_t *x0, const int8_t *x1, co
     acc[1] = a01;
     acc[2] = a10;
     acc[3] = a11;
+#endif
 }
 
 /*
@@ -364,17 +359,17 @@ static inline void vmcu_dot2x2_s8_offsets(const int8_t *x0, const int8_t *x1, co
  *  whose vmcu_dot_s16_s8 reads them in order: the order is private to these two functions). */
 static inline void vmcu_widen_s8(int16_t *dst, const int8_t *x, int32_t len, uint32_t offsets, int32_t x_offset)
 {
-    const int32_t groups = len - len % 4;
-    int32_t i;
 #if VMCU_MVE
+    int32_t i;
     (void)offsets;
-    (void)groups;
     for (i = 0; i < len; i += 8) {
         const mve_pred16_t p = vctp16q((uint32_t)(len - i));
         vstrhq_p_s16(dst + i, vaddq_n_s16(vldrbq_z_s16(x + i, p), (int16_t)x_offset), p);
     }
-    return;
-#elif VMCU_DSP
+#else
+    const int32_t groups = len - len % 4;
+    int32_t i;
+#if VMCU_DSP
     for (i = 0; i < groups; i += 4) {
         const uint32_t xw = vmcu_load32(x + i);
         const uint32_t lo = vmcu_sxtab16(offsets, xw), hi = vmcu_sxtab16_ror8(offsets, xw);
@@ -393,6 +388,7 @@ static inline void vmcu_widen_s8(int16_t *dst, const int8_t *x, int32_t len, uin
     for (i = groups; i < len; ++i) {
         dst[i] = (int16_t)(x[i] + x_offset);
     }
+#endif
 }
 
 /**
