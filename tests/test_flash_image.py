@@ -12,6 +12,7 @@ from vmcu_tflite.chain import is_depthwise, is_transpose
 from vmcu_tflite.codegen.params import conv2d as conv_params
 from vmcu_tflite.kernels import describe
 from vmcu_tflite.kernels.conv import filter_pitch
+from vmcu_tflite.kernels.offset import kernel_bias
 from vmcu_tflite.kernels.requant import bias_ctype
 from vmcu_tflite.pipeline import compile_model
 
@@ -42,7 +43,8 @@ def test_the_image_holds_the_converters_constants_in_the_cs_layout(model, fuse):
             else:  # a convolution's rows padded to the pitch its kernel reads
                 expected = np.pad(rows, ((0, 0), (0, filter_pitch(layer) - rows.shape[1]))).reshape(-1)
             np.testing.assert_array_equal(image.array(f"{at}->filter"), expected)
-            np.testing.assert_array_equal(image.array(f"{at}->bias", bias_ctype(layer.bias)), layer.bias)
+            table = layer.bias if is_depthwise(layer) else kernel_bias(layer)  # the offset folded in (offset.py)
+            np.testing.assert_array_equal(image.array(f"{at}->bias", bias_ctype(table)), table)
             np.testing.assert_array_equal(image.array(f"({at})->requant.multiplier", "int32_t"), layer.requant.multiplier)
             np.testing.assert_array_equal(image.array(f"({at})->requant.shift", "int8_t"), layer.requant.shift)
             assert image.integer(f"{at}->input_offset") == layer.input_offset

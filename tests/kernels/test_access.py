@@ -28,7 +28,7 @@ def windowed_params(draw):
         filter_shape = (1, k_h, k_w, c_out)
     params = SimpleNamespace(input_shape=(1, *g["size"], c_in), output_shape=(1, *g["out"], c_out),
                              filter=np.zeros(filter_shape, np.int8), stride=g["stride"], dilation=g["dilation"],
-                             padding=g["padding"], depth_multiplier=multiplier, bias=np.zeros(c_out, np.int32),
+                             padding=g["padding"], depth_multiplier=multiplier, bias=np.zeros(c_out, np.int32), input_offset=0,
                              requant=Requantization((1 << 30,) * c_out, (-1,) * c_out, -128, 127))
     return kind, params, draw(st.integers(1, c_out))
 

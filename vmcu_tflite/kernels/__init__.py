@@ -15,6 +15,7 @@ from .conv import conv2d
 from .depthwise import depthwise, depthwise_in_place
 from .gemm import gemm
 from .ir import Kernel
+from .offset import dot_offset, kernel_bias
 from .requant import requant_form
 
 
@@ -36,8 +37,8 @@ def describe(kind: str, params, segment: int, in_place: bool = False, tile_rows:
     if shape is not None:
         params_type, stem = (("vmcu_fully_connected_params", "fully_connected") if kind == "FULLY_CONNECTED"
                              else ("vmcu_conv_params", "pointwise"))
-        return gemm(*shape, segment, params_type, stem, requant_form(params.filter, params.bias, params.requant, 0),
-                    tile_rows)
+        form = requant_form(params.filter, params.bias, params.requant, 0, kernel_bias(params))
+        return gemm(*shape, segment, params_type, stem, form, tile_rows, dot_offset(params, "p"))
     if kind == "CONV_2D":
         return conv2d(params, segment)
     if kind == "DEPTHWISE_CONV_2D":

@@ -25,6 +25,7 @@ from .gemm import WIDEN_BYTES, channel_pair, pair_bytes, whole_words
 from .index import Const, Ix, Var, imin
 from .ir import (Accumulate, AddResidual, Average, Broadcast, Dot, Kernel, RAMLoad, RAMStore, RegAlloc, Requantize,
                  Widen, Workspace, loop)
+from .offset import dot_offset, kernel_bias
 from .requant import requant_form
 from .window import layer_interior, new_rows, taps
 
@@ -90,18 +91,19 @@ def _pointwise_pixels(params, j: int, src: str, count: Ix, tile: int, into=None)
     layer, at, buf = params.layers[j], layer_param(params, j), f"px{j}"
     buf, base = into if into else (buf, Const(0))
     c_in, c_out = layer.input_shape[3], layer.output_shape[3]
-    form = requant_form(layer.filter, layer.bias, layer.requant, 0)
+    form = requant_form(layer.filter, layer.bias, layer.requant, 0, kernel_bias(layer))
+    x_offset = dot_offset(layer, at)
     u, t = Var(f"u{j}"), Var(f"t{j}")
     pair = imin(c_out - u, 2)
     wide = whole_words(c_in)
     widened = tile > 1 and wide * tile * 2 <= WIDEN_BYTES
     x, stride = (f"{src}w", wide) if widened else (src, c_in)
     widen = [RegAlloc(f"{src}w", "int16_t", wide * tile),
-             loop(f"t{j}", 0, count, [Widen(f"{src}w", t * wide, src, t * c_in, c_in, f"off{j}", f"{at}->input_offset")])]
+             loop(f"t{j}", 0, count, [Widen(f"{src}w", t * wide, src, t * c_in, c_in, f"off{j}", x_offset)])]
     return [*(widen if widened else []), *_own(into, buf, pair_bytes(tile * c_out)),
             loop(f"u{j}", 0, c_out, [
                 *channel_pair(at, u, c_out, c_in, pair, tile, form),
-                Dot("acc", 0, x, 0, ("w0", "w1"), 0, c_in, f"off{j}", f"{at}->input_offset", pair, count, stride),
+                Dot("acc", 0, x, 0, ("w0", "w1"), 0, c_in, f"off{j}", x_offset, pair, count, stride),
                 Requantize(buf, base + u, "acc", pair, u, at, form, pixels=count, dst_stride=Const(c_out),
                            acc_stride=Const(2)),
             ], step=2)], buf
@@ -215,8 +217,9 @@ def layer_chain(params, segment: int) -> Kernel:
                 RegAlloc("means", "int8_t", c_out),
                 Average("means", "sums", c_out, rows * cols, p.pool.act_min, p.pool.act_max),
                 loop("q", 0, segments, [RAMStore("output", first, end - first, "means", first)])]
-    offsets = [Broadcast(f"off{j}", f"{layer_param(p, j)}->input_offset") for j in range(len(p.layers))
-               if not is_transpose(p.layers[j])]
+    offsets = [Broadcast(f"off{j}", f"{layer_param(p, j)}->input_offset" if is_depthwise(layer)
+                         else dot_offset(layer, layer_param(p, j))) for j, layer in enumerate(p.layers)
+               if not is_transpose(layer)]
     pool = None if p.pool is None else (p.pool.act_min, p.pool.act_max)
     add = (None if p.add is None else p.residual_first, p.recompute)
     signature = ("layer_chain", tuple((type(layer).__name__, tuple(layer.input_shape)) + (

@@ -26,10 +26,9 @@ import numpy as np
 from .gemm import WIDEN_BYTES, channel_pair, pair_bytes, whole_words
 from .index import Const, Ix, Var, floor_div, imin
 from .ir import Broadcast, Dot, Kernel, RAMLoad, RAMStore, RegAlloc, Requantize, Widen, loop
+from .offset import dot_offset, kernel_bias
 from .requant import RequantForm, requant_form
-from .window import layer_interior, taps
-
-GATHER_BYTES = 128  # largest window gathered per pixel (bytes of stack)
+from .window import conv_way, layer_interior, taps
 
 
 @dataclass(frozen=True)
@@ -42,17 +41,6 @@ class PixelConv:
     unit: Callable[[Ix, Ix], list]  # (u, pair) -> statements accumulating channels u (and u + 1) in acc
     form: RequantForm  # the requantization its constants allow
     tile: int = 1  # output pixels per unit: 2 where the caller asked and the way allows (acc[2t + k])
-
-
-def conv_way(p) -> str:
-    """How the convolution `p` reads a pixel's window (the module docstring's list)."""
-    _, _, _, c_in = p.input_shape
-    _, k_h, k_w, fc = p.filter.shape
-    if (k_h, k_w) == (1, 1) and p.stride == (1, 1) and p.padding == (0, 0) and fc == c_in:
-        return "pixel"
-    if fc == c_in and k_h * k_w * fc <= GATHER_BYTES and k_h * k_w > 1:
-        return "gather"
-    return "rows" if fc == c_in and p.dilation[1] == 1 else "taps"
 
 
 def filter_pitch(p) -> int:
@@ -77,13 +65,13 @@ def conv_pixel(p, n: Ix, y: Ix, x: Ix, params: str = "p", offsets: str = "offset
     per_group = c_out // (c_in // fc)
     window = k_h * k_w * fc
     way, pitch = conv_way(p), filter_pitch(p)
-    form = requant_form(p.filter, p.bias, p.requant, 0)
+    form = requant_form(p.filter, p.bias, p.requant, 0, kernel_bias(p))
     wide = whole_words(window)  # inputs widened to 16 bits
     width = 2 if per_group == c_out else 1
     ky, kx = Var("ky"), Var("kx")
     rows, cols = taps(y, s_h, p_h, d_h, k_h, h), taps(x, s_w, p_w, d_w, k_w, w)
     row_start = ((n * h + rows.origin + ky * d_h) * w + cols.origin) * c_in  # tap (ky, 0), channel 0
-    x_offset = f"{params}->input_offset"
+    x_offset = dot_offset(p, params)  # "0" where the bias holds it (offset.py)
     tile = 2 if way in ("pixel", "gather") and pixels is not None else 1
     count = 1 if tile == 1 else pixels
     reads = []
@@ -99,7 +87,7 @@ def conv_pixel(p, n: Ix, y: Ix, x: Ix, params: str = "p", offsets: str = "offset
         cols_t = taps(x + t, s_w, p_w, d_w, k_w, w)
         start_t = ((n * h + rows.origin + ky * d_h) * w + cols_t.origin) * c_in
         reads = [
-            RegAlloc("window", "int8_t", pitch * tile, fill=f"(int8_t)(-{x_offset})"),
+            RegAlloc("window", "int8_t", pitch * tile, fill=f"(int8_t)(-{params}->input_offset)"),
             loop("t", 0, count, [loop("ky", rows.lo, rows.hi, [
                 RAMLoad("win", source, start_t + cols_t.lo * d_w * c_in,
                         c_in * (1 if d_w > 1 else cols_t.hi - cols_t.lo), runs=cols_t.hi - cols_t.lo if d_w > 1 else 1,
@@ -147,7 +135,7 @@ def conv2d(params, segment: int) -> Kernel:
     requantize = Requantize("seg", u - first, "acc", pair, u, "p", pixel.form, pixels=tile, dst_stride=Const(segment),
                             acc_stride=Const(2))
     body = (
-        Broadcast("offsets", "p->input_offset"),
+        Broadcast("offsets", dot_offset(p, "p")),
         loop("n", 0, n_, [loop("y", 0, o_h, [loop("x", 0, o_w, pixel.reads + [
             loop("q", 0, segments, [
                 RegAlloc("seg", "int8_t", pair_bytes(segment * pixel.tile)),

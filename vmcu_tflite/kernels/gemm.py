@@ -46,9 +46,10 @@ def channel_pair(params: str, u, units: int, window: int, pair, pixels: int = 1,
 
 
 def gemm(rows: int, depth: int, units: int, segment: int, params_type: str, stem: str,
-         form: RequantForm = GENERAL, tile_rows: int = 1) -> Kernel:
+         form: RequantForm = GENERAL, tile_rows: int = 1, x_offset: str = "p->input_offset") -> Kernel:
     """`params_type` is the C params struct (conv or fully connected); both name the same members;
-    `form` what the layer's constants prove about its requantization (`requant.py`)."""
+    `form` what the layer's constants prove about its requantization (`requant.py`); `x_offset` the
+    offset its dot products add ("0" where the bias holds it, `offset.py`)."""
     if tile_rows not in (1, 2):
         raise ValueError(f"GEMM tiles of 1 or 2 rows, not {tile_rows}")
     m, q, u, r = Var("m"), Var("q"), Var("u"), Var("r")
@@ -60,9 +61,9 @@ def gemm(rows: int, depth: int, units: int, segment: int, params_type: str, stem
     widened = tile_rows == 2 and wide * tile_rows * 2 <= WIDEN_BYTES
     x, stride = ("xw", wide) if widened else ("x", depth)
     widen = [RegAlloc("xw", "int16_t", wide * tile_rows),
-             loop("r", 0, tile, [Widen("xw", r * wide, "x", r * depth, depth, "offsets", "p->input_offset")])]
+             loop("r", 0, tile, [Widen("xw", r * wide, "x", r * depth, depth, "offsets", x_offset)])]
     body = (
-        Broadcast("offsets", "p->input_offset"),
+        Broadcast("offsets", x_offset),
         loop("m", 0, rows, [
             loop("q", 0, segments, [
                 RAMLoad("x", "input0", m * depth, depth * tile, max_bytes=depth * tile_rows),
@@ -70,7 +71,7 @@ def gemm(rows: int, depth: int, units: int, segment: int, params_type: str, stem
                 RegAlloc("seg", "int8_t", pair_bytes(segment * tile_rows)),
                 loop("u", first, end, [
                     *channel_pair("p", u, units, depth, pair, tile_rows, form),
-                    Dot("acc", 0, x, 0, ("w0", "w1"), 0, depth, "offsets", "p->input_offset", pair, tile, stride),
+                    Dot("acc", 0, x, 0, ("w0", "w1"), 0, depth, "offsets", x_offset, pair, tile, stride),
                     Requantize("seg", u - first, "acc", pair, u, "p", form, pixels=tile, dst_stride=Const(segment),
                                acc_stride=Const(2)),
                 ], step=2),

@@ -141,6 +141,8 @@ class _Lowering:
         self.cached: dict[str, tuple[str, str]] = {}  # params field (C expression) -> (local name, C type)
         self.views: dict[str, tuple[str, str]] = {}  # pool role -> (local view, what it copies)
         self.bodies: list[list] = []  # per loop in scope: [first line of its body, depth, {hoisted value: name}]
+        self.unwidened: dict[int, Widen] = {}  # widened buffers (by serial) Helium reads from their int8 source
+        self.vectors: set[int] = set()  # four-lane accumulators (by serial) Helium keeps in a vector register
 
     # -- helpers ---------------------------------------------------------------------------------
 
@@ -253,7 +255,10 @@ class _Lowering:
     def param(self, expr: str, ctype: str) -> str:
         """A local copy of the params field `expr`, declared at the top of the function. The kernel
         stores bytes through int8_t pointers, which may alias anything, so the compiler would
-        reload every params field the loops read after every store; the params never change."""
+        reload every params field the loops read after every store; the params never change.
+        A literal (an offset folded into the bias is "0") stays itself."""
+        if re.fullmatch(r"-?\d+", expr):
+            return expr
         if expr not in self.cached:
             self.cached[expr] = (self.local(expr), ctype)
         return self.cached[expr][0]
@@ -307,9 +312,19 @@ class _Lowering:
 
     def body(self, stmts, depth: int) -> None:
         self.scopes.append({})
-        for stmt in stmts:
+        for k, stmt in enumerate(stmts):
             getattr(self, f"lower_{type(stmt).__name__}")(stmt, depth)
+            if isinstance(stmt, RegAlloc) and _lane_accumulator(stmt, stmts[k + 1:]):
+                self.vectors.add(self.lookup(stmt.name).serial)
+                self.lines.append("#if VMCU_MVE")
+                self.line(depth, f"int32x4_t {stmt.name}_v; /* {stmt.name} in a vector register */")
+                self.lines.append("#endif")
         self.scopes.pop()
+
+    def vector(self, name: str) -> bool:
+        """Whether `name` is a four-lane accumulator Helium keeps in a vector (`_lane_accumulator`)."""
+        pointer = self.lookup(name)
+        return pointer is not None and pointer.serial in self.vectors
 
     # -- statements -----------------------------------------------------------------------------
 
@@ -361,6 +376,11 @@ class _Lowering:
 
     def lower_Broadcast(self, s: Broadcast, depth: int) -> None:
         self.declare(s.name, _Pointer("word"))
+        if re.fullmatch(r"-?\d+", s.value):  # a literal (a folded offset's 0): a constant the compiler sees
+            half = int(s.value) & 0xFFFF
+            self.line(depth, f"const uint32_t {s.name} = {half | half << 16}u;")
+            self.line(depth, f"(void){s.name};")
+            return
         self.lines.append("#if VMCU_DSP")
         self.line(depth, f"const uint32_t {s.name} = vmcu_broadcast16((int32_t)({s.value}));")
         self.lines.append("#else")
@@ -514,34 +534,72 @@ class _Lowering:
 
     def dot_widened(self, s: Dot, xs: list[str], ws: list[str], depth: int) -> None:
         """A Dot over a Widen's buffer (the offset is in it): one vmcu_dot_s16_s8 call for the inputs
-        and rows used, a branch where that number is not a constant."""
+        and rows used, a branch where that number is not a constant. On Helium, where the widening
+        added no offset (`offset.py`), the int8 source itself: 16 lanes per VMLADAVA, not 8."""
         if any(self.bounds(e)[0] % 4 or self.bounds(e)[0] != self.bounds(e)[1] for e in (s.x_index, s.x_stride)):
             raise ValueError(f"kernel {self.kernel.name}: a widened Dot starts at a constant multiple of 4")
         acc = _plus(s.acc, _paren(s.acc_index.c()))
+        widen = self.unwidened.get(self.lookup(s.x).serial)
+        narrow = [self.narrow_input(widen, s.x_index + p * s.x_stride) for p in range(len(xs))] if widen else []
 
         def call(pixels: int, rows: int) -> str:
             return (f"vmcu_dot_s16_s8({xs[0]}, {xs[1] if pixels > 1 else 0}, {ws[0]}, {ws[-1] if rows > 1 else 0}, "
                     f"{s.length.c()}, {acc});")
 
+        def call_mve(pixels: int, rows: int) -> str:
+            return (f"vmcu_mve_dots({narrow[0]}, {narrow[1] if pixels > 1 else 0}, {ws[0]}, "
+                    f"{ws[-1] if rows > 1 else 0}, {s.length.c()}, 0, {acc});")
+
         cases = [(p, r) for p in range(self.bounds(s.pixels)[1], self.bounds(s.pixels)[0] - 1, -1)
                  for r in range(self.bounds(s.count)[1], self.bounds(s.count)[0] - 1, -1)]
-        if len(cases) == 1:
-            self.line(depth, call(*cases[0]))
-            return
-        code = []
-        for k, (p, r) in enumerate(cases):
-            test = f"{s.pixels.c()} == {p} && {s.count.c()} == {r}"
-            code += [f"if ({test}) {{" if k == 0 else "} else {" if k == len(cases) - 1 else f"}} else if ({test}) {{",
-                     call(p, r)]
-        self.code(depth, code + ["}"])
+
+        def branches(make) -> list[str]:
+            if len(cases) == 1:
+                return [make(*cases[0])]
+            code = []
+            for k, (p, r) in enumerate(cases):
+                test = f"{s.pixels.c()} == {p} && {s.count.c()} == {r}"
+                code += [f"if ({test}) {{" if k == 0 else "} else {" if k == len(cases) - 1
+                         else f"}} else if ({test}) {{", make(p, r)]
+            return code + ["}"]
+
+        if narrow:
+            self.lines.append("#if VMCU_MVE")
+            self.code(depth, branches(call_mve))
+            self.lines.append("#else")
+        self.code(depth, branches(call))
+        if narrow:
+            self.lines.append("#endif")
+
+    def narrow_input(self, widen: Widen, index: Ix) -> str:
+        """The int8 source of element `index` of a Widen's buffer: the Widen maps dst_index + i to
+        src_index + i, both linear in at most one loop variable (a tile's pixel t)."""
+        at = self.bounds(index)[0]
+        (var,) = widen.dst_index.variables() | widen.src_index.variables() or {"_"}
+        dst0, dst1 = (int(widen.dst_index.evaluate({var: v})) for v in (0, 1))
+        pixel, apart = divmod(at - dst0, dst1 - dst0) if dst1 != dst0 else (0, at - dst0)
+        if apart:
+            raise ValueError(f"kernel {self.kernel.name}: element {at} of {widen.dst} is not a pixel its Widen wrote")
+        source = widen.src_index.evaluate({var: pixel})
+        return _plus(widen.src, _paren(self.at(widen.src, Const(int(source)))))
 
     def lower_Widen(self, s: Widen, depth: int) -> None:
+        """The int8 inputs widened to 16 bits with the offset. Where the offset is 0 (folded into the
+        bias, `offset.py`) Helium skips the widening: its dot products read the int8 source."""
         self.ref(s.dst)
         self.ref(s.src)
         self.ref(s.offsets)
         src = _plus(s.src, _paren(self.at(s.src, s.src_index)))
+        skipped = s.x_offset == "0" and len(s.dst_index.variables() | s.src_index.variables()) <= 1
+        if skipped:
+            self.unwidened[self.lookup(s.dst).serial] = s
+            self.lines.append("#if VMCU_MVE")
+            self.line(depth, f"(void){s.dst}; /* the dot products read {s.src} */")
+            self.lines.append("#else")
         self.line(depth, f"vmcu_widen_s8({_plus(s.dst, _paren(s.dst_index.c()))}, {src}, {s.length.c()}, {s.offsets}, "
                          f"{self.param(s.x_offset, 'int32_t')});")
+        if skipped:
+            self.lines.append("#endif")
 
     def lower_DotRow(self, s: DotRow, depth: int) -> None:
         pointer = self.lookup(s.x)
@@ -569,23 +627,31 @@ class _Lowering:
         self.ref(s.acc)
         self.ref(s.offsets)
         l = self.fresh("l")
-        if hi == 4:  # four lanes at once: one Helium multiply of four int32 lanes, or two DSP words
-            four = "if (" + ("1" if lo == 4 else f"{s.lanes.c()} == 4") + ") {"
+        scalar = [f"{s.acc}[{l}] += ((int32_t){s.x}[{_sum(x_index, l)}] + {x_offset}) * "
+                  f"{'' if registers else '(int32_t)'}{w}[{_sum(w_index, l)}];"]
+        four = "if (" + ("1" if lo == 4 else f"{s.lanes.c()} == 4") + ") {"
+        x, taps = _plus(s.x, _paren(x_index)), _plus(w, w_index)
+        if hi == 4 and self.vector(s.acc):  # Helium: one multiply and one add of the register's four lanes
             self.lines.append("#if VMCU_MVE")
+            self.code(depth, [four, f"{s.acc}_v = vmcu_mac4_s8_mve({x}, {taps}, {x_offset}, {s.acc}_v);", "} else {",
+                              f"vst1q_s32({s.acc}, {s.acc}_v);"])
+            self.for_lanes(depth + 1, l, s.acc, s.lanes, lo, hi)
+            self.code(depth + 2, scalar)
+            self.line(depth + 1, "}")
+            self.line(depth + 1, f"{s.acc}_v = vld1q_s32({s.acc});")
+            self.line(depth, "}")
+            self.lines.append("#else")
+        if hi == 4:  # four lanes at once: two DSP words
+            self.lines.append("#if VMCU_DSP")
             self.line(depth, four)
-            self.line(depth + 1, f"vmcu_mac4_s8_mve({_plus(s.x, _paren(x_index))}, {_plus(w, w_index)}, {x_offset}, "
-                                 f"{s.acc});")
-            self.line(depth, "} else")
-            self.lines.append("#elif VMCU_DSP")
-            self.line(depth, four)
-            self.line(depth + 1, f"vmcu_mac4_s8(vmcu_load32({_plus(s.x, _paren(x_index))}), "
-                                 f"vmcu_load32({_plus(w, w_index)}), {s.offsets}, {s.acc});")
+            self.line(depth + 1, f"vmcu_mac4_s8(vmcu_load32({x}), vmcu_load32({taps}), {s.offsets}, {s.acc});")
             self.line(depth, "} else")
             self.lines.append("#endif")
         self.for_lanes(depth, l, s.acc, s.lanes, lo, hi)
-        self.line(depth + 1, f"{s.acc}[{l}] += ((int32_t){s.x}[{_sum(x_index, l)}] + {x_offset}) * "
-                             f"{'' if registers else '(int32_t)'}{w}[{_sum(w_index, l)}];")
+        self.code(depth + 1, scalar)
         self.line(depth, "}")
+        if hi == 4 and self.vector(s.acc):
+            self.lines.append("#endif")
 
     def for_lanes(self, depth: int, k: str, acc: str, count: Ix, lo: int, hi: int, start: Ix = Const(0),
                   size: int = 0) -> None:
@@ -615,11 +681,22 @@ class _Lowering:
         if width == 1 and lo >= 1:  # one channel: its bias read once where the channel is fixed
             self.line(depth, f"{s.acc}[{s.acc_index.c()}] = {self.invariant(bias, 'int32_t', s.channel)};")
             return
+        vector = self.vector(s.acc) and width == 4 and self.bounds(s.acc_index) == (0, 0)
+        if vector:  # Helium: the lanes past count load as 0
+            load = "vldrhq_z_s32" if s.ctype == "int16_t" else "vldrwq_z_s32"
+            self.lines.append("#if VMCU_MVE")
+            self.line(depth, f"{s.acc}_v = {load}({_plus(bias, _paren(s.channel.c()))}, "
+                             f"vctp32q((uint32_t){_paren(s.count.c())}));")
+            self.lines.append("#else")
         value = f"{bias}[{_sum(_paren(s.channel.c()), k)}]"
         self.line(depth, f"for (int32_t {k} = 0; {k} < {width}; ++{k}) {{")
         self.line(depth + 1, f"{s.acc}[{_sum(_paren(s.acc_index.c()), k)}] = "
                              f"{value if lo >= width else f'{k} < {_paren(s.count.c())} ? {value} : 0'};")
         self.line(depth, "}")
+        if vector:
+            self.lines.append("#endif")
+        elif self.vector(s.acc):
+            raise ValueError(f"kernel {self.kernel.name}: InitBias of part of the lanes of {s.acc}")
 
     def lower_Requantize(self, s: Requantize, depth: int) -> None:
         """TFLite's requantization of each value, in the cheapest form the layer's constants allow
@@ -632,6 +709,20 @@ class _Lowering:
         shift = self.param(f"{quant}->requant.shift", "int8_t *")
         offset = self.param(f"{quant}->output_offset", "int32_t")
         self.ref(s.acc)
+        vector = self.vector(s.acc)
+        if vector and s.form.narrow and self.bounds(s.pixels) == (1, 1):  # Helium: the four lanes at once
+            channel = _paren(s.channel.c())
+            bounds = (f"{self.param(f'{quant}->requant.act_min', 'int32_t')}, "
+                      f"{self.param(f'{quant}->requant.act_max', 'int32_t')}") if not s.form.saturate else "-128, 127"
+            self.lines.append("#if VMCU_MVE")
+            self.line(depth, f"vmcu_requantize4_narrow_mve({s.acc}_v, {_plus(multiplier, channel)}, "
+                             f"{_plus(shift, channel)}, {offset}, {bounds}, "
+                             f"{_plus(s.dst, _paren(self.at(s.dst, s.dst_index)))}, {s.count.c()});")
+            self.lines.append("#else")
+        elif vector:
+            self.lines.append("#if VMCU_MVE")
+            self.line(depth, f"vst1q_s32({s.acc}, {s.acc}_v);")
+            self.lines.append("#endif")
         channel = _sum(_paren(s.channel.c()), k)
         constants = (f"{multiplier}[{channel}]", f"{shift}[{channel}]")
         if self.bounds(s.count) == (1, 1):  # one channel: its constants read once where the channel is fixed
@@ -665,6 +756,8 @@ class _Lowering:
                        size=self.bounds(s.acc_stride)[0] if pixels_hi > 1 else 0)
         self.code(depth + 1, lines + store)
         self.line(depth, "}")
+        if vector and s.form.narrow and self.bounds(s.pixels) == (1, 1):
+            self.lines.append("#endif")
 
     def lower_AddResidual(self, s: AddResidual, depth: int) -> None:
         """dst = ADD(dst, residual) element by element (operands in the model's order), through
@@ -694,6 +787,17 @@ class _Lowering:
             f"{s.dst}[{k}] = (int8_t)vmcu_clamp(({total} > 0 ? {total} + {half} : {total} - {half}) / {s.divisor}, "
             f"{s.act_min}, {s.act_max});"])
         self.line(depth, "}")
+
+
+def _lane_accumulator(alloc: RegAlloc, rest) -> bool:
+    """Whether the buffer `alloc` declares is a DotLanes accumulator of four int32 lanes that only
+    InitBias, DotLanes and Requantize touch in the statements after it (`rest`): on Helium it lives
+    in a vector register, stored to the buffer only where a scalar statement reads it."""
+    if (alloc.ctype, alloc.size) != ("int32_t", 4):
+        return False
+    users = [p.stmt for p in walk(rest) if getattr(p.stmt, "acc", None) == alloc.name]
+    return (any(isinstance(u, DotLanes) for u in users)
+            and all(isinstance(u, (DotLanes, InitBias, Requantize)) for u in users))
 
 
 def _greatest(loop: Loop) -> Ix:

@@ -39,8 +39,11 @@ class RequantForm:
 GENERAL = RequantForm()
 
 
-def requant_form(filter_: np.ndarray, bias: np.ndarray, requant, channel_axis: int) -> RequantForm:
-    """The form for a layer whose output channel c sums filter_ over every axis but `channel_axis`."""
+def requant_form(filter_: np.ndarray, bias: np.ndarray, requant, channel_axis: int,
+                 table: np.ndarray | None = None) -> RequantForm:
+    """The form for a layer whose output channel c sums filter_ over every axis but `channel_axis`;
+    `table`, the bias table the C holds where it is not the bias (the input offset folded in, offset.py):
+    the accumulators end the same, so only the table's C type depends on it."""
     weights = np.abs(np.asarray(filter_, dtype=np.int64))
     axes = tuple(a for a in range(weights.ndim) if a != channel_axis % weights.ndim)
     bound = np.abs(np.asarray(bias, dtype=np.int64)).reshape(-1) + INPUT_SPAN * weights.sum(axis=axes).reshape(-1)
@@ -48,7 +51,7 @@ def requant_form(filter_: np.ndarray, bias: np.ndarray, requant, channel_axis: i
     left = np.maximum(np.asarray(requant.shift, dtype=np.int64), 0)
     shifted = bool(np.all(bound * (np.int64(1) << np.minimum(left, 31)) < NARROW_LIMIT)) if len(bound) else True
     return RequantForm(narrow=narrow, saturate=(requant.act_min, requant.act_max) == (-128, 127),
-                       shifted=shifted and not narrow, bias=bias_ctype(bias))
+                       shifted=shifted and not narrow, bias=bias_ctype(bias if table is None else table))
 
 
 def bias_ctype(bias: np.ndarray) -> str:

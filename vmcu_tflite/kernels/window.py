@@ -11,6 +11,8 @@ from dataclasses import dataclass
 
 from .index import Ix, ceil_div, imax, imin
 
+GATHER_BYTES = 128  # largest window a convolution gathers per pixel (bytes of stack)
+
 
 @dataclass(frozen=True)
 class Taps:
@@ -48,3 +50,14 @@ def new_rows(out: Ix, stride: int, pad: int, kernel: int, size: int) -> tuple[Ix
     lo = imax(0, imin(imin(size, (out - 1) * stride - pad + kernel), out * size))
     hi = imax(lo, imin(size, out * stride - pad + kernel))
     return lo, hi
+
+
+def conv_way(p) -> str:
+    """How the convolution `p` reads a pixel's window (`conv.py`'s docstring lists the ways)."""
+    _, _, _, c_in = p.input_shape
+    _, k_h, k_w, fc = p.filter.shape
+    if (k_h, k_w) == (1, 1) and p.stride == (1, 1) and p.padding == (0, 0) and fc == c_in:
+        return "pixel"
+    if fc == c_in and k_h * k_w * fc <= GATHER_BYTES and k_h * k_w > 1:
+        return "gather"
+    return "rows" if fc == c_in and p.dilation[1] == 1 else "taps"

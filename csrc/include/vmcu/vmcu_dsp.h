@@ -202,7 +202,9 @@ static inline uint32_t vmcu_broadcast16(int32_t v)
 
 #if VMCU_MVE
 /** acc + x_offset * (sum of w0) + sum of x0 * w0 over i < len, and the same for (x0, w1), (x1, w0),
- *  (x1, w1) where those pointers are not NULL: acc[2p + k] for (x_p, w_k). */
+ *  (x1, w1) where those pointers are not NULL: acc[2p + k] for (x_p, w_k). The generated kernels call
+ *  it with x_offset 0 where the converter folded the offset into the bias (vmcu_tflite/kernels/offset.py):
+ *  inlined, the sums of the weights are then dead and the loop is loads and VMLADAVA only. */
 static inline void vmcu_mve_dots(const int8_t *x0, const int8_t *x1, const int8_t *w0, const int8_t *w1,
                                  int32_t len, int32_t x_offset, int32_t *acc)
 {
@@ -211,18 +213,18 @@ static inline void vmcu_mve_dots(const int8_t *x0, const int8_t *x1, const int8_
     for (i = 0; i < len; i += 16) {
         const mve_pred16_t p = vctp8q((uint32_t)(len - i));
         const int8x16_t v0 = vldrbq_z_s8(w0 + i, p), u0 = vldrbq_z_s8(x0 + i, p);
+        const int8x16_t v1 = w1 ? vldrbq_z_s8(w1 + i, p) : v0, u1 = x1 ? vldrbq_z_s8(x1 + i, p) : u0;
         a00 = vmladavaq_s8(a00, u0, v0);
         sum0 = vaddvaq_s8(sum0, v0);
         if (w1) {
-            const int8x16_t v1 = vldrbq_z_s8(w1 + i, p);
             a01 = vmladavaq_s8(a01, u0, v1);
             sum1 = vaddvaq_s8(sum1, v1);
-            if (x1) {
-                a11 = vmladavaq_s8(a11, vldrbq_z_s8(x1 + i, p), v1);
-            }
         }
         if (x1) {
-            a10 = vmladavaq_s8(a10, vldrbq_z_s8(x1 + i, p), v0);
+            a10 = vmladavaq_s8(a10, u1, v0);
+        }
+        if (x1 && w1) {
+            a11 = vmladavaq_s8(a11, u1, v1);
         }
     }
     acc[0] = vmcu_add_wrap(a00, (int32_t)((uint32_t)x_offset * (uint32_t)sum0));
@@ -521,12 +523,29 @@ static inline int32_t vmcu_dot_row_s8(const int8_t *x, const int32_t *w, int32_t
 }
 
 #if VMCU_MVE
-/** Four channels, one tap: acc[k] += (x[k] + x_offset) * w[k], k < 4, as four int32 lanes
- *  (VLDRB.S32 widens the bytes on the way in). */
-static inline void vmcu_mac4_s8_mve(const int8_t *x, const int8_t *w, int32_t x_offset, int32_t acc[4])
+/** Four channels, one tap: acc[k] + (x[k] + x_offset) * w[k], k < 4, as four int32 lanes (VLDRB.S32
+ *  widens the bytes on the way in; the generated kernels keep acc in a vector register). */
+static inline int32x4_t vmcu_mac4_s8_mve(const int8_t *x, const int8_t *w, int32_t x_offset, int32x4_t acc)
 {
-    const int32x4_t product = vmulq_s32(vaddq_n_s32(vldrbq_s32(x), x_offset), vldrbq_s32(w));
-    vst1q_s32(acc, vaddq_s32(vld1q_s32(acc), product));
+    return vaddq_s32(acc, vmulq_s32(vaddq_n_s32(vldrbq_s32(x), x_offset), vldrbq_s32(w)));
+}
+
+/**
+ * dst[k] = clamp(vmcu_requantize_narrow(acc[k], multiplier[k], shift[k], offset), act_min, act_max) for
+ * the first `count` (1 to 4) lanes, the others neither read nor written. VQRDMULH is SMMULR(2x, m) for
+ * |x| < 2^30 (what the narrow form has proved), and VSHL by shift + 1 (negative) the right shift by
+ * ~shift: lane by lane the same operations as the scalar form.
+ */
+static inline void vmcu_requantize4_narrow_mve(int32x4_t acc, const int32_t *multiplier, const int8_t *shift,
+                                               int32_t offset, int32_t act_min, int32_t act_max, int8_t *dst,
+                                               int32_t count)
+{
+    const mve_pred16_t p = vctp32q((uint32_t)count);
+    int32x4_t v = vqrdmulhq_s32(acc, vldrwq_z_s32(multiplier, p));
+    v = vaddq_s32(v, vshrq_n_s32(v, 31));
+    v = vshlq_s32(v, vaddq_n_s32(vldrbq_z_s32(shift, p), 1));
+    v = vshrq_n_s32(vaddq_n_s32(v, 2 * offset + 1), 1);
+    vstrbq_p_s32(dst, vminq_s32(vmaxq_s32(v, vdupq_n_s32(act_min)), vdupq_n_s32(act_max)), p);
 }
 #endif
 
