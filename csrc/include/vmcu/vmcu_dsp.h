@@ -177,6 +177,29 @@ static inline uint32_t vmcu_sxtab16_ror8(uint32_t a, uint32_t x)
 #endif
 }
 
+/* Bytes 0 and 2 (vmcu_offset02) or 1 and 3 (vmcu_offset13) of x plus the input offsets: SXTAB16, or
+ * SXTB16 where the offsets are the constant 0 (an offset the converter folded into the bias), which
+ * spares the register that would hold the 0. */
+static inline uint32_t vmcu_offset02(uint32_t offsets, uint32_t x)
+{
+#if defined(__GNUC__)
+    if (__builtin_constant_p(offsets) && offsets == 0u) {
+        return vmcu_sxtb16(x);
+    }
+#endif
+    return vmcu_sxtab16(offsets, x);
+}
+
+static inline uint32_t vmcu_offset13(uint32_t offsets, uint32_t x)
+{
+#if defined(__GNUC__)
+    if (__builtin_constant_p(offsets) && offsets == 0u) {
+        return vmcu_sxtb16_ror8(x);
+    }
+#endif
+    return vmcu_sxtab16_ror8(offsets, x);
+}
+
 /* Four int8 as one (unaligned, little-endian) word. */
 static inline uint32_t vmcu_load32(const int8_t *p)
 {
@@ -256,8 +279,8 @@ static inline int32_t vmcu_dot_s8_offsets(const int8_t *x, const int8_t *w, int3
 #if VMCU_DSP
     for (; i + 4 <= len; i += 4) {
         const uint32_t xw = vmcu_load32(x + i), ww = vmcu_load32(w + i);
-        acc = vmcu_smlad(vmcu_sxtab16(offsets, xw), vmcu_sxtb16(ww), acc);
-        acc = vmcu_smlad(vmcu_sxtab16_ror8(offsets, xw), vmcu_sxtb16_ror8(ww), acc);
+        acc = vmcu_smlad(vmcu_offset02(offsets, xw), vmcu_sxtb16(ww), acc);
+        acc = vmcu_smlad(vmcu_offset13(offsets, xw), vmcu_sxtb16_ror8(ww), acc);
     }
 #else
     (void)offsets;
@@ -282,7 +305,7 @@ static inline void vmcu_dot2_s8_offsets(const int8_t *x, const int8_t *w0, const
 #if VMCU_DSP
     for (; i + 4 <= len; i += 4) {
         const uint32_t xw = vmcu_load32(x + i);
-        const uint32_t x02 = vmcu_sxtab16(offsets, xw), x13 = vmcu_sxtab16_ror8(offsets, xw);
+        const uint32_t x02 = vmcu_offset02(offsets, xw), x13 = vmcu_offset13(offsets, xw);
         const uint32_t v0 = vmcu_load32(w0 + i), v1 = vmcu_load32(w1 + i);
         a0 = vmcu_smlad(x02, vmcu_sxtb16(v0), a0);
         a0 = vmcu_smlad(x13, vmcu_sxtb16_ror8(v0), a0);
@@ -323,12 +346,12 @@ static inline void vmcu_dot2x2_s8_offsets(const int8_t *x0, const int8_t *x1, co
         const uint32_t w0l = vmcu_sxtb16(v0), w0h = vmcu_sxtb16_ror8(v0);
         const uint32_t w1l = vmcu_sxtb16(v1), w1h = vmcu_sxtb16_ror8(v1);
         uint32_t xw = vmcu_load32(x0 + i);
-        uint32_t xl = vmcu_sxtab16(offsets, xw), xh = vmcu_sxtab16_ror8(offsets, xw);
+        uint32_t xl = vmcu_offset02(offsets, xw), xh = vmcu_offset13(offsets, xw);
         a00 = vmcu_smlad(xh, w0h, vmcu_smlad(xl, w0l, a00));
         a01 = vmcu_smlad(xh, w1h, vmcu_smlad(xl, w1l, a01));
         xw = vmcu_load32(x1 + i);
-        xl = vmcu_sxtab16(offsets, xw);
-        xh = vmcu_sxtab16_ror8(offsets, xw);
+        xl = vmcu_offset02(offsets, xw);
+        xh = vmcu_offset13(offsets, xw);
         a10 = vmcu_smlad(xh, w0h, vmcu_smlad(xl, w0l, a10));
         a11 = vmcu_smlad(xh, w1h, vmcu_smlad(xl, w1l, a11));
     }
@@ -374,7 +397,7 @@ static inline void vmcu_widen_s8(int16_t *dst, const int8_t *x, int32_t len, uin
 #if VMCU_DSP
     for (i = 0; i < groups; i += 4) {
         const uint32_t xw = vmcu_load32(x + i);
-        const uint32_t lo = vmcu_sxtab16(offsets, xw), hi = vmcu_sxtab16_ror8(offsets, xw);
+        const uint32_t lo = vmcu_offset02(offsets, xw), hi = vmcu_offset13(offsets, xw);
         memcpy(dst + i, &lo, 4);
         memcpy(dst + i + 2, &hi, 4);
     }
