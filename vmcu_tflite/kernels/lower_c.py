@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
+from functools import lru_cache
 
 from .index import Const, Ix, Sum, loop_bounds, simplify
 from .ir import (Accumulate, AddResidual, Average, Broadcast, Dot, DotLanes, DotRow, FlashLoad, InitBias, Kernel, Loop, RAMFree, RAMLoad,
@@ -242,7 +243,28 @@ class _Lowering:
             lo, hi = self.bounds(rest)
             if 0 <= lo and hi < ws.capacity:  # a channel plane: plane * q + pixel -> pixel
                 return rest
+            split = self.ring_split(offset, ws.capacity)
+            if split is not None:
+                row, byte = split
+                return f"(uint32_t)({_paren(row.c())} % {ws.capacity} + {_paren(byte.c())})"
         return f"(uint32_t)({offset.c()} % {ws.capacity})"
+
+    def ring_split(self, offset: Sum, capacity: int) -> tuple[Ix, Ix] | None:
+        """(row, byte) with offset = row + byte, row a multiple of some g dividing the capacity and
+        0 <= byte < g: then offset % capacity = row % capacity + byte. A ring of rows indexed by
+        row and channel so takes its modulo once per row, a loop invariant of the channel loops,
+        instead of once per channel group. The largest such g; None where there is none."""
+        for g in _divisors(capacity):
+            row, byte = Const(offset.const - offset.const % g), Const(offset.const % g)
+            for coef, part in offset.parts:
+                if coef % g == 0:
+                    row = row + part * coef
+                else:
+                    byte = byte + part * coef
+            lo, hi = self.bounds(byte)
+            if row.variables() and byte.variables() and 0 <= lo and hi < g:
+                return row, byte
+        return None
 
     def u32_offset(self, tensor: str, offset: Ix) -> str:
         off = self.offset(tensor, offset)
@@ -787,6 +809,13 @@ class _Lowering:
             f"{s.dst}[{k}] = (int8_t)vmcu_clamp(({total} > 0 ? {total} + {half} : {total} - {half}) / {s.divisor}, "
             f"{s.act_min}, {s.act_max});"])
         self.line(depth, "}")
+
+
+@lru_cache(maxsize=None)
+def _divisors(n: int) -> tuple[int, ...]:
+    """The divisors of n above 1, largest first."""
+    small = [d for d in range(1, int(n ** 0.5) + 1) if n % d == 0]
+    return tuple(sorted({d for d in small + [n // d for d in small] if d > 1}, reverse=True))
 
 
 def _lane_accumulator(alloc: RegAlloc, rest) -> bool:
