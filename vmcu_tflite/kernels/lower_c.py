@@ -774,12 +774,31 @@ class _Lowering:
         if pixel != "0":
             bound = str(pixels_hi) if pixels_lo == pixels_hi else _paren(s.pixels.c())
             store = [f"for (int32_t {t} = 0; {t} < {bound}; ++{t}) {{", *store, "}"]
+        if (s.form.narrow and not vector and pixels_hi == 2 and self.bounds(s.count)[1] == 2
+                and self.bounds(s.acc_stride) == (2, 2) and isinstance(s.dst_stride, Const)):
+            self.tile_requantize_mve(s, depth, multiplier, shift, offset)
         self.for_lanes(depth, k, s.acc, s.count, *self.bounds(s.count), s.acc_index,
                        size=self.bounds(s.acc_stride)[0] if pixels_hi > 1 else 0)
         self.code(depth + 1, lines + store)
         self.line(depth, "}")
         if vector and s.form.narrow and self.bounds(s.pixels) == (1, 1):
             self.lines.append("#endif")
+
+    def tile_requantize_mve(self, s: Requantize, depth: int, multiplier: str, shift: str, offset: str) -> None:
+        """On Helium, a GEMM tile's two channels by two pixels in one vector (its constants gathered,
+        its bytes scattered), where the tile is whole; the scalar loop after it takes the rest."""
+        quant = _paren(s.quant)
+        bounds = "-128, 127" if s.form.saturate else (
+            f"{self.param(f'{quant}->requant.act_min', 'int32_t')}, {self.param(f'{quant}->requant.act_max', 'int32_t')}")
+        whole = [f"{e.c()} == 2" for e in (s.count, s.pixels) if self.bounds(e) != (2, 2)]
+        channel = _paren(s.channel.c())
+        self.lines.append("#if VMCU_MVE")
+        self.code(depth, [f"if ({' && '.join(whole) or '1'}) {{",
+                          f"vmcu_requantize2x2_narrow_mve({_plus(s.acc, _paren(s.acc_index.c()))}, "
+                          f"{_plus(multiplier, channel)}, {_plus(shift, channel)}, {offset}, {bounds}, "
+                          f"{_plus(s.dst, _paren(self.at(s.dst, s.dst_index)))}, {s.dst_stride.c()});",
+                          "} else"])
+        self.lines.append("#endif")
 
     def lower_AddResidual(self, s: AddResidual, depth: int) -> None:
         """dst = ADD(dst, residual) element by element (operands in the model's order), through

@@ -224,40 +224,53 @@ static inline uint32_t vmcu_broadcast16(int32_t v)
 #endif /* VMCU_DSP */
 
 #if VMCU_MVE
+/* One step of vmcu_mve_dots: the products of the loaded vectors into the accumulators it uses
+ * (a[2p + k] for input p and row k), the weights' sums into sum[k]. */
+static inline void vmcu_mve_step(int8x16_t u0, int8x16_t u1, int8x16_t v0, int8x16_t v1, int two_inputs,
+                                 int two_rows, int32_t a[4], int32_t sum[2])
+{
+    a[0] = vmladavaq_s8(a[0], u0, v0);
+    sum[0] = vaddvaq_s8(sum[0], v0);
+    if (two_rows) {
+        a[1] = vmladavaq_s8(a[1], u0, v1);
+        sum[1] = vaddvaq_s8(sum[1], v1);
+    }
+    if (two_inputs) {
+        a[2] = vmladavaq_s8(a[2], u1, v0);
+        if (two_rows) {
+            a[3] = vmladavaq_s8(a[3], u1, v1);
+        }
+    }
+}
+
 /** acc + x_offset * (sum of w0) + sum of x0 * w0 over i < len, and the same for (x0, w1), (x1, w0),
  *  (x1, w1) where those pointers are not NULL: acc[2p + k] for (x_p, w_k). The generated kernels call
  *  it with x_offset 0 where the converter folded the offset into the bias (vmcu_tflite/kernels/offset.py):
- *  inlined, the sums of the weights are then dead and the loop is loads and VMLADAVA only. */
+ *  inlined, the sums of the weights are then dead and the loop is loads and VMLADAVA only. Whole
+ *  vectors are loaded unpredicated (a VPST before each load would double them), the tail under VCTP. */
 static inline void vmcu_mve_dots(const int8_t *x0, const int8_t *x1, const int8_t *w0, const int8_t *w1,
                                  int32_t len, int32_t x_offset, int32_t *acc)
 {
-    int32_t a00 = acc[0], a01 = w1 ? acc[1] : 0, a10 = x1 ? acc[2] : 0, a11 = x1 && w1 ? acc[3] : 0;
-    int32_t sum0 = 0, sum1 = 0, i;
-    for (i = 0; i < len; i += 16) {
+    int32_t a[4] = {acc[0], w1 ? acc[1] : 0, x1 ? acc[2] : 0, x1 && w1 ? acc[3] : 0};
+    int32_t sum[2] = {0, 0}, i = 0;
+    for (; i + 16 <= len; i += 16) {
+        const int8x16_t v0 = vld1q_s8(w0 + i), u0 = vld1q_s8(x0 + i);
+        vmcu_mve_step(u0, x1 ? vld1q_s8(x1 + i) : u0, v0, w1 ? vld1q_s8(w1 + i) : v0, x1 != 0, w1 != 0, a, sum);
+    }
+    if (i < len) {
         const mve_pred16_t p = vctp8q((uint32_t)(len - i));
         const int8x16_t v0 = vldrbq_z_s8(w0 + i, p), u0 = vldrbq_z_s8(x0 + i, p);
-        const int8x16_t v1 = w1 ? vldrbq_z_s8(w1 + i, p) : v0, u1 = x1 ? vldrbq_z_s8(x1 + i, p) : u0;
-        a00 = vmladavaq_s8(a00, u0, v0);
-        sum0 = vaddvaq_s8(sum0, v0);
-        if (w1) {
-            a01 = vmladavaq_s8(a01, u0, v1);
-            sum1 = vaddvaq_s8(sum1, v1);
-        }
-        if (x1) {
-            a10 = vmladavaq_s8(a10, u1, v0);
-        }
-        if (x1 && w1) {
-            a11 = vmladavaq_s8(a11, u1, v1);
-        }
+        vmcu_mve_step(u0, x1 ? vldrbq_z_s8(x1 + i, p) : u0, v0, w1 ? vldrbq_z_s8(w1 + i, p) : v0, x1 != 0, w1 != 0,
+                      a, sum);
     }
-    acc[0] = vmcu_add_wrap(a00, (int32_t)((uint32_t)x_offset * (uint32_t)sum0));
+    acc[0] = vmcu_add_wrap(a[0], (int32_t)((uint32_t)x_offset * (uint32_t)sum[0]));
     if (w1) {
-        acc[1] = vmcu_add_wrap(a01, (int32_t)((uint32_t)x_offset * (uint32_t)sum1));
+        acc[1] = vmcu_add_wrap(a[1], (int32_t)((uint32_t)x_offset * (uint32_t)sum[1]));
     }
     if (x1) {
-        acc[2] = vmcu_add_wrap(a10, (int32_t)((uint32_t)x_offset * (uint32_t)sum0));
+        acc[2] = vmcu_add_wrap(a[2], (int32_t)((uint32_t)x_offset * (uint32_t)sum[0]));
         if (w1) {
-            acc[3] = vmcu_add_wrap(a11, (int32_t)((uint32_t)x_offset * (uint32_t)sum1));
+            acc[3] = vmcu_add_wrap(a[3], (int32_t)((uint32_t)x_offset * (uint32_t)sum[1]));
         }
     }
 }
@@ -553,22 +566,42 @@ static inline int32x4_t vmcu_mac4_s8_mve(const int8_t *x, const int8_t *w, int32
     return vaddq_s32(acc, vmulq_s32(vaddq_n_s32(vldrbq_s32(x), x_offset), vldrbq_s32(w)));
 }
 
-/**
- * dst[k] = clamp(vmcu_requantize_narrow(acc[k], multiplier[k], shift[k], offset), act_min, act_max) for
- * the first `count` (1 to 4) lanes, the others neither read nor written. VQRDMULH is SMMULR(2x, m) for
- * |x| < 2^30 (what the narrow form has proved), and VSHL by shift + 1 (negative) the right shift by
- * ~shift: lane by lane the same operations as the scalar form.
- */
+/* vmcu_requantize_narrow lane by lane, clamped: VQRDMULH is SMMULR(2x, m) for |x| < 2^30 (what the
+ * narrow form has proved), and VSHL by shift + 1 (negative) the right shift by ~shift: the scalar
+ * form's operations on four lanes. */
+static inline int32x4_t vmcu_requantize_narrow_mve(int32x4_t x, int32x4_t multiplier, int32x4_t shift, int32_t offset,
+                                                   int32_t act_min, int32_t act_max)
+{
+    int32x4_t v = vqrdmulhq_s32(x, multiplier);
+    v = vaddq_s32(v, vshrq_n_s32(v, 31));
+    v = vshlq_s32(v, vaddq_n_s32(shift, 1));
+    v = vshrq_n_s32(vaddq_n_s32(v, 2 * offset + 1), 1);
+    return vminq_s32(vmaxq_s32(v, vdupq_n_s32(act_min)), vdupq_n_s32(act_max));
+}
+
+/** dst[k] = the requantized, clamped acc[k] of channel k, for the first `count` (1 to 4) lanes of a
+ *  depthwise group; the other lanes neither read constants nor write. */
 static inline void vmcu_requantize4_narrow_mve(int32x4_t acc, const int32_t *multiplier, const int8_t *shift,
                                                int32_t offset, int32_t act_min, int32_t act_max, int8_t *dst,
                                                int32_t count)
 {
     const mve_pred16_t p = vctp32q((uint32_t)count);
-    int32x4_t v = vqrdmulhq_s32(acc, vldrwq_z_s32(multiplier, p));
-    v = vaddq_s32(v, vshrq_n_s32(v, 31));
-    v = vshlq_s32(v, vaddq_n_s32(vldrbq_z_s32(shift, p), 1));
-    v = vshrq_n_s32(vaddq_n_s32(v, 2 * offset + 1), 1);
-    vstrbq_p_s32(dst, vminq_s32(vmaxq_s32(v, vdupq_n_s32(act_min)), vdupq_n_s32(act_max)), p);
+    vstrbq_p_s32(dst, vmcu_requantize_narrow_mve(acc, vldrwq_z_s32(multiplier, p), vldrbq_z_s32(shift, p), offset,
+                                                 act_min, act_max), p);
+}
+
+/** A GEMM's 2x2 tile: acc[2t + k] (pixel t, channel k of a pair) requantized and clamped into
+ *  dst[t * dst_stride + k]: the pair's constants gathered twice, the four bytes scattered. */
+static inline void vmcu_requantize2x2_narrow_mve(const int32_t acc[4], const int32_t *multiplier, const int8_t *shift,
+                                                 int32_t offset, int32_t act_min, int32_t act_max, int8_t *dst,
+                                                 int32_t dst_stride)
+{
+    const uint32x4_t words = {0u, 4u, 0u, 4u}, bytes = {0u, 1u, 0u, 1u};
+    const uint32x4_t at = {0u, 1u, (uint32_t)dst_stride, (uint32_t)dst_stride + 1u};
+    const int32x4_t x = {acc[0], acc[1], acc[2], acc[3]}; /* lane moves: the accumulators are in registers */
+    const int32x4_t v = vmcu_requantize_narrow_mve(x, vldrwq_gather_offset_s32(multiplier, words),
+                                                   vldrbq_gather_offset_s32(shift, bytes), offset, act_min, act_max);
+    vstrbq_scatter_offset_s32(dst, at, v);
 }
 #endif
 
