@@ -155,7 +155,8 @@ class _Semantics(Statement):
         self.write(s.dst, which, self.value(s.dst_index)[which] + i, x + offset)
 
     def _Dot(self, s: Dot) -> None:
-        """acc[acc_index + 2p + k] += sum_i (x[x_index + p * x_stride + i] + offset) * w_k[w_index + i]."""
+        """acc[acc_index + G p + k] += sum_i (x[x_index + p * x_stride + i] + offset) * w_k[w_index + i], G the
+        number of weight rows, for the `count` rows used."""
         widened = getattr(self.lookup(s.x), "ctype", "int8_t") == "int16_t"  # the offset is in the values
         offset = 0 if widened else self.offset(s.offsets, s.x_offset)
         length, count, pixels = self.value(s.length), self.value(s.count), self.value(s.pixels)
@@ -163,7 +164,7 @@ class _Semantics(Statement):
         x_stride = self.value(s.x_stride)
         self.check(np.arange(self.frame.count), count > len(s.weights), lambda n: f"uses more weight rows than {s.weights}")
         for p in (0, 1):
-            for k, weights in enumerate(s.weights[:2]):
+            for k, weights in enumerate(s.weights):
                 used = np.flatnonzero((pixels > p) & (count > k))
                 for part in chunks(length[used]):
                     n = used[part]
@@ -172,7 +173,8 @@ class _Semantics(Statement):
                     x = self.read(s.x, which, x_index[which] + p * x_stride[which] + i, "an input")
                     w = self.read(weights, which, w_index[which] + i, "a weight")
                     products = np.bincount(local, weights=((x + offset) * w).astype(np.float64), minlength=len(n))
-                    self.write(s.acc, n, acc_index[n] + 2 * p + k, np.rint(products).astype(np.int64), add=True)
+                    self.write(s.acc, n, acc_index[n] + len(s.weights) * p + k, np.rint(products).astype(np.int64),
+                               add=True)
 
     def _DotLanes(self, s: DotLanes) -> None:
         """acc[l] += (x[x_index + l] + offset) * w[w_index + l], l < lanes."""

@@ -33,16 +33,22 @@ def pair_bytes(bytes_: int) -> int:
     return bytes_ + bytes_ % 2
 
 
-def channel_pair(params: str, u, units: int, window: int, pair, pixels: int = 1, form: RequantForm = GENERAL) -> list:
-    """Accumulators of output channels u and u + 1 (`pair` of them used) for `pixels` inputs
-    (acc[2p + k]: input p, channel u + k), started at their bias (a table of `form.bias`), and
-    pointers w0, w1 to the channels' `window`-byte filter rows (w1 stays inside the filter when
-    unused)."""
-    return [RegAlloc("acc", "int32_t", 2 * pixels),
-            FlashLoad("w0", f"{params}->filter", u * window),
-            FlashLoad("w1", f"{params}->filter", imin(u + 1, units - 1) * window),
-            *(InitBias("acc", f"{params}->bias", u, pair, 2 * p, 2 if pixels > 1 else 0, form.bias)
+def channel_pair(params: str, u, units: int, window: int, pair, pixels: int = 1, form: RequantForm = GENERAL,
+                 width: int = 2) -> list:
+    """Accumulators of the `width` (2 or 4) output channels from u (`pair` of them used) for `pixels`
+    inputs (acc[width * p + k]: input p, channel u + k), started at their bias (a table of
+    `form.bias`), and pointers w0, w1, ... to the channels' `window`-byte filter rows (those past the
+    last channel point at it, inside the filter, and their accumulators are never stored)."""
+    return [RegAlloc("acc", "int32_t", width * pixels),
+            *(FlashLoad(f"w{k}", f"{params}->filter", imin(u + k, units - 1) * window) for k in range(width)),
+            *(InitBias("acc", f"{params}->bias", u, pair, width * p, width if pixels > 1 else 0, form.bias)
               for p in range(pixels))]
+
+
+def group_width(units: int) -> int:
+    """Output channels per weight pass of a GEMM: four (a 4 x 2 tile, the requantization of a pixel's
+    four channels one vector on Helium) where there are four, else two."""
+    return 4 if units >= 4 else 2
 
 
 def gemm(rows: int, depth: int, units: int, segment: int, params_type: str, stem: str,
@@ -55,7 +61,8 @@ def gemm(rows: int, depth: int, units: int, segment: int, params_type: str, stem
     m, q, u, r = Var("m"), Var("q"), Var("u"), Var("r")
     segments = -(-units // segment)
     first, end = q * segment, imin(q * segment + segment, units)
-    pair = imin(end - u, 2)
+    width = group_width(units)
+    pair = imin(end - u, width)
     tile = imin(rows - m, tile_rows)  # rows in this tile: tile_rows, fewer in the last
     wide = whole_words(depth)
     widened = tile_rows == 2 and wide * tile_rows * 2 <= WIDEN_BYTES
@@ -70,11 +77,12 @@ def gemm(rows: int, depth: int, units: int, segment: int, params_type: str, stem
                 *(widen if widened else []),
                 RegAlloc("seg", "int8_t", pair_bytes(segment * tile_rows)),
                 loop("u", first, end, [
-                    *channel_pair("p", u, units, depth, pair, tile_rows, form),
-                    Dot("acc", 0, x, 0, ("w0", "w1"), 0, depth, "offsets", x_offset, pair, tile, stride),
+                    *channel_pair("p", u, units, depth, pair, tile_rows, form, width),
+                    Dot("acc", 0, x, 0, tuple(f"w{k}" for k in range(width)), 0, depth, "offsets", x_offset, pair,
+                        tile, stride),
                     Requantize("seg", u - first, "acc", pair, u, "p", form, pixels=tile, dst_stride=Const(segment),
-                               acc_stride=Const(2)),
-                ], step=2),
+                               acc_stride=Const(width)),
+                ], step=width),
                 loop("r", 0, tile, [RAMFree("input0", (m + r) * depth, depth * imax(q - (segments - 2), 0))]),
                 loop("r", 0, tile, [RAMStore("output", (m + r) * units + first, end - first, "seg", r * segment)]),
             ]),

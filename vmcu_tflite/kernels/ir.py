@@ -15,9 +15,9 @@ exactly the bytes the kernel reads and writes, in the kernel's order:
   weights copied into a RegAlloc buffer (one channel's taps, held in registers across a plane).
 - `RegAlloc`: registers / a small local array. `Broadcast`: a 16-bit value in both halves of a
   word (PKHBT), the input offset of the SIMD dot products.
-- `Dot`: acc[2p + k] += sum_i (x_p[i] + offset) * w_k[i] for one or two inputs x_p by one or two
-  weight rows w_k (SMLAD pairs; two by two is the paper's 2x2x16 GEMM tile: each widened word
-  serves two products); `DotLanes`: acc[l] += (x[l] + offset) *
+- `Dot`: acc[G p + k] += sum_i (x_p[i] + offset) * w_k[i] for one or two inputs x_p by the first
+  `count` of its G weight rows w_k (G = 2 or 4; SMLAD pairs; two by two is the paper's 2x2x16 GEMM
+  tile: each widened word serves two products); `DotLanes`: acc[l] += (x[l] + offset) *
   w[l] for up to four lanes, the per-channel products of depthwise convolution (SMLABB/SMLATT,
   four channels per word); `DotRow`: one channel's kernel row over a row of a one-channel plane,
   four taps per word. `Widen`: a small input every output channel reads (a stem's window),
@@ -125,12 +125,12 @@ class Dot(_IndexFields):
     acc_index: Ix
     x: str
     x_index: Ix
-    weights: tuple[str, ...]  # one or two FlashLoad pointers
+    weights: tuple[str, ...]  # G FlashLoad pointers (G = 2 or 4): acc[G * p + k] for input p, row k
     w_index: Ix
     length: Ix
     offsets: str  # Broadcast of the input offset
     x_offset: str  # the same offset as a plain int32 (portable path)
-    count: Ix = Const(1)  # weight rows used: 1 or 2 (the last unit of an odd segment uses one)
+    count: Ix = Const(1)  # weight rows used, 1 to G (the last group of a segment may use fewer)
     pixels: Ix = Const(1)  # inputs used: 1 or 2, the second x_stride bytes after the first (a 2x2 tile)
     x_stride: Ix = Const(0)
 

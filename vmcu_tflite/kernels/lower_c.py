@@ -521,18 +521,23 @@ class _Lowering:
             raise NotImplementedError(f"kernel {self.kernel.name}: Dot over {s.x}, a load of several runs")
         lo, hi = self.bounds(s.count)
         pixels_lo, pixels_hi = self.bounds(s.pixels)
-        if hi > 2 or pixels_hi > 2:
-            raise ValueError(f"kernel {self.kernel.name}: Dot of up to {hi} weight rows and {pixels_hi} inputs (1 or 2)")
-        if hi == 2 and len(s.weights) < 2:
-            raise ValueError(f"kernel {self.kernel.name}: Dot of 2 rows with one weight pointer")
+        if len(s.weights) not in (2, 4) or hi > len(s.weights) or pixels_hi > 2:
+            raise ValueError(f"kernel {self.kernel.name}: Dot of up to {hi} of {len(s.weights)} weight rows (2 or 4) "
+                             f"and {pixels_hi} inputs (1 or 2)")
         xs = [_plus(s.x, _paren(self.at(s.x, index))) for index in (s.x_index, s.x_index + s.x_stride)[:pixels_hi]]
-        ws = [_plus(w, _paren(self.at(w, s.w_index))) for w in s.weights[:1 if hi <= 1 else 2]]
+        four = len(s.weights) == 4
+        ws = [_plus(w, _paren(self.at(w, s.w_index))) for w in s.weights[:4 if four else 1 if hi <= 1 else 2]]
         self.ref(s.acc)
         if pointer is not None and pointer.ctype == "int16_t":
             self.dot_widened(s, xs, ws, depth)
             return
         self.ref(s.offsets)
         tail = f"{s.length.c()}, {s.offsets}, {self.param(s.x_offset, 'int32_t')}"
+        if four:  # every row (those past the layer's last channel read its row, inside the filter)
+            self.code(depth, self.by_pixels(s, lambda pixels: (
+                f"vmcu_dot4_s8_offsets({xs[0]}, {xs[1] if pixels > 1 else 0}, {', '.join(ws)}, {tail}, "
+                f"{_plus(s.acc, _paren(s.acc_index.c()))});")))
+            return
 
         def acc(k: int) -> str:
             return f"{s.acc}[{(s.acc_index + k).c()}]"
@@ -554,6 +559,13 @@ class _Lowering:
             code = both if pixels_lo >= 2 else [f"if ({s.pixels.c()} > 1) {{", *both, "} else {", *code, "}"]
         self.code(depth, code)
 
+    def by_pixels(self, s: Dot, call) -> list[str]:
+        """`call(pixels)` for the Dot's number of inputs, a branch where it is not a constant."""
+        lo, hi = self.bounds(s.pixels)
+        if lo == hi:
+            return [call(hi)]
+        return [f"if ({s.pixels.c()} > 1) {{", call(2), "} else {", call(1), "}"]
+
     def dot_widened(self, s: Dot, xs: list[str], ws: list[str], depth: int) -> None:
         """A Dot over a Widen's buffer (the offset is in it): one vmcu_dot_s16_s8 call for the inputs
         and rows used, a branch where that number is not a constant. On Helium, where the widening
@@ -565,22 +577,27 @@ class _Lowering:
         narrow = [self.narrow_input(widen, s.x_index + p * s.x_stride) for p in range(len(xs))] if widen else []
 
         def call(pixels: int, rows: int) -> str:
+            if len(ws) == 4:
+                return f"vmcu_dot4_s16_s8({xs[0]}, {xs[1] if pixels > 1 else 0}, {', '.join(ws)}, {s.length.c()}, {acc});"
             return (f"vmcu_dot_s16_s8({xs[0]}, {xs[1] if pixels > 1 else 0}, {ws[0]}, {ws[-1] if rows > 1 else 0}, "
                     f"{s.length.c()}, {acc});")
 
         def call_mve(pixels: int, rows: int) -> str:
+            if len(ws) == 4:
+                return (f"vmcu_mve_dots4({narrow[0]}, {narrow[1] if pixels > 1 else 0}, {', '.join(ws)}, "
+                        f"{s.length.c()}, 0, {acc});")
             return (f"vmcu_mve_dots({narrow[0]}, {narrow[1] if pixels > 1 else 0}, {ws[0]}, "
                     f"{ws[-1] if rows > 1 else 0}, {s.length.c()}, 0, {acc});")
 
-        cases = [(p, r) for p in range(self.bounds(s.pixels)[1], self.bounds(s.pixels)[0] - 1, -1)
-                 for r in range(self.bounds(s.count)[1], self.bounds(s.count)[0] - 1, -1)]
+        rows = [len(ws)] if len(ws) == 4 else range(self.bounds(s.count)[1], self.bounds(s.count)[0] - 1, -1)
+        cases = [(p, r) for p in range(self.bounds(s.pixels)[1], self.bounds(s.pixels)[0] - 1, -1) for r in rows]
 
         def branches(make) -> list[str]:
             if len(cases) == 1:
                 return [make(*cases[0])]
             code = []
             for k, (p, r) in enumerate(cases):
-                test = f"{s.pixels.c()} == {p} && {s.count.c()} == {r}"
+                test = f"{s.pixels.c()} == {p}" + ("" if len(ws) == 4 else f" && {s.count.c()} == {r}")
                 code += [f"if ({test}) {{" if k == 0 else "} else {" if k == len(cases) - 1
                          else f"}} else if ({test}) {{", make(p, r)]
             return code + ["}"]
@@ -705,10 +722,11 @@ class _Lowering:
             return
         vector = self.vector(s.acc) and width == 4 and self.bounds(s.acc_index) == (0, 0)
         if vector:  # Helium: the lanes past count load as 0
-            load = "vldrhq_z_s32" if s.ctype == "int16_t" else "vldrwq_z_s32"
+            load = "vldrhq" if s.ctype == "int16_t" else "vldrwq"
+            at = _plus(bias, _paren(s.channel.c()))
             self.lines.append("#if VMCU_MVE")
-            self.line(depth, f"{s.acc}_v = {load}({_plus(bias, _paren(s.channel.c()))}, "
-                             f"vctp32q((uint32_t){_paren(s.count.c())}));")
+            self.line(depth, f"{s.acc}_v = {load}_s32({at});" if lo >= 4 else  # no VPST where all four are used
+                      f"{s.acc}_v = {load}_z_s32({at}, vctp32q((uint32_t){_paren(s.count.c())}));")
             self.lines.append("#else")
         value = f"{bias}[{_sum(_paren(s.channel.c()), k)}]"
         self.line(depth, f"for (int32_t {k} = 0; {k} < {width}; ++{k}) {{")
@@ -774,14 +792,17 @@ class _Lowering:
         if pixel != "0":
             bound = str(pixels_hi) if pixels_lo == pixels_hi else _paren(s.pixels.c())
             store = [f"for (int32_t {t} = 0; {t} < {bound}; ++{t}) {{", *store, "}"]
+        rows4 = s.form.narrow and not vector and self.bounds(s.acc_stride) == (4, 4) and self.bounds(s.count)[1] <= 4
         if (s.form.narrow and not vector and pixels_hi == 2 and self.bounds(s.count)[1] == 2
                 and self.bounds(s.acc_stride) == (2, 2) and isinstance(s.dst_stride, Const)):
             self.tile_requantize_mve(s, depth, multiplier, shift, offset)
+        if rows4:
+            self.rows4_requantize_mve(s, depth, multiplier, shift, offset, t)
         self.for_lanes(depth, k, s.acc, s.count, *self.bounds(s.count), s.acc_index,
                        size=self.bounds(s.acc_stride)[0] if pixels_hi > 1 else 0)
         self.code(depth + 1, lines + store)
         self.line(depth, "}")
-        if vector and s.form.narrow and self.bounds(s.pixels) == (1, 1):
+        if (vector and s.form.narrow and self.bounds(s.pixels) == (1, 1)) or rows4:
             self.lines.append("#endif")
 
     def tile_requantize_mve(self, s: Requantize, depth: int, multiplier: str, shift: str, offset: str) -> None:
@@ -799,6 +820,23 @@ class _Lowering:
                           f"{_plus(s.dst, _paren(self.at(s.dst, s.dst_index)))}, {s.dst_stride.c()});",
                           "} else"])
         self.lines.append("#endif")
+
+    def rows4_requantize_mve(self, s: Requantize, depth: int, multiplier: str, shift: str, offset: str, t: str) -> None:
+        """On Helium, each pixel's four channels (acc[4t + k]) in one vector: their constants loaded
+        once as vectors, the bytes stored in one predicated VSTRB; the scalar loop after #else."""
+        quant = _paren(s.quant)
+        bounds = "-128, 127" if s.form.saturate else (
+            f"{self.param(f'{quant}->requant.act_min', 'int32_t')}, {self.param(f'{quant}->requant.act_max', 'int32_t')}")
+        channel = _paren(s.channel.c())
+        pixels = self.bounds(s.pixels)
+        dst = _plus(s.dst, _paren(self.at(s.dst, s.dst_index)))
+        self.lines.append("#if VMCU_MVE")
+        self.code(depth, [f"for (int32_t {t} = 0; {t} < {pixels[1] if pixels[0] == pixels[1] else _paren(s.pixels.c())}; "
+                          f"++{t}) {{",
+                          f"vmcu_requantize_row4_narrow_mve({_plus(s.acc, _paren(s.acc_index.c()))} + 4 * {t}, "
+                          f"{_plus(multiplier, channel)}, {_plus(shift, channel)}, {offset}, {bounds}, "
+                          f"{dst} + {t} * {_paren(s.dst_stride.c())}, {s.count.c()});", "}"])
+        self.lines.append("#else")
 
     def lower_AddResidual(self, s: AddResidual, depth: int) -> None:
         """dst = ADD(dst, residual) element by element (operands in the model's order), through

@@ -276,6 +276,39 @@ static inline void vmcu_mve_dots(const int8_t *x0, const int8_t *x1, const int8_
 }
 #endif
 
+#if VMCU_MVE
+/** Four weight rows by one or two inputs (x1 may be NULL): acc[4p + k] += x_offset * (sum of w_k) + sum of
+ *  x_p * w_k over i < len, 8 VMLADAVA per 16 lanes of six loads. */
+static inline void vmcu_mve_dots4(const int8_t *x0, const int8_t *x1, const int8_t *w0, const int8_t *w1,
+                                  const int8_t *w2, const int8_t *w3, int32_t len, int32_t x_offset, int32_t *acc)
+{
+    const int8_t *const w[4] = {w0, w1, w2, w3};
+    int32_t a[8], sum[4] = {0, 0, 0, 0}, i = 0, k;
+    for (k = 0; k < 8; ++k) {
+        a[k] = x1 || k < 4 ? acc[k] : 0;
+    }
+    for (; i < len; i += 16) {
+        const mve_pred16_t p = vctp8q((uint32_t)(len - i));
+        const int whole = i + 16 <= len; /* no VPST where the vector is whole */
+        const int8x16_t u0 = whole ? vld1q_s8(x0 + i) : vldrbq_z_s8(x0 + i, p);
+        const int8x16_t u1 = !x1 ? u0 : whole ? vld1q_s8(x1 + i) : vldrbq_z_s8(x1 + i, p);
+        for (k = 0; k < 4; ++k) {
+            const int8x16_t v = whole ? vld1q_s8(w[k] + i) : vldrbq_z_s8(w[k] + i, p);
+            a[k] = vmladavaq_s8(a[k], u0, v);
+            sum[k] = vaddvaq_s8(sum[k], v);
+            if (x1) {
+                a[4 + k] = vmladavaq_s8(a[4 + k], u1, v);
+            }
+        }
+    }
+    for (k = 0; k < 8; ++k) {
+        if (x1 || k < 4) {
+            acc[k] = vmcu_add_wrap(a[k], (int32_t)((uint32_t)x_offset * (uint32_t)sum[k % 4]));
+        }
+    }
+}
+#endif
+
 /**
  * acc + sum over i < len of (x[i] + x_offset) * w[i]; `offsets` is x_offset in both halfwords
  * (vmcu_broadcast16, computed once per kernel), used by the DSP path only.
@@ -339,20 +372,16 @@ static inline void vmcu_dot2_s8_offsets(const int8_t *x, const int8_t *w0, const
 }
 
 /**
- * Two inputs x0, x1 by two weight rows w0, w1 (CMSIS-NN's and the paper's 2x2 GEMM tile): acc[2p + k]
- * += sum over i < len of (x_p[i] + x_offset) * w_k[i]. Each widened weight word serves both inputs
+ * Two inputs x0, x1 by two weight rows w0, w1 (CMSIS-NN's and the paper's 2x2 GEMM tile): acc[stride * p
+ * + k] += sum over i < len of (x_p[i] + x_offset) * w_k[i] (vmcu_dot2x2_s8_offsets: stride 2). Each widened weight word serves both inputs
  * and each widened input word both rows: 20 instructions per 16 multiply-accumulates on the DSP
  * path, against 26 for two calls of vmcu_dot2_s8_offsets.
  */
-static inline void vmcu_dot2x2_s8_offsets(const int8_t *x0, const int8_t *x1, const int8_t *w0, const int8_t *w1,
-                                          int32_t len, uint32_t offsets, int32_t x_offset, int32_t acc[4])
+static inline void vmcu_dot2x2_s8_at(const int8_t *x0, const int8_t *x1, const int8_t *w0, const int8_t *w1,
+                                     int32_t len, uint32_t offsets, int32_t x_offset, int32_t *acc, int32_t stride)
 {
-#if VMCU_MVE
-    (void)offsets;
-    vmcu_mve_dots(x0, x1, w0, w1, len, x_offset, acc);
-#else
     int32_t i = 0;
-    int32_t a00 = acc[0], a01 = acc[1], a10 = acc[2], a11 = acc[3];
+    int32_t a00 = acc[0], a01 = acc[1], a10 = acc[stride], a11 = acc[stride + 1];
 #if VMCU_DSP
     for (; i + 4 <= len; i += 4) {
         const uint32_t v0 = vmcu_load32(w0 + i), v1 = vmcu_load32(w1 + i);
@@ -380,8 +409,41 @@ static inline void vmcu_dot2x2_s8_offsets(const int8_t *x0, const int8_t *x1, co
     }
     acc[0] = a00;
     acc[1] = a01;
-    acc[2] = a10;
-    acc[3] = a11;
+    acc[stride] = a10;
+    acc[stride + 1] = a11;
+}
+
+static inline void vmcu_dot2x2_s8_offsets(const int8_t *x0, const int8_t *x1, const int8_t *w0, const int8_t *w1,
+                                          int32_t len, uint32_t offsets, int32_t x_offset, int32_t acc[4])
+{
+#if VMCU_MVE
+    (void)offsets;
+    vmcu_mve_dots(x0, x1, w0, w1, len, x_offset, acc);
+#else
+    vmcu_dot2x2_s8_at(x0, x1, w0, w1, len, offsets, x_offset, acc, 2);
+#endif
+}
+
+/**
+ * Four weight rows w0..w3 by one or two inputs (x1 may be NULL): acc[4p + k] += sum over i < len of
+ * (x_p[i] + x_offset) * w_k[i]. On Helium one pass over the rows (vmcu_mve_dots4); elsewhere two 2x2
+ * tiles (or two row pairs), whose accumulators the compiler keeps in registers.
+ */
+static inline void vmcu_dot4_s8_offsets(const int8_t *x0, const int8_t *x1, const int8_t *w0, const int8_t *w1,
+                                        const int8_t *w2, const int8_t *w3, int32_t len, uint32_t offsets,
+                                        int32_t x_offset, int32_t *acc)
+{
+#if VMCU_MVE
+    (void)offsets;
+    vmcu_mve_dots4(x0, x1, w0, w1, w2, w3, len, x_offset, acc);
+#else
+    if (x1) {
+        vmcu_dot2x2_s8_at(x0, x1, w0, w1, len, offsets, x_offset, acc, 4);
+        vmcu_dot2x2_s8_at(x0, x1, w2, w3, len, offsets, x_offset, acc + 2, 4);
+    } else {
+        vmcu_dot2_s8_offsets(x0, w0, w1, len, offsets, x_offset, acc);
+        vmcu_dot2_s8_offsets(x0, w2, w3, len, offsets, x_offset, acc + 2);
+    }
 #endif
 }
 
@@ -430,17 +492,17 @@ static inline void vmcu_widen_s8(int16_t *dst, const int8_t *x, int32_t len, uin
 }
 
 /**
- * acc[2p + k] += sum over i < len of x_p[i] * w_k[i], for inputs x_p widened by vmcu_widen_s8
+ * acc[stride * p + k] += sum over i < len of x_p[i] * w_k[i], for inputs x_p widened by vmcu_widen_s8
  * (offset included) and weight rows w_k; x1 and w1 may be NULL (one input, one row). Called with
  * constant NULLs, the compiler keeps only the products asked for: with both pairs, 18
  * instructions per 16 multiply-accumulates (two words of weights widened once, four of inputs).
  */
-static inline void vmcu_dot_s16_s8(const int16_t *x0, const int16_t *x1, const int8_t *w0, const int8_t *w1,
-                                   int32_t len, int32_t *acc)
+static inline void vmcu_dot_s16_s8_at(const int16_t *x0, const int16_t *x1, const int8_t *w0, const int8_t *w1,
+                                      int32_t len, int32_t *acc, int32_t stride)
 {
     const int32_t groups = len - len % 4;
     int32_t i;
-    int32_t a00 = acc[0], a01 = w1 ? acc[1] : 0, a10 = x1 ? acc[2] : 0, a11 = x1 && w1 ? acc[3] : 0;
+    int32_t a00 = acc[0], a01 = w1 ? acc[1] : 0, a10 = x1 ? acc[stride] : 0, a11 = x1 && w1 ? acc[stride + 1] : 0;
 #if VMCU_MVE
     /* 8 lanes: the inputs as widened (in order), the weights widened by VLDRB.S16 */
     (void)groups;
@@ -516,11 +578,26 @@ static inline void vmcu_dot_s16_s8(const int16_t *x0, const int16_t *x1, const i
         acc[1] = a01;
     }
     if (x1) {
-        acc[2] = a10;
+        acc[stride] = a10;
         if (w1) {
-            acc[3] = a11;
+            acc[stride + 1] = a11;
         }
     }
+}
+
+/** vmcu_dot_s16_s8_at with input 1's accumulators right after input 0's: acc[2p + k]. */
+static inline void vmcu_dot_s16_s8(const int16_t *x0, const int16_t *x1, const int8_t *w0, const int8_t *w1,
+                                   int32_t len, int32_t *acc)
+{
+    vmcu_dot_s16_s8_at(x0, x1, w0, w1, len, acc, 2);
+}
+
+/** vmcu_dot_s16_s8 for four weight rows (acc[4p + k]), as two pairs of rows. */
+static inline void vmcu_dot4_s16_s8(const int16_t *x0, const int16_t *x1, const int8_t *w0, const int8_t *w1,
+                                    const int8_t *w2, const int8_t *w3, int32_t len, int32_t *acc)
+{
+    vmcu_dot_s16_s8_at(x0, x1, w0, w1, len, acc, 4);
+    vmcu_dot_s16_s8_at(x0, x1, w2, w3, len, acc + 2, 4);
 }
 
 /**
@@ -585,9 +662,23 @@ static inline void vmcu_requantize4_narrow_mve(int32x4_t acc, const int32_t *mul
                                                int32_t offset, int32_t act_min, int32_t act_max, int8_t *dst,
                                                int32_t count)
 {
-    const mve_pred16_t p = vctp32q((uint32_t)count);
-    vstrbq_p_s32(dst, vmcu_requantize_narrow_mve(acc, vldrwq_z_s32(multiplier, p), vldrbq_z_s32(shift, p), offset,
-                                                 act_min, act_max), p);
+    if (count >= 4) { /* no VPST around the loads and the store */
+        vstrbq_s32(dst, vmcu_requantize_narrow_mve(acc, vld1q_s32(multiplier), vldrbq_s32(shift), offset, act_min,
+                                                   act_max));
+    } else {
+        const mve_pred16_t p = vctp32q((uint32_t)count);
+        vstrbq_p_s32(dst, vmcu_requantize_narrow_mve(acc, vldrwq_z_s32(multiplier, p), vldrbq_z_s32(shift, p),
+                                                     offset, act_min, act_max), p);
+    }
+}
+
+/** A GEMM's four channels of one pixel (acc[k], channel k from the constants' start), the first `count`. */
+static inline void vmcu_requantize_row4_narrow_mve(const int32_t acc[4], const int32_t *multiplier, const int8_t *shift,
+                                                   int32_t offset, int32_t act_min, int32_t act_max, int8_t *dst,
+                                                   int32_t count)
+{
+    const int32x4_t x = {acc[0], acc[1], acc[2], acc[3]}; /* lane moves: the accumulators are in registers */
+    vmcu_requantize4_narrow_mve(x, multiplier, shift, offset, act_min, act_max, dst, count);
 }
 
 /** A GEMM's 2x2 tile: acc[2t + k] (pixel t, channel k of a pair) requantized and clamped into
