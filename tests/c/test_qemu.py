@@ -163,6 +163,18 @@ def test_m55_runs_helium_in_the_models_kernels(tmp_path):
 
 
 @needs_qemu
+def test_m55_adds_residuals_four_lanes_at_a_time(tmp_path):
+    """A block with a residual ADD (fused, and the ADD's runtime kernel) on the Cortex-M55, whose ADD
+    runs as vectors of four lanes with a predicated tail: bit-exact with TFLite Micro."""
+    result = _validate_on(next(m for m in FIXTURES if m.stem == "depthwise_block"), M55, tmp_path)
+    listing = subprocess.run(["arm-none-eabi-objdump", "-d", "-m", "armv8.1-m.main", str(tmp_path / "build" / "vmcu_validate")],
+                             capture_output=True, text=True, check=True).stdout
+    # the ADD's multiplies take one scalar multiplier (the depthwise's requantization a vector of them)
+    assert re.search(r"vqrdmulh\.s32\s+q\d+, q\d+, (r\d+|ip|lr|sl|fp)\b", listing), "no vector ADD"
+    assert result.measurements["instructions"] > 0
+
+
+@needs_qemu
 @pytest.mark.skipif(not REAL_MODELS, reason="../shared/models is absent")
 @pytest.mark.parametrize("target", [M4, M7], ids=_id)
 @pytest.mark.parametrize("model", REAL_MODELS, ids=_id)

@@ -749,6 +749,17 @@ static inline int32_t vmcu_requantize_shifted(int32_t x, int32_t multiplier, int
     return (((v * 2 + (v >> 31)) >> right) + (2 * offset + 1)) >> 1;
 }
 
+#if VMCU_MVE
+/* vmcu_requantize_shifted lane by lane for one multiplier and a shift <= 0 (what vmcu_add_s8_run's fast
+ * form has checked): SMMULR(2x, m) is VQRDMULH for |x| < 2^30, then the same shifts and adds. */
+static inline int32x4_t vmcu_requantize_shifted_mve(int32x4_t x, int32_t multiplier, int32_t shift, int32_t offset)
+{
+    const int32x4_t v = vqrdmulhq_n_s32(x, multiplier);
+    const int32x4_t w = vshlq_s32(vaddq_s32(vaddq_s32(v, v), vshrq_n_s32(v, 31)), vdupq_n_s32(shift));
+    return vshrq_n_s32(vaddq_n_s32(w, 2 * offset + 1), 1);
+}
+#endif
+
 /**
  * out[i] = ADD(a[i * a_step], b[i * b_step]) for i < len (vmcu_add_pair), the params read once.
  * TFLite's ADD shifts both offset inputs left by 20 and scales them with multipliers below one
@@ -771,7 +782,22 @@ static inline void vmcu_add_s8_run(const vmcu_binary_arith *p, const int8_t *a, 
         }
         return;
     }
-    for (i = 0; i < len; ++i) {
+    i = 0;
+#if VMCU_MVE
+    if (a_step == 1 && b_step == 1) { /* four elements per vector, the tail under VCTP */
+        for (; i < len; i += 4) {
+            const mve_pred16_t p4 = vctp32q((uint32_t)(len - i));
+            const int32x4_t x1 = vmcu_requantize_shifted_mve(
+                vshlq_s32(vaddq_n_s32(vldrbq_z_s32(a + i, p4), o1), vdupq_n_s32(left)), m1, s1, 0);
+            const int32x4_t x2 = vmcu_requantize_shifted_mve(
+                vshlq_s32(vaddq_n_s32(vldrbq_z_s32(b + i, p4), o2), vdupq_n_s32(left)), m2, s2, 0);
+            const int32x4_t sum = vmcu_requantize_shifted_mve(vaddq_s32(x1, x2), mo, so, oo);
+            vstrbq_p_s32(out + i, vminq_s32(vmaxq_s32(sum, vdupq_n_s32(lo)), vdupq_n_s32(hi)), p4);
+        }
+        return;
+    }
+#endif
+    for (; i < len; ++i) {
         const int32_t x1 = vmcu_requantize_shifted((int32_t)((uint32_t)(a[i * a_step] + o1) << left), m1, s1, 0);
         const int32_t x2 = vmcu_requantize_shifted((int32_t)((uint32_t)(b[i * b_step] + o2) << left), m2, s2, 0);
         out[i] = (int8_t)vmcu_clamp(vmcu_requantize_shifted(x1 + x2, mo, so, oo), lo, hi);
