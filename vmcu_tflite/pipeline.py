@@ -6,6 +6,7 @@ from pathlib import Path
 
 from .fusion import Block, apply_fusion
 from .graph import Graph
+from .kernels.tuning import tuned
 from .passes import simplify
 from .plan import Plan
 from .planner.planners import make_plan
@@ -23,15 +24,17 @@ class Program:
     plan: Plan
 
 
-def compile_graph(graph: Graph, planner: str = "vmcu", fuse: bool = True, recompute: bool = False) -> Program:
-    """Simplify, prepare the steps, fuse chains where it saves bytes (vMCU planner only), plan.
+def compile_graph(graph: Graph, planner: str = "vmcu", fuse: bool = True, recompute: bool = False,
+                  tuning: str = "dsp") -> Program:
+    """Simplify, prepare the steps, fuse chains where it saves bytes (vMCU planner only), plan;
+    the heavy kernels shaped for `tuning`'s cores (kernels/tuning.py).
 
     A chain runs within a few percent of its layers apart, faster or slower depending on the
     layers (BENCHMARKS.md, Latency), so fusion is kept to where the pool needs it: after
     planning, the chains whose layers apart never held more than the pool found are unfused
     again, and that plan is kept when its pool is no larger."""
     simple = simplify(graph)
-    layers = build_steps(simple)
+    layers = tuned(build_steps(simple), tuning)
     steps, fusion = layers, ()
     if planner == "vmcu" and fuse:
         steps, fusion = choose_fusion(simple, layers, recompute)
@@ -44,7 +47,7 @@ def compile_graph(graph: Graph, planner: str = "vmcu", fuse: bool = True, recomp
             steps, fusion, plan = fewer, needed, trial
     # One meaning for tensor_level_bytes whatever was fused: the model's layers at whole-tensor level.
     baseline = plan.tensor_level_bytes if steps is layers else make_plan(simple, layers, "tensor").pool_bytes
-    return Program(simple, steps, replace(plan, fusion=fusion, tensor_level_bytes=baseline))
+    return Program(simple, steps, replace(plan, fusion=fusion, tensor_level_bytes=baseline, tuning=tuning))
 
 
 def fuse_chosen(graph: Graph, steps: tuple[Step, ...], fusion: tuple[FusionChoice, ...]) -> tuple[Step, ...]:
@@ -57,11 +60,11 @@ def fuse_chosen(graph: Graph, steps: tuple[Step, ...], fusion: tuple[FusionChoic
 def program_for_plan(graph: Graph, plan: Plan) -> Program:
     """The steps a saved plan was made for (same simplification, same fused chains), with that plan."""
     simple = simplify(graph)
-    return Program(simple, fuse_chosen(simple, build_steps(simple), plan.fusion), plan)
+    return Program(simple, fuse_chosen(simple, tuned(build_steps(simple), plan.tuning), plan.fusion), plan)
 
 
 def compile_model(model: str | Path | bytes, planner: str = "vmcu", fuse: bool = True,
-                  recompute: bool = False) -> Program:
+                  recompute: bool = False, tuning: str = "dsp") -> Program:
     """A .tflite path or its bytes -> Program (raises ModelError for models we do not support)."""
     graph = parse_model(model) if isinstance(model, bytes) else read_model(model)
-    return compile_graph(graph, planner, fuse, recompute)
+    return compile_graph(graph, planner, fuse, recompute, tuning)

@@ -57,6 +57,7 @@ class Plan:
     buffers: Mapping[int, Buffer]
     steps: tuple[PlannedStep, ...]
     fusion: tuple = ()  # FusionChoice per candidate block (vMCU planner with fusion on)
+    tuning: str = "dsp"  # the core family the kernels are shaped for (kernels/tuning.py)
 
     @property
     def macs(self) -> int:
@@ -74,6 +75,7 @@ class Plan:
             "pool_bytes": self.pool_bytes,
             "macs": self.macs,
             "tensor_level_bytes": self.tensor_level_bytes,
+            "tuning": self.tuning,
             "inputs": [port(p) for p in graph.inputs],
             "outputs": [port(p) for p in graph.outputs],
             "tensors": [{"index": b.tensor, "name": graph.tensors[b.tensor].name if b.tensor >= 0
@@ -103,17 +105,22 @@ def _state_json(graph: Graph) -> dict[str, Any]:
 
 def load_plan(text: str) -> Plan:
     """Read back a plan.json (to execute a plan that was written earlier or edited by hand)."""
+    from .kernels.tuning import TUNINGS
     from .planner.fusion_choice import FusionChoice
 
     try:
         data = json.loads(text)
         buffers = {t["index"]: Buffer(t["index"], t["bytes"], t["first_step"], t["last_step"]) for t in data["tensors"]}
-        return Plan(
+        plan = Plan(
             model=data["model"], planner=data["planner"], pool_bytes=int(data["pool_bytes"]),
             tensor_level_bytes=int(data["tensor_level_bytes"]),
             offsets={t["index"]: int(t["offset"]) for t in data["tensors"]}, buffers=buffers,
             steps=tuple(PlannedStep(**{k: v for k, v in s.items() if k != "mode"} | {
                 "ops": tuple(s["ops"]), "streamed_inputs": tuple(s["streamed_inputs"])}) for s in data["steps"]),
-            fusion=tuple(FusionChoice(**dict(f, ops=tuple(f["ops"]))) for f in data.get("fused_blocks", ())))
+            fusion=tuple(FusionChoice(**dict(f, ops=tuple(f["ops"]))) for f in data.get("fused_blocks", ())),
+            tuning=str(data.get("tuning", "dsp")))
     except (ValueError, KeyError, TypeError, AttributeError) as err:
         raise UsageError(f"not a valid plan.json ({type(err).__name__}: {err})") from None
+    if plan.tuning not in TUNINGS:
+        raise UsageError(f"not a valid plan.json (tuning {plan.tuning!r}, not one of {', '.join(TUNINGS)})")
+    return plan

@@ -27,6 +27,7 @@ from .ir import (Accumulate, AddResidual, Average, Broadcast, Dot, Kernel, RAMLo
                  Widen, Workspace, loop)
 from .offset import dot_offset, kernel_bias
 from .requant import requant_form
+from .tuning import chain_width, depthwise_lanes
 from .window import layer_interior, new_rows, taps
 
 
@@ -58,7 +59,7 @@ def _head_pixels(params, j: int, source: str, row: Ix, col: Ix, count: Ix, tile:
                     RAMLoad("planes", source, row * w + col + t, 1, runs=channels, run_stride=h * w, max_bytes=channels,
                             into=buf, into_index=t * c_out)])], buf
     if is_depthwise(layer):
-        lanes = 4 if layer.depth_multiplier == 1 else 1
+        lanes = depthwise_lanes(layer) if layer.depth_multiplier == 1 else 1
         return [*_own(into, buf, tile * c_out),
                 loop(f"xx{j}", col, col + count, [loop("n", 0, 1, depthwise_pixel(
                     layer, source, 0, layer.input_shape[3], 0, 0, c_out, lanes, dst=buf, params=at, offsets=f"off{j}",
@@ -94,7 +95,8 @@ def _pointwise_pixels(params, j: int, src: str, count: Ix, tile: int, into=None)
     form = requant_form(layer.filter, layer.bias, layer.requant, 0, kernel_bias(layer))
     x_offset = dot_offset(layer, at)
     u, t = Var(f"u{j}"), Var(f"t{j}")
-    pair = imin(c_out - u, 2)
+    width = chain_width(layer)
+    pair = imin(c_out - u, width)
     wide = whole_words(c_in)
     widened = tile > 1 and wide * tile * 2 <= WIDEN_BYTES
     x, stride = (f"{src}w", wide) if widened else (src, c_in)
@@ -102,11 +104,12 @@ def _pointwise_pixels(params, j: int, src: str, count: Ix, tile: int, into=None)
              loop(f"t{j}", 0, count, [Widen(f"{src}w", t * wide, src, t * c_in, c_in, f"off{j}", x_offset)])]
     return [*(widen if widened else []), *_own(into, buf, pair_bytes(tile * c_out)),
             loop(f"u{j}", 0, c_out, [
-                *channel_pair(at, u, c_out, c_in, pair, tile, form),
-                Dot("acc", 0, x, 0, ("w0", "w1"), 0, c_in, f"off{j}", x_offset, pair, count, stride),
+                *channel_pair(at, u, c_out, c_in, pair, tile, form, width),
+                Dot("acc", 0, x, 0, tuple(f"w{k}" for k in range(width)), 0, c_in, f"off{j}", x_offset, pair, count,
+                    stride),
                 Requantize(buf, base + u, "acc", pair, u, at, form, pixels=count, dst_stride=Const(c_out),
-                           acc_stride=Const(2)),
-            ], step=2)], buf
+                           acc_stride=Const(width)),
+            ], step=width)], buf
 
 
 def _tile(params, stage) -> int:
@@ -223,7 +226,8 @@ def layer_chain(params, segment: int) -> Kernel:
     pool = None if p.pool is None else (p.pool.act_min, p.pool.act_max)
     add = (None if p.add is None else p.residual_first, p.recompute)
     signature = ("layer_chain", tuple((type(layer).__name__, tuple(layer.input_shape)) + (
-        () if is_transpose(layer) else (tuple(layer.filter.shape), layer.stride, layer.padding)) for layer in p.layers),
+        () if is_transpose(layer) else (tuple(layer.filter.shape), layer.stride, layer.padding, layer.tuning))
+        for layer in p.layers),
         pool, add, segment)
     kinds = "-".join(["nchw" if is_transpose(layer) else "dw" if is_depthwise(layer) else f"conv{layer.filter.shape[1]}"
                       for layer in p.layers]

@@ -16,6 +16,7 @@ from .index import Const, Ix, Var, floor_div, imin
 from .ir import (Broadcast, DotLanes, DotRow, FlashLoad, InitBias, Kernel, RAMFree, RAMLoad, RAMStore, RegAlloc, Requantize,
                  Workspace, loop)
 from .requant import requant_form
+from .tuning import depthwise_lanes
 from .window import Taps, layer_interior, taps
 
 
@@ -87,7 +88,7 @@ def depthwise(params, segment: int) -> Kernel:
     p = params
     n_, h, w, c_in = p.input_shape
     _, o_h, o_w, c_out = p.output_shape
-    lanes = 4 if p.depth_multiplier == 1 else 1
+    lanes = depthwise_lanes(p) if p.depth_multiplier == 1 else 1
     n, y, x, q = (Var(v) for v in ("n", "y", "x", "q"))
     first, end = q * segment, imin(q * segment + segment, c_out)
     body = (
@@ -101,7 +102,7 @@ def depthwise(params, segment: int) -> Kernel:
         ], interior=layer_interior(p, 1))])]),
     )
     signature = ("depthwise", tuple(p.input_shape), tuple(p.output_shape), tuple(p.filter.shape), p.stride,
-                 p.dilation, p.padding, p.depth_multiplier, segment)
+                 p.dilation, p.padding, p.depth_multiplier, segment, lanes)
     return Kernel(name="depthwise", params_type="vmcu_depthwise_params", signature=signature,
                   tensors={"input0": n_ * h * w * c_in, "output": n_ * o_h * o_w * c_out}, body=body,
                   doc=f"DEPTHWISE_CONV_2D {p.filter.shape[1]}x{p.filter.shape[2]} {p.input_shape} -> "
@@ -125,7 +126,7 @@ def depthwise_in_place(params, segment: int) -> Kernel:
     # One-channel planes hold their channel's taps in registers for the whole plane.
     _, k_h, k_w, _ = p.filter.shape
     single = segment == 1
-    compute = depthwise_pixel(p, "plane", plane, segment, first, first, end, 1 if single else 4,
+    compute = depthwise_pixel(p, "plane", plane, segment, first, first, end, 1 if single else depthwise_lanes(p),
                               registers="taps" if single else None)
     load_taps = [RegAlloc("taps", "int32_t", k_h * k_w), FlashLoad("taps", "p->filter", q, True, k_h * k_w, c)]
     body = (
@@ -146,7 +147,7 @@ def depthwise_in_place(params, segment: int) -> Kernel:
         ]),
     )
     signature = ("depthwise_in_place", tuple(p.input_shape), tuple(p.output_shape), tuple(p.filter.shape), p.stride,
-                 p.dilation, p.padding, segment)
+                 p.dilation, p.padding, segment, depthwise_lanes(p))
     return Kernel(name="depthwise_in_place", params_type="vmcu_depthwise_params", signature=signature,
                   tensors={"input0": pixels * c, "output": n_ * o_h * o_w * c}, body=body,
                   workspaces=(Workspace("plane", planes * pixels * segment, pixels * segment),),

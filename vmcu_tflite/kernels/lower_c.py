@@ -339,7 +339,9 @@ class _Lowering:
             if isinstance(stmt, RegAlloc) and _lane_accumulator(stmt, stmts[k + 1:]):
                 self.vectors.add(self.lookup(stmt.name).serial)
                 self.lines.append("#if VMCU_MVE")
-                self.line(depth, f"int32x4_t {stmt.name}_v; /* {stmt.name} in a vector register */")
+                self.line(depth, f"int32x4_t {stmt.name}_v; /* {stmt.name} in a vector register */" if stmt.size == 4
+                          else f"int32x4_t {stmt.name}_e, {stmt.name}_o; /* {stmt.name}'s even and odd lanes */")
+                self.line(depth, f"(void){stmt.name};")
                 self.lines.append("#endif")
         self.scopes.pop()
 
@@ -655,8 +657,8 @@ class _Lowering:
 
     def lower_DotLanes(self, s: DotLanes, depth: int) -> None:
         lo, hi = self.bounds(s.lanes)
-        if hi > 4:
-            raise ValueError(f"kernel {self.kernel.name}: DotLanes of up to {hi} lanes (at most 4)")
+        if hi > 8:
+            raise ValueError(f"kernel {self.kernel.name}: DotLanes of up to {hi} lanes (at most 8)")
         x_index, w_index = self.at(s.x, s.x_index), _paren(s.w_index.c())
         registers = self.lookup(s.w) is not None  # taps a FlashLoad copied into a buffer
         if registers and hi > 1:
@@ -680,16 +682,22 @@ class _Lowering:
             self.line(depth + 1, f"{s.acc}_v = vld1q_s32({s.acc});")
             self.line(depth, "}")
             self.lines.append("#else")
-        if hi == 4:  # four lanes at once: two DSP words
+        if hi == 8 and self.vector(s.acc):  # Helium: eight 16-bit lanes, the products widened by VMULLB/VMULLT
+            self.lines.append("#if VMCU_MVE")
+            self.line(depth, f"vmcu_mac8_s8_mve({x}, {taps}, {x_offset}, {s.lanes.c()}, &{s.acc}_e, &{s.acc}_o);")
+            self.lines.append("#else")
+        if hi in (4, 8):  # four lanes per DSP word
             self.lines.append("#if VMCU_DSP")
-            self.line(depth, four)
-            self.line(depth + 1, f"vmcu_mac4_s8(vmcu_load32({x}), vmcu_load32({taps}), {s.offsets}, {s.acc});")
+            self.line(depth, f"if ({'1' if lo == hi else f'{s.lanes.c()} == {hi}'}) {{")
+            for at in ("", " + 4")[:hi // 4]:
+                self.line(depth + 1, f"vmcu_mac4_s8(vmcu_load32({x}{at}), vmcu_load32({taps}{at}), {s.offsets}, "
+                                     f"{s.acc}{at});")
             self.line(depth, "} else")
             self.lines.append("#endif")
         self.for_lanes(depth, l, s.acc, s.lanes, lo, hi)
         self.code(depth + 1, scalar)
         self.line(depth, "}")
-        if hi == 4 and self.vector(s.acc):
+        if hi in (4, 8) and self.vector(s.acc):
             self.lines.append("#endif")
 
     def for_lanes(self, depth: int, k: str, acc: str, count: Ix, lo: int, hi: int, start: Ix = Const(0),
@@ -720,13 +728,18 @@ class _Lowering:
         if width == 1 and lo >= 1:  # one channel: its bias read once where the channel is fixed
             self.line(depth, f"{s.acc}[{s.acc_index.c()}] = {self.invariant(bias, 'int32_t', s.channel)};")
             return
-        vector = self.vector(s.acc) and width == 4 and self.bounds(s.acc_index) == (0, 0)
-        if vector:  # Helium: the lanes past count load as 0
+        vector = self.vector(s.acc) and width == self.lookup(s.acc).size and self.bounds(s.acc_index) == (0, 0)
+        at = _plus(bias, _paren(s.channel.c()))
+        if vector and width == 4:  # Helium: the lanes past count load as 0
             load = "vldrhq" if s.ctype == "int16_t" else "vldrwq"
-            at = _plus(bias, _paren(s.channel.c()))
             self.lines.append("#if VMCU_MVE")
             self.line(depth, f"{s.acc}_v = {load}_s32({at});" if lo >= 4 else  # no VPST where all four are used
                       f"{s.acc}_v = {load}_z_s32({at}, vctp32q((uint32_t){_paren(s.count.c())}));")
+            self.lines.append("#else")
+        elif vector:  # eight lanes: the even channels' biases and the odd ones'
+            self.lines.append("#if VMCU_MVE")
+            self.line(depth, f"vmcu_bias8_{'s16' if s.ctype == 'int16_t' else 's32'}_mve({at}, {s.count.c()}, "
+                             f"&{s.acc}_e, &{s.acc}_o);")
             self.lines.append("#else")
         value = f"{bias}[{_sum(_paren(s.channel.c()), k)}]"
         self.line(depth, f"for (int32_t {k} = 0; {k} < {width}; ++{k}) {{")
@@ -750,18 +763,21 @@ class _Lowering:
         offset = self.param(f"{quant}->output_offset", "int32_t")
         self.ref(s.acc)
         vector = self.vector(s.acc)
-        if vector and s.form.narrow and self.bounds(s.pixels) == (1, 1):  # Helium: the four lanes at once
+        eight = vector and self.lookup(s.acc).size == 8
+        if vector and s.form.narrow and self.bounds(s.pixels) == (1, 1):  # Helium: the lanes at once
             channel = _paren(s.channel.c())
             bounds = (f"{self.param(f'{quant}->requant.act_min', 'int32_t')}, "
                       f"{self.param(f'{quant}->requant.act_max', 'int32_t')}") if not s.form.saturate else "-128, 127"
+            lanes = f"{s.acc}_e, {s.acc}_o" if eight else f"{s.acc}_v"
             self.lines.append("#if VMCU_MVE")
-            self.line(depth, f"vmcu_requantize4_narrow_mve({s.acc}_v, {_plus(multiplier, channel)}, "
+            self.line(depth, f"vmcu_requantize{8 if eight else 4}_narrow_mve({lanes}, {_plus(multiplier, channel)}, "
                              f"{_plus(shift, channel)}, {offset}, {bounds}, "
                              f"{_plus(s.dst, _paren(self.at(s.dst, s.dst_index)))}, {s.count.c()});")
             self.lines.append("#else")
         elif vector:
             self.lines.append("#if VMCU_MVE")
-            self.line(depth, f"vst1q_s32({s.acc}, {s.acc}_v);")
+            self.line(depth, f"vmcu_store8_mve({s.acc}, {s.acc}_e, {s.acc}_o);" if eight
+                      else f"vst1q_s32({s.acc}, {s.acc}_v);")
             self.lines.append("#endif")
         channel = _sum(_paren(s.channel.c()), k)
         constants = (f"{multiplier}[{channel}]", f"{shift}[{channel}]")
@@ -876,10 +892,11 @@ def _divisors(n: int) -> tuple[int, ...]:
 
 
 def _lane_accumulator(alloc: RegAlloc, rest) -> bool:
-    """Whether the buffer `alloc` declares is a DotLanes accumulator of four int32 lanes that only
-    InitBias, DotLanes and Requantize touch in the statements after it (`rest`): on Helium it lives
-    in a vector register, stored to the buffer only where a scalar statement reads it."""
-    if (alloc.ctype, alloc.size) != ("int32_t", 4):
+    """Whether the buffer `alloc` declares is a DotLanes accumulator of four or eight int32 lanes that
+    only InitBias, DotLanes and Requantize touch in the statements after it (`rest`): on Helium it
+    lives in vector registers (eight lanes: the even and the odd channels), stored to the buffer
+    only where a scalar statement reads it."""
+    if alloc.ctype != "int32_t" or alloc.size not in (4, 8):
         return False
     users = [p.stmt for p in walk(rest) if getattr(p.stmt, "acc", None) == alloc.name]
     return (any(isinstance(u, DotLanes) for u in users)

@@ -26,6 +26,7 @@ class Conv2DParams:
     input_offset: int  # -input zero point
     output_offset: int  # output zero point
     requant: Requantization
+    tuning: str = "dsp"  # the core family its kernel is shaped for (kernels/tuning.py)
 
 
 def conv_geometry(graph: Graph, op: Op, kernel_hw: tuple[int, int], dilation: tuple[int, int]):

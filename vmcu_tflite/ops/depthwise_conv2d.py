@@ -31,6 +31,7 @@ class DepthwiseConv2DParams:
     input_offset: int  # -input zero point
     output_offset: int  # output zero point
     requant: Requantization
+    tuning: str = "dsp"  # the core family its kernel is shaped for (kernels/tuning.py)
 
 
 def prepare(graph: Graph, op: Op) -> DepthwiseConv2DParams:

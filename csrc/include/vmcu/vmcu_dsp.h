@@ -672,6 +672,37 @@ static inline void vmcu_requantize4_narrow_mve(int32x4_t acc, const int32_t *mul
     }
 }
 
+/** Eight depthwise channels (vmcu_mac8_s8_mve's even and odd vectors) requantized and clamped into
+ *  dst[0..count): the constants gathered even and odd, the two results narrowed back into channel
+ *  order (VMOVNB, VMOVNT) and stored as bytes. */
+static inline void vmcu_requantize8_narrow_mve(int32x4_t even, int32x4_t odd, const int32_t *multiplier,
+                                               const int8_t *shift, int32_t offset, int32_t act_min, int32_t act_max,
+                                               int8_t *dst, int32_t count)
+{
+    const uint32x4_t words = {0u, 8u, 16u, 24u}, bytes = {0u, 2u, 4u, 6u};
+    int32x4_t me, mo, se, so;
+    if (count >= 8) {
+        me = vldrwq_gather_offset_s32(multiplier, words);
+        mo = vldrwq_gather_offset_s32(multiplier + 1, words);
+        se = vldrbq_gather_offset_s32(shift, bytes);
+        so = vldrbq_gather_offset_s32(shift + 1, bytes);
+    } else { /* no constant past the layer's last channel is read */
+        const mve_pred16_t pe = vctp32q((uint32_t)(count + 1) / 2u), po = vctp32q((uint32_t)count / 2u);
+        me = vldrwq_gather_offset_z_s32(multiplier, words, pe);
+        mo = vldrwq_gather_offset_z_s32(multiplier + 1, words, po);
+        se = vldrbq_gather_offset_z_s32(shift, bytes, pe);
+        so = vldrbq_gather_offset_z_s32(shift + 1, bytes, po);
+    }
+    const int32x4_t e = vmcu_requantize_narrow_mve(even, me, se, offset, act_min, act_max);
+    const int32x4_t o = vmcu_requantize_narrow_mve(odd, mo, so, offset, act_min, act_max);
+    const int16x8_t both = vmovntq_s32(vmovnbq_s32(vdupq_n_s16(0), e), o);
+    if (count >= 8) {
+        vstrbq_s16(dst, both);
+    } else {
+        vstrbq_p_s16(dst, both, vctp16q((uint32_t)count));
+    }
+}
+
 /** A GEMM's four channels of one pixel (acc[k], channel k from the constants' start), the first `count`. */
 static inline void vmcu_requantize_row4_narrow_mve(const int32_t acc[4], const int32_t *multiplier, const int8_t *shift,
                                                    int32_t offset, int32_t act_min, int32_t act_max, int8_t *dst,
@@ -693,6 +724,65 @@ static inline void vmcu_requantize2x2_narrow_mve(const int32_t acc[4], const int
     const int32x4_t v = vmcu_requantize_narrow_mve(x, vldrwq_gather_offset_s32(multiplier, words),
                                                    vldrbq_gather_offset_s32(shift, bytes), offset, act_min, act_max);
     vstrbq_scatter_offset_s32(dst, at, v);
+}
+#endif
+
+#if VMCU_MVE
+/* Eight depthwise channels in two vectors: `even` holds channels 0, 2, 4, 6 of the group, `odd` channels
+ * 1, 3, 5, 7 (the lanes VMULLB and VMULLT widen). */
+
+/** One tap of eight channels (the first `lanes`): even/odd += (x[k] + x_offset) * w[k]. The inputs and
+ *  taps load as 16-bit lanes (x + x_offset fits: at most 255 in magnitude), their products widen to
+ *  32 bits exactly; lanes past `lanes` load as 0 and add 0. */
+static inline void vmcu_mac8_s8_mve(const int8_t *x, const int8_t *w, int32_t x_offset, int32_t lanes,
+                                    int32x4_t *even, int32x4_t *odd)
+{
+    int16x8_t xv, wv;
+    if (lanes >= 8) {
+        xv = vldrbq_s16(x);
+        wv = vldrbq_s16(w);
+    } else {
+        const mve_pred16_t p = vctp16q((uint32_t)lanes);
+        xv = vldrbq_z_s16(x, p);
+        wv = vldrbq_z_s16(w, p);
+    }
+    xv = vaddq_n_s16(xv, (int16_t)x_offset);
+    *even = vaddq_s32(*even, vmullbq_int_s16(xv, wv));
+    *odd = vaddq_s32(*odd, vmulltq_int_s16(xv, wv));
+}
+
+/** The biases of eight channels (those past `count` 0) into the even and odd vectors: an int16 table. */
+static inline void vmcu_bias8_s16_mve(const int16_t *bias, int32_t count, int32x4_t *even, int32x4_t *odd)
+{
+    const uint32x4_t at = {0u, 4u, 8u, 12u}; /* bytes of channels 0, 2, 4, 6 */
+    if (count >= 8) {
+        *even = vldrhq_gather_offset_s32(bias, at);
+        *odd = vldrhq_gather_offset_s32(bias + 1, at);
+    } else {
+        *even = vldrhq_gather_offset_z_s32(bias, at, vctp32q((uint32_t)(count + 1) / 2u));
+        *odd = vldrhq_gather_offset_z_s32(bias + 1, at, vctp32q((uint32_t)count / 2u));
+    }
+}
+
+/** The same for an int32 table: VLD2 splits eight words into the even and the odd ones. */
+static inline void vmcu_bias8_s32_mve(const int32_t *bias, int32_t count, int32x4_t *even, int32x4_t *odd)
+{
+    if (count >= 8) {
+        const int32x4x2_t both = vld2q_s32(bias);
+        *even = both.val[0];
+        *odd = both.val[1];
+    } else {
+        const uint32x4_t at = {0u, 8u, 16u, 24u};
+        *even = vldrwq_gather_offset_z_s32(bias, at, vctp32q((uint32_t)(count + 1) / 2u));
+        *odd = vldrwq_gather_offset_z_s32(bias + 1, at, vctp32q((uint32_t)count / 2u));
+    }
+}
+
+/** acc[0..7] in channel order from the even and odd vectors (VST2 interleaves them). */
+static inline void vmcu_store8_mve(int32_t *acc, int32x4_t even, int32x4_t odd)
+{
+    const int32x4x2_t both = {{even, odd}};
+    vst2q_s32(acc, both);
 }
 #endif
 

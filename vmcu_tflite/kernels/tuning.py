@@ -1,0 +1,45 @@
+"""What a conversion shapes its heavy kernels for: the registers and vector width of the core family.
+
+The kernel descriptions are the same programs on every core, but two of their shapes are worth
+choosing per core, and each is a fact of the description (the planner, the interpreter and the C
+all see it):
+
+- `dsp` (Cortex-M4, M7, M33, and the cores without DSP: the default): depthwise channels four at a
+  time (one word of SMLABB/SMLATT operands), and a fused chain's 1x1 layers two output channels
+  per weight pass (the 2x2 tile: four accumulators leave the Cortex-M4 registers for the rest).
+- `helium` (Cortex-M55, M85): depthwise channels eight at a time (one VLDRB.S16 per tap, the
+  products widened by VMULLB/VMULLT), and four output channels per weight pass everywhere (each
+  pixel's four channels requantized as one vector).
+
+The same C builds and runs bit-exact on every core whatever the tuning; only the speed differs.
+A layer records its tuning in its params (`tuning`), set once after the steps are built.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+
+TUNINGS = ("dsp", "helium")
+HELIUM_CPUS = ("cortex-m55", "cortex-m85")
+
+
+def tuning_for_cpu(cpu: str | None) -> str:
+    """The tuning of a core (-mcpu name); None: the default."""
+    return "helium" if cpu in HELIUM_CPUS else "dsp"
+
+
+def depthwise_lanes(p) -> int:
+    """Channels per depthwise group of a layer with depth multiplier 1."""
+    return 8 if getattr(p, "tuning", "dsp") == "helium" else 4
+
+
+def chain_width(p) -> int:
+    """Output channels per weight pass of a fused chain's 1x1 layer `p`."""
+    return 4 if getattr(p, "tuning", "dsp") == "helium" and p.output_shape[3] >= 4 else 2
+
+
+def tuned(steps: tuple, tuning: str) -> tuple:
+    """`steps` with every convolution and depthwise layer's params set to `tuning`."""
+    if tuning not in TUNINGS:
+        raise ValueError(f"unknown kernel tuning {tuning!r} (one of {', '.join(TUNINGS)})")
+    return tuple(replace(s, params=replace(s.params, tuning=tuning)) if hasattr(s.params, "tuning") else s
+                 for s in steps)
