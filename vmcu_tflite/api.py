@@ -219,7 +219,7 @@ class Program:
     def write(self, out_dir: str | os.PathLike, prefix: str | None = None, target: str = "host") -> list[Path]:
         """Write what vmcu-convert writes: plan.json, report.md, memory.png, the C tables and a
         CMake project with the runtime. Everything that can fail happens before anything is
-        written. `target` ("host", "cortex-m4", "cortex-m7") only changes the report's build notes."""
+        written. `target` ("host", "cortex-m4", ...) only changes the report's build notes."""
         from .codegen.project import render_project, write_project
 
         out = Path(out_dir)
@@ -309,7 +309,7 @@ def check_target(target: str, profile: bool = False, mbed_os: str | os.PathLike 
 
 
 def convert(model: ModelSource, *, planner: str = "vmcu", fuse: bool = True, allow_recompute: bool = False,
-            ram_budget: int | None = None, plan: str | os.PathLike | None = None) -> Program:
+            ram_budget: int | None = None, plan: str | os.PathLike | None = None, tuning: str = "dsp") -> Program:
     """Read an int8 TFLite model and plan it over the circular pool.
 
     `model`: a path, the flatbuffer's bytes (what `tf.lite.TFLiteConverter.convert()` returns) or
@@ -317,12 +317,17 @@ def convert(model: ModelSource, *, planner: str = "vmcu", fuse: bool = True, all
     baseline); `fuse`: fuse layers into chains where that lowers the pool; `allow_recompute`: let
     a chain recompute pixels instead of keeping rows (fewer bytes, more MACs); `ram_budget`:
     raise BudgetError when the pool needs more bytes; `plan`: a plan.json written before, used
-    as it is instead of planning. Raises ModelError for a model this tool cannot run.
+    as it is instead of planning (its tuning with it); `tuning`: the core family the heavy kernels
+    are shaped for, "dsp" (Cortex-M4/M7/M33, the default) or "helium" (Cortex-M55): the C builds
+    and runs bit-exact on every core either way. Raises ModelError for a model this tool cannot run.
     """
+    from .kernels.tuning import TUNINGS
     from .planner.planners import PLANNERS
 
     if planner not in PLANNERS:
         raise UsageError(f"unknown planner {planner!r} (one of {', '.join(sorted(PLANNERS))})")
+    if tuning not in TUNINGS:
+        raise UsageError(f"unknown tuning {tuning!r} (one of {', '.join(TUNINGS)})")
     data, name = _read(model)
     graph = parse_model(data, name)
     if plan is not None:
@@ -332,7 +337,7 @@ def convert(model: ModelSource, *, planner: str = "vmcu", fuse: bool = True, all
             raise UsageError(f"cannot read {plan}: {err.strerror}") from None
         compiled = program_for_plan(graph, load_plan(text))
     else:
-        compiled = compile_graph(graph, planner, fuse, allow_recompute)
+        compiled = compile_graph(graph, planner, fuse, allow_recompute, tuning)
     if ram_budget is not None and compiled.plan.pool_bytes > ram_budget:
         need = compiled.plan.pool_bytes
         raise BudgetError(f"the plan needs {need} bytes of pool, {need - ram_budget} more than the budget of {ram_budget}")

@@ -11,13 +11,10 @@ def _ratio(a: int, b: int | None) -> str:
     return f"{a / b:.1%}" if b else "-"
 
 
-BUILD = {
-    "host": "cmake -S . -B build && cmake --build build",
-    "cortex-m4": "cmake -S . -B build -DCMAKE_TOOLCHAIN_FILE=vmcu_runtime/targets/arm-none-eabi.cmake "
-                 "-DVMCU_CPU=cortex-m4 && cmake --build build",
-    "cortex-m7": "cmake -S . -B build -DCMAKE_TOOLCHAIN_FILE=vmcu_runtime/targets/arm-none-eabi.cmake "
-                 "-DVMCU_CPU=cortex-m7 && cmake --build build",
-}
+ARM_CPUS = ("cortex-m0", "cortex-m3", "cortex-m4", "cortex-m7", "cortex-m33", "cortex-m55")  # the toolchain's VMCU_CPU
+BUILD = {"host": "cmake -S . -B build && cmake --build build"} | {
+    cpu: "cmake -S . -B build -DCMAKE_TOOLCHAIN_FILE=vmcu_runtime/targets/arm-none-eabi.cmake "
+         f"-DVMCU_CPU={cpu} && cmake --build build" for cpu in ARM_CPUS}
 
 
 def render_report(program: Program, baseline: LayerBaseline, tflm_head: int | None, target: str = "host",
@@ -79,7 +76,9 @@ def render_report(program: Program, baseline: LayerBaseline, tflm_head: int | No
             lines.append(f"| {f.ops[0]}-{f.ops[-1]} | {layers} | {'yes' if f.fused else 'no'} | "
                          f"{rings.get(f.ops, 0):,} | {f.unfused_bytes:,} | {f.fused_bytes:,} | {saved:,} | "
                          f"{f.recomputed_macs if f.fused and f.recompute else 0:,} |")
-    lines += ["", f"Build the `vmcu_model` library for {target} in this folder: `{BUILD[target]}`."]
+    lines += ["", f"Build the `vmcu_model` library for {target} in this folder: `{BUILD[target]}`.",
+              "", f"Kernels tuned for {'Helium (Cortex-M55)' if plan.tuning == 'helium' else 'the DSP extension'} "
+                  f"(`{plan.tuning}`; they build and run bit-exact on every core)."]
     peak = max(plan.steps, key=lambda s: s.footprint_bytes, default=None)
     if peak is not None:
         lines += ["", f"Peak: step {peak.index} ({peak.kernel}, TFLite op {', '.join(map(str, peak.ops))}), "

@@ -151,6 +151,7 @@ class Case:
     segments: tuple = ()  # (segment, in_place) tried besides the plan's
     fused: bool = False
     seed: int = 0
+    tuning: str = "dsp"  # kernels/tuning.py: "helium" shapes eight-channel depthwise groups, four-channel 1x1 tiles
     # filled by prepare()
     program: Program | None = None
     step: object = None
@@ -184,6 +185,13 @@ CASES = [
     Case("block_expand_strided", block("expand", None, stride=2), ((5, False), (3, False)), fused=True),
     Case("block_no_lead_residual", block("none", "second"), ((4, False), (3, False)), fused=True),
     Case("block_no_lead", block("none", None, k=5, stride=2), ((5, False), (2, False)), fused=True),
+    # Tuned for Helium: eight-channel depthwise groups (10 channels: a group of 8 and one of 2; planes of 5
+    # in place), four-channel tiles in the fused 1x1 layers (5 and 10 outputs: a last tile of 1 or 2).
+    Case("dw_helium", dw, ((10, False), (6, False), (5, True), (10, True)), tuning="helium"),
+    Case("dw_dilated_strided_helium", dw_dilated_strided, ((8, False), (3, False), (8, True)), tuning="helium"),
+    Case("block_expand_residual_helium", block("expand", "first"), ((4, False), (3, False)), fused=True,
+         tuning="helium"),
+    Case("block_stem_helium", block("stem", None), ((5, False), (2, False)), fused=True, tuning="helium"),
 ]
 
 
@@ -191,7 +199,8 @@ def prepare(case: Case, index: int) -> None:
     m = Chain(100 + index)
     x, y = case.build(m)
     model = m.build(y)
-    case.program = chained_program(model) if case.fused else compile_model(model, fuse=False)
+    case.program = (chained_program(model, tuning=case.tuning) if case.fused
+                    else compile_model(model, fuse=False, tuning=case.tuning))
     graph, steps = case.program.graph, case.program.steps
     assert len(steps) == 1, [s.kernel for s in steps]
     case.step = step = steps[0]

@@ -10,6 +10,7 @@ from tests.random_graphs import GraphBuilder
 from vmcu_reference.interpreter import Interpreter
 from vmcu_tflite.chain import LayerChainParams
 from vmcu_tflite.fusion import chain_runs, chain_step
+from vmcu_tflite.kernels.tuning import tuned
 from vmcu_tflite.oracle import run_tflm
 from vmcu_tflite.passes import simplify
 from vmcu_tflite.pipeline import Program, compile_model
@@ -50,11 +51,11 @@ def chains(draw, most: int = 5):
     return g.b.build(), data, len(kinds) + transposed
 
 
-def chained_program(model: bytes, recompute: bool = False) -> Program:
+def chained_program(model: bytes, recompute: bool = False, tuning: str = "dsp") -> Program:
     """The model's layers as one LAYER_CHAIN step (recomputing its first stage where it can, with
-    `recompute`), planned."""
+    `recompute`), its kernels shaped for `tuning`, planned."""
     graph = simplify(parse_model(model))
-    steps = build_steps(graph)
+    steps = tuned(build_steps(graph), tuning)
     runs = chain_runs(graph, steps)
     assert runs == [tuple(range(len(steps)))]
     step = chain_step(graph, steps, runs[0], 0)

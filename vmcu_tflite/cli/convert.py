@@ -12,6 +12,8 @@ from typing import Sequence
 
 from ..api import convert
 from ..planner.planners import PLANNERS
+from ..kernels.tuning import tuning_for_cpu
+from ..report import BUILD
 from .common import ToolParser, folder, parse_bytes, run_tool
 
 
@@ -28,15 +30,16 @@ def build_parser() -> argparse.ArgumentParser:
                         help="let a chain recompute its first layers' pixels per window instead of keeping their rows "
                              "(fewer bytes, more multiply-accumulates: the report counts them)")
     parser.add_argument("--prefix", help="C symbol prefix (default: the model's file name)")
-    parser.add_argument("--target", choices=["host", "cortex-m4", "cortex-m7"], default="host",
-                        help="where the C will run: the report says how to build for it (the C is the same)")
+    parser.add_argument("--target", choices=sorted(BUILD), default="host",
+                        help="where the C will run: the report says how to build for it, and the kernels are tuned "
+                             "for its core (cortex-m55: Helium); the C builds and runs bit-exact everywhere")
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     program = convert(args.model, planner=args.planner, fuse=not args.no_fuse, allow_recompute=args.allow_recompute,
-                      ram_budget=args.ram_budget)
+                      ram_budget=args.ram_budget, tuning=tuning_for_cpu(args.target))
     program.write(args.output, args.prefix, args.target)
     plan = program.plan
     extra = program.recomputed_macs

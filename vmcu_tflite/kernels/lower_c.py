@@ -672,7 +672,9 @@ class _Lowering:
                   f"{'' if registers else '(int32_t)'}{w}[{_sum(w_index, l)}];"]
         four = "if (" + ("1" if lo == 4 else f"{s.lanes.c()} == 4") + ") {"
         x, taps = _plus(s.x, _paren(x_index)), _plus(w, w_index)
-        if hi == 4 and self.vector(s.acc):  # Helium: one multiply and one add of the register's four lanes
+        size = self.lookup(s.acc).size
+        mve = self.vector(s.acc) and (size == 8 or hi == 4)  # the vector path takes the lanes
+        if mve and size == 4:  # Helium: one multiply and one add of the register's four lanes
             self.lines.append("#if VMCU_MVE")
             self.code(depth, [four, f"{s.acc}_v = vmcu_mac4_s8_mve({x}, {taps}, {x_offset}, {s.acc}_v);", "} else {",
                               f"vst1q_s32({s.acc}, {s.acc}_v);"])
@@ -682,7 +684,7 @@ class _Lowering:
             self.line(depth + 1, f"{s.acc}_v = vld1q_s32({s.acc});")
             self.line(depth, "}")
             self.lines.append("#else")
-        if hi == 8 and self.vector(s.acc):  # Helium: eight 16-bit lanes, the products widened by VMULLB/VMULLT
+        if mve and size == 8:  # Helium: eight 16-bit lanes, the products widened by VMULLB/VMULLT
             self.lines.append("#if VMCU_MVE")
             self.line(depth, f"vmcu_mac8_s8_mve({x}, {taps}, {x_offset}, {s.lanes.c()}, &{s.acc}_e, &{s.acc}_o);")
             self.lines.append("#else")
@@ -697,7 +699,7 @@ class _Lowering:
         self.for_lanes(depth, l, s.acc, s.lanes, lo, hi)
         self.code(depth + 1, scalar)
         self.line(depth, "}")
-        if hi in (4, 8) and self.vector(s.acc):
+        if mve:
             self.lines.append("#endif")
 
     def for_lanes(self, depth: int, k: str, acc: str, count: Ix, lo: int, hi: int, start: Ix = Const(0),

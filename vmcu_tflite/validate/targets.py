@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..kernels.tuning import tuning_for_cpu
 from ..errors import BudgetError, UsageError
 from .harness import harness_cmake, render_main
 
@@ -29,6 +30,7 @@ class Target:
     post_run: str = ""  # C statements after it
     timeout: float = 600.0
     description: str = field(default="", compare=False)
+    tuning: str = "dsp"  # the kernel tuning a model is converted with for this target (kernels/tuning.py)
 
     def require(self) -> None:
         """Raise UsageError (one line) if a tool this target needs is missing."""
@@ -219,6 +221,7 @@ def _qemu(name: str, board: str, cpu: str, description: str, stack_bytes: int = 
         pre_run="    vmcu_board_measure_begin();",
         post_run="    vmcu_board_measure_end();",
         description=description,
+        tuning=tuning_for_cpu(cpu),
         board=board,
         stack_bytes=stack_bytes,
         heap_bytes=heap_bytes,

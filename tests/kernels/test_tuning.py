@@ -1,0 +1,61 @@
+"""Kernel tuning per core family (vmcu_tflite/kernels/tuning.py): the helium shapes are other kernel
+descriptions, checked like the default ones; the plan records the tuning and the pool stays the same."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tests.models_under_test import FIXTURES, REAL_MODELS
+from vmcu_reference.inputs import random_inputs
+from vmcu_reference.interpreter import Interpreter
+from vmcu_tflite.errors import UsageError
+from vmcu_tflite.kernels import describe
+from vmcu_tflite.kernels.lower_c import lower
+from vmcu_tflite.kernels.tuning import tuned, tuning_for_cpu
+from vmcu_tflite.oracle import run_tflm
+from vmcu_tflite.pipeline import compile_model
+from vmcu_tflite.plan import load_plan
+
+MODELS = [m for m in FIXTURES if m.stem in ("kws_like", "depthwise_block", "nchw_input")] + \
+    [m for m in REAL_MODELS if m.stem in ("mlperf-kws-dscnn", "tflm-person_detect")]
+
+
+def _id(path):
+    return path.stem
+
+
+def test_a_core_picks_its_tuning():
+    assert tuning_for_cpu("cortex-m55") == "helium"
+    assert [tuning_for_cpu(c) for c in ("cortex-m4", "cortex-m7", "cortex-m0", None)] == ["dsp"] * 4
+    with pytest.raises(ValueError, match="unknown kernel tuning"):
+        tuned((), "neon")
+
+
+@pytest.mark.parametrize("model", MODELS, ids=_id)
+def test_helium_descriptions_are_bit_exact_with_the_oracle_and_keep_the_pool(model):
+    """The interpreter runs the helium-tuned descriptions (eight-lane depthwise groups, four-channel
+    fused tiles) over the simulated pool; TFLite Micro's outputs are the check."""
+    pytest.importorskip("tflite_micro")
+    helium, dsp = compile_model(model, tuning="helium"), compile_model(model)
+    assert helium.plan.tuning == "helium" and dsp.plan.tuning == "dsp"
+    assert helium.plan.pool_bytes == dsp.plan.pool_bytes
+    def lowered(program) -> str:
+        return "".join(lower(kernel, f"k{step.index}") for step, planned in zip(program.steps, program.plan.steps)
+                       if (kernel := describe(step.kernel, step.params, planned.segment_bytes, planned.in_place,
+                                              planned.tile_rows)) is not None)
+
+    assert "vmcu_mac8_s8_mve" in lowered(helium) and "vmcu_mac8_s8_mve" not in lowered(dsp)
+    inputs = random_inputs(helium.graph, 5)
+    ours = Interpreter(helium).run(inputs).outputs
+    theirs, _ = run_tflm(model.read_bytes(), inputs, len(ours))
+    for a, b in zip(ours, theirs):
+        assert np.asarray(a).tobytes() == np.asarray(b).tobytes()
+
+
+def test_the_plan_records_its_tuning():
+    model = next(m for m in FIXTURES if m.stem == "kws_like")
+    program = compile_model(model, tuning="helium")
+    plan = load_plan(program.plan.dumps(program.graph))
+    assert plan.tuning == "helium"
+    with pytest.raises(UsageError, match="tuning 'neon'"):
+        load_plan(program.plan.dumps(program.graph).replace('"tuning": "helium"', '"tuning": "neon"'))
