@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from . import ops as op_registry
 from .errors import ModelError
 from .graph import Graph
@@ -32,8 +34,25 @@ def build_steps(graph: Graph) -> tuple[Step, ...]:
         if not graph.activations(op):
             raise ModelError(f"operator {op.kind} at index {op.index} reads only constants; fold it into a "
                              "constant before converting (TFLite's converter does by default)")
-        params = op_registry.prepare(graph, op)
-        steps.append(Step(index=position, kernel=op.kind, ops=tuple(sorted((op.index,) + op.folded)),
+        kind, params = _as_convolution(op.kind, op_registry.prepare(graph, op))
+        steps.append(Step(index=position, kernel=kind, ops=tuple(sorted((op.index,) + op.folded)),
                           inputs=graph.activations(op), outputs=op.outputs, params=params,
-                          macs=op_registry.macs(op.kind, params)))
+                          macs=op_registry.macs(kind, params)))
     return tuple(steps)
+
+
+def _as_convolution(kind: str, params):
+    """A DEPTHWISE_CONV_2D over one input channel (a grayscale stem: depth multiplier = output channels)
+    is a CONV_2D with one input channel: output channel c sums (x + offset) * w[ky, kx, c] over the
+    same window either way, with the same per-channel requantization. As a convolution it gathers
+    the window once per pixel and runs every channel as one dot product, instead of one channel at a
+    time: the same integers, a faster kernel."""
+    if kind != "DEPTHWISE_CONV_2D" or params.input_shape[3] != 1:
+        return kind, params
+    from .ops.conv2d import Conv2DParams
+
+    return "CONV_2D", Conv2DParams(
+        input_shape=params.input_shape, output_shape=params.output_shape,
+        filter=np.ascontiguousarray(params.filter.transpose(3, 1, 2, 0)), bias=params.bias, stride=params.stride,
+        dilation=params.dilation, padding=params.padding, input_offset=params.input_offset,
+        output_offset=params.output_offset, requant=params.requant)

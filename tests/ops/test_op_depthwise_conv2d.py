@@ -10,6 +10,7 @@ from tests.tflite_builder import ModelBuilder, random_bias, random_weights
 from vmcu_tflite.errors import ModelError
 from vmcu_tflite.ops import depthwise_conv2d, macs
 from vmcu_tflite.reader import parse_model
+from vmcu_tflite.steps import build_steps
 
 ACTIVATIONS = st.sampled_from([0, 1, 2, 3])  # none, relu, relu_n1_to_1, relu6
 
@@ -97,3 +98,17 @@ def test_depthwise_conv2d_rejects_wrong_multiplier():
     graph = parse_model(model)
     with pytest.raises(ModelError, match="DEPTHWISE_CONV_2D at index 0: .*depth multiplier"):
         depthwise_conv2d.prepare(graph, graph.ops[0])
+
+
+def test_one_input_channel_runs_as_a_convolution():
+    """A depthwise layer over one channel (a grayscale stem) becomes a CONV_2D step with the filter
+    as [C_out, K_h, K_w, 1] and the same MACs; the EXPLICIT case above checks its bits against TFLite Micro."""
+    case = dict(EXPLICIT[2], batch=1)
+    model, _ = build_depthwise(case)
+    graph = parse_model(model)
+    depthwise = depthwise_conv2d.prepare(graph, graph.ops[0])
+    (step,) = build_steps(graph)
+    assert step.kernel == "CONV_2D" and step.params.filter.shape == (8, 5, 5, 1)
+    np.testing.assert_array_equal(step.params.filter[:, :, :, 0], np.moveaxis(depthwise.filter[0], -1, 0))
+    assert step.macs == macs("DEPTHWISE_CONV_2D", depthwise)
+    assert_matches_tflm(model, [np.random.default_rng(4).integers(-128, 128, size=(1, 7, 7, 1)).astype(np.int8)])

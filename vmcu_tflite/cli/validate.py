@@ -103,8 +103,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    check_target(args.target, args.profile, args.mbed_os)  # before planning: a missing tool fails at once
-    program = convert(args.model, planner=args.planner, fuse=not args.no_fuse, allow_recompute=args.allow_recompute)
+    target = check_target(args.target, args.profile, args.mbed_os)  # before planning: a missing tool fails at once
+    program = convert(args.model, planner=args.planner, fuse=not args.no_fuse, allow_recompute=args.allow_recompute,
+                      tuning=target.tuning)  # the kernels shaped for the target's core
     result = program.validate(args.target, args.seed, keep=args.keep, profile=args.profile, mbed_os=args.mbed_os)
     print(f"{args.model.name} on {result.target}: status {result.status}, pool {program.pool_bytes:,} bytes")
     for line in format_measurements(result.measurements):
