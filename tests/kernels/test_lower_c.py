@@ -188,6 +188,7 @@ CASES = [
     # Tuned for Helium: eight-channel depthwise groups (10 channels: a group of 8 and one of 2; planes of 5
     # in place), four-channel tiles in the fused 1x1 layers (5 and 10 outputs: a last tile of 1 or 2).
     Case("dw_helium", dw, ((10, False), (6, False), (5, True), (10, True)), tuning="helium"),
+    Case("conv_gather_helium", conv_gather, ((5, False), (2, False)), tuning="helium"),
     Case("dw_dilated_strided_helium", dw_dilated_strided, ((8, False), (3, False), (8, True)), tuning="helium"),
     Case("block_expand_residual_helium", block("expand", "first"), ((4, False), (3, False)), fused=True,
          tuning="helium"),

@@ -27,7 +27,7 @@ from .ir import (Accumulate, AddResidual, Average, Broadcast, Dot, Kernel, RAMLo
                  Widen, Workspace, loop)
 from .offset import dot_offset, kernel_bias
 from .requant import requant_form
-from .tuning import chain_width, depthwise_lanes
+from .tuning import depthwise_lanes, tile_channels
 from .window import layer_interior, new_rows, taps
 
 
@@ -72,7 +72,7 @@ def _head_pixels(params, j: int, source: str, row: Ix, col: Ix, count: Ix, tile:
         return [*_own(into, buf, pair_bytes(tile * c_out)), *together.reads,
                 loop(f"u{j}", 0, c_out, together.unit(u, pair) + [
                     Requantize(buf, base + u, "acc", pair, u, at, together.form, pixels=count if tile > 1 else Const(1),
-                               dst_stride=Const(c_out), acc_stride=Const(2))], step=together.width)], buf
+                               dst_stride=Const(c_out), acc_stride=Const(together.weight_rows))], step=together.width)], buf
     one = conv_pixel(layer, Const(0), row, xx, params=at, offsets=f"off{j}", source=source)
     pair = imin(c_out - u, one.width)
     return [*_own(into, buf, pair_bytes(tile * c_out)),
@@ -95,7 +95,7 @@ def _pointwise_pixels(params, j: int, src: str, count: Ix, tile: int, into=None)
     form = requant_form(layer.filter, layer.bias, layer.requant, 0, kernel_bias(layer))
     x_offset = dot_offset(layer, at)
     u, t = Var(f"u{j}"), Var(f"t{j}")
-    width = chain_width(layer)
+    width = tile_channels(layer)
     pair = imin(c_out - u, width)
     wide = whole_words(c_in)
     widened = tile > 1 and wide * tile * 2 <= WIDEN_BYTES

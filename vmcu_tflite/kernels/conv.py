@@ -28,6 +28,7 @@ from .index import Const, Ix, Var, floor_div, imin
 from .ir import Broadcast, Dot, Kernel, RAMLoad, RAMStore, RegAlloc, Requantize, Widen, loop
 from .offset import dot_offset, kernel_bias
 from .requant import RequantForm, requant_form
+from .tuning import tile_channels
 from .window import conv_way, layer_interior, taps
 
 
@@ -36,11 +37,12 @@ class PixelConv:
     """One output pixel of a convolution, channel pair by channel pair."""
 
     way: str
-    width: int  # output channels per unit: 2, or 1 in a grouped convolution
+    width: int  # output channels per unit: 2 (4 with the helium tuning), or 1 in a grouped convolution
     reads: list  # statements run once per pixel, before its channels
     unit: Callable[[Ix, Ix], list]  # (u, pair) -> statements accumulating channels u (and u + 1) in acc
     form: RequantForm  # the requantization its constants allow
-    tile: int = 1  # output pixels per unit: 2 where the caller asked and the way allows (acc[2t + k])
+    tile: int = 1  # output pixels per unit: 2 where the caller asked and the way allows (acc[weight_rows * t + k])
+    weight_rows: int = 2  # per unit, at least 2: the accumulators' stride per pixel
 
 
 def filter_pitch(p) -> int:
@@ -67,7 +69,9 @@ def conv_pixel(p, n: Ix, y: Ix, x: Ix, params: str = "p", offsets: str = "offset
     way, pitch = conv_way(p), filter_pitch(p)
     form = requant_form(p.filter, p.bias, p.requant, 0, kernel_bias(p))
     wide = whole_words(window)  # inputs widened to 16 bits
-    width = 2 if per_group == c_out else 1
+    width = 1 if per_group != c_out else tile_channels(p) if way in ("pixel", "gather") else 2
+    weight_rows = max(width, 2)
+    weights = tuple(f"w{k}" for k in range(weight_rows))
     ky, kx = Var("ky"), Var("kx")
     rows, cols = taps(y, s_h, p_h, d_h, k_h, h), taps(x, s_w, p_w, d_w, k_w, w)
     row_start = ((n * h + rows.origin + ky * d_h) * w + cols.origin) * c_in  # tap (ky, 0), channel 0
@@ -99,12 +103,12 @@ def conv_pixel(p, n: Ix, y: Ix, x: Ix, params: str = "p", offsets: str = "offset
 
 
     def unit(u: Ix, pair: Ix) -> list:
-        start = channel_pair(params, u, c_out, pitch, pair, tile, form)
+        start = channel_pair(params, u, c_out, pitch, pair, tile, form, weight_rows)
         if way == "pixel":
             x, stride = ("wide", wide) if widened else ("run", c_in)
-            return start + [Dot("acc", 0, x, 0, ("w0", "w1"), 0, c_in, offsets, x_offset, pair, count, stride)]
+            return start + [Dot("acc", 0, x, 0, weights, 0, c_in, offsets, x_offset, pair, count, stride)]
         if way == "gather":
-            return start + [Dot("acc", 0, "wide", 0, ("w0", "w1"), 0, pitch, offsets, x_offset, pair, count, pitch)]
+            return start + [Dot("acc", 0, "wide", 0, weights, 0, pitch, offsets, x_offset, pair, count, pitch)]
         if way == "rows":
             return start + [loop("ky", rows.lo, rows.hi, [
                 RAMLoad("run", source, row_start + cols.lo * c_in, (cols.hi - cols.lo) * c_in, max_bytes=k_w * c_in),
@@ -119,7 +123,7 @@ def conv_pixel(p, n: Ix, y: Ix, x: Ix, params: str = "p", offsets: str = "offset
             ]),
         ])]
 
-    return PixelConv(way, width, reads, unit, form, tile)
+    return PixelConv(way, width, reads, unit, form, tile, weight_rows)
 
 
 def conv2d(params, segment: int) -> Kernel:
@@ -133,7 +137,7 @@ def conv2d(params, segment: int) -> Kernel:
     pair = imin(end - u, pixel.width)
     segments = -(-c_out // segment)
     requantize = Requantize("seg", u - first, "acc", pair, u, "p", pixel.form, pixels=tile, dst_stride=Const(segment),
-                            acc_stride=Const(2))
+                            acc_stride=Const(pixel.weight_rows))
     body = (
         Broadcast("offsets", dot_offset(p, "p")),
         loop("n", 0, n_, [loop("y", 0, o_h, [loop("x", 0, o_w, pixel.reads + [
@@ -149,7 +153,7 @@ def conv2d(params, segment: int) -> Kernel:
     )
     k_h, k_w = p.filter.shape[1:3]
     signature = ("conv2d", pixel.way, tuple(p.input_shape), tuple(p.output_shape), tuple(p.filter.shape), p.stride,
-                 p.dilation, p.padding, segment)
+                 p.dilation, p.padding, segment, pixel.width)
     return Kernel(name="conv2d", params_type="vmcu_conv_params", signature=signature,
                   tensors={"input0": n_ * h * w * c_in, "output": n_ * o_h * o_w * c_out}, body=body,
                   doc=f"CONV_2D {k_h}x{k_w} ({pixel.way}) {p.input_shape} -> {p.output_shape}, {segment}-byte segments")

@@ -866,12 +866,17 @@ class _Lowering:
 
 
     def lower_Accumulate(self, s: Accumulate, depth: int) -> None:
+        """acc[k] += src[k]: on Helium four sums per vector (vmcu_accumulate_s8_mve)."""
         k = self.fresh("k")
         self.ref(s.acc)
-        src = f"{s.src}[{_sum(_paren(self.at(s.src, s.src_index)), k)}]"
+        index = _paren(self.at(s.src, s.src_index))
+        self.lines.append("#if VMCU_MVE")
+        self.line(depth, f"vmcu_accumulate_s8_mve({s.acc}, {_plus(s.src, index)}, {s.count.c()});")
+        self.lines.append("#else")
         self.line(depth, f"for (int32_t {k} = 0; {k} < {_paren(s.count.c())}; ++{k}) {{")
-        self.line(depth + 1, f"{s.acc}[{k}] += {src};")
+        self.line(depth + 1, f"{s.acc}[{k}] += {s.src}[{_sum(index, k)}];")
         self.line(depth, "}")
+        self.lines.append("#endif")
 
     def lower_Average(self, s: Average, depth: int) -> None:
         """TFLite's AveragePool rounding: (sum +- divisor / 2) / divisor, C's division truncating."""

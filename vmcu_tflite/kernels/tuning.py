@@ -8,8 +8,8 @@ all see it):
   time (one word of SMLABB/SMLATT operands), and a fused chain's 1x1 layers two output channels
   per weight pass (the 2x2 tile: four accumulators leave the Cortex-M4 registers for the rest).
 - `helium` (Cortex-M55, M85): depthwise channels eight at a time (one VLDRB.S16 per tap, the
-  products widened by VMULLB/VMULLT), and four output channels per weight pass everywhere (each
-  pixel's four channels requantized as one vector).
+  products widened by VMULLB/VMULLT), and four output channels per weight pass in fused 1x1 layers
+  and gathered stems too (each pixel's four channels requantized as one vector).
 
 The same C builds and runs bit-exact on every core whatever the tuning; only the speed differs.
 A layer records its tuning in its params (`tuning`), set once after the steps are built.
@@ -32,8 +32,9 @@ def depthwise_lanes(p) -> int:
     return 8 if getattr(p, "tuning", "dsp") == "helium" else 4
 
 
-def chain_width(p) -> int:
-    """Output channels per weight pass of a fused chain's 1x1 layer `p`."""
+def tile_channels(p) -> int:
+    """Output channels per weight pass of a convolution `p` that reads whole windows: a fused chain's
+    1x1 layers and gathered stems (GEMM steps take four on every core, `gemm.group_width`)."""
     return 4 if getattr(p, "tuning", "dsp") == "helium" and p.output_shape[3] >= 4 else 2
 
 

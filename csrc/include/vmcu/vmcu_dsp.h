@@ -679,7 +679,7 @@ static inline void vmcu_requantize8_narrow_mve(int32x4_t even, int32x4_t odd, co
                                                const int8_t *shift, int32_t offset, int32_t act_min, int32_t act_max,
                                                int8_t *dst, int32_t count)
 {
-    const uint32x4_t words = {0u, 8u, 16u, 24u}, bytes = {0u, 2u, 4u, 6u};
+    const uint32x4_t words = vidupq_n_u32(0u, 8), bytes = vidupq_n_u32(0u, 2); /* channels 0, 2, 4, 6 */
     int32x4_t me, mo, se, so;
     if (count >= 8) {
         me = vldrwq_gather_offset_s32(multiplier, words);
@@ -754,7 +754,7 @@ static inline void vmcu_mac8_s8_mve(const int8_t *x, const int8_t *w, int32_t x_
 /** The biases of eight channels (those past `count` 0) into the even and odd vectors: an int16 table. */
 static inline void vmcu_bias8_s16_mve(const int16_t *bias, int32_t count, int32x4_t *even, int32x4_t *odd)
 {
-    const uint32x4_t at = {0u, 4u, 8u, 12u}; /* bytes of channels 0, 2, 4, 6 */
+    const uint32x4_t at = vidupq_n_u32(0u, 4); /* bytes of channels 0, 2, 4, 6: 0, 4, 8, 12 */
     if (count >= 8) {
         *even = vldrhq_gather_offset_s32(bias, at);
         *odd = vldrhq_gather_offset_s32(bias + 1, at);
@@ -772,9 +772,20 @@ static inline void vmcu_bias8_s32_mve(const int32_t *bias, int32_t count, int32x
         *even = both.val[0];
         *odd = both.val[1];
     } else {
-        const uint32x4_t at = {0u, 8u, 16u, 24u};
+        const uint32x4_t at = vidupq_n_u32(0u, 8);
         *even = vldrwq_gather_offset_z_s32(bias, at, vctp32q((uint32_t)(count + 1) / 2u));
         *odd = vldrwq_gather_offset_z_s32(bias + 1, at, vctp32q((uint32_t)count / 2u));
+    }
+}
+
+/** acc[k] += x[k] for k < len, four int32 sums per vector (a global average pool's sums), the tail
+ *  under VCTP. */
+static inline void vmcu_accumulate_s8_mve(int32_t *acc, const int8_t *x, int32_t len)
+{
+    int32_t i;
+    for (i = 0; i < len; i += 4) {
+        const mve_pred16_t p = vctp32q((uint32_t)(len - i));
+        vstrwq_p_s32(acc + i, vaddq_s32(vldrwq_z_s32(acc + i, p), vldrbq_z_s32(x + i, p)), p);
     }
 }
 
