@@ -643,6 +643,21 @@ static inline int32x4_t vmcu_mac4_s8_mve(const int8_t *x, const int8_t *w, int32
     return vaddq_s32(acc, vmulq_s32(vaddq_n_s32(vldrbq_s32(x), x_offset), vldrbq_s32(w)));
 }
 
+/* A vector of four values held in core registers: two VMOVs of two lanes each (GCC builds the vector
+ * through the stack otherwise). */
+static inline int32x4_t vmcu_lanes4(int32_t a0, int32_t a1, int32_t a2, int32_t a3)
+{
+#if defined(__GNUC__)
+    int32x4_t v;
+    __asm__("vmov %q0[2], %q0[0], %1, %3\n\tvmov %q0[3], %q0[1], %2, %4" : "=&w"(v) : "r"(a0), "r"(a1), "r"(a2),
+            "r"(a3));
+    return v;
+#else
+    const int32x4_t v = {a0, a1, a2, a3};
+    return v;
+#endif
+}
+
 /* vmcu_requantize_narrow lane by lane, clamped: VQRDMULH is SMMULR(2x, m) for |x| < 2^30 (what the
  * narrow form has proved), and VSHL by shift + 1 (negative) the right shift by ~shift: the scalar
  * form's operations on four lanes. */
@@ -708,7 +723,7 @@ static inline void vmcu_requantize_row4_narrow_mve(const int32_t acc[4], const i
                                                    int32_t offset, int32_t act_min, int32_t act_max, int8_t *dst,
                                                    int32_t count)
 {
-    const int32x4_t x = {acc[0], acc[1], acc[2], acc[3]}; /* lane moves: the accumulators are in registers */
+    const int32x4_t x = vmcu_lanes4(acc[0], acc[1], acc[2], acc[3]);
     vmcu_requantize4_narrow_mve(x, multiplier, shift, offset, act_min, act_max, dst, count);
 }
 
@@ -720,7 +735,7 @@ static inline void vmcu_requantize2x2_narrow_mve(const int32_t acc[4], const int
 {
     const uint32x4_t words = {0u, 4u, 0u, 4u}, bytes = {0u, 1u, 0u, 1u};
     const uint32x4_t at = {0u, 1u, (uint32_t)dst_stride, (uint32_t)dst_stride + 1u};
-    const int32x4_t x = {acc[0], acc[1], acc[2], acc[3]}; /* lane moves: the accumulators are in registers */
+    const int32x4_t x = vmcu_lanes4(acc[0], acc[1], acc[2], acc[3]);
     const int32x4_t v = vmcu_requantize_narrow_mve(x, vldrwq_gather_offset_s32(multiplier, words),
                                                    vldrbq_gather_offset_s32(shift, bytes), offset, act_min, act_max);
     vstrbq_scatter_offset_s32(dst, at, v);
