@@ -88,7 +88,7 @@ def depthwise(params, segment: int) -> Kernel:
     p = params
     n_, h, w, c_in = p.input_shape
     _, o_h, o_w, c_out = p.output_shape
-    lanes = depthwise_lanes(p) if p.depth_multiplier == 1 else 1
+    lanes = depthwise_lanes(p, segment) if p.depth_multiplier == 1 else 1
     n, y, x, q = (Var(v) for v in ("n", "y", "x", "q"))
     first, end = q * segment, imin(q * segment + segment, c_out)
     body = (
@@ -126,7 +126,8 @@ def depthwise_in_place(params, segment: int) -> Kernel:
     # One-channel planes hold their channel's taps in registers for the whole plane.
     _, k_h, k_w, _ = p.filter.shape
     single = segment == 1
-    compute = depthwise_pixel(p, "plane", plane, segment, first, first, end, 1 if single else depthwise_lanes(p),
+    lanes = 1 if single else depthwise_lanes(p, segment)
+    compute = depthwise_pixel(p, "plane", plane, segment, first, first, end, lanes,
                               registers="taps" if single else None)
     load_taps = [RegAlloc("taps", "int32_t", k_h * k_w), FlashLoad("taps", "p->filter", q, True, k_h * k_w, c)]
     body = (
@@ -147,7 +148,7 @@ def depthwise_in_place(params, segment: int) -> Kernel:
         ]),
     )
     signature = ("depthwise_in_place", tuple(p.input_shape), tuple(p.output_shape), tuple(p.filter.shape), p.stride,
-                 p.dilation, p.padding, segment, depthwise_lanes(p))
+                 p.dilation, p.padding, segment, lanes)
     return Kernel(name="depthwise_in_place", params_type="vmcu_depthwise_params", signature=signature,
                   tensors={"input0": pixels * c, "output": n_ * o_h * o_w * c}, body=body,
                   workspaces=(Workspace("plane", planes * pixels * segment, pixels * segment),),

@@ -27,9 +27,12 @@ def tuning_for_cpu(cpu: str | None) -> str:
     return "helium" if cpu in HELIUM_CPUS else "dsp"
 
 
-def depthwise_lanes(p) -> int:
-    """Channels per depthwise group of a layer with depth multiplier 1."""
-    return 8 if getattr(p, "tuning", "dsp") == "helium" else 4
+def depthwise_lanes(p, channels: int | None = None) -> int:
+    """Channels per depthwise group of a layer with depth multiplier 1; four where the groups run over
+    fewer than eight `channels` at a time (an in-place plane, an output segment): half-empty eight-lane
+    groups cost more than full four-lane ones."""
+    helium = getattr(p, "tuning", "dsp") == "helium" and (channels is None or channels >= 8)
+    return 8 if helium else 4
 
 
 def tile_channels(p) -> int:
