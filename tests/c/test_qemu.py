@@ -38,6 +38,7 @@ needs_qemu = pytest.mark.skipif(not HAVE_QEMU, reason="arm-none-eabi-gcc, qemu-s
 HAVE_TFLM = importlib.util.find_spec("tflite_micro") is not None
 
 M4, M7, STM32 = TARGETS["qemu-cortex-m4"], TARGETS["qemu-cortex-m7"], TARGETS["qemu-stm32f405"]
+PERSON = [m for m in REAL_MODELS if m.stem == "tflm-person_detect"]
 M0, M3, M33, M55 = (TARGETS[f"qemu-cortex-m{n}"] for n in (0, 3, 33, 55))
 RISCV = TARGETS["qemu-riscv32"]
 needs_riscv = pytest.mark.skipif(not all(shutil.which(t) for t in ("cmake", "riscv64-unknown-elf-gcc",
@@ -161,6 +162,16 @@ def test_m55_runs_helium_in_the_models_kernels(tmp_path):
     assert kernels, sorted(functions)
     for instruction in ("vmlava", "vmullb.s16", "vmullt.s16", "vqrdmulh.s32"):
         assert any(instruction in body for body in kernels.values()), instruction
+
+
+@needs_qemu
+@pytest.mark.skipif(not PERSON, reason="../shared/models/tflm-person_detect.tflite is absent")
+def test_m55_stores_vectors_into_small_buffers(tmp_path):
+    """Person detection without fusion stores each pixel's four requantized channels into 8-byte
+    segments: GCC 12 keeps such an int8 array in a core register unless it is declared larger
+    (VMCU_BUFFER_BYTES), and then fails with an internal compiler error. Built and bit-exact on the M55."""
+    result = validate(PERSON[0], M55, seed=3, work=tmp_path, fuse=False)
+    assert result.status == 0 and result.matches_reference and result.matches_tflm is (True if HAVE_TFLM else None)
 
 
 @needs_qemu

@@ -51,6 +51,15 @@
 #define VMCU_MVE 0
 #endif
 
+/* The declared size of a generated kernel's small int8 buffer. Helium stores vectors into them, and
+ * GCC 12 keeps an int8 array of at most 8 bytes in a core register, where a vector store into it is an
+ * internal compiler error: on Helium such buffers are declared 16 bytes (the kernel uses the first n). */
+#if VMCU_MVE
+#define VMCU_BUFFER_BYTES(n) ((n) < 16 ? 16 : (n))
+#else
+#define VMCU_BUFFER_BYTES(n) (n)
+#endif
+
 #if VMCU_DSP
 
 /* Two 16-bit values in one word, `lo` in the low halfword: an operand pair for SMLAD. */
