@@ -21,7 +21,7 @@ from __future__ import annotations
 from ..chain import is_depthwise, is_transpose
 from .conv import conv_pixel
 from .depthwise import depthwise_pixel
-from .gemm import WIDEN_BYTES, channel_pair, pair_bytes, whole_words
+from .gemm import WIDEN_BYTES, channel_group, pair_bytes, whole_words
 from .index import Const, Ix, Var, imin
 from .ir import (Accumulate, AddResidual, Average, Broadcast, Dot, Kernel, RAMLoad, RAMStore, RegAlloc, Requantize,
                  Widen, Workspace, loop)
@@ -104,7 +104,7 @@ def _pointwise_pixels(params, j: int, src: str, count: Ix, tile: int, into=None)
              loop(f"t{j}", 0, count, [Widen(f"{src}w", t * wide, src, t * c_in, c_in, f"off{j}", x_offset)])]
     return [*(widen if widened else []), *_own(into, buf, pair_bytes(tile * c_out)),
             loop(f"u{j}", 0, c_out, [
-                *channel_pair(at, u, c_out, c_in, pair, tile, form, width),
+                *channel_group(at, u, c_out, c_in, pair, tile, form, width),
                 Dot("acc", 0, x, 0, tuple(f"w{k}" for k in range(width)), 0, c_in, f"off{j}", x_offset, pair, count,
                     stride),
                 Requantize(buf, base + u, "acc", pair, u, at, form, pixels=count, dst_stride=Const(c_out),

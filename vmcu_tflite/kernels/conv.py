@@ -23,7 +23,7 @@ from typing import Callable
 
 import numpy as np
 
-from .gemm import WIDEN_BYTES, channel_pair, pair_bytes, whole_words
+from .gemm import WIDEN_BYTES, channel_group, pair_bytes, whole_words
 from .index import Const, Ix, Var, floor_div, imin
 from .ir import Broadcast, Dot, Kernel, RAMLoad, RAMStore, RegAlloc, Requantize, Widen, loop
 from .offset import dot_offset, kernel_bias
@@ -103,7 +103,7 @@ def conv_pixel(p, n: Ix, y: Ix, x: Ix, params: str = "p", offsets: str = "offset
 
 
     def unit(u: Ix, pair: Ix) -> list:
-        start = channel_pair(params, u, c_out, pitch, pair, tile, form, weight_rows)
+        start = channel_group(params, u, c_out, pitch, pair, tile, form, weight_rows)
         if way == "pixel":
             x, stride = ("wide", wide) if widened else ("run", c_in)
             return start + [Dot("acc", 0, x, 0, weights, 0, c_in, offsets, x_offset, pair, count, stride)]

@@ -3,7 +3,8 @@
 Iterations (tile of rows m, output segment q). A tile is one input row, or two (`tile_rows`):
 the paper's 2x2 GEMM tile, each widened weight word used for two rows. Each iteration reads the
 tile's rows (a pointer into the pool, or a copy where they cross the end of the pool), computes
-units [qS, min(qS + S, N)) two at a time into a segment buffer per row, and stores the segments.
+units [qS, min(qS + S, N)) four at a time (`group_width`: a 4x2 tile) into a segment buffer per
+row, and stores the segments.
 The rows are freed with their last segment, before it is stored: the store may land on them
 (paper eq. 1: gap min(N, K) - 1 for one row; a two-row tile reads row m + 1 before it stores
 row m, so its output may need up to K more bytes of distance: the planner takes it only where
@@ -33,7 +34,7 @@ def pair_bytes(bytes_: int) -> int:
     return bytes_ + bytes_ % 2
 
 
-def channel_pair(params: str, u, units: int, window: int, pair, pixels: int = 1, form: RequantForm = GENERAL,
+def channel_group(params: str, u, units: int, window: int, pair, pixels: int = 1, form: RequantForm = GENERAL,
                  width: int = 2) -> list:
     """Accumulators of the `width` (2 or 4) output channels from u (`pair` of them used) for `pixels`
     inputs (acc[width * p + k]: input p, channel u + k), started at their bias (a table of
@@ -77,7 +78,7 @@ def gemm(rows: int, depth: int, units: int, segment: int, params_type: str, stem
                 *(widen if widened else []),
                 RegAlloc("seg", "int8_t", pair_bytes(segment * tile_rows)),
                 loop("u", first, end, [
-                    *channel_pair("p", u, units, depth, pair, tile_rows, form, width),
+                    *channel_group("p", u, units, depth, pair, tile_rows, form, width),
                     Dot("acc", 0, x, 0, tuple(f"w{k}" for k in range(width)), 0, depth, "offsets", x_offset, pair,
                         tile, stride),
                     Requantize("seg", u - first, "acc", pair, u, "p", form, pixels=tile, dst_stride=Const(segment),
