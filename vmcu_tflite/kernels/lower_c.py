@@ -765,23 +765,7 @@ class _Lowering:
         shift = self.param(f"{quant}->requant.shift", "int8_t *")
         offset = self.param(f"{quant}->output_offset", "int32_t")
         self.ref(s.acc)
-        vector = self.vector(s.acc)
-        eight = vector and self.lookup(s.acc).size == 8
-        if vector and s.form.narrow and self.bounds(s.pixels) == (1, 1):  # Helium: the lanes at once
-            channel = _paren(s.channel.c())
-            bounds = (f"{self.param(f'{quant}->requant.act_min', 'int32_t')}, "
-                      f"{self.param(f'{quant}->requant.act_max', 'int32_t')}") if not s.form.saturate else "-128, 127"
-            lanes = f"{s.acc}_e, {s.acc}_o" if eight else f"{s.acc}_v"
-            self.lines.append("#if VMCU_MVE")
-            self.line(depth, f"vmcu_requantize{8 if eight else 4}_narrow_mve({lanes}, {_plus(multiplier, channel)}, "
-                             f"{_plus(shift, channel)}, {offset}, {bounds}, "
-                             f"{_plus(s.dst, _paren(self.at(s.dst, s.dst_index)))}, {s.count.c()});")
-            self.lines.append("#else")
-        elif vector:
-            self.lines.append("#if VMCU_MVE")
-            self.line(depth, f"vmcu_store8_mve({s.acc}, {s.acc}_e, {s.acc}_o);" if eight
-                      else f"vst1q_s32({s.acc}, {s.acc}_v);")
-            self.lines.append("#endif")
+        helium_only = self.requantize_mve(s, depth, multiplier, shift, offset, t)
         channel = _sum(_paren(s.channel.c()), k)
         constants = (f"{multiplier}[{channel}]", f"{shift}[{channel}]")
         if self.bounds(s.count) == (1, 1):  # one channel: its constants read once where the channel is fixed
@@ -803,59 +787,71 @@ class _Lowering:
         value = (f"vmcu_requantize_narrow({arguments}, {offset})" if s.form.narrow
                  else f"vmcu_requantize_shifted({arguments}, {offset})" if s.form.shifted
                  else f"vmcu_requantize({arguments}) + {offset}")
-        clamp = ("vmcu_sat8(", ")") if s.form.saturate else (
-            "vmcu_clamp(", f", {self.param(f'{quant}->requant.act_min', 'int32_t')}, "
-                           f"{self.param(f'{quant}->requant.act_max', 'int32_t')})")
+        clamp = ("vmcu_sat8(", ")") if s.form.saturate else ("vmcu_clamp(", f", {self.clamp_bounds(s)})")
         dst = f"{s.dst}[{_sum(_paren(self.at(s.dst, s.dst_index)), strided(Const(0), s.dst_stride))}]"
         store = [f"{dst} = (int8_t){clamp[0]}", f"    {value}{clamp[1]};"]
         if pixel != "0":
             bound = str(pixels_hi) if pixels_lo == pixels_hi else _paren(s.pixels.c())
             store = [f"for (int32_t {t} = 0; {t} < {bound}; ++{t}) {{", *store, "}"]
-        rows4 = s.form.narrow and not vector and self.bounds(s.acc_stride) == (4, 4) and self.bounds(s.count)[1] <= 4
-        if (s.form.narrow and not vector and pixels_hi == 2 and self.bounds(s.count)[1] == 2
-                and self.bounds(s.acc_stride) == (2, 2) and isinstance(s.dst_stride, Const)):
-            self.tile_requantize_mve(s, depth, multiplier, shift, offset)
-        if rows4:
-            self.rows4_requantize_mve(s, depth, multiplier, shift, offset, t)
         self.for_lanes(depth, k, s.acc, s.count, *self.bounds(s.count), s.acc_index,
                        size=self.bounds(s.acc_stride)[0] if pixels_hi > 1 else 0)
         self.code(depth + 1, lines + store)
         self.line(depth, "}")
-        if (vector and s.form.narrow and self.bounds(s.pixels) == (1, 1)) or rows4:
+        if helium_only:
             self.lines.append("#endif")
 
-    def tile_requantize_mve(self, s: Requantize, depth: int, multiplier: str, shift: str, offset: str) -> None:
-        """On Helium, a GEMM tile's two channels by two pixels in one vector (its constants gathered,
-        its bytes scattered), where the tile is whole; the scalar loop after it takes the rest."""
+    def clamp_bounds(self, s: Requantize) -> str:
+        """The C arguments `act_min, act_max` of a Requantize's clamp (-128, 127: a plain saturation)."""
+        if s.form.saturate:
+            return "-128, 127"
         quant = _paren(s.quant)
-        bounds = "-128, 127" if s.form.saturate else (
-            f"{self.param(f'{quant}->requant.act_min', 'int32_t')}, {self.param(f'{quant}->requant.act_max', 'int32_t')}")
-        whole = [f"{e.c()} == 2" for e in (s.count, s.pixels) if self.bounds(e) != (2, 2)]
-        channel = _paren(s.channel.c())
-        self.lines.append("#if VMCU_MVE")
-        self.code(depth, [f"if ({' && '.join(whole) or '1'}) {{",
-                          f"vmcu_requantize2x2_narrow_mve({_plus(s.acc, _paren(s.acc_index.c()))}, "
-                          f"{_plus(multiplier, channel)}, {_plus(shift, channel)}, {offset}, {bounds}, "
-                          f"{_plus(s.dst, _paren(self.at(s.dst, s.dst_index)))}, {s.dst_stride.c()});",
-                          "} else"])
-        self.lines.append("#endif")
+        return (f"{self.param(f'{quant}->requant.act_min', 'int32_t')}, "
+                f"{self.param(f'{quant}->requant.act_max', 'int32_t')}")
 
-    def rows4_requantize_mve(self, s: Requantize, depth: int, multiplier: str, shift: str, offset: str, t: str) -> None:
-        """On Helium, each pixel's four channels (acc[4t + k]) in one vector: their constants loaded
-        once as vectors, the bytes stored in one predicated VSTRB; the scalar loop after #else."""
-        quant = _paren(s.quant)
-        bounds = "-128, 127" if s.form.saturate else (
-            f"{self.param(f'{quant}->requant.act_min', 'int32_t')}, {self.param(f'{quant}->requant.act_max', 'int32_t')}")
+    def requantize_mve(self, s: Requantize, depth: int, multiplier: str, shift: str, offset: str, t: str) -> bool:
+        """Helium's vector form of a narrow Requantize, written before the scalar loop; True where that
+        loop then goes under #else (the caller closes it with #endif). The vector forms:
+        - a depthwise group's accumulator vectors (four lanes, or eight as even and odd), one pixel;
+        - each pixel's four channels of a 4x2 tile (acc[4t + k]);
+        - a whole 2x2 tile, its constants gathered and its bytes scattered (the scalar loop takes the
+          tile that is not whole: `if (whole) {vector} else` falls through to it).
+        A depthwise accumulator the scalar form reads is stored to its buffer first."""
+        vector, eight = self.vector(s.acc), self.vector(s.acc) and self.lookup(s.acc).size == 8
+        if vector and not (s.form.narrow and self.bounds(s.pixels) == (1, 1)):
+            self.lines.append("#if VMCU_MVE")
+            self.line(depth, f"vmcu_store8_mve({s.acc}, {s.acc}_e, {s.acc}_o);" if eight
+                      else f"vst1q_s32({s.acc}, {s.acc}_v);")
+            self.lines.append("#endif")
+            return False
+        if not s.form.narrow:
+            return False
         channel = _paren(s.channel.c())
-        pixels = self.bounds(s.pixels)
-        dst = _plus(s.dst, _paren(self.at(s.dst, s.dst_index)))
+        constants = f"{_plus(multiplier, channel)}, {_plus(shift, channel)}, {offset}, {self.clamp_bounds(s)}"
+        acc, dst = _plus(s.acc, _paren(s.acc_index.c())), _plus(s.dst, _paren(self.at(s.dst, s.dst_index)))
+        if vector:
+            lanes = f"{s.acc}_e, {s.acc}_o" if eight else f"{s.acc}_v"
+            code = [f"vmcu_requantize{8 if eight else 4}_narrow_mve({lanes}, {constants}, {dst}, {s.count.c()});"]
+        elif self.bounds(s.acc_stride) == (4, 4) and self.bounds(s.count)[1] <= 4:
+            pixels = self.bounds(s.pixels)
+            code = [f"for (int32_t {t} = 0; {t} < {pixels[1] if pixels[0] == pixels[1] else _paren(s.pixels.c())}; "
+                    f"++{t}) {{",
+                    f"vmcu_requantize_row4_narrow_mve({acc} + 4 * {t}, {constants}, "
+                    f"{dst} + {t} * {_paren(s.dst_stride.c())}, {s.count.c()});", "}"]
+        elif (self.bounds(s.pixels)[1] == 2 and self.bounds(s.count)[1] == 2 and self.bounds(s.acc_stride) == (2, 2)
+              and isinstance(s.dst_stride, Const)):
+            whole = [f"{e.c()} == 2" for e in (s.count, s.pixels) if self.bounds(e) != (2, 2)]
+            self.lines.append("#if VMCU_MVE")
+            self.code(depth, [f"if ({' && '.join(whole) or '1'}) {{",
+                              f"vmcu_requantize2x2_narrow_mve({acc}, {constants}, {dst}, {s.dst_stride.c()});",
+                              "} else"])
+            self.lines.append("#endif")
+            return False
+        else:
+            return False
         self.lines.append("#if VMCU_MVE")
-        self.code(depth, [f"for (int32_t {t} = 0; {t} < {pixels[1] if pixels[0] == pixels[1] else _paren(s.pixels.c())}; "
-                          f"++{t}) {{",
-                          f"vmcu_requantize_row4_narrow_mve({_plus(s.acc, _paren(s.acc_index.c()))} + 4 * {t}, "
-                          f"{_plus(multiplier, channel)}, {_plus(shift, channel)}, {offset}, {bounds}, "
-                          f"{dst} + {t} * {_paren(s.dst_stride.c())}, {s.count.c()});", "}"])
+        self.code(depth, code)
         self.lines.append("#else")
+        return True
 
     def lower_AddResidual(self, s: AddResidual, depth: int) -> None:
         """dst = ADD(dst, residual) element by element (operands in the model's order), through
