@@ -10,26 +10,10 @@
 #   cortex-m33  -mcpu=cortex-m33 -mthumb -mfloat-abi=hard -mfpu=fpv5-sp-d16 (ARMv8-M Mainline, DSP)
 #   cortex-m55  -mcpu=cortex-m55 -mthumb -mfloat-abi=hard -mfpu=auto      (ARMv8.1-M, Helium/MVE)
 # gcc defines __ARM_FEATURE_DSP on the M4, M7, M33 and M55, so the runtime's SMLAD/SXTB16 paths
-# are compiled in there; the M0 and M3 build the portable C. Every function and object gets its
-# own section so that an executable linked with -Wl,--gc-sections keeps only the kernels a model uses.
-
-set(CMAKE_SYSTEM_NAME Generic)
-set(CMAKE_SYSTEM_PROCESSOR arm)
-
-set(CMAKE_C_COMPILER arm-none-eabi-gcc)
-set(CMAKE_CXX_COMPILER arm-none-eabi-g++)
-set(CMAKE_ASM_COMPILER arm-none-eabi-gcc)
-set(CMAKE_AR arm-none-eabi-ar CACHE FILEPATH "Archiver")
-set(CMAKE_RANLIB arm-none-eabi-ranlib CACHE FILEPATH "Archive indexer")
-
-# There is no operating system to link a test executable against: check the compiler by
-# building a static library instead.
-set(CMAKE_TRY_COMPILE_TARGET_TYPE STATIC_LIBRARY)
+# are compiled in there; the M0 and M3 build the portable C.
 
 set(VMCU_CPU cortex-m4 CACHE STRING "Cortex-M core to build for: cortex-m0, -m3, -m4, -m7, -m33 or -m55")
 set_property(CACHE VMCU_CPU PROPERTY STRINGS cortex-m0 cortex-m3 cortex-m4 cortex-m7 cortex-m33 cortex-m55)
-# try_compile() projects read this file again; hand them the same core.
-list(APPEND CMAKE_TRY_COMPILE_PLATFORM_VARIABLES VMCU_CPU)
 
 if(VMCU_CPU STREQUAL "cortex-m0" OR VMCU_CPU STREQUAL "cortex-m3")
   set(VMCU_CPU_FLAGS "-mcpu=${VMCU_CPU} -mthumb -mfloat-abi=soft")
@@ -46,12 +30,5 @@ else()
                       "not '${VMCU_CPU}'")
 endif()
 
-set(CMAKE_C_FLAGS_INIT "${VMCU_CPU_FLAGS} -ffunction-sections -fdata-sections")
-set(CMAKE_CXX_FLAGS_INIT "${VMCU_CPU_FLAGS} -ffunction-sections -fdata-sections")
-set(CMAKE_ASM_FLAGS_INIT "${VMCU_CPU_FLAGS}")
-
-# Programs come from the host; headers and libraries only from the cross toolchain.
-set(CMAKE_FIND_ROOT_PATH_MODE_PROGRAM NEVER)
-set(CMAKE_FIND_ROOT_PATH_MODE_LIBRARY ONLY)
-set(CMAKE_FIND_ROOT_PATH_MODE_INCLUDE ONLY)
-set(CMAKE_FIND_ROOT_PATH_MODE_PACKAGE ONLY)
+include(${CMAKE_CURRENT_LIST_DIR}/gcc_cross.cmake)
+vmcu_gcc_cross_toolchain(arm-none-eabi- arm)
