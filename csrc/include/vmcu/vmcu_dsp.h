@@ -667,16 +667,23 @@ static inline int32x4_t vmcu_lanes4(int32_t a0, int32_t a1, int32_t a2, int32_t 
 #endif
 }
 
-/* vmcu_requantize_narrow lane by lane, clamped: VQRDMULH is SMMULR(2x, m) for |x| < 2^30 (what the
- * narrow form has proved), and VSHL by shift + 1 (negative) the right shift by ~shift: the scalar
- * form's operations on four lanes. */
-static inline int32x4_t vmcu_requantize_narrow_mve(int32x4_t x, int32x4_t multiplier, int32x4_t shift, int32_t offset,
-                                                   int32_t act_min, int32_t act_max)
+/* vmcu_requantize_narrow lane by lane, before the clamp: VQRDMULH is SMMULR(2x, m) for |x| < 2^30
+ * (what the narrow form has proved), and VSHL by shift + 1 (negative) the right shift by ~shift: the
+ * scalar form's operations on four lanes. */
+static inline int32x4_t vmcu_requantize_unclamped_mve(int32x4_t x, int32x4_t multiplier, int32x4_t shift_plus_1,
+                                                      int32_t offset)
 {
     int32x4_t v = vqrdmulhq_s32(x, multiplier);
     v = vaddq_s32(v, vshrq_n_s32(v, 31));
-    v = vshlq_s32(v, vaddq_n_s32(shift, 1));
-    v = vshrq_n_s32(vaddq_n_s32(v, 2 * offset + 1), 1);
+    v = vshlq_s32(v, shift_plus_1);
+    return vshrq_n_s32(vaddq_n_s32(v, 2 * offset + 1), 1);
+}
+
+/** The same, clamped. */
+static inline int32x4_t vmcu_requantize_narrow_mve(int32x4_t x, int32x4_t multiplier, int32x4_t shift, int32_t offset,
+                                                   int32_t act_min, int32_t act_max)
+{
+    const int32x4_t v = vmcu_requantize_unclamped_mve(x, multiplier, vaddq_n_s32(shift, 1), offset);
     return vminq_s32(vmaxq_s32(v, vdupq_n_s32(act_min)), vdupq_n_s32(act_max));
 }
 
@@ -697,29 +704,35 @@ static inline void vmcu_requantize4_narrow_mve(int32x4_t acc, const int32_t *mul
 }
 
 /** Eight depthwise channels (vmcu_mac8_s8_mve's even and odd vectors) requantized and clamped into
- *  dst[0..count): the constants gathered even and odd, the two results narrowed back into channel
- *  order (VMOVNB, VMOVNT) and stored as bytes. */
+ *  dst[0..count). A whole group reads its constants as vectors split even and odd (VLD2 for the
+ *  multipliers, VMOVLB/VMOVLT for the shifts); a group's tail gathers only the channels it has, so no
+ *  constant past the layer's last channel is read. The two results narrow back into channel order
+ *  with saturation (VQMOVNB, VQMOVNT) and are clamped as eight 16-bit lanes: the bounds are int8, so
+ *  saturating to int16 first changes no clamped value. */
 static inline void vmcu_requantize8_narrow_mve(int32x4_t even, int32x4_t odd, const int32_t *multiplier,
                                                const int8_t *shift, int32_t offset, int32_t act_min, int32_t act_max,
                                                int8_t *dst, int32_t count)
 {
-    const uint32x4_t words = vidupq_n_u32(0u, 8), bytes = vidupq_n_u32(0u, 2); /* channels 0, 2, 4, 6 */
     int32x4_t me, mo, se, so;
     if (count >= 8) {
-        me = vldrwq_gather_offset_s32(multiplier, words);
-        mo = vldrwq_gather_offset_s32(multiplier + 1, words);
-        se = vldrbq_gather_offset_s32(shift, bytes);
-        so = vldrbq_gather_offset_s32(shift + 1, bytes);
-    } else { /* no constant past the layer's last channel is read */
+        const int32x4x2_t m = vld2q_s32(multiplier);
+        const int16x8_t s1 = vaddq_n_s16(vldrbq_s16(shift), 1);
+        me = m.val[0];
+        mo = m.val[1];
+        se = vmovlbq_s16(s1);
+        so = vmovltq_s16(s1);
+    } else {
+        const uint32x4_t words = vidupq_n_u32(0u, 8), bytes = vidupq_n_u32(0u, 2); /* channels 0, 2, 4, 6 */
         const mve_pred16_t pe = vctp32q((uint32_t)(count + 1) / 2u), po = vctp32q((uint32_t)count / 2u);
         me = vldrwq_gather_offset_z_s32(multiplier, words, pe);
         mo = vldrwq_gather_offset_z_s32(multiplier + 1, words, po);
-        se = vldrbq_gather_offset_z_s32(shift, bytes, pe);
-        so = vldrbq_gather_offset_z_s32(shift + 1, bytes, po);
+        se = vaddq_n_s32(vldrbq_gather_offset_z_s32(shift, bytes, pe), 1);
+        so = vaddq_n_s32(vldrbq_gather_offset_z_s32(shift + 1, bytes, po), 1);
     }
-    const int32x4_t e = vmcu_requantize_narrow_mve(even, me, se, offset, act_min, act_max);
-    const int32x4_t o = vmcu_requantize_narrow_mve(odd, mo, so, offset, act_min, act_max);
-    const int16x8_t both = vmovntq_s32(vmovnbq_s32(vdupq_n_s16(0), e), o);
+    const int32x4_t e = vmcu_requantize_unclamped_mve(even, me, se, offset);
+    const int32x4_t o = vmcu_requantize_unclamped_mve(odd, mo, so, offset);
+    int16x8_t both = vqmovntq_s32(vqmovnbq_s32(vuninitializedq_s16(), e), o);
+    both = vminq_s16(vmaxq_s16(both, vdupq_n_s16((int16_t)act_min)), vdupq_n_s16((int16_t)act_max));
     if (count >= 8) {
         vstrbq_s16(dst, both);
     } else {
@@ -771,18 +784,21 @@ static inline void vmcu_mac8_s8_mve(const int8_t *x, const int8_t *w, int32_t x_
         wv = vldrbq_z_s16(w, p);
     }
     xv = vaddq_n_s16(xv, (int16_t)x_offset);
-    *even = vaddq_s32(*even, vmullbq_int_s16(xv, wv));
-    *odd = vaddq_s32(*odd, vmulltq_int_s16(xv, wv));
+    int32x4_t e = vaddq_s32(*even, vmullbq_int_s16(xv, wv)), o = vaddq_s32(*odd, vmulltq_int_s16(xv, wv));
+    __asm__ volatile("" : "+w"(e), "+w"(o));
+    *even = e;
+    *odd = o;
 }
 
 /** The biases of eight channels (those past `count` 0) into the even and odd vectors: an int16 table. */
 static inline void vmcu_bias8_s16_mve(const int16_t *bias, int32_t count, int32x4_t *even, int32x4_t *odd)
 {
-    const uint32x4_t at = vidupq_n_u32(0u, 4); /* bytes of channels 0, 2, 4, 6: 0, 4, 8, 12 */
-    if (count >= 8) {
-        *even = vldrhq_gather_offset_s32(bias, at);
-        *odd = vldrhq_gather_offset_s32(bias + 1, at);
+    if (count >= 8) { /* eight halfwords, widened even and odd */
+        const int16x8_t b = vldrhq_s16(bias);
+        *even = vmovlbq_s16(b);
+        *odd = vmovltq_s16(b);
     } else {
+        const uint32x4_t at = vidupq_n_u32(0u, 4); /* bytes of channels 0, 2, 4, 6: 0, 4, 8, 12 */
         *even = vldrhq_gather_offset_z_s32(bias, at, vctp32q((uint32_t)(count + 1) / 2u));
         *odd = vldrhq_gather_offset_z_s32(bias + 1, at, vctp32q((uint32_t)count / 2u));
     }
