@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 
 import vmcu_tflite
-from tests.models_under_test import FIXTURES, REAL_MODELS, ROOT, conv_chain
+from tests.models_under_test import FIXTURES, REAL_MODELS, ROOT, conv_chain, left_shift_block
 from vmcu_tflite.cli.validate import format_profile
 from vmcu_tflite.codegen.project import write_project
 from vmcu_tflite.errors import BudgetError, UsageError
@@ -172,6 +172,21 @@ def test_m55_stores_vectors_into_small_buffers(tmp_path):
     (VMCU_BUFFER_BYTES), and then fails with an internal compiler error. Built and bit-exact on the M55."""
     result = validate(PERSON[0], M55, seed=3, work=tmp_path, fuse=False)
     assert result.status == 0 and result.matches_reference and result.matches_tflm is (True if HAVE_TFLM else None)
+
+
+@needs_qemu
+@pytest.mark.parametrize("fuse", [True, False], ids=["fused", "unfused"])
+def test_m55_requantizes_left_shifts_as_vectors(fuse, tmp_path):
+    """Layers that scale up (TFLite shifts +1 and +2 beside 0 and -2 in one layer: the shifted form)
+    requantize as vectors on the Cortex-M55 too, each lane with its own left and right shift, in a
+    fused block and in the layers apart: bit-exact with the reference and TFLite Micro."""
+    model = tmp_path / "left_shift_block.tflite"
+    model.write_bytes(left_shift_block())
+    result = validate(model, M55, seed=3, work=tmp_path / "run", fuse=fuse)
+    assert result.status == 0 and result.matches_reference and result.matches_tflm is (True if HAVE_TFLM else None)
+    source = "".join(path.read_text() for path in (tmp_path / "run" / "model").glob("*.c"))
+    shifted = re.findall(r"vmcu_requantize(?:8|4|_row4|2x2)_mve\(.*, 1\);", source)
+    assert len(shifted) >= 3, "the shifted form is not vectorized"
 
 
 @needs_qemu

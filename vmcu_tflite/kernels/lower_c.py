@@ -809,40 +809,43 @@ class _Lowering:
                 f"{self.param(f'{quant}->requant.act_max', 'int32_t')}")
 
     def requantize_mve(self, s: Requantize, depth: int, multiplier: str, shift: str, offset: str, t: str) -> bool:
-        """Helium's vector form of a narrow Requantize, written before the scalar loop; True where that
-        loop then goes under #else (the caller closes it with #endif). The vector forms:
+        """Helium's vector form of a narrow or shifted Requantize (the C helpers' last argument says
+        which), written before the scalar loop; True where that loop then goes under #else (the caller
+        closes it with #endif). The vector forms:
         - a depthwise group's accumulator vectors (four lanes, or eight as even and odd), one pixel;
         - each pixel's four channels of a 4x2 tile (acc[4t + k]);
         - a whole 2x2 tile, its constants gathered and its bytes scattered (the scalar loop takes the
           tile that is not whole: `if (whole) {vector} else` falls through to it).
         A depthwise accumulator the scalar form reads is stored to its buffer first."""
         vector, eight = self.vector(s.acc), self.vector(s.acc) and self.lookup(s.acc).size == 8
-        if vector and not (s.form.narrow and self.bounds(s.pixels) == (1, 1)):
+        vectorized = s.form.narrow or s.form.shifted
+        if vector and not (vectorized and self.bounds(s.pixels) == (1, 1)):
             self.lines.append("#if VMCU_MVE")
             self.line(depth, f"vmcu_store8_mve({s.acc}, {s.acc}_e, {s.acc}_o);" if eight
                       else f"vst1q_s32({s.acc}, {s.acc}_v);")
             self.lines.append("#endif")
             return False
-        if not s.form.narrow:
+        if not vectorized:
             return False
+        form = "1" if s.form.shifted else "0"
         channel = _paren(s.channel.c())
         constants = f"{_plus(multiplier, channel)}, {_plus(shift, channel)}, {offset}, {self.clamp_bounds(s)}"
         acc, dst = _plus(s.acc, _paren(s.acc_index.c())), _plus(s.dst, _paren(self.at(s.dst, s.dst_index)))
         if vector:
             lanes = f"{s.acc}_e, {s.acc}_o" if eight else f"{s.acc}_v"
-            code = [f"vmcu_requantize{8 if eight else 4}_narrow_mve({lanes}, {constants}, {dst}, {s.count.c()});"]
+            code = [f"vmcu_requantize{8 if eight else 4}_mve({lanes}, {constants}, {dst}, {s.count.c()}, {form});"]
         elif self.bounds(s.acc_stride) == (4, 4) and self.bounds(s.count)[1] <= 4:
             pixels = self.bounds(s.pixels)
             code = [f"for (int32_t {t} = 0; {t} < {pixels[1] if pixels[0] == pixels[1] else _paren(s.pixels.c())}; "
                     f"++{t}) {{",
-                    f"vmcu_requantize_row4_narrow_mve({acc} + 4 * {t}, {constants}, "
-                    f"{dst} + {t} * {_paren(s.dst_stride.c())}, {s.count.c()});", "}"]
+                    f"vmcu_requantize_row4_mve({acc} + 4 * {t}, {constants}, "
+                    f"{dst} + {t} * {_paren(s.dst_stride.c())}, {s.count.c()}, {form});", "}"]
         elif (self.bounds(s.pixels)[1] == 2 and self.bounds(s.count)[1] == 2 and self.bounds(s.acc_stride) == (2, 2)
               and isinstance(s.dst_stride, Const)):
             whole = [f"{e.c()} == 2" for e in (s.count, s.pixels) if self.bounds(e) != (2, 2)]
             self.lines.append("#if VMCU_MVE")
             self.code(depth, [f"if ({' && '.join(whole) or '1'}) {{",
-                              f"vmcu_requantize2x2_narrow_mve({acc}, {constants}, {dst}, {s.dst_stride.c()});",
+                              f"vmcu_requantize2x2_mve({acc}, {constants}, {dst}, {s.dst_stride.c()}, {form});",
                               "} else"])
             self.lines.append("#endif")
             return False

@@ -667,39 +667,50 @@ static inline int32x4_t vmcu_lanes4(int32_t a0, int32_t a1, int32_t a2, int32_t 
 #endif
 }
 
-/* vmcu_requantize_narrow lane by lane, before the clamp: VQRDMULH is SMMULR(2x, m) for |x| < 2^30
- * (what the narrow form has proved), and VSHL by shift + 1 (negative) the right shift by ~shift: the
- * scalar form's operations on four lanes. */
-static inline int32x4_t vmcu_requantize_unclamped_mve(int32x4_t x, int32x4_t multiplier, int32x4_t shift_plus_1,
-                                                      int32_t offset)
+/* The requantization of four lanes, before the clamp, in either form the converter can prove
+ * (requant.py; `shifted` is a literal at every call, so the other form compiles away):
+ * - narrow (vmcu_requantize_narrow): VQRDMULH is SMMULR(2x, m) for |x| < 2^30, and VSHL by
+ *   `shift` = the channel's shift + 1 (negative) the right shift by ~shift;
+ * - shifted (vmcu_requantize_shifted): x shifted left by max(shift, 0) first, which the form has
+ *   proved stays below 2^30, and the doubled product shifted right by max(-shift, 0): `shift` is
+ *   the channel's shift.
+ * The scalar forms' operations on four lanes, so the same bits. */
+static inline int32x4_t vmcu_requantize_unclamped_mve(int32x4_t x, int32x4_t multiplier, int32x4_t shift,
+                                                      int32_t offset, int32_t shifted)
 {
-    int32x4_t v = vqrdmulhq_s32(x, multiplier);
-    v = vaddq_s32(v, vshrq_n_s32(v, 31));
-    v = vshlq_s32(v, shift_plus_1);
+    int32x4_t v;
+    if (shifted) {
+        const int32x4_t zero = vdupq_n_s32(0);
+        v = vqrdmulhq_s32(vshlq_s32(x, vmaxq_s32(shift, zero)), multiplier);
+        v = vshlq_s32(vaddq_s32(vaddq_s32(v, v), vshrq_n_s32(v, 31)), vminq_s32(shift, zero));
+    } else {
+        v = vqrdmulhq_s32(x, multiplier);
+        v = vshlq_s32(vaddq_s32(v, vshrq_n_s32(v, 31)), shift);
+    }
     return vshrq_n_s32(vaddq_n_s32(v, 2 * offset + 1), 1);
 }
 
-/** The same, clamped. */
-static inline int32x4_t vmcu_requantize_narrow_mve(int32x4_t x, int32x4_t multiplier, int32x4_t shift, int32_t offset,
-                                                   int32_t act_min, int32_t act_max)
+/** The same from the channels' shifts as the table holds them, clamped. */
+static inline int32x4_t vmcu_requantize_lanes_mve(int32x4_t x, int32x4_t multiplier, int32x4_t shift, int32_t offset,
+                                                  int32_t act_min, int32_t act_max, int32_t shifted)
 {
-    const int32x4_t v = vmcu_requantize_unclamped_mve(x, multiplier, vaddq_n_s32(shift, 1), offset);
+    const int32x4_t v = vmcu_requantize_unclamped_mve(x, multiplier, shifted ? shift : vaddq_n_s32(shift, 1), offset,
+                                                      shifted);
     return vminq_s32(vmaxq_s32(v, vdupq_n_s32(act_min)), vdupq_n_s32(act_max));
 }
 
 /** dst[k] = the requantized, clamped acc[k] of channel k, for the first `count` (1 to 4) lanes of a
  *  depthwise group; the other lanes neither read constants nor write. */
-static inline void vmcu_requantize4_narrow_mve(int32x4_t acc, const int32_t *multiplier, const int8_t *shift,
-                                               int32_t offset, int32_t act_min, int32_t act_max, int8_t *dst,
-                                               int32_t count)
+static inline void vmcu_requantize4_mve(int32x4_t acc, const int32_t *multiplier, const int8_t *shift, int32_t offset,
+                                        int32_t act_min, int32_t act_max, int8_t *dst, int32_t count, int32_t shifted)
 {
     if (count >= 4) { /* no VPST around the loads and the store */
-        vstrbq_s32(dst, vmcu_requantize_narrow_mve(acc, vld1q_s32(multiplier), vldrbq_s32(shift), offset, act_min,
-                                                   act_max));
+        vstrbq_s32(dst, vmcu_requantize_lanes_mve(acc, vld1q_s32(multiplier), vldrbq_s32(shift), offset, act_min,
+                                                  act_max, shifted));
     } else {
         const mve_pred16_t p = vctp32q((uint32_t)count);
-        vstrbq_p_s32(dst, vmcu_requantize_narrow_mve(acc, vldrwq_z_s32(multiplier, p), vldrbq_z_s32(shift, p),
-                                                     offset, act_min, act_max), p);
+        vstrbq_p_s32(dst, vmcu_requantize_lanes_mve(acc, vldrwq_z_s32(multiplier, p), vldrbq_z_s32(shift, p), offset,
+                                                    act_min, act_max, shifted), p);
     }
 }
 
@@ -709,28 +720,29 @@ static inline void vmcu_requantize4_narrow_mve(int32x4_t acc, const int32_t *mul
  *  constant past the layer's last channel is read. The two results narrow back into channel order
  *  with saturation (VQMOVNB, VQMOVNT) and are clamped as eight 16-bit lanes: the bounds are int8, so
  *  saturating to int16 first changes no clamped value. */
-static inline void vmcu_requantize8_narrow_mve(int32x4_t even, int32x4_t odd, const int32_t *multiplier,
-                                               const int8_t *shift, int32_t offset, int32_t act_min, int32_t act_max,
-                                               int8_t *dst, int32_t count)
+static inline void vmcu_requantize8_mve(int32x4_t even, int32x4_t odd, const int32_t *multiplier, const int8_t *shift,
+                                        int32_t offset, int32_t act_min, int32_t act_max, int8_t *dst, int32_t count,
+                                        int32_t shifted)
 {
+    const int32_t plus = shifted ? 0 : 1; /* what vmcu_requantize_unclamped_mve's `shift` adds to the table's */
     int32x4_t me, mo, se, so;
     if (count >= 8) {
         const int32x4x2_t m = vld2q_s32(multiplier);
-        const int16x8_t s1 = vaddq_n_s16(vldrbq_s16(shift), 1);
+        const int16x8_t s16 = vaddq_n_s16(vldrbq_s16(shift), (int16_t)plus);
         me = m.val[0];
         mo = m.val[1];
-        se = vmovlbq_s16(s1);
-        so = vmovltq_s16(s1);
+        se = vmovlbq_s16(s16);
+        so = vmovltq_s16(s16);
     } else {
         const uint32x4_t words = vidupq_n_u32(0u, 8), bytes = vidupq_n_u32(0u, 2); /* channels 0, 2, 4, 6 */
         const mve_pred16_t pe = vctp32q((uint32_t)(count + 1) / 2u), po = vctp32q((uint32_t)count / 2u);
         me = vldrwq_gather_offset_z_s32(multiplier, words, pe);
         mo = vldrwq_gather_offset_z_s32(multiplier + 1, words, po);
-        se = vaddq_n_s32(vldrbq_gather_offset_z_s32(shift, bytes, pe), 1);
-        so = vaddq_n_s32(vldrbq_gather_offset_z_s32(shift + 1, bytes, po), 1);
+        se = vaddq_n_s32(vldrbq_gather_offset_z_s32(shift, bytes, pe), plus);
+        so = vaddq_n_s32(vldrbq_gather_offset_z_s32(shift + 1, bytes, po), plus);
     }
-    const int32x4_t e = vmcu_requantize_unclamped_mve(even, me, se, offset);
-    const int32x4_t o = vmcu_requantize_unclamped_mve(odd, mo, so, offset);
+    const int32x4_t e = vmcu_requantize_unclamped_mve(even, me, se, offset, shifted);
+    const int32x4_t o = vmcu_requantize_unclamped_mve(odd, mo, so, offset, shifted);
     int16x8_t both = vqmovntq_s32(vqmovnbq_s32(vuninitializedq_s16(), e), o);
     both = vminq_s16(vmaxq_s16(both, vdupq_n_s16((int16_t)act_min)), vdupq_n_s16((int16_t)act_max));
     if (count >= 8) {
@@ -741,25 +753,26 @@ static inline void vmcu_requantize8_narrow_mve(int32x4_t even, int32x4_t odd, co
 }
 
 /** A GEMM's four channels of one pixel (acc[k], channel k from the constants' start), the first `count`. */
-static inline void vmcu_requantize_row4_narrow_mve(const int32_t acc[4], const int32_t *multiplier, const int8_t *shift,
-                                                   int32_t offset, int32_t act_min, int32_t act_max, int8_t *dst,
-                                                   int32_t count)
+static inline void vmcu_requantize_row4_mve(const int32_t acc[4], const int32_t *multiplier, const int8_t *shift,
+                                            int32_t offset, int32_t act_min, int32_t act_max, int8_t *dst,
+                                            int32_t count, int32_t shifted)
 {
     const int32x4_t x = vmcu_lanes4(acc[0], acc[1], acc[2], acc[3]);
-    vmcu_requantize4_narrow_mve(x, multiplier, shift, offset, act_min, act_max, dst, count);
+    vmcu_requantize4_mve(x, multiplier, shift, offset, act_min, act_max, dst, count, shifted);
 }
 
 /** A GEMM's 2x2 tile: acc[2t + k] (pixel t, channel k of a pair) requantized and clamped into
  *  dst[t * dst_stride + k]: the pair's constants gathered twice, the four bytes scattered. */
-static inline void vmcu_requantize2x2_narrow_mve(const int32_t acc[4], const int32_t *multiplier, const int8_t *shift,
-                                                 int32_t offset, int32_t act_min, int32_t act_max, int8_t *dst,
-                                                 int32_t dst_stride)
+static inline void vmcu_requantize2x2_mve(const int32_t acc[4], const int32_t *multiplier, const int8_t *shift,
+                                          int32_t offset, int32_t act_min, int32_t act_max, int8_t *dst,
+                                          int32_t dst_stride, int32_t shifted)
 {
     const uint32x4_t words = {0u, 4u, 0u, 4u}, bytes = {0u, 1u, 0u, 1u};
     const uint32x4_t at = {0u, 1u, (uint32_t)dst_stride, (uint32_t)dst_stride + 1u};
     const int32x4_t x = vmcu_lanes4(acc[0], acc[1], acc[2], acc[3]);
-    const int32x4_t v = vmcu_requantize_narrow_mve(x, vldrwq_gather_offset_s32(multiplier, words),
-                                                   vldrbq_gather_offset_s32(shift, bytes), offset, act_min, act_max);
+    const int32x4_t v = vmcu_requantize_lanes_mve(x, vldrwq_gather_offset_s32(multiplier, words),
+                                                  vldrbq_gather_offset_s32(shift, bytes), offset, act_min, act_max,
+                                                  shifted);
     vstrbq_scatter_offset_s32(dst, at, v);
 }
 #endif
