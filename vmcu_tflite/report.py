@@ -1,6 +1,7 @@
 """report.md: what each step needs, and the totals next to the whole-tensor plan and TFLite Micro."""
 from __future__ import annotations
 
+from .cost import REFERENCE_CORE, predicted_steps
 from .layer_baseline import LayerBaseline
 from .oracle import NOT_IN_TFLM, TFLM
 from .pipeline import Program
@@ -27,6 +28,8 @@ def render_report(program: Program, baseline: LayerBaseline, tflm_head: int | No
     unmeasured = ("not measured (pip install tflite-micro)" if oracle == TFLM
                   else f"none: TFLite Micro lacks {', '.join(sorted({op.kind for op in graph.ops} & NOT_IN_TFLM))}")
     extra = sum(f.recomputed_macs for f in plan.fusion if f.fused and f.recompute)
+    predicted = predicted_steps(program)
+    core = REFERENCE_CORE[plan.tuning]
     recomputed = f" (+{extra:,} recomputed: --allow-recompute)" if extra else ""
     lines = [
         f"# Memory plan of {plan.model}",
@@ -43,21 +46,23 @@ def render_report(program: Program, baseline: LayerBaseline, tflm_head: int | No
         + (f" State kept between runs (variable tensors: {len(state.offsets)}): {state.bytes:,} bytes "
            "in the application's state region, apart from the pool." if state.bytes else ""),
         "",
-        f"{len(plan.steps)} steps, {plan.macs:,} MACs{recomputed}. A step's footprint is the pool bytes held while it runs; "
+        f"{len(plan.steps)} steps, {plan.macs:,} MACs{recomputed}, about {sum(predicted):,} instructions on a {core} "
+        "(`cost.py`'s prediction: each step's kernel configuration times instructions per unit fitted to profiled runs; "
+        "`vmcu-validate --profile` measures them). A step's footprint is the pool bytes held while it runs; "
         "beside it, the most its layers hold in the whole-tensor plan of the layers (a fused chain's: the largest of "
         "its layers apart). "
         "Modes: `segment` writes the output over input segments already consumed, `in-place` works "
         "channel segment by channel segment through a workspace, `whole-tensor` keeps input and output apart.",
         "",
         "| step | kernel | TFLite ops | output | mode | segment B | gap segments | workspace B | footprint B "
-        "| its layers at whole-tensor level B |",
-        "|---:|---|---|---|---|---:|---:|---:|---:|---:|",
+        f"| its layers at whole-tensor level B | predicted instructions ({core}) |",
+        "|---:|---|---|---|---|---:|---:|---:|---:|---:|---:|",
     ]
-    for step, layers_held in zip(plan.steps, baseline.footprints):
+    for step, layers_held, instructions in zip(plan.steps, baseline.footprints, predicted):
         shape = "x".join(map(str, graph.tensors[program.steps[step.index].outputs[0]].shape))
         lines.append(f"| {step.index} | {step.kernel} | {', '.join(map(str, step.ops))} | {shape} | {step.mode} | "
                      f"{step.segment_bytes} | {step.gap_segments} | {step.workspace_bytes} | "
-                     f"{step.footprint_bytes:,} | {layers_held:,} |")
+                     f"{step.footprint_bytes:,} | {layers_held:,} | {instructions:,} |")
     if plan.fusion:
         lines += ["", "## Fused chains", "",
                   "Chains of layers run as one step whose intermediates never reach the pool; their rings of rows "
