@@ -34,14 +34,14 @@ def test_the_runner_reports_what_it_should(monkeypatch):
     from tests.fuzz import run
     assert run.check(b"not a model at all") is None
 
-    def broken(data):
+    def broken(data, tuning):
         raise KeyError(3)
 
     monkeypatch.setattr(run, "compile_model", broken)
     kind, detail = run.check(b"")
     assert kind == "traceback" and "KeyError" in detail
 
-    def hung(data):
+    def hung(data, tuning):
         while True:
             pass
 

@@ -2,7 +2,7 @@
 
 Usage: python -m tests.fuzz.run [--seed S] [--cases N] [--seconds T] [--models DIR...]
 
-Each case must end one of two ways: refused with a one-line `VmcuError` (exit 2 in the tools)
+Each case (the kernels shaped for each tuning in turn, `dsp` and `helium`) must end one of two ways: refused with a one-line `VmcuError` (exit 2 in the tools)
 within `CASE_SECONDS`, or accepted and then run without a hazard by the reference interpreter
 and bit-exact with TFLite Micro, which must accept the model too (the oracle runs it in a worker
 process, so that a crash inside it is a finding, not the end of the run). Anything else is a finding:
@@ -33,6 +33,7 @@ from reference.inputs import random_inputs
 from reference.interpreter import Interpreter
 from tests.fuzz.mutants import mutate
 from vmcu_tflite.errors import HazardError, VmcuError
+from vmcu_tflite.kernels.tuning import TUNINGS
 from vmcu_tflite.oracle import OracleError
 from vmcu_tflite.pipeline import compile_model
 
@@ -58,13 +59,14 @@ def _compare(data: bytes, program, inputs, result) -> tuple[str, str] | None:
     return None if divergence is None else ("different", str(divergence))
 
 
-def check(data: bytes) -> tuple[str, str] | None:
-    """None when the model is refused cleanly or accepted and bit-exact; else (kind, detail)."""
+def check(data: bytes, tuning: str = "dsp") -> tuple[str, str] | None:
+    """None when the model is refused cleanly or accepted (its kernels shaped for `tuning`) and
+    bit-exact; else (kind, detail)."""
     signal.signal(signal.SIGALRM, _alarm)
     signal.alarm(CASE_SECONDS)
     try:
         try:
-            program = compile_model(data)
+            program = compile_model(data, tuning=tuning)
         except VmcuError as err:
             message = str(err)
             if "\n" in message or not message.isprintable():
@@ -111,7 +113,8 @@ def main(argv: list[str] | None = None) -> int:
             break
         name, data = models[i % len(models)]
         mutant = mutate(data, args.seed * 1_000_003 + i, name)
-        finding = check(mutant.data)
+        tuning = TUNINGS[i // len(models) % len(TUNINGS)]  # each model's rounds alternate the tunings
+        finding = check(mutant.data, tuning)
         grown = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 - baseline
         if finding is None and grown > MEMORY_BYTES:
             finding = ("memory", f"the process grew by {grown >> 20} MiB")
@@ -119,8 +122,8 @@ def main(argv: list[str] | None = None) -> int:
         done += 1
         if finding is not None:
             findings += 1
-            print(json.dumps({"seed": mutant.seed, "model": name, "how": mutant.how, "kind": finding[0],
-                              "detail": finding[1]}), flush=True)
+            print(json.dumps({"seed": mutant.seed, "model": name, "tuning": tuning, "how": mutant.how,
+                              "kind": finding[0], "detail": finding[1]}), flush=True)
     print(json.dumps({"cases": done, "findings": findings, "seconds": round(time.monotonic() - started, 1)}))
     return 1 if findings else 0
 
