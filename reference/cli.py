@@ -19,7 +19,9 @@ import numpy as np
 from vmcu_tflite.api import convert
 from vmcu_tflite.cli.common import ToolParser, new_file, positive, run_tool, seed
 from vmcu_tflite.errors import EXIT_OUTPUTS_DIFFER, DivergenceError
+from vmcu_tflite.kernels.tuning import tuning_for_cpu
 from vmcu_tflite.planner.planners import PLANNERS
+from vmcu_tflite.report import BUILD
 
 from .inputs import load_inputs, save_outputs
 
@@ -40,6 +42,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--allow-recompute", action="store_true",
                         help="let a chain recompute its first layers' pixels per window instead of keeping their rows "
                              "(fewer bytes, more multiply-accumulates: the report counts them)")
+    parser.add_argument("--target", choices=sorted(BUILD),
+                        help="run the kernels as vmcu-convert --target shapes them for that core (cortex-m55: "
+                             "Helium's eight-lane depthwise groups and 4x2 tiles); a --plan carries its own")
     parser.add_argument("--outputs", type=new_file, help="write output_0, ... to this .npz")
     parser.add_argument("--compare-tflm", action="store_true", help="compare every tensor with TFLite Micro (LiteRT's reference kernels for "
                                                                    "the operators it lacks)")
@@ -48,9 +53,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.plan and args.target:
+        parser.error("--target shapes the kernels of a new plan; a --plan holds the tuning it was made with")
     program = convert(args.model, planner=args.planner, fuse=not args.no_fuse, allow_recompute=args.allow_recompute,
-                      plan=args.plan)
+                      plan=args.plan, tuning=tuning_for_cpu(args.target))
     runs = _sequence(args, program)
     started = time.perf_counter()
     try:
@@ -59,8 +67,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         outputs, divergence = [err.outputs], str(err)
     elapsed = time.perf_counter() - started
     sequence = f", {args.runs} runs" if args.runs > 1 else ""
+    tuning = program.plan["tuning"]
+    kernels = f", {tuning} kernels" if tuning != "dsp" else ""
     print(f"{args.model.name}: {len(program.steps)} steps over a {program.pool_bytes}-byte pool "
-          f"({program.plan['planner']} plan{sequence}), no hazard, {elapsed:.2f} s")
+          f"({program.plan['planner']} plan{kernels}{sequence}), no hazard, {elapsed:.2f} s")
     for r, run in enumerate(outputs):
         for i, out in enumerate(run):
             flat = out.reshape(-1)

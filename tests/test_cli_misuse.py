@@ -38,6 +38,7 @@ def misuse(tmp_path):
         ("vmcu-run", [MODEL, "--outputs", str(a_file / "x.npz")], "does not exist or is not writable"),
         ("vmcu-run", [MODEL, "--outputs", str(tmp_path)], "is a folder, not a file"),
         ("vmcu-run", [MODEL, "--no-such-flag"], "unrecognized arguments"),
+        ("vmcu-run", [MODEL, "--target", "cortex-m55", "--plan", str(a_file)], "a --plan holds the tuning"),
     ]
 
 

@@ -59,3 +59,15 @@ def test_the_plan_records_its_tuning():
     assert plan.tuning == "helium"
     with pytest.raises(UsageError, match="tuning 'neon'"):
         load_plan(program.plan.dumps(program.graph).replace('"tuning": "helium"', '"tuning": "neon"'))
+
+
+def test_vmcu_run_runs_the_kernels_a_target_is_converted_with(capsys):
+    """`vmcu-run --target cortex-m55` executes the helium descriptions, as vmcu-convert --target
+    cortex-m55 would write them, and says so; still bit-exact with TFLite Micro."""
+    from vmcu_reference.cli import main as run_main
+    model = next(m for m in FIXTURES if m.stem == "kws_like")
+    assert run_main([str(model), "--target", "cortex-m55", "--compare-tflm"]) == 0
+    out = capsys.readouterr().out
+    assert "helium kernels" in out and "bit-exact" in out
+    assert run_main([str(model), "--target", "cortex-m4"]) == 0
+    assert "kernels" not in capsys.readouterr().out.splitlines()[0]
