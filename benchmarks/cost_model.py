@@ -120,6 +120,7 @@ def main() -> None:
             rows.append(f"| {model} | {core} | {' | '.join(cells)} |")
     terms = ", ".join(f"{t} {v:g}" for t, v in tables["dsp"].items())
     write_section(args.out, "cost_model", [
+        "## Cost model", "",
         "Predicted instructions per inference (`vmcu_tflite/cost.py`: the terms of each step's kernel "
         "configuration times instructions per unit fitted to `--profile` runs, `python benchmarks/cost_model.py`) "
         "against the measured totals, for the default plans and the plans without fusion. report.md prints each "
