@@ -55,6 +55,7 @@ def test_the_runner_reports_what_it_should(monkeypatch):
 # (fixture, seed) of findings fixed since: each must now end cleanly.
 PAST_FINDINGS = [
     ("svdf_keyword.tflite", 7000240),  # SVDF's state tensor typed VARIANT: a TypeError sizing it, now a one-line refusal
+    ("detector_tile.tflite", 7005854),  # a per-tensor scale's axis 4 of 4 dimensions: LiteRT (the oracle) refused it
 ]
 
 

@@ -228,7 +228,7 @@ def _check_for_litert(graph: Graph, used: set[int]) -> None:
         if len(q.zero_point) != len(q.scale):
             raise ModelError(f"{where} has {len(q.scale)} scales and {len(q.zero_point)} zero points (LiteRT, "
                              "this model's oracle, needs as many of each)")
-        if len(q.scale) > 1 and tensor.shape and not 0 <= q.axis < len(tensor.shape):
+        if tensor.shape and not 0 <= q.axis < len(tensor.shape):  # per-tensor scales too: its loader checks all
             raise ModelError(f"{where} is quantized along dimension {q.axis} of its {len(tensor.shape)}")
     for op in graph.ops:
         if op.kind == "RESHAPE":
