@@ -56,6 +56,7 @@ def test_the_runner_reports_what_it_should(monkeypatch):
 PAST_FINDINGS = [
     ("svdf_keyword.tflite", 7000240),  # SVDF's state tensor typed VARIANT: a TypeError sizing it, now a one-line refusal
     ("detector_tile.tflite", 7005854),  # a per-tensor scale's axis 4 of 4 dimensions: LiteRT (the oracle) refused it
+    ("lstm_sequence.tflite", 11004335),  # a state tensor's buffer index one past the last: never read, TFLM refused it
 ]
 
 

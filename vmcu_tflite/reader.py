@@ -219,6 +219,9 @@ def _read_tensor(model: tflite.Model, tensor: tflite.Tensor, index: int, data: b
     if tensor.Type() not in _TENSOR_TYPES:
         raise ModelError(f"tensor {index} '{name}' has type {tensor.Type()}, which the TFLite schema does not define")
     dtype = _TENSOR_TYPES[tensor.Type()]
+    if not 0 <= tensor.Buffer() < model.BuffersLength():  # a state tensor's too, though its buffer is never read
+        raise ModelError(f"corrupt TFLite flatbuffer: tensor {index} '{name}' refers to buffer {tensor.Buffer()} "
+                         f"of {model.BuffersLength()}")
     shape = () if tensor.ShapeIsNone() else tuple(int(d) for d in tensor.ShapeAsNumpy())
     if any(d < 0 for d in shape):
         raise ModelError(f"tensor {index} '{name}' has an unknown shape {shape}")
