@@ -146,11 +146,17 @@ def check_arity(op: Op) -> None:
 
 
 def _check_same_bytes(graph: Graph, op: Op) -> None:
-    """RESHAPE and SQUEEZE become aliases of their input's bytes: same type, scale and count."""
+    """RESHAPE and SQUEEZE become aliases of their input's bytes: same type, scale and count (and a
+    RESHAPE's shape input, where it has one, a vector of integers)."""
     a, b = graph.tensors[op.inputs[0]], graph.tensors[op.outputs[0]]
     if a.dtype != b.dtype or a.num_elements != b.num_elements:
         raise ModelError(f"operator {op.kind} at index {op.index} turns {a.dtype}{list(a.shape)} into "
                          f"{b.dtype}{list(b.shape)}: the type and the number of elements must stay")
+    if op.kind == "RESHAPE" and len(op.inputs) > 1 and op.inputs[1] >= 0:
+        shape = graph.tensors[op.inputs[1]]
+        if shape.dtype not in ("int32", "int64") or len(shape.shape) != 1:  # TFLite's kernels read its values
+            raise ModelError(f"operator RESHAPE at index {op.index} takes its shape from tensor {op.inputs[1]}, "
+                             f"{shape.dtype}{list(shape.shape)}: a shape is a vector of int32")
     if op.kind != "SQUEEZE":
         return
     dims = op.options.get("squeeze_dims", ())
