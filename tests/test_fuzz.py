@@ -58,6 +58,7 @@ PAST_FINDINGS = [
     ("detector_tile.tflite", 7005854),  # a per-tensor scale's axis 4 of 4 dimensions: LiteRT (the oracle) refused it
     ("lstm_sequence.tflite", 11004335),  # a state tensor's buffer index one past the last: never read, TFLM refused it
     ("detector_tile.tflite", 23001260),  # a RESHAPE's shape input an int8 activation: LiteRT reshaped to its values
+    ("detector_tile.tflite", 23000622),  # tensor names no longer UTF-8: LiteRT failed decoding them
 ]
 
 

@@ -226,6 +226,9 @@ def _check_tensor(t: Tensor) -> None:
 
 def _check_for_litert(graph: Graph, used: set[int]) -> None:
     """What LiteRT's loader refuses and TFLite Micro accepts, for the models LiteRT checks."""
+    names = [t for t in sorted(graph.tensors) if "\ufffd" in graph.tensors[t].name]  # the reader's stand-in
+    if names:
+        raise ModelError(f"tensor {names[0]}'s name is not UTF-8 (LiteRT, this model's oracle, reads every name)")
     for t in sorted(used):
         tensor, where = graph.tensors[t], f"tensor {t} '{graph.tensors[t].name}'"
         q = tensor.quant
