@@ -21,4 +21,5 @@ python3 -m venv .venv
 .venv/bin/pip install -q --upgrade pip
 .venv/bin/pip install -q -e '.[test]'
 export PATH="$PWD/.venv/bin:$PATH"  # the console scripts (vmcu-convert, ...) that tests run
-exec .venv/bin/python -m pytest -q -p no:cacheprovider "$@"
+# one worker per core (pytest-xdist): the tests, QEMU builds and runs included, are independent
+exec .venv/bin/python -m pytest -q -p no:cacheprovider -n auto "$@"
