@@ -26,7 +26,7 @@ sys.path.insert(0, str(ROOT))
 
 from benchmarks.sections import write_section  # noqa: E402
 from benchmarks.shared_models import SHARED, shared_models  # noqa: E402
-from vmcu_tflite.cost import TERMS, program_terms  # noqa: E402
+from vmcu_tflite.cost import TERMS, predict, program_terms  # noqa: E402
 from vmcu_tflite.pipeline import compile_model  # noqa: E402
 from vmcu_tflite.validate.run import validate_program  # noqa: E402
 from vmcu_tflite.validate.targets import TARGETS  # noqa: E402
@@ -67,7 +67,8 @@ def fit(runs: list[dict]) -> dict[str, float]:
 
 
 def predicted_total(run: dict, table: dict[str, float]) -> int:
-    return round(sum(table.get(t, 0.0) * n for row in run["terms"] for t, n in row.items()))
+    """The sum of the run's steps' predictions (what report.md's total is for the same table)."""
+    return sum(predict(row, table) for row in run["terms"])
 
 
 def write_table(path: Path, tables: dict[str, dict[str, float]]) -> None:

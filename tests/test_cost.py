@@ -41,9 +41,9 @@ def test_mac_terms_count_every_multiply_accumulate_once(model, fuse, tuning):
             assert terms["output value"] > 0
 
 
-def test_prediction_is_the_terms_times_the_coefficients(monkeypatch):
-    monkeypatch.setitem(cost.COEFFICIENTS, "dsp", {"step": 100.0, "pointwise MAC": 1.5, "output value": 10.0})
-    assert cost.predict(Counter({"step": 1, "pointwise MAC": 1000, "output value": 40, "element": 7}), "dsp") == 100 + 1_500 + 400
+def test_prediction_is_the_terms_times_the_coefficients():
+    table = {"step": 100.0, "pointwise MAC": 1.5, "output value": 10.0}
+    assert cost.predict(Counter({"step": 1, "pointwise MAC": 1000, "output value": 40, "element": 7}), table) == 100 + 1_500 + 400
 
 
 def test_report_prints_each_steps_prediction():

@@ -4,14 +4,14 @@ A step's instructions are, to a few percent, a sum of terms the kernel's shape f
 multiply-accumulates by kind of loop (a 1x1 layer's dot products, a gathered window's, a
 depthwise tap's, a fully connected row's), the vector steps they take (a dot product's groups of
 4 or 16 inputs, a depthwise group's taps: a part-filled vector costs a whole one), the values it
-requantizes, the kernel rows a depthwise window walks, the copies (and bytes) an in-place step makes to
-its workspace, the elements of the other
-operators (and the MACs of those with weights: recurrent cells, transposed convolutions), and a
-fixed cost per call. `features` counts them; `COEFFICIENTS` (the generated
-`cost_table.py`) holds the instructions per unit of each term for each kernel tuning, fitted by
-`benchmarks/cost_model.py` to `vmcu-validate --profile` runs on the tuning's reference core
-(the Cortex-M4 for `dsp`, the Cortex-M55 for `helium`). `predict` is their dot product: what
-report.md prints per step, and what the benchmark compares with measured totals.
+requantizes, the kernel rows a depthwise window walks, the copies (and bytes) an in-place step
+makes to its workspace, the elements of the other operators (and the MACs of those with weights:
+recurrent cells, transposed convolutions), and a fixed cost per call. `features` counts them;
+`COEFFICIENTS` (the generated `cost_table.py`) holds the instructions per unit of each term for
+each kernel tuning, fitted by `benchmarks/cost_model.py` to `vmcu-validate --profile` runs on the
+tuning's reference core (the Cortex-M4 for `dsp`, the Cortex-M55 for `helium`). `predict` is
+their dot product: what report.md prints per step, and what the benchmark sums and compares with
+measured totals.
 """
 from __future__ import annotations
 
@@ -27,8 +27,8 @@ from .steps import Step
 REFERENCE_CORE = {"dsp": "Cortex-M4", "helium": "Cortex-M55"}  # where each tuning's coefficients were measured
 
 TERMS = ("step", "pointwise MAC", "window MAC", "depthwise 3x3 MAC", "depthwise large MAC", "fully connected MAC",
-         "other MAC", "dot vector", "depthwise tap", "output value", "depthwise row", "in-place cell", "in-place byte", "chain value",
-         "add element", "element")
+         "other MAC", "dot vector", "depthwise tap", "output value", "depthwise row", "in-place cell", "in-place byte",
+         "chain value", "add element", "element")
 DOT_WIDTH = {"dsp": 4, "helium": 16}  # int8 inputs per multiply-accumulate instruction group of a dot product
 
 
@@ -62,7 +62,10 @@ def features(step: Step, planned: PlannedStep, element_counts: int) -> Counter:
             _layer("CONV_2D", layer, terms)
         terms["chain value"] += sum(prod(layer.output_shape) for layer in members[:-1])
         last = prod(members[-1].output_shape)  # what a residual ADD or a global pool after the layers reads
-        terms["add element" if p.add is not None else "element"] += last if (p.add or p.pool) is not None else 0
+        if p.add is not None:
+            terms["add element"] += last
+        elif p.pool is not None:
+            terms["element"] += last
     elif step.kernel in ("CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED"):
         plane = planned.segment_bytes if planned.in_place else None
         _layer(step.kernel, p, terms, plane)
@@ -77,10 +80,10 @@ def features(step: Step, planned: PlannedStep, element_counts: int) -> Counter:
     return terms
 
 
-def predict(terms: Counter, tuning: str) -> int:
-    """Instructions for a step with these `terms` under `tuning`."""
-    table = COEFFICIENTS[tuning]
-    return round(sum(table.get(name, 0.0) * count for name, count in terms.items()))
+def predict(terms: Counter, coefficients: dict[str, float]) -> int:
+    """Instructions for a step with these `terms`, `coefficients` the instructions per unit of
+    each (a tuning's `COEFFICIENTS`, or a table being fitted)."""
+    return round(sum(coefficients.get(name, 0.0) * count for name, count in terms.items()))
 
 
 def program_terms(program) -> list[Counter]:
@@ -92,4 +95,4 @@ def program_terms(program) -> list[Counter]:
 
 def predicted_steps(program) -> list[int]:
     """Each step's predicted instructions on its tuning's reference core (`REFERENCE_CORE`)."""
-    return [predict(terms, program.plan.tuning) for terms in program_terms(program)]
+    return [predict(terms, COEFFICIENTS[program.plan.tuning]) for terms in program_terms(program)]
