@@ -5,6 +5,7 @@ import re
 
 from tests.c.c_validate import program_with_segment
 from tests.c.kernel_models import Chain
+from tests.planner.test_chains import chained_program
 from vmcu_tflite.codegen.kernel_functions import kernel_functions, whole_roles
 from vmcu_tflite.codegen.model_c import c_identifier
 from vmcu_tflite.codegen.project import render_project
@@ -82,3 +83,18 @@ def test_only_tensors_crossing_the_pool_end_take_the_copy_path():
     assert seen_wrap
     source = kernel_functions(program, "m").source
     assert "vmcu_span(" not in source and "vmcu_read(" not in source and "vmcu_write(" not in source
+
+
+def test_fused_depthwise_reads_its_ring_rows_from_a_table_made_once_per_output_row():
+    """A chain's depthwise kernel rows live in a ring of rows: the row offsets (a division each) are
+    made once per output row into a table, not once per kernel row of every pixel's channel group."""
+    m = Chain(3)
+    x = m.input((1, 9, 9, 8))
+    y = m.conv(x, 16, k=(1, 1), act=1)
+    y = m.depthwise(y, k=(3, 3), act=1)
+    program = chained_program(m.build(m.conv(y, 8, k=(1, 1))))
+    source = kernel_functions(program, "m").source
+    rows = [line for line in source.splitlines() if "const int8_t *row = " in line]
+    assert rows and all("ring_rows[ky]" in line and "%" not in line for line in rows)
+    fills = [line for line in source.splitlines() if re.match(r"\s*ring_rows\[k\] = .* % \d+;$", line)]
+    assert len(fills) == 1

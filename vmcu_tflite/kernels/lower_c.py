@@ -32,7 +32,7 @@ import re
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
-from .index import Const, Ix, Sum, loop_bounds, simplify
+from .index import Const, Ix, Sum, Var, loop_bounds, simplify, substitute
 from .ir import (Accumulate, AddResidual, Average, Broadcast, Dot, DotLanes, DotRow, FlashLoad, InitBias, Kernel, Loop, RAMFree, RAMLoad,
                  RAMStore, RegAlloc, Requantize, Widen, Workspace)
 from .schedule import loop_range, walk
@@ -246,25 +246,58 @@ class _Lowering:
             split = self.ring_split(offset, ws.capacity)
             if split is not None:
                 row, byte = split
-                return f"(uint32_t)({_paren(row.c())} % {ws.capacity} + {_paren(byte.c())})"
+                return f"(uint32_t)({self.ring_row(row, ws.capacity)} + {_paren(byte.c())})"
         return f"(uint32_t)({offset.c()} % {ws.capacity})"
 
     def ring_split(self, offset: Sum, capacity: int) -> tuple[Ix, Ix] | None:
         """(row, byte) with offset = row + byte, row a multiple of some g dividing the capacity and
         0 <= byte < g: then offset % capacity = row % capacity + byte. A ring of rows indexed by
         row and channel so takes its modulo once per row, a loop invariant of the channel loops,
-        instead of once per channel group. The largest such g; None where there is none."""
+        instead of once per channel group. The constant goes where it keeps byte in [0, g) (a
+        window's column -pad + kx is negative only outside the interior). The largest such g;
+        None where there is none."""
         for g in _divisors(capacity):
-            row, byte = Const(offset.const - offset.const % g), Const(offset.const % g)
+            row, byte = Const(0), Const(0)
             for coef, part in offset.parts:
                 if coef % g == 0:
                     row = row + part * coef
                 else:
                     byte = byte + part * coef
             lo, hi = self.bounds(byte)
-            if row.variables() and byte.variables() and 0 <= lo and hi < g:
-                return row, byte
+            const = (lo + offset.const) % g - lo  # the constant's share of the byte: = const mod g, the least >= -lo
+            if row.variables() and byte.variables() and 0 <= lo + const and hi + const < g:
+                return row + (offset.const - const), byte + const
         return None
+
+    def ring_row(self, row: Ix, capacity: int) -> str:
+        """`row % capacity` in C. Where the row's innermost variable (a kernel row ky) runs in a loop
+        inside others the row does not depend on (a pixel's columns and channel groups), the
+        remainders of its few values are made once into a table at the start of the loop around
+        those (the output row's), and the kernel rows read them from it: a load instead of a
+        division and its operands at every row of every channel group."""
+        plain = f"{_paren(row.c())} % {capacity}"
+        levels = sorted(k for k, (var, _, _) in enumerate(self.loops) if var in row.variables())
+        if len(levels) < 2 or levels[-1] - levels[-2] < 3:  # fewer than two loops in between: no gain
+            return plain
+        var = self.loops[levels[-1]][0]
+        lo, hi = self.ranges[var]
+        if hi - lo >= 16:
+            return plain
+        start, depth, seen = self.bodies[levels[-2]]
+        key = f"ring rows {row.c()} {capacity}"
+        if key not in seen:
+            seen[key] = self.fresh("ring_rows")
+            self.taken.add(seen[key])
+            k = self.fresh("k")
+            value = substitute(row, var, Var(k) + lo)
+            self.lines[start:start] = [
+                f"{INDENT * depth}int32_t {seen[key]}[{hi - lo + 1}]; /* ring offsets of the rows {var} reads */",
+                f"{INDENT * depth}for (int32_t {k} = 0; {k} < {hi - lo + 1}; ++{k}) {{",
+                f"{INDENT * (depth + 1)}{seen[key]}[{k}] = {_paren(value.c())} % {capacity};",
+                f"{INDENT * depth}}}"]
+            for body in self.bodies[levels[-2] + 1:]:
+                body[0] += 4
+        return f"{seen[key]}[{_paren((Var(var) - lo).c())}]"
 
     def u32_offset(self, tensor: str, offset: Ix) -> str:
         off = self.offset(tensor, offset)
