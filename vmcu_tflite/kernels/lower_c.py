@@ -407,7 +407,8 @@ class _Lowering:
     def lower_RegAlloc(self, s: RegAlloc, depth: int) -> None:
         self.declare(s.name, _Pointer("buffer", size=s.size, ctype=s.ctype))
         small = s.ctype == "int8_t" and s.size < 16  # vector stores land in it on Helium (vmcu_dsp.h)
-        self.line(depth, f"{s.ctype} {s.name}[{f'VMCU_BUFFER_BYTES({s.size})' if small else s.size}];")
+        aligned = " VMCU_WORD_ALIGNED" if s.ctype == "int16_t" else ""  # widened inputs: read by LDRD
+        self.line(depth, f"{s.ctype} {s.name}[{f'VMCU_BUFFER_BYTES({s.size})' if small else s.size}]{aligned};")
         if s.fill is not None:
             if s.ctype in ("int8_t", "uint8_t"):
                 self.line(depth, f"vmcu_set_s8({s.name}, {s.fill}, {s.size});")

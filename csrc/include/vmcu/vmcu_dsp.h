@@ -60,6 +60,14 @@
 #define VMCU_BUFFER_BYTES(n) (n)
 #endif
 
+/* A generated kernel's buffer of widened (int16) inputs starts on a word: the DSP dot products read it
+ * two words at a time (LDRD, which faults on a halfword boundary). */
+#if defined(__GNUC__)
+#define VMCU_WORD_ALIGNED __attribute__((aligned(4)))
+#else
+#define VMCU_WORD_ALIGNED
+#endif
+
 #if VMCU_DSP
 
 /* Two 16-bit values in one word, `lo` in the low halfword: an operand pair for SMLAD. */
@@ -500,6 +508,21 @@ static inline void vmcu_widen_s8(int16_t *dst, const int8_t *x, int32_t len, uin
 #endif
 }
 
+/*
+ * The 2x2 tile over widened inputs as a function of the runtime (vmcu_dot_dsp.c), for long rows:
+ * acc[2p + k] += x_p . w_k over len inputs, len a multiple of 8, x0 and x1 word-aligned. Its loop is
+ * written out (17 instructions per group of four, two groups per pass); called rather than inlined so
+ * that its 13 registers do not crowd the kernel around it, whose own loops GCC then spills.
+ */
+#if VMCU_DSP && !VMCU_DSP_EMULATED && !VMCU_MVE && defined(__GNUC__) && defined(__OPTIMIZE__)
+#define VMCU_DOT_RUN 1
+#define VMCU_DOT_RUN_MIN 32 /* the shortest row worth a call */
+void vmcu_dot2x2_s16_s8_run(const int16_t *x0, const int16_t *x1, const int8_t *w0, const int8_t *w1, int32_t len,
+                            int32_t acc[4]);
+#else
+#define VMCU_DOT_RUN 0
+#endif
+
 /**
  * acc[stride * p + k] += sum over i < len of x_p[i] * w_k[i], for inputs x_p widened by vmcu_widen_s8
  * (offset included) and weight rows w_k; x1 and w1 may be NULL (one input, one row). Called with
@@ -532,7 +555,19 @@ static inline void vmcu_dot_s16_s8_at(const int16_t *x0, const int16_t *x1, cons
     }
     i = len;
 #else
-    for (i = 0; i < groups; i += 4) {
+    i = 0;
+#if VMCU_DOT_RUN
+    if (x1 && w1 && groups >= VMCU_DOT_RUN_MIN) {
+        int32_t a[4] = {a00, a01, a10, a11};
+        i = groups & ~7;
+        vmcu_dot2x2_s16_s8_run(x0, x1, w0, w1, i, a);
+        a00 = a[0];
+        a01 = a[1];
+        a10 = a[2];
+        a11 = a[3];
+    }
+#endif
+    for (; i < groups; i += 4) {
 #if VMCU_DSP
         const uint32_t v0 = vmcu_load32(w0 + i), v1 = w1 ? vmcu_load32(w1 + i) : 0u;
         const uint32_t w0l = vmcu_sxtb16(v0), w0h = vmcu_sxtb16_ror8(v0);
