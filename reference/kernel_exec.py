@@ -8,7 +8,7 @@ the reference interpreter certifies the kernel the C executes and not a formula 
   last: a ring's row, a plane's copy), through the pool's physical addresses;
 - FlashLoad, InitBias, Requantize and AddResidual read the constants as the generated C holds
   them (`flash.py`), and compute with the C runtime's integer helpers (`c_arith.py`);
-- Widen, Dot, DotLanes, DotRow, Accumulate and Average compute what their C computes;
+- Widen, Dot, DotLanes, DotLanesPair, DotRow, Accumulate and Average compute what their C computes;
 - RAMStore writes the values its buffer holds, which the pool then holds.
 
 Statements run one at a time in the description's order, each over all its instances at once
@@ -29,8 +29,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from vmcu_tflite.kernels.ir import (Accumulate, AddResidual, Average, Broadcast, Dot, DotLanes, DotRow, FlashLoad,
-                                    InitBias, Kernel, Loop, RAMFree, RAMLoad, RAMStore, RegAlloc, Requantize, Widen)
+from vmcu_tflite.kernels.ir import (Accumulate, AddResidual, Average, Broadcast, Dot, DotLanes, DotLanesPair, DotRow,
+                                    FlashLoad, InitBias, Kernel, Loop, RAMFree, RAMLoad, RAMStore, RegAlloc, Requantize, Widen)
 from vmcu_tflite.kernels.schedule import enter
 
 from . import c_arith
@@ -184,6 +184,28 @@ class _Semantics(Statement):
         x = self.read(s.x, which, self.value(s.x_index)[which] + lane, "an input")
         weights = self.read(w, which, self.value(s.w_index)[which] + lane, "a weight")
         self.write(s.acc, which, lane, (x + offset) * weights, add=True)
+
+    def _DotLanesPair(self, s: DotLanesPair) -> None:
+        """acc[l] += (x[x_index + t * x_stride + l] + offset) * w[w_index + t * w_stride + l] and acc1[l] +=
+        (x[x_index + (t + 1) * x_stride + l] + offset) * w[...], t < taps, l < lanes in the half's lanes
+        {half, half + 2} (every lane for half None)."""
+        offset = self.offset(s.offsets, s.x_offset)
+        w = self.flash(s.w, "int8_t")
+        count = self.value(s.lanes)
+        if s.half is None:
+            lanes = np.maximum(count, 0)
+        else:
+            lanes = (count > s.half).astype(np.int64) + (count > s.half + 2)
+        which, i = expand(np.maximum(self.value(s.taps), 0) * lanes)
+        tap, k = i // np.maximum(lanes[which], 1), i % np.maximum(lanes[which], 1)
+        lane = k if s.half is None else s.half + 2 * k
+        x_at = self.value(s.x_index)[which] + tap * self.value(s.x_stride)[which] + lane
+        weights = self.read(w, which, self.value(s.w_index)[which] + tap * self.value(s.w_stride)[which] + lane,
+                            "a weight")
+        x0 = self.read(s.x, which, x_at, "an input")
+        x1 = self.read(s.x, which, x_at + self.value(s.x_stride)[which], "an input")
+        self.write(s.acc, which, lane, (x0 + offset) * weights, add=True)
+        self.write(s.acc1, which, lane, (x1 + offset) * weights, add=True)
 
     def _DotRow(self, s: DotRow) -> None:
         """acc[0] += sum_i (x[x_index + i] + offset) * w[w_index + i]."""

@@ -20,9 +20,9 @@ from __future__ import annotations
 
 from ..chain import is_depthwise, is_transpose
 from .conv import conv_pixel
-from .depthwise import depthwise_pixel
+from .depthwise import depthwise_pair, depthwise_pixel, pairs_pixels
 from .gemm import WIDEN_BYTES, channel_group, pair_bytes, whole_words
-from .index import Const, Ix, Var, imin
+from .index import Const, Ix, Var, floor_div, imin
 from .ir import (Accumulate, AddResidual, Average, Broadcast, Dot, Kernel, RAMLoad, RAMStore, RegAlloc, Requantize,
                  Widen, Workspace, loop)
 from .offset import dot_offset, kernel_bias
@@ -60,8 +60,13 @@ def _head_pixels(params, j: int, source: str, row: Ix, col: Ix, count: Ix, tile:
                             into=buf, into_index=t * c_out)])], buf
     if is_depthwise(layer):
         lanes = depthwise_lanes(layer) if layer.depth_multiplier == 1 else 1
-        return [*_own(into, buf, tile * c_out),
-                loop(f"xx{j}", col, col + count, [loop("n", 0, 1, depthwise_pixel(
+        paired = tile == 2 and window is None and pairs_pixels(layer)  # a full tile's two pixels at once
+        pairs = floor_div(count, 2) if paired else Const(0)
+        pair = [loop(f"pp{j}", 0, pairs, [loop("n", 0, 1, depthwise_pair(
+            layer, source, 0, layer.input_shape[3], dst=buf, params=at, offsets=f"off{j}", x=col, y=row,
+            dst_base=base))])] if paired else []
+        return [*_own(into, buf, tile * c_out), *pair,
+                loop(f"xx{j}", col + 2 * pairs, col + count, [loop("n", 0, 1, depthwise_pixel(
                     layer, source, 0, layer.input_shape[3], 0, 0, c_out, lanes, dst=buf, params=at, offsets=f"off{j}",
                     x=xx, y=row, dst_base=base + (xx - col) * c_out, window=window))])], buf
     together = conv_pixel(layer, Const(0), row, col, params=at, offsets=f"off{j}", source=source,

@@ -12,9 +12,9 @@ NHWC place, which holds only input bytes already copied.
 """
 from __future__ import annotations
 
-from .index import Const, Ix, Var, floor_div, imin
-from .ir import (Broadcast, DotLanes, DotRow, FlashLoad, InitBias, Kernel, RAMFree, RAMLoad, RAMStore, RegAlloc, Requantize,
-                 Workspace, loop)
+from .index import Const, Ix, Var, floor_div, imax, imin
+from .ir import (Broadcast, DotLanes, DotLanesPair, DotRow, FlashLoad, InitBias, Kernel, Loop, RAMFree, RAMLoad, RAMStore,
+                 RegAlloc, Requantize, Workspace, loop)
 from .requant import requant_form
 from .tuning import depthwise_lanes
 from .window import Taps, layer_interior, taps
@@ -73,6 +73,68 @@ def depthwise_pixel(p, source: str, base, pixel_bytes, channel0, first, end, lan
             loop("ky", rows.lo, rows.hi, row),
             Requantize(dst, dst_base + c, "acc", lanes, channel, params, form),
         ], step=lanes_max),
+    ]
+
+
+def pairs_pixels(p) -> bool:
+    """Whether a depthwise layer's output pixels can go two at a time (`depthwise_pair`): a stride and
+    dilation of 1 along the row, multiplier 1 and the DSP tuning's groups of four channels."""
+    return (p.depth_multiplier == 1 and p.stride[1] == 1 and p.dilation[1] == 1 and depthwise_lanes(p) == 4)
+
+
+def depthwise_pair(p, source: str, base, pixel_bytes, dst: str, params: str, offsets: str, x: Ix, y: Ix,
+                   dst_base: Ix) -> list:
+    """Channels of output pixels (y, x) and (y, x + 1) into `dst` from `dst_base` on (pixel 1 a pixel's
+    channels further), reading `source` as `depthwise_pixel` does (pixel i at base + i * pixel_bytes,
+    every channel), four channels at a time.
+
+    Each kernel row is one strided load of the input columns either pixel reads; the taps both pixels
+    have inside the input are one DotLanesPair (pixel 1's tap t is the column after pixel 0's), and
+    the few that only one of them has (at the input's left and right edges) one tap at a time. Wide
+    windows go over their rows twice, channels 0 and 2 then 1 and 3 (the halfwords of SXTAB16 and of
+    its rotation): a pass's four accumulators stay in registers over the rows, where the group's
+    eight would be stored and loaded at every row."""
+    _, h, w, _ = p.input_shape
+    _, k_h, k_w, c_out = p.filter.shape
+    n, c, ky, kx = (Var(v) for v in ("n", "c", "ky", "kx"))
+    rows = taps(y, p.stride[0], p.padding[0], p.dilation[0], k_h, h)
+    cols0, cols1 = taps(x, 1, p.padding[1], 1, k_w, w), taps(x + 1, 1, p.padding[1], 1, k_w, w)
+    lanes = imin(c_out - c, 4)
+    form = requant_form(p.filter, p.bias, p.requant, -1)
+    lo, hi = imax(cols0.lo, cols1.lo), imin(cols0.hi, cols1.hi)  # taps inside the input for both pixels
+    first = imin(cols0.lo, cols1.lo + 1)  # the first column either pixel reads, as a tap of pixel 0
+    last = imax(cols0.hi, cols1.hi + 1)
+    row_start = base + ((n * h + rows.origin + ky * p.dilation[0]) * w + cols0.origin + first) * pixel_bytes + c
+
+    def alone(acc: str, shift: int, own: Taps) -> list[Loop]:
+        """A pixel's taps outside [lo, hi), before and after it (pixel 1: shift 1), one at a time."""
+        middle = imin(lo, own.hi)
+        return [loop("kx", a, b, [DotLanes(acc, "row", (kx + shift - first) * pixel_bytes, f"{params}->filter",
+                                           (ky * k_w + kx) * c_out + c, lanes, offsets, f"{params}->input_offset")])
+                for a, b in ((own.lo, middle), (imax(hi, middle), own.hi))]
+
+    def row(half: int | None, rest: list) -> Loop:  # a half's taps of each kernel row, then `rest`
+        return loop("ky", rows.lo, rows.hi, [
+            RAMLoad("row", source, row_start, lanes, runs=last - first, run_stride=pixel_bytes,
+                    max_bytes=(k_w + 1) * 4),
+            DotLanesPair("acc", "acc1", "row", (lo - first) * pixel_bytes, pixel_bytes, f"{params}->filter",
+                         (ky * k_w + lo) * c_out + c, c_out, imax(hi - lo, 0), lanes, half, offsets,
+                         f"{params}->input_offset"),
+            *rest])
+    edges = [*alone("acc", 0, cols0), *alone("acc1", 1, cols1)]
+    # wide windows: each half over every row, its accumulators in registers; 3 taps: both halves per row,
+    # where a row's pointer and loop cost more than the accumulators' stores
+    rows_by_half = [row(0, []), row(1, edges)] if k_w >= 5 else [row(None, edges)]
+    return [
+        loop("c", 0, c_out, [
+            RegAlloc("acc", "int32_t", 4),
+            RegAlloc("acc1", "int32_t", 4),
+            InitBias("acc", f"{params}->bias", c, lanes, ctype=form.bias),
+            InitBias("acc1", f"{params}->bias", c, lanes, ctype=form.bias),
+            *rows_by_half,
+            Requantize(dst, dst_base + c, "acc", lanes, c, params, form),
+            Requantize(dst, dst_base + c_out + c, "acc1", lanes, c, params, form),
+        ], step=4),
     ]
 
 

@@ -19,7 +19,8 @@ exactly the bytes the kernel reads and writes, in the kernel's order:
   `count` of its G weight rows w_k (G = 2 or 4; SMLAD pairs; two by two is the paper's 2x2x16 GEMM
   tile: each widened word serves two products); `DotLanes`: acc[l] += (x[l] + offset) *
   w[l] for up to four lanes, the per-channel products of depthwise convolution (SMLABB/SMLATT,
-  four channels per word); `DotRow`: one channel's kernel row over a row of a one-channel plane,
+  four channels per word); `DotLanesPair`: a kernel row's taps for two adjacent pixels at once
+  (each input and weight word serves both); `DotRow`: one channel's kernel row over a row of a one-channel plane,
   four taps per word. `Widen`: a small input every output channel reads (a stem's window),
   widened to 16 bits once with its offset; a Dot over the widened buffer needs no SXTAB16.
 - `Requantize`, `InitBias`, `AddResidual`: TFLite's integer arithmetic on a few values
@@ -162,6 +163,31 @@ class DotLanes(_IndexFields):
 
 
 @dataclass(frozen=True)
+class DotLanesPair(_IndexFields):
+    """Two horizontally adjacent output pixels of a depthwise group over `taps` taps of a kernel row
+    (stride 1): for t < taps and the lanes l < lanes of one half of the group (l = half or half + 2:
+    the halfwords SXTAB16 makes of a word, or its rotation; half None: both halves, one after the
+    other), acc[l] += (x[x_index + t * x_stride + l] +
+    offset) * w[w_index + t * w_stride + l] and acc1[l] += (x[x_index + (t + 1) * x_stride + l] + offset)
+    * w[w_index + t * w_stride + l]. Pixel 1's tap t is pixel 0's tap t + 1: each input word serves
+    both pixels and each widened weight word both, which a tap at a time (DotLanes) cannot share."""
+
+    acc: str
+    acc1: str
+    x: str
+    x_index: Ix
+    x_stride: Ix
+    w: str  # C expression of the filter array
+    w_index: Ix
+    w_stride: Ix
+    taps: Ix
+    lanes: Ix
+    half: int | None
+    offsets: str
+    x_offset: str
+
+
+@dataclass(frozen=True)
 class DotRow(_IndexFields):
     """acc[0] += sum_{i < length} (x[x_index + i] + offset) * w[w_index + i]: one channel's kernel
     row over contiguous inputs (a row of a one-channel plane), the taps w in a RegAlloc buffer a
@@ -242,8 +268,8 @@ class Average(_IndexFields):
     act_max: int
 
 
-Stmt = Union[Loop, RAMLoad, RAMStore, RAMFree, RegAlloc, FlashLoad, Broadcast, Dot, DotLanes, DotRow, InitBias,
-             Requantize, AddResidual, Widen, Accumulate, Average]
+Stmt = Union[Loop, RAMLoad, RAMStore, RAMFree, RegAlloc, FlashLoad, Broadcast, Dot, DotLanes, DotLanesPair, DotRow,
+             InitBias, Requantize, AddResidual, Widen, Accumulate, Average]
 MEMORY = (RAMLoad, RAMStore, RAMFree)
 
 

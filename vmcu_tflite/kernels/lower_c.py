@@ -33,7 +33,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from .index import Const, Ix, Sum, Var, loop_bounds, simplify, substitute
-from .ir import (Accumulate, AddResidual, Average, Broadcast, Dot, DotLanes, DotRow, FlashLoad, InitBias, Kernel, Loop, RAMFree, RAMLoad,
+from .ir import (Accumulate, AddResidual, Average, Broadcast, Dot, DotLanes, DotLanesPair, DotRow, FlashLoad, InitBias, Kernel, Loop, RAMFree, RAMLoad,
                  RAMStore, RegAlloc, Requantize, Widen, Workspace)
 from .schedule import loop_range, walk
 
@@ -737,6 +737,36 @@ class _Lowering:
         if mve:
             self.lines.append("#endif")
 
+    def lower_DotLanesPair(self, s: DotLanesPair, depth: int) -> None:
+        """vmcu_mac2x2_row_s8 on the DSP path (a full group: both lanes of each half), else a loop over
+        the taps of the scalar products."""
+        lo, hi = self.bounds(s.lanes)
+        if hi > 4:
+            raise ValueError(f"kernel {self.kernel.name}: DotLanesPair of up to {hi} lanes (at most 4)")
+        x_index, x_step = self.at(s.x, s.x_index), self.at(s.x, s.x_stride)
+        w, w_index, w_step = self.param(s.w, "int8_t *"), _paren(s.w_index.c()), _paren(s.w_stride.c())
+        x_offset, taps = self.param(s.x_offset, "int32_t"), _paren(s.taps.c())
+        for name in (s.acc, s.acc1, s.offsets):
+            self.ref(name)
+        self.lines.append("#if VMCU_DSP")
+        self.line(depth, f"if ({'1' if lo == 4 else f'{s.lanes.c()} == 4'}) {{")
+        for half in (0, 1) if s.half is None else (s.half,):
+            self.line(depth + 1, f"vmcu_mac2x2_row_s8({_plus(s.x, _paren(x_index))}, {_plus(w, w_index)}, {taps}, "
+                                 f"{x_step}, {w_step}, {s.offsets}, {half}, {s.acc}, {s.acc1});")
+        self.line(depth, "} else")
+        self.lines.append("#endif")
+        t, l = self.fresh("t"), self.fresh("l")
+        self.line(depth, f"for (int32_t {t} = 0; {t} < {taps}; ++{t}) {{")
+        first, step = (0, f"++{l}") if s.half is None else (s.half, f"{l} += 2")
+        self.line(depth + 1, f"for (int32_t {l} = {first}; {l} < {_paren(s.lanes.c())}; {step}) {{")
+        at, tap = f"{_paren(x_index)} + {t} * {_paren(x_step)} + {l}", f"{w_index} + {t} * {w_step} + {l}"
+        self.code(depth + 2, [
+            f"const int32_t w_{l} = (int32_t){w}[{tap}];",
+            f"{s.acc}[{l}] += ((int32_t){s.x}[{at}] + {x_offset}) * w_{l};",
+            f"{s.acc1}[{l}] += ((int32_t){s.x}[{at} + {_paren(x_step)}] + {x_offset}) * w_{l};"])
+        self.line(depth + 1, "}")
+        self.line(depth, "}")
+
     def for_lanes(self, depth: int, k: str, acc: str, count: Ix, lo: int, hi: int, start: Ix = Const(0),
                   size: int = 0) -> None:
         """`for` over `count` elements of the accumulator buffer `acc` from `start` on, with a
@@ -939,7 +969,7 @@ def _lane_accumulator(alloc: RegAlloc, rest) -> bool:
     only where a scalar statement reads it."""
     if alloc.ctype != "int32_t" or alloc.size not in (4, 8):
         return False
-    users = [p.stmt for p in walk(rest) if getattr(p.stmt, "acc", None) == alloc.name]
+    users = [p.stmt for p in walk(rest) if alloc.name in (getattr(p.stmt, "acc", None), getattr(p.stmt, "acc1", None))]
     return (any(isinstance(u, DotLanes) for u in users)
             and all(isinstance(u, (DotLanes, InitBias, Requantize)) for u in users))
 

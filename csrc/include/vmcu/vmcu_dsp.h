@@ -68,6 +68,15 @@
 #define VMCU_WORD_ALIGNED
 #endif
 
+/* Helpers the generated kernels call in their inner loops, inlined whatever GCC's size estimate: a
+ * copy out of line (GCC made some once the DSP dot product grew its call to the runtime's loop) takes
+ * its pointers and lengths as variables and its accumulators through memory. */
+#if defined(__GNUC__)
+#define VMCU_INLINE static inline __attribute__((always_inline))
+#else
+#define VMCU_INLINE static inline
+#endif
+
 #if VMCU_DSP
 
 /* Two 16-bit values in one word, `lo` in the low halfword: an operand pair for SMLAD. */
@@ -474,7 +483,7 @@ static inline void vmcu_dot4_s8_offsets(const int8_t *x0, const int8_t *x1, cons
 
 /** dst[...] = x[i] + x_offset for i < len, in the SMLAD order above (in order on the MVE path,
  *  whose vmcu_dot_s16_s8 reads them in order: the order is private to these two functions). */
-static inline void vmcu_widen_s8(int16_t *dst, const int8_t *x, int32_t len, uint32_t offsets, int32_t x_offset)
+VMCU_INLINE void vmcu_widen_s8(int16_t *dst, const int8_t *x, int32_t len, uint32_t offsets, int32_t x_offset)
 {
 #if VMCU_MVE
     int32_t i;
@@ -529,7 +538,7 @@ void vmcu_dot2x2_s16_s8_run(const int16_t *x0, const int16_t *x1, const int8_t *
  * constant NULLs, the compiler keeps only the products asked for: with both pairs, 18
  * instructions per 16 multiply-accumulates (two words of weights widened once, four of inputs).
  */
-static inline void vmcu_dot_s16_s8_at(const int16_t *x0, const int16_t *x1, const int8_t *w0, const int8_t *w1,
+VMCU_INLINE void vmcu_dot_s16_s8_at(const int16_t *x0, const int16_t *x1, const int8_t *w0, const int8_t *w1,
                                       int32_t len, int32_t *acc, int32_t stride)
 {
     const int32_t groups = len - len % 4;
@@ -630,14 +639,14 @@ static inline void vmcu_dot_s16_s8_at(const int16_t *x0, const int16_t *x1, cons
 }
 
 /** vmcu_dot_s16_s8_at with input 1's accumulators right after input 0's: acc[2p + k]. */
-static inline void vmcu_dot_s16_s8(const int16_t *x0, const int16_t *x1, const int8_t *w0, const int8_t *w1,
+VMCU_INLINE void vmcu_dot_s16_s8(const int16_t *x0, const int16_t *x1, const int8_t *w0, const int8_t *w1,
                                    int32_t len, int32_t *acc)
 {
     vmcu_dot_s16_s8_at(x0, x1, w0, w1, len, acc, 2);
 }
 
 /** vmcu_dot_s16_s8 for four weight rows (acc[4p + k]), as two pairs of rows. */
-static inline void vmcu_dot4_s16_s8(const int16_t *x0, const int16_t *x1, const int8_t *w0, const int8_t *w1,
+VMCU_INLINE void vmcu_dot4_s16_s8(const int16_t *x0, const int16_t *x1, const int8_t *w0, const int8_t *w1,
                                     const int8_t *w2, const int8_t *w3, int32_t len, int32_t *acc)
 {
     vmcu_dot_s16_s8_at(x0, x1, w0, w1, len, acc, 4);
@@ -897,6 +906,43 @@ static inline void vmcu_mac4_s8(uint32_t xw, uint32_t ww, uint32_t offsets, int3
     acc[1] = vmcu_smlabb(x13, w13, acc[1]);
     acc[2] = vmcu_smlatt(x02, w02, acc[2]);
     acc[3] = vmcu_smlatt(x13, w13, acc[3]);
+}
+
+/**
+ * Half a kernel row of a depthwise group of four channels for two adjacent output pixels
+ * (DotLanesPair): for the channels k = half and half + 2 (the halfwords SXTAB16 makes of a word, or of
+ * its rotation by 8), acc[k] += (x[t xs + k] + x_offset) * w[t ws + k] and acc1[k] += (x[(t + 1) xs + k]
+ * + x_offset) * w[t ws + k], t < taps. Pixel 1's tap t - 1 and pixel 0's tap t read the same column,
+ * so each column's word is loaded and widened once for both, and each tap's weights once: per
+ * column two loads, two extensions and four multiply-accumulates. The four accumulators, a column's
+ * halfwords and two taps' weights take ten registers with the pointers and offsets: called for one
+ * half over every row of the window, the accumulators stay in registers; the whole group's eight
+ * would not, and GCC would store and load them at every row.
+ */
+VMCU_INLINE void vmcu_mac2x2_row_s8(const int8_t *x, const int8_t *w, int32_t taps, int32_t xs, int32_t ws,
+                                    uint32_t offsets, int32_t half, int32_t acc[4], int32_t acc1[4])
+{
+    int32_t p0 = acc[half], p2 = acc[half + 2], q0 = acc1[half], q2 = acc1[half + 2];
+    uint32_t before = 0u; /* the weights of the tap before: pixel 1's at this column */
+    int32_t t;
+    for (t = 0; t <= taps; ++t) {
+        const uint32_t xw = vmcu_load32(x + t * xs);
+        const uint32_t xv = half ? vmcu_offset13(offsets, xw) : vmcu_offset02(offsets, xw);
+        if (t > 0) {
+            q0 = vmcu_smlabb(xv, before, q0);
+            q2 = vmcu_smlatt(xv, before, q2);
+        }
+        if (t < taps) {
+            const uint32_t ww = vmcu_load32(w + t * ws);
+            before = half ? vmcu_sxtb16_ror8(ww) : vmcu_sxtb16(ww);
+            p0 = vmcu_smlabb(xv, before, p0);
+            p2 = vmcu_smlatt(xv, before, p2);
+        }
+    }
+    acc[half] = p0;
+    acc[half + 2] = p2;
+    acc1[half] = q0;
+    acc1[half + 2] = q2;
 }
 #endif
 
