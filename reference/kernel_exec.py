@@ -187,7 +187,7 @@ class _Semantics(Statement):
 
     def _DotLanesPair(self, s: DotLanesPair) -> None:
         """acc[l] += (x[x_index + t * x_stride + l] + offset) * w[w_index + t * w_stride + l] and acc1[l] +=
-        (x[x_index + (t + 1) * x_stride + l] + offset) * w[...], t < taps, l < lanes in the half's lanes
+        (x[x_index + (t + shift) * x_stride + l] + offset) * w[...], t < taps, l < lanes in the half's lanes
         {half, half + 2} (every lane for half None)."""
         offset = self.offset(s.offsets, s.x_offset)
         w = self.flash(s.w, "int8_t")
@@ -203,7 +203,7 @@ class _Semantics(Statement):
         weights = self.read(w, which, self.value(s.w_index)[which] + tap * self.value(s.w_stride)[which] + lane,
                             "a weight")
         x0 = self.read(s.x, which, x_at, "an input")
-        x1 = self.read(s.x, which, x_at + self.value(s.x_stride)[which], "an input")
+        x1 = self.read(s.x, which, x_at + s.shift * self.value(s.x_stride)[which], "an input")
         self.write(s.acc, which, lane, (x0 + offset) * weights, add=True)
         self.write(s.acc1, which, lane, (x1 + offset) * weights, add=True)
 

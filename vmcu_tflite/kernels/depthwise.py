@@ -77,19 +77,19 @@ def depthwise_pixel(p, source: str, base, pixel_bytes, channel0, first, end, lan
 
 
 def pairs_pixels(p) -> bool:
-    """Whether a depthwise layer's output pixels can go two at a time (`depthwise_pair`): a stride and
-    dilation of 1 along the row, multiplier 1 and the DSP tuning's groups of four channels."""
-    return (p.depth_multiplier == 1 and p.stride[1] == 1 and p.dilation[1] == 1 and depthwise_lanes(p) == 4)
+    """Whether a depthwise layer's output pixels can go two at a time (`depthwise_pair`): a stride of
+    1 or 2 and a dilation of 1 along the row, multiplier 1 and the DSP tuning's groups of four channels."""
+    return (p.depth_multiplier == 1 and p.stride[1] in (1, 2) and p.dilation[1] == 1 and depthwise_lanes(p) == 4)
 
 
-def depthwise_pair(p, source: str, base, pixel_bytes, dst: str, params: str, offsets: str, x: Ix, y: Ix,
-                   dst_base: Ix) -> list:
-    """Channels of output pixels (y, x) and (y, x + 1) into `dst` from `dst_base` on (pixel 1 a pixel's
-    channels further), reading `source` as `depthwise_pixel` does (pixel i at base + i * pixel_bytes,
-    every channel), four channels at a time.
+def depthwise_pair(p, source: str, base, pixel_bytes, channel0, first_channel, end_channel, dst: str, params: str,
+                   offsets: str, x: Ix, y: Ix, dst_base: Ix, dst_step: Ix) -> list:
+    """Channels [first_channel, end_channel) of output pixels (y, x) and (y, x + 1) into `dst` from
+    `dst_base` on (pixel 1's `dst_step` further), reading `source` as `depthwise_pixel` does (pixel i
+    at base + i * pixel_bytes, holding input channels from `channel0` on), four channels at a time.
 
     Each kernel row is one strided load of the input columns either pixel reads; the taps both pixels
-    have inside the input are one DotLanesPair (pixel 1's tap t is the column after pixel 0's), and
+    have inside the input are one DotLanesPair (pixel 1's tap t is pixel 0's column t + stride), and
     the few that only one of them has (at the input's left and right edges) one tap at a time. Wide
     windows go over their rows twice, channels 0 and 2 then 1 and 3 (the halfwords of SXTAB16 and of
     its rotation): a pass's four accumulators stay in registers over the rows, where the group's
@@ -98,42 +98,47 @@ def depthwise_pair(p, source: str, base, pixel_bytes, dst: str, params: str, off
     _, k_h, k_w, c_out = p.filter.shape
     n, c, ky, kx = (Var(v) for v in ("n", "c", "ky", "kx"))
     rows = taps(y, p.stride[0], p.padding[0], p.dilation[0], k_h, h)
-    cols0, cols1 = taps(x, 1, p.padding[1], 1, k_w, w), taps(x + 1, 1, p.padding[1], 1, k_w, w)
-    lanes = imin(c_out - c, 4)
+    shift = p.stride[1]  # pixel 1's window starts `shift` columns after pixel 0's
+    cols0, cols1 = taps(x, shift, p.padding[1], 1, k_w, w), taps(x + 1, shift, p.padding[1], 1, k_w, w)
+    lanes = imin(end_channel - first_channel - c, 4)
+    channel = first_channel + c
     form = requant_form(p.filter, p.bias, p.requant, -1)
     lo, hi = imax(cols0.lo, cols1.lo), imin(cols0.hi, cols1.hi)  # taps inside the input for both pixels
-    first = imin(cols0.lo, cols1.lo + 1)  # the first column either pixel reads, as a tap of pixel 0
-    last = imax(cols0.hi, cols1.hi + 1)
-    row_start = base + ((n * h + rows.origin + ky * p.dilation[0]) * w + cols0.origin + first) * pixel_bytes + c
+    first = imin(cols0.lo, cols1.lo + shift)  # the first column either pixel reads, as a tap of pixel 0
+    last = imax(cols0.hi, cols1.hi + shift)
+    row_start = (base + ((n * h + rows.origin + ky * p.dilation[0]) * w + cols0.origin + first) * pixel_bytes
+                 + channel - channel0)
 
-    def alone(acc: str, shift: int, own: Taps) -> list[Loop]:
-        """A pixel's taps outside [lo, hi), before and after it (pixel 1: shift 1), one at a time."""
+    def alone(acc: str, column: int, own: Taps) -> list[Loop]:
+        """A pixel's taps outside [lo, hi), before and after it (tap t at pixel 0's column t + `column`),
+        one at a time."""
         middle = imin(lo, own.hi)
-        return [loop("kx", a, b, [DotLanes(acc, "row", (kx + shift - first) * pixel_bytes, f"{params}->filter",
-                                           (ky * k_w + kx) * c_out + c, lanes, offsets, f"{params}->input_offset")])
+        return [loop("kx", a, b, [DotLanes(acc, "row", (kx + column - first) * pixel_bytes, f"{params}->filter",
+                                           (ky * k_w + kx) * c_out + channel, lanes, offsets,
+                                           f"{params}->input_offset")])
                 for a, b in ((own.lo, middle), (imax(hi, middle), own.hi))]
 
     def row(half: int | None, rest: list) -> Loop:  # a half's taps of each kernel row, then `rest`
         return loop("ky", rows.lo, rows.hi, [
             RAMLoad("row", source, row_start, lanes, runs=last - first, run_stride=pixel_bytes,
-                    max_bytes=(k_w + 1) * 4),
+                    max_bytes=(k_w + shift) * 4),
             DotLanesPair("acc", "acc1", "row", (lo - first) * pixel_bytes, pixel_bytes, f"{params}->filter",
-                         (ky * k_w + lo) * c_out + c, c_out, imax(hi - lo, 0), lanes, half, offsets,
+                         (ky * k_w + lo) * c_out + channel, c_out, imax(hi - lo, 0), lanes, half, shift, offsets,
                          f"{params}->input_offset"),
             *rest])
-    edges = [*alone("acc", 0, cols0), *alone("acc1", 1, cols1)]
+    edges = [*alone("acc", 0, cols0), *alone("acc1", shift, cols1)]
     # wide windows: each half over every row, its accumulators in registers; 3 taps: both halves per row,
     # where a row's pointer and loop cost more than the accumulators' stores
     rows_by_half = [row(0, []), row(1, edges)] if k_w >= 5 else [row(None, edges)]
     return [
-        loop("c", 0, c_out, [
+        loop("c", 0, end_channel - first_channel, [
             RegAlloc("acc", "int32_t", 4),
             RegAlloc("acc1", "int32_t", 4),
-            InitBias("acc", f"{params}->bias", c, lanes, ctype=form.bias),
-            InitBias("acc1", f"{params}->bias", c, lanes, ctype=form.bias),
+            InitBias("acc", f"{params}->bias", channel, lanes, ctype=form.bias),
+            InitBias("acc1", f"{params}->bias", channel, lanes, ctype=form.bias),
             *rows_by_half,
-            Requantize(dst, dst_base + c, "acc", lanes, c, params, form),
-            Requantize(dst, dst_base + c_out + c, "acc1", lanes, c, params, form),
+            Requantize(dst, dst_base + c, "acc", lanes, channel, params, form),
+            Requantize(dst, dst_base + dst_step + c, "acc1", lanes, channel, params, form),
         ], step=4),
     ]
 
@@ -192,6 +197,24 @@ def depthwise_in_place(params, segment: int) -> Kernel:
     compute = depthwise_pixel(p, "plane", plane, segment, first, first, end, lanes,
                               registers="taps" if single else None)
     load_taps = [RegAlloc("taps", "int32_t", k_h * k_w), FlashLoad("taps", "p->filter", q, True, k_h * k_w, c)]
+    if not single and pairs_pixels(p):  # two pixels at a time where both are left (the stores after both)
+        count, t, xx = imin(o_w - x, 2), Var("t"), Var("xx")
+        pairs = floor_div(count, 2)
+        row_of_outputs = loop("x", 0, o_w, [
+            RegAlloc("seg", "int8_t", 2 * segment),  # planes divide the channels: every plane is `segment` wide
+            loop("pp", 0, pairs, [*depthwise_pair(p, "plane", plane, segment, first, first, end, "seg", "p", "offsets",
+                                                  x, y, Const(0), Const(segment))]),
+            loop("xx", x + 2 * pairs, x + count, depthwise_pixel(p, "plane", plane, segment, first, first, end, lanes,
+                                                                 x=xx, dst_base=(xx - x) * segment)),
+            loop("t", 0, count, [RAMStore("output", ((n * o_h + y) * o_w + x + t) * c + first, width, "seg",
+                                          t * segment)]),
+        ], step=2, interior=layer_interior(p, 1))
+    else:
+        row_of_outputs = loop("x", 0, o_w, [
+            RegAlloc("seg", "int8_t", segment),
+            *compute,
+            RAMStore("output", ((n * o_h + y) * o_w + x) * c + first, width, "seg"),
+        ], interior=layer_interior(p, 1))
     body = (
         Broadcast("offsets", "p->input_offset"),
         loop("q", 0, planes, [
@@ -202,11 +225,7 @@ def depthwise_in_place(params, segment: int) -> Kernel:
                 RAMStore("plane", plane + pixel * segment, width, "cell"),
                 RAMFree("input0", pixel * c + first, width),
             ]),
-            loop("n", 0, n_, [loop("y", 0, o_h, [loop("x", 0, o_w, [
-                RegAlloc("seg", "int8_t", segment),
-                *compute,
-                RAMStore("output", ((n * o_h + y) * o_w + x) * c + first, width, "seg"),
-            ], interior=layer_interior(p, 1))], interior=layer_interior(p, 0) if single else None)]),
+            loop("n", 0, n_, [loop("y", 0, o_h, [row_of_outputs], interior=layer_interior(p, 0) if single else None)]),
         ]),
     )
     signature = ("depthwise_in_place", tuple(p.input_shape), tuple(p.output_shape), tuple(p.filter.shape), p.stride,

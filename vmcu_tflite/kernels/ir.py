@@ -164,13 +164,14 @@ class DotLanes(_IndexFields):
 
 @dataclass(frozen=True)
 class DotLanesPair(_IndexFields):
-    """Two horizontally adjacent output pixels of a depthwise group over `taps` taps of a kernel row
-    (stride 1): for t < taps and the lanes l < lanes of one half of the group (l = half or half + 2:
-    the halfwords SXTAB16 makes of a word, or its rotation; half None: both halves, one after the
-    other), acc[l] += (x[x_index + t * x_stride + l] +
-    offset) * w[w_index + t * w_stride + l] and acc1[l] += (x[x_index + (t + 1) * x_stride + l] + offset)
-    * w[w_index + t * w_stride + l]. Pixel 1's tap t is pixel 0's tap t + 1: each input word serves
-    both pixels and each widened weight word both, which a tap at a time (DotLanes) cannot share."""
+    """Two horizontally adjacent output pixels of a depthwise group over `taps` taps of a kernel row,
+    their windows `shift` columns apart (the stride): for t < taps and the lanes l < lanes of one half
+    of the group (l = half or half + 2: the halfwords SXTAB16 makes of a word, or of its rotation; half
+    None: both halves, one after the other), acc[l] += (x[x_index + t * x_stride + l] + offset) *
+    w[w_index + t * w_stride + l] and acc1[l] += (x[x_index + (t + shift) * x_stride + l] + offset) *
+    w[w_index + t * w_stride + l]. Pixel 1's tap t reads pixel 0's column t + shift: each input word
+    serves both pixels and each widened weight word both, which a tap at a time (DotLanes) cannot
+    share."""
 
     acc: str
     acc1: str
@@ -183,6 +184,7 @@ class DotLanesPair(_IndexFields):
     taps: Ix
     lanes: Ix
     half: int | None
+    shift: int
     offsets: str
     x_offset: str
 

@@ -386,6 +386,8 @@ class _Lowering:
     # -- statements -----------------------------------------------------------------------------
 
     def lower_Loop(self, s: Loop, depth: int) -> None:
+        if isinstance(s.lo, Const) and isinstance(s.hi, Const) and s.lo.value >= s.hi.value:
+            return  # runs no iteration (a window's taps one pixel alone has, inside the input)
         v = s.var
         incr = f"++{v}" if s.step == 1 else f"{v} += {s.step}"
         if isinstance(s.hi, Const):
@@ -752,7 +754,7 @@ class _Lowering:
         self.line(depth, f"if ({'1' if lo == 4 else f'{s.lanes.c()} == 4'}) {{")
         for half in (0, 1) if s.half is None else (s.half,):
             self.line(depth + 1, f"vmcu_mac2x2_row_s8({_plus(s.x, _paren(x_index))}, {_plus(w, w_index)}, {taps}, "
-                                 f"{x_step}, {w_step}, {s.offsets}, {half}, {s.acc}, {s.acc1});")
+                                 f"{s.shift}, {x_step}, {w_step}, {s.offsets}, {half}, {s.acc}, {s.acc1});")
         self.line(depth, "} else")
         self.lines.append("#endif")
         t, l = self.fresh("t"), self.fresh("l")
@@ -763,7 +765,7 @@ class _Lowering:
         self.code(depth + 2, [
             f"const int32_t w_{l} = (int32_t){w}[{tap}];",
             f"{s.acc}[{l}] += ((int32_t){s.x}[{at}] + {x_offset}) * w_{l};",
-            f"{s.acc1}[{l}] += ((int32_t){s.x}[{at} + {_paren(x_step)}] + {x_offset}) * w_{l};"])
+            f"{s.acc1}[{l}] += ((int32_t){s.x}[{at} + {s.shift} * {_paren(x_step)}] + {x_offset}) * w_{l};"])
         self.line(depth + 1, "}")
         self.line(depth, "}")
 
