@@ -86,12 +86,13 @@ def test_only_tensors_crossing_the_pool_end_take_the_copy_path():
 
 
 def test_fused_depthwise_reads_its_ring_rows_from_a_table_made_once_per_output_row():
-    """A chain's depthwise kernel rows live in a ring of rows: the row offsets (a division each) are
-    made once per output row into a table, not once per kernel row of every pixel's channel group."""
+    """A chain's depthwise kernel rows live in a ring of rows: the row offsets (a division each) of a
+    window of five rows or more are made once per output row into a table, not once per kernel row of
+    every pixel's channel group."""
     m = Chain(3)
     x = m.input((1, 9, 9, 8))
     y = m.conv(x, 16, k=(1, 1), act=1)
-    y = m.depthwise(y, k=(3, 3), act=1)
+    y = m.depthwise(y, k=(5, 5), act=1)
     program = chained_program(m.build(m.conv(y, 8, k=(1, 1))))
     source = kernel_functions(program, "m").source
     rows = [line for line in source.splitlines() if "const int8_t *row = " in line]
