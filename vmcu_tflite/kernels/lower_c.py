@@ -274,14 +274,15 @@ class _Lowering:
         inside others the row does not depend on (a pixel's columns and channel groups), the
         remainders of its few values are made once into a table at the start of the loop around
         those (the output row's), and the kernel rows read them from it: a load instead of a
-        division and its operands at every row of every channel group."""
+        division and its operands at every row of every channel group. Windows of fewer than five
+        rows keep the division, which GCC makes cheaper than the table there (KWS's 3x3 windows)."""
         plain = f"{_paren(row.c())} % {capacity}"
         levels = sorted(k for k, (var, _, _) in enumerate(self.loops) if var in row.variables())
         if len(levels) < 2 or levels[-1] - levels[-2] < 3:  # fewer than two loops in between: no gain
             return plain
         var = self.loops[levels[-1]][0]
         lo, hi = self.ranges[var]
-        if not 4 <= hi - lo < 16:  # three rows (a 3x3 window): the division costs GCC less than the table
+        if not 4 <= hi - lo < 16:
             return plain
         start, depth, seen = self.bodies[levels[-2]]
         key = f"ring rows {row.c()} {capacity}"
@@ -387,7 +388,7 @@ class _Lowering:
 
     def lower_Loop(self, s: Loop, depth: int) -> None:
         if isinstance(s.lo, Const) and isinstance(s.hi, Const) and s.lo.value >= s.hi.value:
-            return  # runs no iteration (a window's taps one pixel alone has, inside the input)
+            return  # runs no iteration (in the interior, the edge taps only one pixel of a pair has)
         v = s.var
         incr = f"++{v}" if s.step == 1 else f"{v} += {s.step}"
         if isinstance(s.hi, Const):
