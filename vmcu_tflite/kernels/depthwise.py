@@ -194,8 +194,6 @@ def depthwise_in_place(params, segment: int) -> Kernel:
     _, k_h, k_w, _ = p.filter.shape
     single = segment == 1
     lanes = 1 if single else depthwise_lanes(p, segment)
-    compute = depthwise_pixel(p, "plane", plane, segment, first, first, end, lanes,
-                              registers="taps" if single else None)
     load_taps = [RegAlloc("taps", "int32_t", k_h * k_w), FlashLoad("taps", "p->filter", q, True, k_h * k_w, c)]
     if not single and pairs_pixels(p):  # two pixels at a time where both are left (the stores after both)
         count, t, xx = imin(o_w - x, 2), Var("t"), Var("xx")
@@ -212,7 +210,7 @@ def depthwise_in_place(params, segment: int) -> Kernel:
     else:
         row_of_outputs = loop("x", 0, o_w, [
             RegAlloc("seg", "int8_t", segment),
-            *compute,
+            *depthwise_pixel(p, "plane", plane, segment, first, first, end, lanes, registers="taps" if single else None),
             RAMStore("output", ((n * o_h + y) * o_w + x) * c + first, width, "seg"),
         ], interior=layer_interior(p, 1))
     body = (

@@ -20,8 +20,8 @@ exactly the bytes the kernel reads and writes, in the kernel's order:
   tile: each widened word serves two products); `DotLanes`: acc[l] += (x[l] + offset) *
   w[l] for up to four lanes, the per-channel products of depthwise convolution (SMLABB/SMLATT,
   four channels per word); `DotLanesPair`: a kernel row's taps for two adjacent pixels at once
-  (each input and weight word serves both); `DotRow`: one channel's kernel row over a row of a one-channel plane,
-  four taps per word. `Widen`: a small input every output channel reads (a stem's window),
+  (each input and weight word serves both); `DotRow`: one channel's kernel row over a row of a
+  one-channel plane, four taps per word. `Widen`: a small input every output channel reads (a stem's window),
   widened to 16 bits once with its offset; a Dot over the widened buffer needs no SXTAB16.
 - `Requantize`, `InitBias`, `AddResidual`: TFLite's integer arithmetic on a few values
   (`Requantize.form`: the cheaper forms a layer's constants allow, `requant.py`); `Accumulate`

@@ -536,7 +536,8 @@ void vmcu_dot2x2_s16_s8_run(const int16_t *x0, const int16_t *x1, const int8_t *
  * acc[stride * p + k] += sum over i < len of x_p[i] * w_k[i], for inputs x_p widened by vmcu_widen_s8
  * (offset included) and weight rows w_k; x1 and w1 may be NULL (one input, one row). Called with
  * constant NULLs, the compiler keeps only the products asked for: with both pairs, 18
- * instructions per 16 multiply-accumulates (two words of weights widened once, four of inputs).
+ * instructions per 16 multiply-accumulates (two words of weights widened once, four of inputs), or
+ * 17 in vmcu_dot2x2_s16_s8_run for rows of VMCU_DOT_RUN_MIN inputs or more.
  */
 VMCU_INLINE void vmcu_dot_s16_s8_at(const int16_t *x0, const int16_t *x1, const int8_t *w0, const int8_t *w1,
                                       int32_t len, int32_t *acc, int32_t stride)
