@@ -27,6 +27,12 @@ def smmulr(a, b) -> np.ndarray:
     return (np.asarray(a, np.int64) * np.asarray(b, np.int64) + (1 << 31)) >> 32
 
 
+def smmlar(a, b, acc) -> np.ndarray:
+    """SMMLAR: the high word of acc * 2^32 + a * b + 2^31 modulo 2^64 (vmcu_smmlar); the accumulator
+    only adds to the high word, so that is acc + SMMULR(a, b), wrapped."""
+    return int32(np.asarray(acc, np.int64) + smmulr(a, b))
+
+
 def srdhm(a, b) -> np.ndarray:
     """vmcu_srdhm: floor((a * b + 2^30) / 2^31), INT32_MAX for INT32_MIN squared."""
     a, b = np.asarray(a, np.int64), np.asarray(b, np.int64)
@@ -53,11 +59,12 @@ def requantize(x, multiplier, shift) -> np.ndarray:
     return np.where(shift >= 0, left, right)
 
 
-def requantize_narrow(x, multiplier, shift, offset) -> np.ndarray:
-    """vmcu_requantize_narrow (right shifts, |x| < 2^30): SMMULR(2x, m), then both roundings in two halvings."""
-    x, shift = np.asarray(x, np.int64), np.asarray(shift, np.int64)
-    v = smmulr(int32(x * 2), multiplier)
-    return (((v + (v >> 31)) >> (-shift - 1)) + (2 * np.asarray(offset, np.int64) + 1)) >> 1
+def requantize_narrow(x, m2, r1, offset) -> np.ndarray:
+    """vmcu_requantize_narrow (right shifts, normalized multipliers, |x| < 2^30) from the narrow
+    tables' m2 = 2m - 2^32 and r1 = r - 1: SMMLAR(x, m2, x), then both roundings in two halvings."""
+    x, r1 = np.asarray(x, np.int64), np.asarray(r1, np.int64)
+    v = smmlar(x, m2, x)
+    return (((v + (v >> 31)) >> r1) + (2 * np.asarray(offset, np.int64) + 1)) >> 1
 
 
 def requantize_shifted(x, multiplier, shift, offset) -> np.ndarray:

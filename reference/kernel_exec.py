@@ -238,7 +238,7 @@ class _Semantics(Statement):
         acc = self.read(s.acc, which, self.value(s.acc_index)[which] + k + t * self.value(s.acc_stride)[which],
                         "an accumulator")
         channel = self.value(s.channel)[which] + k
-        m = self.read(self.flash(f"{quant}->requant.multiplier", "int32_t"), which, channel, "a multiplier")
+        m = self.read(self.flash(f"{quant}->requant.multiplier", "int32_t"), which, channel, "a multiplier")  # as its form encodes it
         r = self.read(self.flash(f"{quant}->requant.shift", "int8_t"), which, channel, "a shift")
         if s.form.narrow:
             value = c_arith.requantize_narrow(acc, m, r, offset)

@@ -29,29 +29,24 @@ def conv_chain(channels=(3, 8, 4), hw: int = 6, seed: int = 0) -> bytes:
     return b.build()
 
 
-def left_shift_block(hw: int = 10, seed: int = 0) -> bytes:
-    """A 3x3 convolution (3 -> 16 channels), a 3x3 depthwise and a 1x1 convolution (16 -> 8) whose
-    channels scale by 1.2, 0.7, 0.125 and 2.4 in turn (TFLite shifts +1, 0, -2, +2), the first two
-    clamped by a ReLU: layers whose requantization needs the shifted form (requant.py), as a stem's
-    often do, in every kernel shape a block lowers to. Each output channel sums two taps of weight
-    +-1, so that most outputs, even scaled up, stay inside int8 and a wrong shift shows."""
+def _block(layers, weights, scales, bias_bound: int, hw: int, seed: int) -> bytes:
+    """A 3x3 convolution from 3 channels, a 3x3 depthwise and a 1x1 convolution (`layers`: kind,
+    output channels, kernel size, ReLU or not), each layer's filter from `weights(rng, shape,
+    channels, taps)` and its filter scales from `scales(channels)`."""
     rng = np.random.default_rng(seed)
     b = ModelBuilder()
     x = b.tensor((1, hw, hw, 3), scale=0.05, zero_point=-3)
     b.inputs = [x]
     in_scale, c_in = 0.05, 3
-    for kind, c_out, k, relu in (("CONV_2D", 16, 3, True), ("DEPTHWISE_CONV_2D", 16, 3, True), ("CONV_2D", 8, 1, False)):
+    for kind, c_out, k, relu in layers:
         depthwise = kind == "DEPTHWISE_CONV_2D"
-        w_scale = 0.01 * np.resize([1.2, 0.7, 0.125, 2.4], c_out)
-        taps = k * k * (1 if depthwise else c_in)
-        weights = np.zeros((c_out, taps), dtype=np.int8)
-        for row in weights:
-            row[rng.choice(taps, size=2, replace=False)] = rng.choice([-1, 1], size=2)
+        w_scale = scales(c_out)
         shape = (1, k, k, c_out) if depthwise else (c_out, k, k, c_in)
-        data = weights.T.reshape(shape) if depthwise else weights.reshape(shape)
-        w = b.const(data, scale=list(w_scale), zero_point=0, axis=3 if depthwise else 0)
-        bias = b.const(random_bias(rng, c_out, bound=40), scale=list(in_scale * w_scale), zero_point=0)
-        out_scale = in_scale * 0.01
+        w = b.const(weights(rng, shape, c_out, k * k * (1 if depthwise else c_in)), scale=list(w_scale), zero_point=0,
+                    axis=3 if depthwise else 0)
+        bias = b.const(random_bias(rng, c_out, bound=bias_bound), scale=list(np.where(w_scale == 0, 1e-9, np.abs(in_scale * w_scale))),
+                       zero_point=0)
+        out_scale = in_scale * 0.01 if bias_bound < 100 else 0.12
         y = b.tensor((1, hw, hw, c_out), scale=out_scale, zero_point=-128 if relu else 5)
         options = dict(padding=0, stride_h=1, stride_w=1, fused_activation_function=1 if relu else 0)
         if depthwise:
@@ -60,3 +55,30 @@ def left_shift_block(hw: int = 10, seed: int = 0) -> bytes:
         x, in_scale, c_in = y, out_scale, c_out
     b.outputs = [x]
     return b.build()
+
+
+def left_shift_block(hw: int = 10, seed: int = 0) -> bytes:
+    """A 3x3 convolution (3 -> 16 channels), a 3x3 depthwise and a 1x1 convolution (16 -> 8) whose
+    channels scale by 1.2, 0.7, 0.125 and 2.4 in turn (TFLite shifts +1, 0, -2, +2), the first two
+    clamped by a ReLU: layers whose requantization needs the shifted form (requant.py), as a stem's
+    often do, in every kernel shape a block lowers to. Each output channel sums two taps of weight
+    +-1, so that most outputs, even scaled up, stay inside int8 and a wrong shift shows."""
+    def two_taps(rng, shape, channels, taps):
+        weights = np.zeros((channels, taps), dtype=np.int8)
+        for row in weights:
+            row[rng.choice(taps, size=2, replace=False)] = rng.choice([-1, 1], size=2)
+        return weights.T.reshape(shape) if shape[0] == 1 else weights.reshape(shape)
+
+    return _block((("CONV_2D", 16, 3, True), ("DEPTHWISE_CONV_2D", 16, 3, True), ("CONV_2D", 8, 1, False)), two_taps,
+                  lambda channels: 0.01 * np.resize([1.2, 0.7, 0.125, 2.4], channels), 40, hw, seed)
+
+
+def signed_scales_block(hw: int = 10, seed: int = 0) -> bytes:
+    """A 3x3 convolution (3 -> 8 channels), a 3x3 depthwise and a 1x1 convolution (8 -> 8) whose
+    filters scale some channels by a negative number (TFLite multipliers below zero, as some
+    quantizers leave) and one channel by zero (multiplier 0, shift 0: the output is its offset), the
+    rest by ordinary ones: the narrow requantization negates the first (requant.py) and encodes the
+    second so that it still gives the offset, in every kernel shape a block lowers to."""
+    return _block((("CONV_2D", 8, 3, True), ("DEPTHWISE_CONV_2D", 8, 3, False), ("CONV_2D", 8, 1, True)),
+                  lambda rng, shape, channels, taps: random_weights(rng, shape),
+                  lambda channels: 0.01 * np.array([1.0, -0.8, 0.6, 0.0, -1.3, 0.9, 1.1, -0.5]), 400, hw, seed)

@@ -13,7 +13,7 @@ from vmcu_tflite.codegen.params import conv2d as conv_params
 from vmcu_tflite.kernels import describe
 from vmcu_tflite.kernels.conv import filter_pitch
 from vmcu_tflite.kernels.offset import kernel_bias
-from vmcu_tflite.kernels.requant import bias_ctype
+from vmcu_tflite.kernels.requant import bias_ctype, negate, requant_form, tables
 from vmcu_tflite.pipeline import compile_model
 
 MODELS = Path(__file__).resolve().parents[1] / "models"
@@ -37,16 +37,20 @@ def test_the_image_holds_the_converters_constants_in_the_cs_layout(model, fuse):
             continue
         image = flash_image(step, program.graph)
         for at, layer in _layers(step):
-            rows = layer.filter.reshape(layer.filter.shape[0], -1)
+            axis = -1 if is_depthwise(layer) else 0
+            table = layer.bias if is_depthwise(layer) else kernel_bias(layer)  # the offset folded in (offset.py)
+            form = requant_form(layer.filter, layer.bias, layer.requant, axis, table)  # negated channels, tables' encoding
+            filter_ = negate(layer.filter, form, axis)
+            rows = filter_.reshape(filter_.shape[0], -1)
             if step.kernel == "FULLY_CONNECTED" or is_depthwise(layer):
-                expected = layer.filter.reshape(-1)
+                expected = filter_.reshape(-1)
             else:  # a convolution's rows padded to the pitch its kernel reads
                 expected = np.pad(rows, ((0, 0), (0, filter_pitch(layer) - rows.shape[1]))).reshape(-1)
             np.testing.assert_array_equal(image.array(f"{at}->filter"), expected)
-            table = layer.bias if is_depthwise(layer) else kernel_bias(layer)  # the offset folded in (offset.py)
-            np.testing.assert_array_equal(image.array(f"{at}->bias", bias_ctype(table)), table)
-            np.testing.assert_array_equal(image.array(f"({at})->requant.multiplier", "int32_t"), layer.requant.multiplier)
-            np.testing.assert_array_equal(image.array(f"({at})->requant.shift", "int8_t"), layer.requant.shift)
+            np.testing.assert_array_equal(image.array(f"{at}->bias", bias_ctype(table)), negate(table, form, 0))
+            multiplier, shift = tables(form, layer.requant)
+            np.testing.assert_array_equal(image.array(f"({at})->requant.multiplier", "int32_t"), multiplier)
+            np.testing.assert_array_equal(image.array(f"({at})->requant.shift", "int8_t"), shift)
             assert image.integer(f"{at}->input_offset") == layer.input_offset
             assert image.integer(f"(int8_t)(-{at}->input_offset)") == np.int8(np.int64(-layer.input_offset) & 0xFF)
             checked += 1
@@ -63,12 +67,16 @@ def test_a_bias_is_read_as_the_type_the_kernel_reads_it():
 def test_a_constant_the_emitter_changes_is_what_the_image_holds(monkeypatch):
     """Not the converter's arrays: what the C file says (here, a shift the emitter writes one larger)."""
     original = conv_params.requant
-    monkeypatch.setattr(conv_params, "requant", lambda writer, name, r: original(
-        writer, name, replace(r, shift=[s + 1 for s in r.shift])))
+    monkeypatch.setattr(conv_params, "requant", lambda writer, name, r, form: original(
+        writer, name, replace(r, shift=[s + 1 for s in r.shift]), form))
     program = compile_model(MODELS / "conv_stack.tflite", fuse=False)
     step = program.steps[0]
     image = flash_image(step, program.graph)
-    np.testing.assert_array_equal(image.array("p->requant.shift"), np.asarray(step.params.requant.shift) + 1)
+    p = step.params
+    form = requant_form(p.filter, p.bias, p.requant, 0, kernel_bias(p))
+    shift = tables(form, replace(p.requant, shift=[s + 1 for s in p.requant.shift]))[1]
+    np.testing.assert_array_equal(image.array("p->requant.shift"), shift)
+    assert not np.array_equal(shift, tables(form, p.requant)[1])
 
 
 def test_expressions_a_description_may_not_write_are_refused():

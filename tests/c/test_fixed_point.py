@@ -2,9 +2,10 @@
 
 vmcu_srdhm computes SaturatingRoundingDoublingHighMul as one 64-bit add and shift (see its
 comment for why that equals gemmlowp's round-toward-zero division); vmcu_requantize is TFLite's
-MultiplyByQuantizedMultiplier, and vmcu_requantize_narrow the same for the accumulators and
-shifts the converter proves a layer stays within (|x| < 2^30, right shifts), both through its
-portable path and its DSP path (SMMULR, emulated on the host). All run on the host over edge
+MultiplyByQuantizedMultiplier, and vmcu_requantize_narrow the same for the accumulators,
+multipliers and shifts the converter proves a layer stays within (|x| < 2^30, multipliers in
+[2^30, 2^31), right shifts), from its tables' encoding of them (2m - 2^32 and r - 1), both through
+its portable path and its DSP path (SMMLAR, emulated on the host). All run on the host over edge
 values and many random ones. The interpreter's mirrors of them (`reference/c_arith.py`) must give
 the same bits.
 """
@@ -32,12 +33,13 @@ int main(void)
 {
     long a, b, shift;
     while (scanf("%ld %ld %ld", &a, &b, &shift) == 3) {
-        const int narrow = shift <= -1 && a < (1L << 30) && a > -(1L << 30);
+        const int narrow = shift <= -1 && a < (1L << 30) && a > -(1L << 30) && b >= (1L << 30);
         const long scaled = shift > 0 ? a * (1L << shift) : a;
         const int shifted = shift < 31 && scaled < (1L << 30) && scaled > -(1L << 30);
         printf("%ld %ld %ld %ld\n", (long)vmcu_srdhm((int32_t)a, (int32_t)b),
                (long)vmcu_requantize((int32_t)a, (int32_t)b, (int32_t)shift),
-               narrow ? (long)vmcu_requantize_narrow((int32_t)a, (int32_t)b, (int32_t)shift, (int32_t)(a & 255) - 128)
+               narrow ? (long)vmcu_requantize_narrow((int32_t)a, (int32_t)(uint32_t)(2 * b), (int32_t)(-shift - 1),
+                                                     (int32_t)(a & 255) - 128)
                       : 0L,
                shifted ? (long)vmcu_requantize_shifted((int32_t)a, (int32_t)b, (int32_t)shift, (int32_t)(a & 255) - 128)
                        : 0L);
@@ -108,7 +110,7 @@ def test_fixed_point_helpers_match_gemmlowp(dsp, tmp_path):
         assert c_srdhm == srdhm(a, b), (a, b)
         if s <= 0 or abs(a) < (1 << (31 - s)):  # TFLite never shifts a value out of int32
             assert c_requantize == requantize(a, b, s), (a, b, s)
-        if s <= -1 and abs(a) < (1 << 30):
+        if s <= -1 and abs(a) < (1 << 30) and b >= (1 << 30):
             assert c_narrow == requantize(a, b, s) + (a & 255) - 128, (a, b, s)  # with an output offset
             narrow += 1
         if abs(a) * (1 << max(s, 0)) < (1 << 30):
@@ -128,8 +130,9 @@ def test_the_interpreters_arithmetic_is_the_cs(tmp_path):
     offset = (a & 255) - 128
     np.testing.assert_array_equal(c_arith.srdhm(a, b), got[:, 0])
     np.testing.assert_array_equal(c_arith.requantize(a, b, s), got[:, 1])
-    narrow = (s <= -1) & (np.abs(a) < (1 << 30))
-    np.testing.assert_array_equal(c_arith.requantize_narrow(a, b, s, offset)[narrow], got[narrow, 2])
+    narrow = (s <= -1) & (np.abs(a) < (1 << 30)) & (b >= (1 << 30))
+    m2, r1 = (2 * b) - (1 << 32), -s - 1  # the narrow tables' encoding (requant.tables)
+    np.testing.assert_array_equal(c_arith.requantize_narrow(a, m2, r1, offset)[narrow], got[narrow, 2])
     shifted = (s < 31) & (np.abs(a * (np.int64(1) << np.maximum(s, 0))) < (1 << 30))
     np.testing.assert_array_equal(c_arith.requantize_shifted(a, b, s, offset)[shifted], got[shifted, 3])
     assert narrow.sum() > 20_000 and shifted.sum() > 40_000

@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 
 import vmcu_tflite
-from tests.models_under_test import FIXTURES, REAL_MODELS, ROOT, conv_chain, left_shift_block
+from tests.models_under_test import FIXTURES, REAL_MODELS, ROOT, conv_chain, left_shift_block, signed_scales_block
 from vmcu_tflite.cli.validate import format_profile
 from vmcu_tflite.codegen.project import write_project
 from vmcu_tflite.errors import BudgetError, UsageError
@@ -187,6 +187,20 @@ def test_m55_requantizes_left_shifts_as_vectors(fuse, tmp_path):
     source = "".join(path.read_text() for path in (tmp_path / "run" / "model").glob("*.c"))
     shifted = re.findall(r"vmcu_requantize(?:8|4|_row4|2x2)_mve\(.*, 1\);", source)
     assert len(shifted) >= 3, "the shifted form is not vectorized"
+
+
+@needs_qemu
+@pytest.mark.parametrize("target", [M4, M55], ids=lambda t: t.name)
+def test_negative_and_zero_filter_scales_take_the_narrow_form(target, tmp_path):
+    """Channels with a negative filter scale (negated in the tables) and a zero one (encoded to give
+    the offset) in a convolution, a depthwise and a pointwise layer, requantized by the narrow form's
+    SMMLAR on the Cortex-M4 and its vector form on the Cortex-M55: bit-exact with TFLite Micro."""
+    model = tmp_path / "signed_scales_block.tflite"
+    model.write_bytes(signed_scales_block())
+    result = validate(model, target, seed=5, work=tmp_path / "run")
+    assert result.status == 0 and result.matches_reference and result.matches_tflm is (True if HAVE_TFLM else None)
+    source = "".join(path.read_text() for path in (tmp_path / "run" / "model").glob("*.c"))
+    assert source.count("vmcu_requantize_narrow(") >= 3 and "vmcu_requantize(" not in source
 
 
 @needs_qemu

@@ -328,7 +328,7 @@ def window_late(axis: str | None):
 
 def requant_shift_plus_one(emit_requant):
     """A params emitter's requantization with every shift one larger (the constants the C reads)."""
-    return lambda writer, name, r: emit_requant(writer, name, replace(r, shift=[s + 1 for s in r.shift]))
+    return lambda writer, name, r, *form: emit_requant(writer, name, replace(r, shift=[s + 1 for s in r.shift]), *form)
 
 
 KERNEL_MODULES = {m: importlib.import_module(f"vmcu_tflite.kernels.{m}") for m in ("conv", "depthwise", "chain")}

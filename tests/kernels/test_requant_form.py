@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from hypothesis import given, settings, strategies as st
 
-from vmcu_tflite.kernels.requant import NARROW_LIMIT, requant_form
+from vmcu_tflite.kernels.requant import NARROW_LIMIT, negate, requant_form, tables
 from vmcu_tflite.ops.common import Requantization
 
 
@@ -48,3 +48,39 @@ def test_channel_axis_and_saturation():
     assert not requant_form(depthwise, bias + np.array([0, 1]), _requant([-1, -1]), -1).narrow
     assert requant_form(depthwise, bias, _requant([-1, -1]), -1).saturate
     assert not requant_form(depthwise, bias, _requant([-1, -1], act=(-128, 100)), -1).saturate
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["positive", "negative", "zero"]), st.integers(-31, -1), st.integers(0, 2 ** 30 - 1)),
+                min_size=1, max_size=6), st.integers(-128, 127), st.data())
+def test_the_narrow_tables_give_tflites_bits(channels, offset, data):
+    """Each channel's table entries (requant.tables) through vmcu_requantize_narrow's arithmetic
+    (c_arith, which test_fixed_point holds to the C) give TFLite's MultiplyByQuantizedMultiplier of
+    the channel's own accumulator plus the offset: a normalized multiplier, a negative one (its
+    channel negated: the kernel's accumulator is -x) and a zero one."""
+    from vmcu_reference import c_arith
+    multipliers = tuple({"positive": (1 << 30) + fraction, "negative": -(1 << 30) - fraction, "zero": 0}[kind]
+                        for kind, _, fraction in channels)
+    shifts = tuple(0 if kind == "zero" else shift for kind, shift, _ in channels)
+    requant = Requantization(multiplier=multipliers, shift=shifts, act_min=-128, act_max=127)
+    weights = np.ones((len(channels), 1), np.int8)
+    form = requant_form(weights, np.zeros(len(channels)), requant, 0)
+    assert form.narrow and form.negated == tuple(c for c, (kind, _, _) in enumerate(channels) if kind == "negative")
+    m2, r1 = tables(form, requant)
+    sign = negate(np.ones(len(channels), np.int64), form, 0)
+    xs = np.array(data.draw(st.lists(st.integers(-(1 << 30) + 1, (1 << 30) - 1), min_size=len(channels),
+                                     max_size=len(channels))), np.int64)
+    got = c_arith.requantize_narrow(sign * xs, m2.astype(np.int64), r1.astype(np.int64), offset)
+    want = c_arith.requantize(xs, np.array(multipliers, np.int64), np.array(shifts, np.int64)) + offset
+    np.testing.assert_array_equal(got, want)
+
+
+def test_a_negative_channel_with_a_weight_of_minus_128_keeps_the_tables():
+    """-(-128) is no int8: such a channel cannot be negated, so the layer leaves the narrow form."""
+    requant = Requantization(multiplier=(1 << 30, -(1 << 30)), shift=(-3, -3), act_min=-128, act_max=127)
+    weights = np.array([[-128, 1], [127, 1]], np.int8)
+    assert requant_form(weights, np.zeros(2), requant, 0).narrow
+    weights[1, 0] = -128
+    form = requant_form(weights, np.zeros(2), requant, 0)
+    assert not form.narrow and form.negated == ()
+    np.testing.assert_array_equal(tables(form, requant)[0], requant.multiplier)

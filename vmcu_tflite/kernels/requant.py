@@ -5,10 +5,13 @@ a branch on the sign of each channel's shift (`vmcu_requantize`, about 15 instru
 Cortex-M4 per output value). The converter knows a layer's weights, biases and shifts, so it can
 prove per layer that the general case never happens:
 
-- narrow: every channel shifts right (shift <= -1) and every accumulator the layer can produce
-  stays below 2^30 in magnitude, whatever the int8 input: |bias| + 255 * sum |w| < 2^30 (an input
-  plus its offset lies in [-255, 255]). Then twice the accumulator fits in int32 and the doubling
-  high multiply is one SMMULR (`vmcu_requantize_narrow`: the same bits, about 9 instructions).
+- narrow: every channel shifts right (shift <= -1), every multiplier is a normalized one (in
+  [2^30, 2^31), which TFLite's QuantizeMultiplier gives every non-zero scale), and every
+  accumulator the layer can produce stays below 2^30 in magnitude, whatever the int8 input:
+  |bias| + 255 * sum |w| < 2^30 (an input plus its offset lies in [-255, 255]). Then the doubling
+  high multiply and its rounding are one SMMLAR, and the rounding right shift two adds and two
+  shifts (`vmcu_requantize_narrow`: the same bits, about 6 instructions before the store). Its
+  tables hold what those instructions take (`tables`).
 - shifted: the same bound after each channel's left shift, with shifts of either sign (a stem's
   channels often shift by 0 or 1): `vmcu_requantize_shifted`, a few instructions more than
   narrow, still one SMMULR and no 64-bit sum.
@@ -25,15 +28,17 @@ from dataclasses import dataclass
 import numpy as np
 
 NARROW_LIMIT = 1 << 30
+NORMALIZED = 1 << 30  # the smallest multiplier QuantizeMultiplier gives a non-zero scale
 INPUT_SPAN = 255  # |x + input_offset| for an int8 x and an offset in [-127, 128]
 
 
 @dataclass(frozen=True)
 class RequantForm:
-    narrow: bool = False  # right shifts only, accumulators below 2^30: vmcu_requantize_narrow
+    narrow: bool = False  # right shifts, normalized multipliers, accumulators below 2^30: vmcu_requantize_narrow
     saturate: bool = False
     shifted: bool = False  # any shifts, each channel's accumulators below 2^30 after its left shift
     bias: str = "int32_t"  # the C type of the layer's bias table (`bias_ctype`)
+    negated: tuple[int, ...] = ()  # narrow: the channels whose tables hold -w, -bias and -m (`negate`)
 
 
 GENERAL = RequantForm()
@@ -43,15 +48,27 @@ def requant_form(filter_: np.ndarray, bias: np.ndarray, requant, channel_axis: i
                  table: np.ndarray | None = None) -> RequantForm:
     """The form for a layer whose output channel c sums filter_ over every axis but `channel_axis`;
     `table`, the bias table the C holds where it is not the bias (the input offset folded in, offset.py):
-    the accumulators end the same, so only the table's C type depends on it."""
-    weights = np.abs(np.asarray(filter_, dtype=np.int64))
+    the accumulators end the same, so only the table's C type depends on it.
+
+    Narrow takes every channel that is normalized (|m| in [2^30, 2^31), shift <= -1) or zero (m = 0:
+    TFLite's output is the offset, whatever the shift). A negative multiplier (a negative filter
+    scale) is normalized by negating the channel: TFLite's SaturatingRoundingDoublingHighMul
+    depends on the product x * m alone, so (-w, -bias, -m) gives the same bits, and the channel's
+    weights stay int8 unless one is -128, which keeps the layer out of the narrow form."""
+    weights = np.asarray(filter_, dtype=np.int64)
     axes = tuple(a for a in range(weights.ndim) if a != channel_axis % weights.ndim)
-    bound = np.abs(np.asarray(bias, dtype=np.int64)).reshape(-1) + INPUT_SPAN * weights.sum(axis=axes).reshape(-1)
-    narrow = all(s <= -1 for s in requant.shift) and int(bound.max(initial=0)) < NARROW_LIMIT
-    left = np.maximum(np.asarray(requant.shift, dtype=np.int64), 0)
+    bound = np.abs(np.asarray(bias, dtype=np.int64)).reshape(-1) + INPUT_SPAN * np.abs(weights).sum(axis=axes).reshape(-1)
+    multiplier = np.asarray(requant.multiplier, dtype=np.int64)
+    shift = np.asarray(requant.shift, dtype=np.int64)
+    negative = multiplier < 0
+    negatable = ~negative | ~(weights == -128).any(axis=axes).reshape(-1)
+    normalized = (np.abs(multiplier) >= NORMALIZED) & (np.abs(multiplier) < (1 << 31)) & (shift <= -1) & negatable
+    narrow = bool(np.all(normalized | (multiplier == 0))) and int(bound.max(initial=0)) < NARROW_LIMIT
+    left = np.maximum(shift, 0)
     shifted = bool(np.all(bound * (np.int64(1) << np.minimum(left, 31)) < NARROW_LIMIT)) if len(bound) else True
     return RequantForm(narrow=narrow, saturate=(requant.act_min, requant.act_max) == (-128, 127),
-                       shifted=shifted and not narrow, bias=bias_ctype(bias if table is None else table))
+                       shifted=shifted and not narrow, bias=bias_ctype(bias if table is None else table),
+                       negated=tuple(int(c) for c in np.flatnonzero(negative)) if narrow else ())
 
 
 def bias_ctype(bias: np.ndarray) -> str:
@@ -59,3 +76,36 @@ def bias_ctype(bias: np.ndarray) -> str:
     int32_t. codegen/params writes the table with it and the layer's generated kernel reads it so."""
     values = np.asarray(bias, dtype=np.int64)
     return "int16_t" if values.size and int(np.abs(values).max()) < (1 << 15) else "int32_t"
+
+
+def tables(form: RequantForm, requant) -> tuple[np.ndarray, np.ndarray]:
+    """A layer's multiplier and shift tables as its generated kernel reads them (int32, int8).
+
+    The narrow form's hold the operands of its instructions rather than TFLite's numbers, so that
+    no instruction per output value converts them:
+    - 2m - 2^32 for a multiplier m in [2^30, 2^31) (|m| for a negated channel): SMMLAR(x, 2m - 2^32,
+      x) is the high word of x * 2^32 + x * (2m - 2^32) + 2^31 = 2xm + 2^31, which is
+      SMMULR(2x, m) without forming 2x;
+    - r - 1 = ~shift for a right shift r = -shift >= 1: the first of the two shifts right;
+    - for a zero multiplier, 2^30 and r = 31: then |v| = |SMMULR(2x, 2^30)| < 2^29, which both
+      shifts round to 0 (v >= 0) or -1 (v < 0, before the last halving's +1), so the channel
+      gives exactly its offset, as TFLite's zero multiplier does.
+    Every other form keeps TFLite's multiplier and shift."""
+    multiplier = np.asarray(requant.multiplier, dtype=np.int64)
+    shift = np.asarray(requant.shift, dtype=np.int64)
+    if not form.narrow:
+        return multiplier.astype(np.int32), shift.astype(np.int8)
+    zero = multiplier == 0
+    m = np.where(zero, 1 << 30, np.abs(multiplier))
+    r1 = np.where(zero, 30, -shift - 1)
+    return (m * 2 - (1 << 32)).astype(np.int32), r1.astype(np.int8)
+
+
+def negate(values: np.ndarray, form: RequantForm, channel_axis: int) -> np.ndarray:
+    """A layer's filter or bias table with the channels `form` negates (requant_form) negated."""
+    values = np.array(values, copy=True)
+    if form.negated:
+        index = [slice(None)] * values.ndim
+        index[channel_axis] = list(form.negated)
+        values[tuple(index)] = -values[tuple(index)]
+    return values

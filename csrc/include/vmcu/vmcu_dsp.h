@@ -136,6 +136,13 @@ static inline int32_t vmcu_smmulr(int32_t a, int32_t b)
     return (int32_t)(((int64_t)a * (int64_t)b + ((int64_t)1 << 31)) >> 32);
 }
 
+/* SMMLAR: the high word of acc * 2^32 + a * b + 2^31, modulo 2^64 as the instruction wraps. */
+static inline int32_t vmcu_smmlar(int32_t a, int32_t b, int32_t acc)
+{
+    const uint64_t sum = ((uint64_t)(uint32_t)acc << 32) + (uint64_t)((int64_t)a * (int64_t)b) + ((uint64_t)1 << 31);
+    return (int32_t)(uint32_t)(sum >> 32);
+}
+
 #else /* the instructions themselves, through ACLE */
 
 static inline uint32_t vmcu_sxtb16(uint32_t x)
@@ -167,6 +174,13 @@ static inline int32_t vmcu_smmulr(int32_t a, int32_t b)
 {
     int32_t r;
     __asm__("smmulr %0, %1, %2" : "=r"(r) : "r"(a), "r"(b)); /* ACLE has no SMMULR */
+    return r;
+}
+
+static inline int32_t vmcu_smmlar(int32_t a, int32_t b, int32_t acc)
+{
+    int32_t r;
+    __asm__("smmlar %0, %1, %2, %3" : "=r"(r) : "r"(a), "r"(b), "r"(acc)); /* nor SMMLAR */
     return r;
 }
 
@@ -714,8 +728,8 @@ static inline int32x4_t vmcu_lanes4(int32_t a0, int32_t a1, int32_t a2, int32_t 
 
 /* The requantization of four lanes, before the clamp, in either form the converter can prove
  * (requant.py; `shifted` is a literal at every call, so the other form compiles away):
- * - narrow (vmcu_requantize_narrow): VQRDMULH is SMMULR(2x, m) for |x| < 2^30, and VSHL by
- *   `shift` = the channel's shift + 1 (negative) the right shift by ~shift;
+ * - narrow (vmcu_requantize_narrow): VQRDMULH(x, m) is SMMULR(2x, m) for |x| < 2^30, and VSHL by
+ *   `shift` = -r1 (the table's r - 1, negated) the right shift by r1;
  * - shifted (vmcu_requantize_shifted): x shifted left by max(shift, 0) first, which the form has
  *   proved stays below 2^30, and the doubled product shifted right by max(-shift, 0): `shift` is
  *   the channel's shift.
@@ -735,12 +749,18 @@ static inline int32x4_t vmcu_requantize_unclamped_mve(int32x4_t x, int32x4_t mul
     return vshrq_n_s32(vaddq_n_s32(v, 2 * offset + 1), 1);
 }
 
-/** The same from the channels' shifts as the table holds them, clamped. */
+/* A narrow table's multiplier m2 = 2m - 2^32 back to m (requant.tables): a logical shift right. */
+static inline int32x4_t vmcu_multiplier_mve(int32x4_t multiplier, int32_t shifted)
+{
+    return shifted ? multiplier : vreinterpretq_s32_u32(vshrq_n_u32(vreinterpretq_u32_s32(multiplier), 1));
+}
+
+/** The same from the channels' constants as the tables hold them, clamped. */
 static inline int32x4_t vmcu_requantize_lanes_mve(int32x4_t x, int32x4_t multiplier, int32x4_t shift, int32_t offset,
                                                   int32_t act_min, int32_t act_max, int32_t shifted)
 {
-    const int32x4_t v = vmcu_requantize_unclamped_mve(x, multiplier, shifted ? shift : vaddq_n_s32(shift, 1), offset,
-                                                      shifted);
+    const int32x4_t v = vmcu_requantize_unclamped_mve(x, vmcu_multiplier_mve(multiplier, shifted),
+                                                      shifted ? shift : vnegq_s32(shift), offset, shifted);
     return vminq_s32(vmaxq_s32(v, vdupq_n_s32(act_min)), vdupq_n_s32(act_max));
 }
 
@@ -769,11 +789,11 @@ static inline void vmcu_requantize8_mve(int32x4_t even, int32x4_t odd, const int
                                         int32_t offset, int32_t act_min, int32_t act_max, int8_t *dst, int32_t count,
                                         int32_t shifted)
 {
-    const int32_t plus = shifted ? 0 : 1; /* what vmcu_requantize_unclamped_mve's `shift` adds to the table's */
     int32x4_t me, mo, se, so;
     if (count >= 8) {
         const int32x4x2_t m = vld2q_s32(multiplier);
-        const int16x8_t s16 = vaddq_n_s16(vldrbq_s16(shift), (int16_t)plus);
+        const int16x8_t table = vldrbq_s16(shift);
+        const int16x8_t s16 = shifted ? table : vnegq_s16(table); /* VSHL's amount: the shift, or -r1 */
         me = m.val[0];
         mo = m.val[1];
         se = vmovlbq_s16(s16);
@@ -783,11 +803,13 @@ static inline void vmcu_requantize8_mve(int32x4_t even, int32x4_t odd, const int
         const mve_pred16_t pe = vctp32q((uint32_t)(count + 1) / 2u), po = vctp32q((uint32_t)count / 2u);
         me = vldrwq_gather_offset_z_s32(multiplier, words, pe);
         mo = vldrwq_gather_offset_z_s32(multiplier + 1, words, po);
-        se = vaddq_n_s32(vldrbq_gather_offset_z_s32(shift, bytes, pe), plus);
-        so = vaddq_n_s32(vldrbq_gather_offset_z_s32(shift + 1, bytes, po), plus);
+        se = vldrbq_gather_offset_z_s32(shift, bytes, pe);
+        so = vldrbq_gather_offset_z_s32(shift + 1, bytes, po);
+        se = shifted ? se : vnegq_s32(se);
+        so = shifted ? so : vnegq_s32(so);
     }
-    const int32x4_t e = vmcu_requantize_unclamped_mve(even, me, se, offset, shifted);
-    const int32x4_t o = vmcu_requantize_unclamped_mve(odd, mo, so, offset, shifted);
+    const int32x4_t e = vmcu_requantize_unclamped_mve(even, vmcu_multiplier_mve(me, shifted), se, offset, shifted);
+    const int32x4_t o = vmcu_requantize_unclamped_mve(odd, vmcu_multiplier_mve(mo, shifted), so, offset, shifted);
     int16x8_t both = vqmovntq_s32(vqmovnbq_s32(vuninitializedq_s16(), e), o);
     both = vminq_s16(vmaxq_s16(both, vdupq_n_s16((int16_t)act_min)), vdupq_n_s16((int16_t)act_max));
     if (count >= 8) {
@@ -953,25 +975,27 @@ VMCU_INLINE void vmcu_mac2x2_row_s8(const int8_t *x, const int8_t *w, int32_t ta
 #endif
 
 /**
- * vmcu_requantize(x, multiplier, shift) + offset for |x| < 2^30 and a right shift r = -shift >= 1:
- * the generated kernels call it where the converter has proved both for every accumulator of the
- * layer (vmcu_tflite/kernels/requant.py).
+ * vmcu_requantize(x, m, shift) + offset for |x| < 2^30, a right shift r = -shift >= 1 and a
+ * multiplier m in [2^30, 2^31): the generated kernels call it where the converter has proved all
+ * three for every accumulator and channel of the layer (vmcu_tflite/kernels/requant.py), whose
+ * tables then hold m2 = 2m - 2^32 and r1 = r - 1 (requant.tables).
  *
- * Then 2x fits in int32, so SaturatingRoundingDoublingHighMul(x, m) = floor((x * m + 2^30) / 2^31)
- * = floor((2x * m + 2^31) / 2^32), which is SMMULR(2x, m), and never saturates (x != INT32_MIN).
- * RoundingDivideByPOT(v, r) = floor((w + 2^(r-1)) / 2^r) with w = v - [v < 0] (= v + (v >> 31)),
- * which is floor((floor(w / 2^(r-1)) + 1) / 2); adding 2 * offset before the last halving adds
- * exactly offset. So: SMMULR, an add, a shift by ~shift = r - 1, an add of 2 * offset + 1 (a
- * loop invariant) and a shift by one. |v| < 2^30: nothing overflows.
+ * SaturatingRoundingDoublingHighMul(x, m) = floor((x * m + 2^30) / 2^31) = floor((2x * m + 2^31)
+ * / 2^32), which never saturates (m != INT32_MIN), and 2x * m = x * 2^32 + x * m2: one SMMLAR
+ * with x as its accumulator. RoundingDivideByPOT(v, r) = floor((w + 2^(r-1)) / 2^r) with
+ * w = v - [v < 0] (= v + (v >> 31)), which is floor((floor(w / 2^(r-1)) + 1) / 2); adding
+ * 2 * offset before the last halving adds exactly offset. So: SMMLAR, an add, a shift by r1, an
+ * add of 2 * offset + 1 (a loop invariant) and a shift by one, which SSAT takes as its operand's
+ * shift where the clamp is a saturation. |v| < 2^30: nothing overflows.
  */
-static inline int32_t vmcu_requantize_narrow(int32_t x, int32_t multiplier, int32_t shift, int32_t offset)
+static inline int32_t vmcu_requantize_narrow(int32_t x, int32_t m2, int32_t r1, int32_t offset)
 {
 #if VMCU_DSP
-    const int32_t v = vmcu_smmulr(x * 2, multiplier);
+    const int32_t v = vmcu_smmlar(x, m2, x);
 #else
-    const int32_t v = (int32_t)(((int64_t)x * (int64_t)multiplier + ((int64_t)1 << 30)) >> 31);
+    const int32_t v = (int32_t)(((int64_t)x * (int64_t)((uint32_t)m2 >> 1) + ((int64_t)1 << 30)) >> 31);
 #endif
-    return (((v + (v >> 31)) >> ~shift) + (2 * offset + 1)) >> 1;
+    return (((v + (v >> 31)) >> r1) + (2 * offset + 1)) >> 1;
 }
 
 /**

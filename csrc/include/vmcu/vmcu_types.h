@@ -78,10 +78,12 @@ typedef struct {
     const void *params;
 } vmcu_step;
 
-/** Per-channel requantization of conv, depthwise and fully connected outputs. */
+/** Per-channel requantization of conv, depthwise and fully connected outputs. A layer whose
+ *  generated kernel takes the narrow form holds its instructions' operands instead (2m - 2^32 and
+ *  r - 1 for a right shift r, vmcu_requantize_narrow; vmcu_tflite/kernels/requant.py). */
 typedef struct {
-    const int32_t *multiplier; /**< [C_out] Q31 */
-    const int8_t *shift;       /**< [C_out] power-of-two exponent (negative: right shift), in [-31, 31] */
+    const int32_t *multiplier; /**< [C_out] Q31 (narrow form: 2m - 2^32) */
+    const int8_t *shift;       /**< [C_out] power-of-two exponent (negative: right shift), in [-31, 31] (narrow: r - 1) */
     int32_t act_min;
     int32_t act_max;
 } vmcu_requant;

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
+from ...kernels.requant import GENERAL, RequantForm, tables
 from ..cwriter import CWriter
 
 MAX_DIMS = 6  # VMCU_MAX_DIMS in vmcu_types.h
@@ -20,10 +21,12 @@ def dims(shape) -> str:
     return struct(n=n, h=h, w=w, c=c)
 
 
-def requant(writer: CWriter, name: str, r) -> str:
-    """A vmcu_requant initializer from a `Requantization`."""
-    m = writer.array("int32_t", f"{name}_multiplier", r.multiplier)
-    s = writer.array("int8_t", f"{name}_shift", r.shift)  # exponents fit a byte: 3 bytes of flash a channel
+def requant(writer: CWriter, name: str, r, form: RequantForm = GENERAL) -> str:
+    """A vmcu_requant initializer from a `Requantization`, its tables in the encoding the layer's
+    requantization form reads (`requant.tables`)."""
+    multiplier, shift = tables(form, r)
+    m = writer.array("int32_t", f"{name}_multiplier", multiplier)
+    s = writer.array("int8_t", f"{name}_shift", shift)  # exponents fit a byte: 3 bytes of flash a channel
     return struct(multiplier=m, shift=s, act_min=r.act_min, act_max=r.act_max)
 
 

@@ -5,15 +5,16 @@ import numpy as np
 
 from ...kernels.conv import filter_pitch
 from ...kernels.offset import kernel_bias
-from ...kernels.requant import bias_ctype
+from ...kernels.requant import bias_ctype, negate, requant_form
 from .common import requant, struct
 
 
 def emit(step, graph, writer, name):
     p = step.params
-    rows = p.filter.reshape(p.filter.shape[0], -1)  # one row per output channel, padded as the kernel reads it
-    filt = writer.array("int8_t", f"{name}_filter", np.pad(rows, ((0, 0), (0, filter_pitch(p) - rows.shape[1]))))
     table = kernel_bias(p)  # the input offset folded in where the kernel's dot products leave it out
-    bias = writer.array(bias_ctype(table), f"{name}_bias", table)
+    form = requant_form(p.filter, p.bias, p.requant, 0, table)  # the kernel's: its tables' encoding
+    rows = negate(p.filter.reshape(p.filter.shape[0], -1), form, 0)  # one row per output channel, as the kernel reads it
+    filt = writer.array("int8_t", f"{name}_filter", np.pad(rows, ((0, 0), (0, filter_pitch(p) - rows.shape[1]))))
+    bias = writer.array(bias_ctype(table), f"{name}_bias", negate(table, form, 0))
     return "vmcu_conv_params", struct(input_offset=p.input_offset, output_offset=p.output_offset, filter=filt, bias=bias,
-                                     requant=requant(writer, name, p.requant))
+                                     requant=requant(writer, name, p.requant, form))

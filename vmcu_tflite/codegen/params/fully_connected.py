@@ -2,14 +2,15 @@
 from __future__ import annotations
 
 from ...kernels.offset import kernel_bias
-from ...kernels.requant import bias_ctype
+from ...kernels.requant import bias_ctype, negate, requant_form
 from .common import requant, struct
 
 
 def emit(step, graph, writer, name):
     p = step.params
-    filt = writer.array("int8_t", f"{name}_filter", p.filter)
     table = kernel_bias(p)  # the input offset folded in where the kernel's dot products leave it out
-    bias = writer.array(bias_ctype(table), f"{name}_bias", table)
+    form = requant_form(p.filter, p.bias, p.requant, 0, table)  # the kernel's: its tables' encoding
+    filt = writer.array("int8_t", f"{name}_filter", negate(p.filter, form, 0))
+    bias = writer.array(bias_ctype(table), f"{name}_bias", negate(table, form, 0))
     return "vmcu_fully_connected_params", struct(input_offset=p.input_offset, output_offset=p.output_offset, filter=filt, bias=bias,
-                                                requant=requant(writer, name, p.requant))
+                                                requant=requant(writer, name, p.requant, form))
