@@ -533,9 +533,9 @@ VMCU_INLINE void vmcu_widen_s8(int16_t *dst, const int8_t *x, int32_t len, uint3
 
 /*
  * The 2x2 tile over widened inputs as a function of the runtime (vmcu_dot_dsp.c), for long rows:
- * acc[2p + k] += x_p . w_k over len inputs, len a multiple of 8, x0 and x1 word-aligned. Its loop is
- * written out (17 instructions per group of four, two groups per pass); called rather than inlined so
- * that its 13 registers do not crowd the kernel around it, whose own loops GCC then spills.
+ * acc[2p + k] += x_p . w_k over len inputs, len a multiple of 8, x0 and x1 word-aligned. Written in
+ * assembly (16 instructions per group of four, each input word loaded once); called rather than
+ * inlined so that its 14 registers do not crowd the kernel around it, whose own loops GCC then spills.
  */
 #if VMCU_DSP && !VMCU_DSP_EMULATED && !VMCU_MVE && defined(__GNUC__) && defined(__OPTIMIZE__)
 #define VMCU_DOT_RUN 1
@@ -551,7 +551,7 @@ void vmcu_dot2x2_s16_s8_run(const int16_t *x0, const int16_t *x1, const int8_t *
  * (offset included) and weight rows w_k; x1 and w1 may be NULL (one input, one row). Called with
  * constant NULLs, the compiler keeps only the products asked for: with both pairs, 18
  * instructions per 16 multiply-accumulates (two words of weights widened once, four of inputs), or
- * 17 in vmcu_dot2x2_s16_s8_run for rows of VMCU_DOT_RUN_MIN inputs or more.
+ * 16 in vmcu_dot2x2_s16_s8_run for rows of VMCU_DOT_RUN_MIN inputs or more.
  */
 VMCU_INLINE void vmcu_dot_s16_s8_at(const int16_t *x0, const int16_t *x1, const int8_t *w0, const int8_t *w1,
                                       int32_t len, int32_t *acc, int32_t stride)

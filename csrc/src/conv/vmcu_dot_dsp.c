@@ -7,50 +7,79 @@
 #if VMCU_DOT_RUN
 
 /*
- * One group of four inputs of two pixels x0, x1 by two weight rows w0, w1, every pointer advanced past
- * it: 17 instructions, 13 registers (x0's pair is read twice rather than held).
+ * Written in assembly because it needs all fourteen registers: the four accumulators (r4-r7), both
+ * pixels' current pair of input words (r8-r9, r10-r11), one weight word widened in two halves
+ * (ip, lr), the input pointers (r0, r1), the first row's pointer (r2) and the second row's distance
+ * from it (r3), so that each input word is loaded once: 16 instructions per group of four inputs
+ * (two LDRD, two LDR, four SXTB16, eight SMLAD), four groups per pass and two more for a row of 8
+ * modulo 16. The loop's ends stay on the stack. Stack after the prologue: [sp] acc, [sp + 4] the end
+ * of the passes of four groups, [sp + 8] the row's end; the caller's len and acc at [sp + 48] and
+ * [sp + 52].
  */
-#define VMCU_GROUP(X0, X1, W0, W1, A00, A01, A10, A11)                                                     \
-    do {                                                                                                   \
-        uint32_t t_, v_, p_, q_;                                                                           \
-        __asm__("ldr %[v], [%[w0]], #4\n\t"                                                                \
-                "ldrd %[p], %[q], [%[x0]]\n\t"                                                             \
-                "sxtb16 %[t], %[v]\n\t"                                                                    \
-                "sxtb16 %[v], %[v], ror #8\n\t"                                                            \
-                "smlad %[a00], %[p], %[t], %[a00]\n\t"                                                     \
-                "smlad %[a00], %[q], %[v], %[a00]\n\t"                                                     \
-                "ldrd %[p], %[q], [%[x1]], #8\n\t"                                                         \
-                "smlad %[a10], %[p], %[t], %[a10]\n\t"                                                     \
-                "smlad %[a10], %[q], %[v], %[a10]\n\t"                                                     \
-                "ldr %[v], [%[w1]], #4\n\t"                                                                \
-                "sxtb16 %[t], %[v]\n\t"                                                                    \
-                "sxtb16 %[v], %[v], ror #8\n\t"                                                            \
-                "smlad %[a11], %[p], %[t], %[a11]\n\t"                                                     \
-                "smlad %[a11], %[q], %[v], %[a11]\n\t"                                                     \
-                "ldrd %[p], %[q], [%[x0]], #8\n\t"                                                         \
-                "smlad %[a01], %[p], %[t], %[a01]\n\t"                                                     \
-                "smlad %[a01], %[q], %[v], %[a01]"                                                         \
-                : [a00] "+r"(A00), [a01] "+r"(A01), [a10] "+r"(A10), [a11] "+r"(A11), [x0] "+r"(X0),     \
-                  [x1] "+r"(X1), [w0] "+r"(W0), [w1] "+r"(W1), [t] "=&r"(t_), [v] "=&r"(v_),             \
-                  [p] "=&r"(p_), [q] "=&r"(q_)                                                             \
-                :                                                                                          \
-                : "memory");                                                                               \
-    } while (0)
-
-void vmcu_dot2x2_s16_s8_run(const int16_t *x0, const int16_t *x1, const int8_t *w0, const int8_t *w1, int32_t len,
-                            int32_t acc[4])
-{
-    int32_t a00 = acc[0], a01 = acc[1], a10 = acc[2], a11 = acc[3];
-    const int16_t *const end = x0 + len;
-    while (x0 != end) {
-        VMCU_GROUP(x0, x1, w0, w1, a00, a01, a10, a11);
-        VMCU_GROUP(x0, x1, w0, w1, a00, a01, a10, a11);
-    }
-    acc[0] = a00;
-    acc[1] = a01;
-    acc[2] = a10;
-    acc[3] = a11;
-}
+__asm__(
+    "    .pushsection .text.vmcu_dot2x2_s16_s8_run,\"ax\",%progbits\n"
+    "    .syntax unified\n"
+    "    .thumb\n"
+    "    .macro VMCU_DOT2X2_GROUP\n"
+    "    ldrd r8, r9, [r0], #8\n"
+    "    ldrd r10, r11, [r1], #8\n"
+    "    ldr lr, [r2], #4\n"
+    "    sxtb16 ip, lr\n"
+    "    sxtb16 lr, lr, ror #8\n"
+    "    smlad r4, r8, ip, r4\n"
+    "    smlad r4, r9, lr, r4\n"
+    "    smlad r6, r10, ip, r6\n"
+    "    smlad r6, r11, lr, r6\n"
+    "    ldr lr, [r2, r3]\n"
+    "    sxtb16 ip, lr\n"
+    "    sxtb16 lr, lr, ror #8\n"
+    "    smlad r5, r8, ip, r5\n"
+    "    smlad r5, r9, lr, r5\n"
+    "    smlad r7, r10, ip, r7\n"
+    "    smlad r7, r11, lr, r7\n"
+    "    .endm\n"
+    "    .global vmcu_dot2x2_s16_s8_run\n"
+    "    .type vmcu_dot2x2_s16_s8_run, %function\n"
+    "    .p2align 2\n"
+    "    .thumb_func\n"
+    "vmcu_dot2x2_s16_s8_run:\n"
+    "    push {r4-r11, lr}\n"
+    "    sub sp, sp, #12\n"
+    "    ldr ip, [sp, #52]\n"          /* acc */
+    "    ldr lr, [sp, #48]\n"          /* len */
+    "    str ip, [sp]\n"
+    "    ldm ip, {r4-r7}\n"            /* a00, a01, a10, a11 */
+    "    subs r3, r3, r2\n"
+    "    subs r3, r3, #4\n"            /* w1 - w0, less the first row's step */
+    "    add ip, r0, lr, lsl #1\n"
+    "    str ip, [sp, #8]\n"           /* the row's end */
+    "    bic lr, lr, #15\n"
+    "    add lr, r0, lr, lsl #1\n"
+    "    str lr, [sp, #4]\n"           /* the end of the passes of four groups */
+    "    cmp r0, lr\n"
+    "    beq 2f\n"
+    "1:\n"
+    "    VMCU_DOT2X2_GROUP\n"
+    "    VMCU_DOT2X2_GROUP\n"
+    "    VMCU_DOT2X2_GROUP\n"
+    "    VMCU_DOT2X2_GROUP\n"
+    "    ldr ip, [sp, #4]\n"
+    "    cmp r0, ip\n"
+    "    bne 1b\n"
+    "2:\n"
+    "    ldr ip, [sp, #8]\n"
+    "    cmp r0, ip\n"
+    "    beq 3f\n"
+    "    VMCU_DOT2X2_GROUP\n"
+    "    VMCU_DOT2X2_GROUP\n"
+    "3:\n"
+    "    ldr ip, [sp]\n"
+    "    stm ip, {r4-r7}\n"
+    "    add sp, sp, #12\n"
+    "    pop {r4-r11, pc}\n"
+    "    .size vmcu_dot2x2_s16_s8_run, . - vmcu_dot2x2_s16_s8_run\n"
+    "    .purgem VMCU_DOT2X2_GROUP\n"
+    "    .popsection\n");
 
 #else
 typedef int vmcu_dot_dsp_unused; /* ISO C: a translation unit declares something */
