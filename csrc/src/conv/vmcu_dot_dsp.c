@@ -1,6 +1,6 @@
 /*
- * The 2x2 GEMM tile over widened inputs, out of line (Cortex-M with the DSP extension, GCC-compatible
- * compilers): see vmcu_dot2x2_s16_s8_run in vmcu_dsp.h.
+ * The 2x2 and 1x2 GEMM tiles over widened inputs, out of line (Cortex-M with the DSP extension,
+ * GCC-compatible compilers): see vmcu_dot2x2_s16_s8_run in vmcu_dsp.h.
  */
 #include "vmcu/vmcu_dsp.h"
 
@@ -79,6 +79,62 @@ __asm__(
     "    pop {r4-r11, pc}\n"
     "    .size vmcu_dot2x2_s16_s8_run, . - vmcu_dot2x2_s16_s8_run\n"
     "    .purgem VMCU_DOT2X2_GROUP\n"
+    "    .popsection\n");
+
+/*
+ * The same for one pixel (a row's odd last pixel): its pair of input words held (r6-r7) against
+ * both rows, 11 instructions per group of four inputs; the ends in r3 and r8.
+ */
+__asm__(
+    "    .pushsection .text.vmcu_dot1x2_s16_s8_run,\"ax\",%progbits\n"
+    "    .syntax unified\n"
+    "    .thumb\n"
+    "    .macro VMCU_DOT1X2_GROUP\n"
+    "    ldrd r6, r7, [r0], #8\n"
+    "    ldr lr, [r1], #4\n"
+    "    sxtb16 ip, lr\n"
+    "    sxtb16 lr, lr, ror #8\n"
+    "    smlad r4, r6, ip, r4\n"
+    "    smlad r4, r7, lr, r4\n"
+    "    ldr lr, [r1, r2]\n"
+    "    sxtb16 ip, lr\n"
+    "    sxtb16 lr, lr, ror #8\n"
+    "    smlad r5, r6, ip, r5\n"
+    "    smlad r5, r7, lr, r5\n"
+    "    .endm\n"
+    "    .global vmcu_dot1x2_s16_s8_run\n"
+    "    .type vmcu_dot1x2_s16_s8_run, %function\n"
+    "    .p2align 2\n"
+    "    .thumb_func\n"
+    "vmcu_dot1x2_s16_s8_run:\n"
+    "    push {r4-r8, lr}\n"
+    "    ldr ip, [sp, #24]\n"         /* acc */
+    "    ldrd r4, r5, [ip]\n"         /* a0, a1 */
+    "    subs r2, r2, r1\n"
+    "    subs r2, r2, #4\n"           /* w1 - w0, less the first row's step */
+    "    add r8, r0, r3, lsl #1\n"    /* the row's end */
+    "    bic r3, r3, #15\n"
+    "    add r3, r0, r3, lsl #1\n"    /* the end of the passes of four groups */
+    "    cmp r0, r3\n"
+    "    beq 2f\n"
+    "1:\n"
+    "    VMCU_DOT1X2_GROUP\n"
+    "    VMCU_DOT1X2_GROUP\n"
+    "    VMCU_DOT1X2_GROUP\n"
+    "    VMCU_DOT1X2_GROUP\n"
+    "    cmp r0, r3\n"
+    "    bne 1b\n"
+    "2:\n"
+    "    cmp r0, r8\n"
+    "    beq 3f\n"
+    "    VMCU_DOT1X2_GROUP\n"
+    "    VMCU_DOT1X2_GROUP\n"
+    "3:\n"
+    "    ldr ip, [sp, #24]\n"
+    "    strd r4, r5, [ip]\n"
+    "    pop {r4-r8, pc}\n"
+    "    .size vmcu_dot1x2_s16_s8_run, . - vmcu_dot1x2_s16_s8_run\n"
+    "    .purgem VMCU_DOT1X2_GROUP\n"
     "    .popsection\n");
 
 #else
