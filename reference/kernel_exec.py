@@ -227,7 +227,8 @@ class _Semantics(Statement):
 
     def _Requantize(self, s: Requantize) -> None:
         """dst[dst_index + k + t * dst_stride] = requantized acc[acc_index + k + t * acc_stride], in the
-        form the C takes for the layer (`requant.py`), clamped."""
+        form the C takes for the layer (`requant.py`), clamped; with `acc1`, also dst[dst_index +
+        dst_stride + k] = requantized acc1[acc_index + k], with the same constants."""
         quant = f"({s.quant})"
         offset = self.integer(f"{quant}->output_offset")
         lo, hi = ((-128, 127) if s.form.saturate else
@@ -235,19 +236,23 @@ class _Semantics(Statement):
         count, pixels = self.value(s.count), self.value(s.pixels)
         which, j = expand(count * pixels)
         k, t = j % count[which], j // count[which]
-        acc = self.read(s.acc, which, self.value(s.acc_index)[which] + k + t * self.value(s.acc_stride)[which],
-                        "an accumulator")
         channel = self.value(s.channel)[which] + k
         m = self.read(self.flash(f"{quant}->requant.multiplier", "int32_t"), which, channel, "a multiplier")  # as its form encodes it
         r = self.read(self.flash(f"{quant}->requant.shift", "int8_t"), which, channel, "a shift")
-        if s.form.narrow:
-            value = c_arith.requantize_narrow(acc, m, r, offset)
-        elif s.form.shifted:
-            value = c_arith.requantize_shifted(acc, m, r, offset)
-        else:
-            value = c_arith.requantize(acc, m, r) + offset
-        index = self.value(s.dst_index)[which] + k + t * self.value(s.dst_stride)[which]
-        self.write(s.dst, which, index, c_arith.clamp(value, lo, hi))
+        dst_index, dst_stride = self.value(s.dst_index)[which], self.value(s.dst_stride)[which]
+        acc_index = self.value(s.acc_index)[which] + k
+        sources = [(s.acc, acc_index + t * self.value(s.acc_stride)[which], dst_index + k + t * dst_stride)]
+        if s.acc1 is not None:
+            sources.append((s.acc1, acc_index, dst_index + dst_stride + k))
+        for acc_name, acc_at, dst_at in sources:
+            acc = self.read(acc_name, which, acc_at, "an accumulator")
+            if s.form.narrow:
+                value = c_arith.requantize_narrow(acc, m, r, offset)
+            elif s.form.shifted:
+                value = c_arith.requantize_shifted(acc, m, r, offset)
+            else:
+                value = c_arith.requantize(acc, m, r) + offset
+            self.write(s.dst, which, dst_at, c_arith.clamp(value, lo, hi))
 
     def _AddResidual(self, s: AddResidual) -> None:
         """dst[dst_index + i] = ADD(residual[residual_index + i], dst[...]) (operands in the model's order)."""

@@ -137,8 +137,7 @@ def depthwise_pair(p, source: str, base, pixel_bytes, channel0, first_channel, e
             InitBias("acc", f"{params}->bias", channel, lanes, ctype=form.bias),
             InitBias("acc1", f"{params}->bias", channel, lanes, ctype=form.bias),
             *rows_by_half,
-            Requantize(dst, dst_base + c, "acc", lanes, channel, params, form),
-            Requantize(dst, dst_base + dst_step + c, "acc1", lanes, channel, params, form),
+            Requantize(dst, dst_base + c, "acc", lanes, channel, params, form, dst_stride=dst_step, acc1="acc1"),
         ], step=4),
     ]
 

@@ -220,7 +220,9 @@ class InitBias(_IndexFields):
 class Requantize(_IndexFields):
     """dst[dst_index + p * dst_stride + k] = requantized acc[acc_index + p * acc_stride + k] for the
     `count` channels k from `channel` on and the `pixels` p of a tile: each channel's constants
-    are read once for all its pixels."""
+    are read once for all its pixels. `acc1`: a second pixel's accumulators held in a buffer of
+    their own (DotLanesPair's), requantized with the same constants into dst[dst_index + dst_stride
+    + k] (pixels 1)."""
 
     dst: str
     dst_index: Ix
@@ -233,6 +235,7 @@ class Requantize(_IndexFields):
     pixels: Ix = Const(1)
     dst_stride: Ix = Const(0)
     acc_stride: Ix = Const(0)
+    acc1: str | None = None
 
 
 @dataclass(frozen=True)

@@ -832,9 +832,12 @@ class _Lowering:
         shift = self.param(f"{quant}->requant.shift", "int8_t *")
         offset = self.param(f"{quant}->output_offset", "int32_t")
         self.ref(s.acc)
-        helium_only = self.requantize_mve(s, depth, multiplier, shift, offset, t)
         channel = _sum(_paren(s.channel.c()), k)
         constants = (f"{multiplier}[{channel}]", f"{shift}[{channel}]")
+        if s.acc1 is not None:
+            self.lower_requantize_pair(s, depth, k, constants, offset)
+            return
+        helium_only = self.requantize_mve(s, depth, multiplier, shift, offset, t)
         if self.bounds(s.count) == (1, 1):  # one channel: its constants read once where the channel is fixed
             constants = (self.invariant(multiplier, "int32_t", s.channel), self.invariant(shift, "int32_t", s.channel))
         pixels_lo, pixels_hi = self.bounds(s.pixels)
@@ -850,13 +853,8 @@ class _Lowering:
             base = _sum(_paren(index.c()), k)
             return base if pixel == "0" else f"{base} + {pixel} * {_paren(stride.c())}"
 
-        arguments = f"{s.acc}[{strided(s.acc_index, s.acc_stride)}], {constants[0]}, {constants[1]}"
-        value = (f"vmcu_requantize_narrow({arguments}, {offset})" if s.form.narrow
-                 else f"vmcu_requantize_shifted({arguments}, {offset})" if s.form.shifted
-                 else f"vmcu_requantize({arguments}) + {offset}")
-        clamp = ("vmcu_sat8(", ")") if s.form.saturate else ("vmcu_clamp(", f", {self.clamp_bounds(s)})")
         dst = f"{s.dst}[{_sum(_paren(self.at(s.dst, s.dst_index)), strided(Const(0), s.dst_stride))}]"
-        store = [f"{dst} = (int8_t){clamp[0]}", f"    {value}{clamp[1]};"]
+        store = self.requantized(s, dst, f"{s.acc}[{strided(s.acc_index, s.acc_stride)}]", constants, offset)
         if pixel != "0":
             bound = str(pixels_hi) if pixels_lo == pixels_hi else _paren(s.pixels.c())
             store = [f"for (int32_t {t} = 0; {t} < {bound}; ++{t}) {{", *store, "}"]
@@ -866,6 +864,31 @@ class _Lowering:
         self.line(depth, "}")
         if helium_only:
             self.lines.append("#endif")
+
+    def lower_requantize_pair(self, s: Requantize, depth: int, k: str, constants: tuple[str, str], offset: str) -> None:
+        """A Requantize with `acc1` (a depthwise pair): each channel's multiplier and shift read once
+        for both pixels, which two loops over the channels would read twice (the int8 stores between
+        them may alias the tables)."""
+        if s.pixels != Const(1) or self.vector(s.acc) or self.vector(s.acc1):
+            raise ValueError(f"kernel {self.kernel.name}: a Requantize of two buffers takes one scalar pixel each")
+        self.ref(s.acc1)
+        m, r = self.local("m"), self.local("shift")
+        lines = [f"const int32_t {m} = {constants[0]};", f"const int32_t {r} = {constants[1]};"]
+        for acc, at in ((s.acc, s.dst_index), (s.acc1, s.dst_index + s.dst_stride)):
+            dst = f"{s.dst}[{_sum(_paren(self.at(s.dst, at)), k)}]"
+            lines += self.requantized(s, dst, f"{acc}[{_sum(_paren(s.acc_index.c()), k)}]", (m, r), offset)
+        self.for_lanes(depth, k, s.acc, s.count, *self.bounds(s.count), s.acc_index)
+        self.code(depth + 1, lines)
+        self.line(depth, "}")
+
+    def requantized(self, s: Requantize, dst: str, acc: str, constants: tuple[str, str], offset: str) -> list[str]:
+        """The C statement storing the accumulator `acc` requantized in the layer's form into `dst`."""
+        arguments = f"{acc}, {constants[0]}, {constants[1]}"
+        value = (f"vmcu_requantize_narrow({arguments}, {offset})" if s.form.narrow
+                 else f"vmcu_requantize_shifted({arguments}, {offset})" if s.form.shifted
+                 else f"vmcu_requantize({arguments}) + {offset}")
+        clamp = ("vmcu_sat8(", ")") if s.form.saturate else ("vmcu_clamp(", f", {self.clamp_bounds(s)})")
+        return [f"{dst} = (int8_t){clamp[0]}", f"    {value}{clamp[1]};"]
 
     def clamp_bounds(self, s: Requantize) -> str:
         """The C arguments `act_min, act_max` of a Requantize's clamp (-128, 127: a plain saturation)."""
