@@ -10,11 +10,11 @@
  * Written in assembly because it needs all fourteen registers: the four accumulators (r4-r7), both
  * pixels' current pair of input words (r8-r9, r10-r11), one weight word widened in two halves
  * (ip, lr), the input pointers (r0, r1), the first row's pointer (r2) and the second row's distance
- * from it (r3), so that each input word is loaded once: 16 instructions per group of four inputs
- * (two LDRD, two LDR, four SXTB16, eight SMLAD), four groups per pass and two more for a row of 8
- * modulo 16. The loop's ends stay on the stack. Stack after the prologue: [sp] acc, [sp + 4] the end
- * of the passes of four groups, [sp + 8] the row's end; the caller's len and acc at [sp + 48] and
- * [sp + 52].
+ * from it (r3, read before the first row's pointer steps), so that each input word is loaded once:
+ * 16 instructions per group of four inputs (two LDRD, two LDR, four SXTB16, eight SMLAD), four
+ * groups per pass and two more for a row of 8 modulo 16. The loop's ends stay on the stack, where
+ * the prologue finds room without moving sp again: [sp] (r3's slot) the end of the passes of four
+ * groups, [sp + 40] the row's end (over the caller's len), [sp + 44] the caller's acc.
  */
 __asm__(
     "    .pushsection .text.vmcu_dot2x2_s16_s8_run,\"ax\",%progbits\n"
@@ -23,13 +23,6 @@ __asm__(
     "    .macro VMCU_DOT2X2_GROUP\n"
     "    ldrd r8, r9, [r0], #8\n"
     "    ldrd r10, r11, [r1], #8\n"
-    "    ldr lr, [r2], #4\n"
-    "    sxtb16 ip, lr\n"
-    "    sxtb16 lr, lr, ror #8\n"
-    "    smlad r4, r8, ip, r4\n"
-    "    smlad r4, r9, lr, r4\n"
-    "    smlad r6, r10, ip, r6\n"
-    "    smlad r6, r11, lr, r6\n"
     "    ldr lr, [r2, r3]\n"
     "    sxtb16 ip, lr\n"
     "    sxtb16 lr, lr, ror #8\n"
@@ -37,46 +30,48 @@ __asm__(
     "    smlad r5, r9, lr, r5\n"
     "    smlad r7, r10, ip, r7\n"
     "    smlad r7, r11, lr, r7\n"
+    "    ldr lr, [r2], #4\n"
+    "    sxtb16 ip, lr\n"
+    "    sxtb16 lr, lr, ror #8\n"
+    "    smlad r4, r8, ip, r4\n"
+    "    smlad r4, r9, lr, r4\n"
+    "    smlad r6, r10, ip, r6\n"
+    "    smlad r6, r11, lr, r6\n"
     "    .endm\n"
     "    .global vmcu_dot2x2_s16_s8_run\n"
     "    .type vmcu_dot2x2_s16_s8_run, %function\n"
     "    .p2align 2\n"
     "    .thumb_func\n"
     "vmcu_dot2x2_s16_s8_run:\n"
-    "    push {r4-r11, lr}\n"
-    "    sub sp, sp, #12\n"
-    "    ldr ip, [sp, #52]\n"          /* acc */
-    "    ldr lr, [sp, #48]\n"          /* len */
-    "    str ip, [sp]\n"
-    "    ldm ip, {r4-r7}\n"            /* a00, a01, a10, a11 */
-    "    subs r3, r3, r2\n"
-    "    subs r3, r3, #4\n"            /* w1 - w0, less the first row's step */
-    "    add ip, r0, lr, lsl #1\n"
-    "    str ip, [sp, #8]\n"           /* the row's end */
-    "    bic lr, lr, #15\n"
-    "    add lr, r0, lr, lsl #1\n"
-    "    str lr, [sp, #4]\n"           /* the end of the passes of four groups */
-    "    cmp r0, lr\n"
+    "    push {r3-r11, lr}\n"          /* r3's slot: the end of the passes */
+    "    ldrd ip, lr, [sp, #40]\n"     /* len, acc */
+    "    ldm lr, {r4-r7}\n"            /* a00, a01, a10, a11 */
+    "    subs r3, r3, r2\n"            /* w1 - w0 */
+    "    add lr, r0, ip, lsl #1\n"
+    "    str lr, [sp, #40]\n"          /* the row's end, over len */
+    "    bic ip, ip, #15\n"
+    "    add ip, r0, ip, lsl #1\n"
+    "    str ip, [sp]\n"               /* the end of the passes of four groups */
+    "    cmp r0, ip\n"
     "    beq 2f\n"
     "1:\n"
     "    VMCU_DOT2X2_GROUP\n"
     "    VMCU_DOT2X2_GROUP\n"
     "    VMCU_DOT2X2_GROUP\n"
     "    VMCU_DOT2X2_GROUP\n"
-    "    ldr ip, [sp, #4]\n"
+    "    ldr ip, [sp]\n"
     "    cmp r0, ip\n"
     "    bne 1b\n"
     "2:\n"
-    "    ldr ip, [sp, #8]\n"
+    "    ldr ip, [sp, #40]\n"
     "    cmp r0, ip\n"
     "    beq 3f\n"
     "    VMCU_DOT2X2_GROUP\n"
     "    VMCU_DOT2X2_GROUP\n"
     "3:\n"
-    "    ldr ip, [sp]\n"
+    "    ldr ip, [sp, #44]\n"
     "    stm ip, {r4-r7}\n"
-    "    add sp, sp, #12\n"
-    "    pop {r4-r11, pc}\n"
+    "    pop {r3-r11, pc}\n"
     "    .size vmcu_dot2x2_s16_s8_run, . - vmcu_dot2x2_s16_s8_run\n"
     "    .purgem VMCU_DOT2X2_GROUP\n"
     "    .popsection\n");
@@ -91,16 +86,16 @@ __asm__(
     "    .thumb\n"
     "    .macro VMCU_DOT1X2_GROUP\n"
     "    ldrd r6, r7, [r0], #8\n"
-    "    ldr lr, [r1], #4\n"
-    "    sxtb16 ip, lr\n"
-    "    sxtb16 lr, lr, ror #8\n"
-    "    smlad r4, r6, ip, r4\n"
-    "    smlad r4, r7, lr, r4\n"
     "    ldr lr, [r1, r2]\n"
     "    sxtb16 ip, lr\n"
     "    sxtb16 lr, lr, ror #8\n"
     "    smlad r5, r6, ip, r5\n"
     "    smlad r5, r7, lr, r5\n"
+    "    ldr lr, [r1], #4\n"
+    "    sxtb16 ip, lr\n"
+    "    sxtb16 lr, lr, ror #8\n"
+    "    smlad r4, r6, ip, r4\n"
+    "    smlad r4, r7, lr, r4\n"
     "    .endm\n"
     "    .global vmcu_dot1x2_s16_s8_run\n"
     "    .type vmcu_dot1x2_s16_s8_run, %function\n"
@@ -110,8 +105,7 @@ __asm__(
     "    push {r4-r8, lr}\n"
     "    ldr ip, [sp, #24]\n"         /* acc */
     "    ldrd r4, r5, [ip]\n"         /* a0, a1 */
-    "    subs r2, r2, r1\n"
-    "    subs r2, r2, #4\n"           /* w1 - w0, less the first row's step */
+    "    subs r2, r2, r1\n"           /* w1 - w0 */
     "    add r8, r0, r3, lsl #1\n"    /* the row's end */
     "    bic r3, r3, #15\n"
     "    add r3, r0, r3, lsl #1\n"    /* the end of the passes of four groups */
