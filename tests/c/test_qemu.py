@@ -190,6 +190,18 @@ def test_m55_requantizes_left_shifts_as_vectors(fuse, tmp_path):
 
 
 @needs_qemu
+@pytest.mark.parametrize("fuse", [True, False], ids=["fused", "unfused"])
+def test_the_dot_loops_take_every_row_length_on_cortex_m4(fuse, tmp_path):
+    """1x1 layers of 56, 48, 40 and 64 input channels over rows of five pixels: the assembly 2x2 and
+    1x2 loops (vmcu_dot_dsp.c) take rows with both extra parts (8 and 16 inputs past the passes of
+    32), each alone and neither, and a row's odd last pixel; bit-exact with TFLite Micro."""
+    model = tmp_path / "dot_lengths.tflite"
+    model.write_bytes(conv_chain(channels=(56, 48, 40, 64, 8), hw=5))
+    result = validate(model, M4, seed=2, work=tmp_path / "run", fuse=fuse)
+    assert result.status == 0 and result.matches_reference and result.matches_tflm is (True if HAVE_TFLM else None)
+
+
+@needs_qemu
 @pytest.mark.parametrize("target", [M4, M55], ids=lambda t: t.name)
 def test_negative_and_zero_filter_scales_take_the_narrow_form(target, tmp_path):
     """Channels with a negative filter scale (negated in the tables) and a zero one (encoded to give

@@ -11,10 +11,10 @@
  * pixels' current pair of input words (r8-r9, r10-r11), one weight word widened in two halves
  * (ip, lr), the input pointers (r0, r1), the first row's pointer (r2) and the second row's distance
  * from it (r3, read before the first row's pointer steps), so that each input word is loaded once:
- * 16 instructions per group of four inputs (two LDRD, two LDR, four SXTB16, eight SMLAD), four
- * groups per pass and two more for a row of 8 modulo 16. The loop's ends stay on the stack, where
- * the prologue finds room without moving sp again: [sp] (r3's slot) the end of the passes of four
- * groups, [sp + 40] the row's end (over the caller's len), [sp + 44] the caller's acc.
+ * 16 instructions per group of four inputs (two LDRD, two LDR, four SXTB16, eight SMLAD). The
+ * groups a row has beyond a multiple of eight come first (two for len & 8, four for len & 16, tested
+ * once from the flags of one shift), then passes of eight. The row's end stays on the stack, in the
+ * slot pushing r3 makes ([sp]); the caller's len and acc are at [sp + 40] and [sp + 44].
  */
 __asm__(
     "    .pushsection .text.vmcu_dot2x2_s16_s8_run,\"ax\",%progbits\n"
@@ -43,32 +43,39 @@ __asm__(
     "    .p2align 2\n"
     "    .thumb_func\n"
     "vmcu_dot2x2_s16_s8_run:\n"
-    "    push {r3-r11, lr}\n"          /* r3's slot: the end of the passes */
+    "    push {r3-r11, lr}\n"          /* r3's slot: the row's end */
     "    ldrd ip, lr, [sp, #40]\n"     /* len, acc */
     "    ldm lr, {r4-r7}\n"            /* a00, a01, a10, a11 */
     "    subs r3, r3, r2\n"            /* w1 - w0 */
     "    add lr, r0, ip, lsl #1\n"
-    "    str lr, [sp, #40]\n"          /* the row's end, over len */
-    "    bic ip, ip, #15\n"
-    "    add ip, r0, ip, lsl #1\n"
-    "    str ip, [sp]\n"               /* the end of the passes of four groups */
-    "    cmp r0, ip\n"
-    "    beq 2f\n"
+    "    str lr, [sp]\n"
+    "    lsls ip, ip, #28\n"           /* N: len & 8, C: len & 16 (the groups leave the flags) */
+    "    bpl 1f\n"
+    "    VMCU_DOT2X2_GROUP\n"
+    "    VMCU_DOT2X2_GROUP\n"
     "1:\n"
+    "    bcc 2f\n"
+    "    VMCU_DOT2X2_GROUP\n"
+    "    VMCU_DOT2X2_GROUP\n"
+    "    VMCU_DOT2X2_GROUP\n"
+    "    VMCU_DOT2X2_GROUP\n"
+    "2:\n"
+    "    ldr ip, [sp]\n"
+    "    cmp r0, ip\n"
+    "    beq 4f\n"
+    "3:\n"
+    "    VMCU_DOT2X2_GROUP\n"
+    "    VMCU_DOT2X2_GROUP\n"
+    "    VMCU_DOT2X2_GROUP\n"
+    "    VMCU_DOT2X2_GROUP\n"
     "    VMCU_DOT2X2_GROUP\n"
     "    VMCU_DOT2X2_GROUP\n"
     "    VMCU_DOT2X2_GROUP\n"
     "    VMCU_DOT2X2_GROUP\n"
     "    ldr ip, [sp]\n"
     "    cmp r0, ip\n"
-    "    bne 1b\n"
-    "2:\n"
-    "    ldr ip, [sp, #40]\n"
-    "    cmp r0, ip\n"
-    "    beq 3f\n"
-    "    VMCU_DOT2X2_GROUP\n"
-    "    VMCU_DOT2X2_GROUP\n"
-    "3:\n"
+    "    bne 3b\n"
+    "4:\n"
     "    ldr ip, [sp, #44]\n"
     "    stm ip, {r4-r7}\n"
     "    pop {r3-r11, pc}\n"
@@ -78,7 +85,8 @@ __asm__(
 
 /*
  * The same for one pixel (a row's odd last pixel): its pair of input words held (r6-r7) against
- * both rows, 11 instructions per group of four inputs; the ends in r3 and r8.
+ * both rows, 11 instructions per group of four inputs, in the same order of groups; the row's end
+ * in r8.
  */
 __asm__(
     "    .pushsection .text.vmcu_dot1x2_s16_s8_run,\"ax\",%progbits\n"
@@ -107,23 +115,31 @@ __asm__(
     "    ldrd r4, r5, [ip]\n"         /* a0, a1 */
     "    subs r2, r2, r1\n"           /* w1 - w0 */
     "    add r8, r0, r3, lsl #1\n"    /* the row's end */
-    "    bic r3, r3, #15\n"
-    "    add r3, r0, r3, lsl #1\n"    /* the end of the passes of four groups */
-    "    cmp r0, r3\n"
-    "    beq 2f\n"
+    "    lsls r3, r3, #28\n"          /* N: len & 8, C: len & 16 */
+    "    bpl 1f\n"
+    "    VMCU_DOT1X2_GROUP\n"
+    "    VMCU_DOT1X2_GROUP\n"
     "1:\n"
+    "    bcc 2f\n"
     "    VMCU_DOT1X2_GROUP\n"
     "    VMCU_DOT1X2_GROUP\n"
     "    VMCU_DOT1X2_GROUP\n"
     "    VMCU_DOT1X2_GROUP\n"
-    "    cmp r0, r3\n"
-    "    bne 1b\n"
     "2:\n"
     "    cmp r0, r8\n"
-    "    beq 3f\n"
-    "    VMCU_DOT1X2_GROUP\n"
-    "    VMCU_DOT1X2_GROUP\n"
+    "    beq 4f\n"
     "3:\n"
+    "    VMCU_DOT1X2_GROUP\n"
+    "    VMCU_DOT1X2_GROUP\n"
+    "    VMCU_DOT1X2_GROUP\n"
+    "    VMCU_DOT1X2_GROUP\n"
+    "    VMCU_DOT1X2_GROUP\n"
+    "    VMCU_DOT1X2_GROUP\n"
+    "    VMCU_DOT1X2_GROUP\n"
+    "    VMCU_DOT1X2_GROUP\n"
+    "    cmp r0, r8\n"
+    "    bne 3b\n"
+    "4:\n"
     "    ldr ip, [sp, #24]\n"
     "    strd r4, r5, [ip]\n"
     "    pop {r4-r8, pc}\n"
