@@ -542,6 +542,9 @@ VMCU_INLINE void vmcu_widen_s8(int16_t *dst, const int8_t *x, int32_t len, uint3
 #define VMCU_DOT_RUN_MIN 32 /* the shortest row worth a call */
 void vmcu_dot2x2_s16_s8_run(const int16_t *x0, const int16_t *x1, const int8_t *w0, const int8_t *w1, int32_t len,
                             int32_t acc[4]);
+/* Two pixels by four evenly spaced rows (acc[4p + k], rows w0 + k * (w1 - w0)): the 2x2 loop twice. */
+void vmcu_dot2x4_s16_s8_run(const int16_t *x0, const int16_t *x1, const int8_t *w0, const int8_t *w1, int32_t len,
+                            int32_t acc[8]);
 /* One pixel by two rows (acc[k] += x0 . w_k): 11 instructions per group of four. */
 void vmcu_dot1x2_s16_s8_run(const int16_t *x0, const int8_t *w0, const int8_t *w1, int32_t len, int32_t acc[2]);
 #else
@@ -556,7 +559,7 @@ void vmcu_dot1x2_s16_s8_run(const int16_t *x0, const int8_t *w0, const int8_t *w
  * 16 in vmcu_dot2x2_s16_s8_run for rows of VMCU_DOT_RUN_MIN inputs or more.
  */
 VMCU_INLINE void vmcu_dot_s16_s8_at(const int16_t *x0, const int16_t *x1, const int8_t *w0, const int8_t *w1,
-                                      int32_t len, int32_t *acc, int32_t stride)
+                                      int32_t start, int32_t len, int32_t *acc, int32_t stride)
 {
     const int32_t groups = len - len % 4;
     int32_t i;
@@ -580,10 +583,11 @@ VMCU_INLINE void vmcu_dot_s16_s8_at(const int16_t *x0, const int16_t *x1, const 
         }
     }
     i = len;
+    (void)start;
 #else
-    i = 0;
+    i = start;
 #if VMCU_DOT_RUN
-    if (x1 && w1 && groups >= VMCU_DOT_RUN_MIN) {
+    if (start == 0 && x1 && w1 && groups >= VMCU_DOT_RUN_MIN) {
         int32_t a[4] = {a00, a01, a10, a11};
         i = groups & ~7;
         vmcu_dot2x2_s16_s8_run(x0, x1, w0, w1, i, a);
@@ -591,7 +595,7 @@ VMCU_INLINE void vmcu_dot_s16_s8_at(const int16_t *x0, const int16_t *x1, const 
         a01 = a[1];
         a10 = a[2];
         a11 = a[3];
-    } else if (!x1 && w1 && groups >= VMCU_DOT_RUN_MIN) {
+    } else if (start == 0 && !x1 && w1 && groups >= VMCU_DOT_RUN_MIN) {
         int32_t a[2] = {a00, a01};
         i = groups & ~7;
         vmcu_dot1x2_s16_s8_run(x0, w0, w1, i, a);
@@ -665,15 +669,23 @@ VMCU_INLINE void vmcu_dot_s16_s8_at(const int16_t *x0, const int16_t *x1, const 
 VMCU_INLINE void vmcu_dot_s16_s8(const int16_t *x0, const int16_t *x1, const int8_t *w0, const int8_t *w1,
                                    int32_t len, int32_t *acc)
 {
-    vmcu_dot_s16_s8_at(x0, x1, w0, w1, len, acc, 2);
+    vmcu_dot_s16_s8_at(x0, x1, w0, w1, 0, len, acc, 2);
 }
 
-/** vmcu_dot_s16_s8 for four weight rows (acc[4p + k]), as two pairs of rows. */
+/** vmcu_dot_s16_s8 for four weight rows (acc[4p + k]), as two pairs of rows: on the DSP path, for two
+ *  inputs and evenly spaced rows (a GEMM's filter), one call of vmcu_dot2x4_s16_s8_run for both. */
 VMCU_INLINE void vmcu_dot4_s16_s8(const int16_t *x0, const int16_t *x1, const int8_t *w0, const int8_t *w1,
                                     const int8_t *w2, const int8_t *w3, int32_t len, int32_t *acc)
 {
-    vmcu_dot_s16_s8_at(x0, x1, w0, w1, len, acc, 4);
-    vmcu_dot_s16_s8_at(x0, x1, w2, w3, len, acc + 2, 4);
+    int32_t start = 0;
+#if VMCU_DOT_RUN
+    if (x1 && len - len % 4 >= VMCU_DOT_RUN_MIN && w2 - w1 == w1 - w0 && w3 - w2 == w1 - w0) {
+        start = (len - len % 4) & ~7;
+        vmcu_dot2x4_s16_s8_run(x0, x1, w0, w1, start, acc);
+    }
+#endif
+    vmcu_dot_s16_s8_at(x0, x1, w0, w1, start, len, acc, 4);
+    vmcu_dot_s16_s8_at(x0, x1, w2, w3, start, len, acc + 2, 4);
 }
 
 /**

@@ -1,20 +1,26 @@
 /*
- * The 2x2 and 1x2 GEMM tiles over widened inputs, out of line (Cortex-M with the DSP extension,
- * GCC-compatible compilers): see vmcu_dot2x2_s16_s8_run in vmcu_dsp.h.
+ * The 2x2, 2x4 and 1x2 GEMM tiles over widened inputs, out of line (Cortex-M with the DSP
+ * extension, GCC-compatible compilers): see vmcu_dot2x2_s16_s8_run in vmcu_dsp.h.
  */
 #include "vmcu/vmcu_dsp.h"
 
 #if VMCU_DOT_RUN
 
 /*
- * Written in assembly because it needs all fourteen registers: the four accumulators (r4-r7), both
- * pixels' current pair of input words (r8-r9, r10-r11), one weight word widened in two halves
- * (ip, lr), the input pointers (r0, r1), the first row's pointer (r2) and the second row's distance
- * from it (r3, read before the first row's pointer steps), so that each input word is loaded once:
- * 16 instructions per group of four inputs (two LDRD, two LDR, four SXTB16, eight SMLAD). The
- * groups a row has beyond a multiple of eight come first (two for len & 8, four for len & 16, tested
- * once from the flags of one shift), then passes of eight. The row's end stays on the stack, in the
- * slot pushing r3 makes ([sp]); the caller's len and acc are at [sp + 40] and [sp + 44].
+ * vmcu_dot2x2_s16_s8_run is written in assembly because it needs all fourteen registers: the four
+ * accumulators (r4-r7), both pixels' current pair of input words (r8-r9, r10-r11), one weight word
+ * widened in two halves (ip, lr), the input pointers (r0, r1), the first row's pointer (r2) and the
+ * second row's distance from it (r3, read before the first row's pointer steps), so that each input
+ * word is loaded once: 16 instructions per group of four inputs (two LDRD, two LDR, four SXTB16,
+ * eight SMLAD). A row's groups beyond a multiple of eight come first (two for len & 8, four for
+ * len & 16, tested once from the flags of one shift), then passes of eight. The row's end stays on
+ * the stack at [sp], in the slot pushing r3 makes; the caller's len and acc are at [sp + 40] and
+ * [sp + 44].
+ *
+ * vmcu_dot2x4_s16_s8_run, a GEMM's tile of four evenly spaced weight rows (acc[4p + k]), runs the
+ * same row twice in one call, the second pair from the inputs' starts (kept at [sp + 4] and
+ * [sp + 8]): the second call's setup, prologue and epilogue saved. Its caller's len and acc are at
+ * [sp + 48] and [sp + 52].
  */
 __asm__(
     "    .pushsection .text.vmcu_dot2x2_s16_s8_run,\"ax\",%progbits\n"
@@ -38,15 +44,10 @@ __asm__(
     "    smlad r6, r10, ip, r6\n"
     "    smlad r6, r11, lr, r6\n"
     "    .endm\n"
-    "    .global vmcu_dot2x2_s16_s8_run\n"
-    "    .type vmcu_dot2x2_s16_s8_run, %function\n"
-    "    .p2align 2\n"
-    "    .thumb_func\n"
-    "vmcu_dot2x2_s16_s8_run:\n"
-    "    push {r3-r11, lr}\n"          /* r3's slot: the row's end */
-    "    ldrd ip, lr, [sp, #40]\n"     /* len, acc */
-    "    ldm lr, {r4-r7}\n"            /* a00, a01, a10, a11 */
-    "    subs r3, r3, r2\n"            /* w1 - w0 */
+    "    .macro VMCU_DOT2X2_ROW len, loaded=0\n"  /* a row's groups: len at [sp + len] (or in ip), its end kept at [sp] */
+    "    .if \\loaded == 0\n"
+    "    ldr ip, [sp, #\\len]\n"
+    "    .endif\n"
     "    add lr, r0, ip, lsl #1\n"
     "    str lr, [sp]\n"
     "    lsls ip, ip, #28\n"           /* N: len & 8, C: len & 16 (the groups leave the flags) */
@@ -76,10 +77,52 @@ __asm__(
     "    cmp r0, ip\n"
     "    bne 3b\n"
     "4:\n"
+    "    .endm\n"
+    "    .global vmcu_dot2x2_s16_s8_run\n"
+    "    .type vmcu_dot2x2_s16_s8_run, %function\n"
+    "    .p2align 2\n"
+    "    .thumb_func\n"
+    "vmcu_dot2x2_s16_s8_run:\n"
+    "    push {r3-r11, lr}\n"
+    "    ldrd ip, lr, [sp, #40]\n"     /* len, acc */
+    "    ldm lr, {r4-r7}\n"            /* a00, a01, a10, a11 */
+    "    subs r3, r3, r2\n"            /* w1 - w0 */
+    "    VMCU_DOT2X2_ROW 40, 1\n"
     "    ldr ip, [sp, #44]\n"
     "    stm ip, {r4-r7}\n"
     "    pop {r3-r11, pc}\n"
     "    .size vmcu_dot2x2_s16_s8_run, . - vmcu_dot2x2_s16_s8_run\n"
+    "    .global vmcu_dot2x4_s16_s8_run\n"
+    "    .type vmcu_dot2x4_s16_s8_run, %function\n"
+    "    .p2align 2\n"
+    "    .thumb_func\n"
+    "vmcu_dot2x4_s16_s8_run:\n"
+    "    push {r4-r11, lr}\n"
+    "    sub sp, sp, #12\n"
+    "    ldr lr, [sp, #52]\n"          /* acc */
+    "    strd r0, r1, [sp, #4]\n"      /* the inputs' starts */
+    "    ldrd r4, r5, [lr]\n"          /* a00, a01 */
+    "    ldrd r6, r7, [lr, #16]\n"     /* a10, a11 */
+    "    subs r3, r3, r2\n"            /* w1 - w0 */
+    "    VMCU_DOT2X2_ROW 48\n"
+    "    ldr ip, [sp, #52]\n"
+    "    strd r4, r5, [ip]\n"
+    "    strd r6, r7, [ip, #16]\n"
+    "    ldrd r4, r5, [ip, #8]\n"      /* a02, a03 */
+    "    ldrd r6, r7, [ip, #24]\n"     /* a12, a13 */
+    "    ldrd r0, r1, [sp, #4]\n"
+    "    ldr ip, [sp, #48]\n"
+    "    add r2, r2, r3\n"             /* w0 + 2 (w1 - w0): the row pointer, less the len it stepped */
+    "    sub r2, r2, ip\n"
+    "    add r2, r2, r3\n"
+    "    VMCU_DOT2X2_ROW 48\n"
+    "    ldr ip, [sp, #52]\n"
+    "    strd r4, r5, [ip, #8]\n"
+    "    strd r6, r7, [ip, #24]\n"
+    "    add sp, sp, #12\n"
+    "    pop {r4-r11, pc}\n"
+    "    .size vmcu_dot2x4_s16_s8_run, . - vmcu_dot2x4_s16_s8_run\n"
+    "    .purgem VMCU_DOT2X2_ROW\n"
     "    .purgem VMCU_DOT2X2_GROUP\n"
     "    .popsection\n");
 
