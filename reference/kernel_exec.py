@@ -237,7 +237,8 @@ class _Semantics(Statement):
         which, j = expand(count * pixels)
         k, t = j % count[which], j // count[which]
         channel = self.value(s.channel)[which] + k
-        m = self.read(self.flash(f"{quant}->requant.multiplier", "int32_t"), which, channel, "a multiplier")  # as its form encodes it
+        # the tables as the layer's form encodes them (requant.tables)
+        m = self.read(self.flash(f"{quant}->requant.multiplier", "int32_t"), which, channel, "a multiplier")
         r = self.read(self.flash(f"{quant}->requant.shift", "int8_t"), which, channel, "a shift")
         dst_index, dst_stride = self.value(s.dst_index)[which], self.value(s.dst_stride)[which]
         acc_index = self.value(s.acc_index)[which] + k

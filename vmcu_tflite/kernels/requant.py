@@ -5,13 +5,13 @@ a branch on the sign of each channel's shift (`vmcu_requantize`, about 15 instru
 Cortex-M4 per output value). The converter knows a layer's weights, biases and shifts, so it can
 prove per layer that the general case never happens:
 
-- narrow: every channel shifts right (shift <= -1), every multiplier is a normalized one (in
-  [2^30, 2^31), which TFLite's QuantizeMultiplier gives every non-zero scale), and every
-  accumulator the layer can produce stays below 2^30 in magnitude, whatever the int8 input:
-  |bias| + 255 * sum |w| < 2^30 (an input plus its offset lies in [-255, 255]). Then the doubling
-  high multiply and its rounding are one SMMLAR, and the rounding right shift two adds and two
-  shifts (`vmcu_requantize_narrow`: the same bits, about 6 instructions before the store). Its
-  tables hold what those instructions take (`tables`).
+- narrow: every channel shifts right (shift <= -1) with a normalized multiplier (|m| in [2^30,
+  2^31), which TFLite's QuantizeMultiplier gives every non-zero scale; a negative one's channel is
+  negated) or has a zero multiplier, and every accumulator the layer can produce stays below
+  2^30 in magnitude, whatever the int8 input: |bias| + 255 * sum |w| < 2^30 (an input plus its
+  offset lies in [-255, 255]). Then the doubling high multiply and its rounding are one SMMLAR,
+  and the rounding right shift two adds and two shifts (`vmcu_requantize_narrow`: the same bits,
+  about 6 instructions before the store). Its tables hold what those instructions take (`tables`).
 - shifted: the same bound after each channel's left shift, with shifts of either sign (a stem's
   channels often shift by 0 or 1): `vmcu_requantize_shifted`, a few instructions more than
   narrow, still one SMMULR and no 64-bit sum.
