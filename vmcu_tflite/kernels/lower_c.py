@@ -842,9 +842,7 @@ class _Lowering:
             constants = (self.invariant(multiplier, "int32_t", s.channel), self.invariant(shift, "int32_t", s.channel))
         pixels_lo, pixels_hi = self.bounds(s.pixels)
         if pixels_hi > 1 and self.bounds(s.count) != (1, 1):
-            m, r = self.local("m"), self.local("shift")
-            lines = [f"const int32_t {m} = {constants[0]};", f"const int32_t {r} = {constants[1]};"]
-            constants = (m, r)
+            lines, constants = self.channel_constants(constants)
         else:
             lines = []
         pixel = t if pixels_hi > 1 else "0"
@@ -872,14 +870,19 @@ class _Lowering:
         if s.pixels != Const(1) or self.vector(s.acc) or self.vector(s.acc1):
             raise ValueError(f"kernel {self.kernel.name}: a Requantize of two buffers takes one scalar pixel each")
         self.ref(s.acc1)
-        m, r = self.local("m"), self.local("shift")
-        lines = [f"const int32_t {m} = {constants[0]};", f"const int32_t {r} = {constants[1]};"]
+        lines, constants = self.channel_constants(constants)
         for acc, at in ((s.acc, s.dst_index), (s.acc1, s.dst_index + s.dst_stride)):
             dst = f"{s.dst}[{_sum(_paren(self.at(s.dst, at)), k)}]"
-            lines += self.requantized(s, dst, f"{acc}[{_sum(_paren(s.acc_index.c()), k)}]", (m, r), offset)
+            lines += self.requantized(s, dst, f"{acc}[{_sum(_paren(s.acc_index.c()), k)}]", constants, offset)
         self.for_lanes(depth, k, s.acc, s.count, *self.bounds(s.count), s.acc_index)
         self.code(depth + 1, lines)
         self.line(depth, "}")
+
+    def channel_constants(self, constants: tuple[str, str]) -> tuple[list[str], tuple[str, str]]:
+        """A channel's multiplier and shift read into locals once, for the several values that use
+        them: the declarations, and the locals' names."""
+        m, r = self.local("m"), self.local("shift")
+        return [f"const int32_t {m} = {constants[0]};", f"const int32_t {r} = {constants[1]};"], (m, r)
 
     def requantized(self, s: Requantize, dst: str, acc: str, constants: tuple[str, str], offset: str) -> list[str]:
         """The C statement storing the accumulator `acc` requantized in the layer's form into `dst`."""

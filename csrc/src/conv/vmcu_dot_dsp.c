@@ -21,9 +21,14 @@
  * same row twice in one call, the second pair from the inputs' starts (kept at [sp + 4] and
  * [sp + 8]): the second call's setup, prologue and epilogue saved. Its caller's len and acc are at
  * [sp + 48] and [sp + 52].
+ *
+ * vmcu_dot1x2_s16_s8_run, a row's odd last pixel: its pair of input words held (r6-r7) against both
+ * rows, 11 instructions per group of four inputs, the row's end in r8.
+ *
+ * The three expand one row scaffold (VMCU_DOT_ROW) with their own group and end test.
  */
 __asm__(
-    "    .pushsection .text.vmcu_dot2x2_s16_s8_run,\"ax\",%progbits\n"
+    "    .pushsection .text.vmcu_dot_s16_s8_runs,\"ax\",%progbits\n"
     "    .syntax unified\n"
     "    .thumb\n"
     "    .macro VMCU_DOT2X2_GROUP\n"
@@ -44,39 +49,63 @@ __asm__(
     "    smlad r6, r10, ip, r6\n"
     "    smlad r6, r11, lr, r6\n"
     "    .endm\n"
-    "    .macro VMCU_DOT2X2_ROW len, loaded=0\n"  /* a row's groups: len at [sp + len] (or in ip), its end kept at [sp] */
+    "    .macro VMCU_DOT1X2_GROUP\n"
+    "    ldrd r6, r7, [r0], #8\n"
+    "    ldr lr, [r1, r2]\n"
+    "    sxtb16 ip, lr\n"
+    "    sxtb16 lr, lr, ror #8\n"
+    "    smlad r5, r6, ip, r5\n"
+    "    smlad r5, r7, lr, r5\n"
+    "    ldr lr, [r1], #4\n"
+    "    sxtb16 ip, lr\n"
+    "    sxtb16 lr, lr, ror #8\n"
+    "    smlad r4, r6, ip, r4\n"
+    "    smlad r4, r7, lr, r4\n"
+    "    .endm\n"
+    "    .macro VMCU_DOT2X2_AT_END\n"     /* flags: r0 at the row's end, kept at [sp] */
+    "    ldr ip, [sp]\n"
+    "    cmp r0, ip\n"
+    "    .endm\n"
+    "    .macro VMCU_DOT1X2_AT_END\n"     /* flags: r0 at the row's end, kept in r8 */
+    "    cmp r0, r8\n"
+    "    .endm\n"
+    /* A row's groups (`group`) from its length in `len`, which it clobbers: two for len & 8, four for
+     * len & 16 (tested once from the flags of one shift; the groups leave the flags), then passes of
+     * eight until `at_end` says the row is done. */
+    "    .macro VMCU_DOT_ROW group, at_end, len\n"
+    "    lsls \\len, \\len, #28\n"       /* N: len & 8, C: len & 16 */
+    "    bpl 1f\n"
+    "    \\group\n"
+    "    \\group\n"
+    "1:\n"
+    "    bcc 2f\n"
+    "    \\group\n"
+    "    \\group\n"
+    "    \\group\n"
+    "    \\group\n"
+    "2:\n"
+    "    \\at_end\n"
+    "    beq 4f\n"
+    "3:\n"
+    "    \\group\n"
+    "    \\group\n"
+    "    \\group\n"
+    "    \\group\n"
+    "    \\group\n"
+    "    \\group\n"
+    "    \\group\n"
+    "    \\group\n"
+    "    \\at_end\n"
+    "    bne 3b\n"
+    "4:\n"
+    "    .endm\n"
+    "    .macro VMCU_DOT2X2_ROW len, loaded=0\n"  /* the 2x2 row: len at [sp + len] (or in ip), its end kept at [sp] */
     "    .if \\loaded == 0\n"
     "    ldr ip, [sp, #\\len]\n"
     "    .endif\n"
     "    add lr, r0, ip, lsl #1\n"
     "    str lr, [sp]\n"
-    "    lsls ip, ip, #28\n"           /* N: len & 8, C: len & 16 (the groups leave the flags) */
-    "    bpl 1f\n"
-    "    VMCU_DOT2X2_GROUP\n"
-    "    VMCU_DOT2X2_GROUP\n"
-    "1:\n"
-    "    bcc 2f\n"
-    "    VMCU_DOT2X2_GROUP\n"
-    "    VMCU_DOT2X2_GROUP\n"
-    "    VMCU_DOT2X2_GROUP\n"
-    "    VMCU_DOT2X2_GROUP\n"
-    "2:\n"
-    "    ldr ip, [sp]\n"
-    "    cmp r0, ip\n"
-    "    beq 4f\n"
-    "3:\n"
-    "    VMCU_DOT2X2_GROUP\n"
-    "    VMCU_DOT2X2_GROUP\n"
-    "    VMCU_DOT2X2_GROUP\n"
-    "    VMCU_DOT2X2_GROUP\n"
-    "    VMCU_DOT2X2_GROUP\n"
-    "    VMCU_DOT2X2_GROUP\n"
-    "    VMCU_DOT2X2_GROUP\n"
-    "    VMCU_DOT2X2_GROUP\n"
-    "    ldr ip, [sp]\n"
-    "    cmp r0, ip\n"
-    "    bne 3b\n"
-    "4:\n"
+    "    VMCU_DOT_ROW VMCU_DOT2X2_GROUP, VMCU_DOT2X2_AT_END, ip\n"
     "    .endm\n"
     "    .global vmcu_dot2x2_s16_s8_run\n"
     "    .type vmcu_dot2x2_s16_s8_run, %function\n"
@@ -122,32 +151,6 @@ __asm__(
     "    add sp, sp, #12\n"
     "    pop {r4-r11, pc}\n"
     "    .size vmcu_dot2x4_s16_s8_run, . - vmcu_dot2x4_s16_s8_run\n"
-    "    .purgem VMCU_DOT2X2_ROW\n"
-    "    .purgem VMCU_DOT2X2_GROUP\n"
-    "    .popsection\n");
-
-/*
- * The same for one pixel (a row's odd last pixel): its pair of input words held (r6-r7) against
- * both rows, 11 instructions per group of four inputs, in the same order of groups; the row's end
- * in r8.
- */
-__asm__(
-    "    .pushsection .text.vmcu_dot1x2_s16_s8_run,\"ax\",%progbits\n"
-    "    .syntax unified\n"
-    "    .thumb\n"
-    "    .macro VMCU_DOT1X2_GROUP\n"
-    "    ldrd r6, r7, [r0], #8\n"
-    "    ldr lr, [r1, r2]\n"
-    "    sxtb16 ip, lr\n"
-    "    sxtb16 lr, lr, ror #8\n"
-    "    smlad r5, r6, ip, r5\n"
-    "    smlad r5, r7, lr, r5\n"
-    "    ldr lr, [r1], #4\n"
-    "    sxtb16 ip, lr\n"
-    "    sxtb16 lr, lr, ror #8\n"
-    "    smlad r4, r6, ip, r4\n"
-    "    smlad r4, r7, lr, r4\n"
-    "    .endm\n"
     "    .global vmcu_dot1x2_s16_s8_run\n"
     "    .type vmcu_dot1x2_s16_s8_run, %function\n"
     "    .p2align 2\n"
@@ -158,36 +161,17 @@ __asm__(
     "    ldrd r4, r5, [ip]\n"         /* a0, a1 */
     "    subs r2, r2, r1\n"           /* w1 - w0 */
     "    add r8, r0, r3, lsl #1\n"    /* the row's end */
-    "    lsls r3, r3, #28\n"          /* N: len & 8, C: len & 16 */
-    "    bpl 1f\n"
-    "    VMCU_DOT1X2_GROUP\n"
-    "    VMCU_DOT1X2_GROUP\n"
-    "1:\n"
-    "    bcc 2f\n"
-    "    VMCU_DOT1X2_GROUP\n"
-    "    VMCU_DOT1X2_GROUP\n"
-    "    VMCU_DOT1X2_GROUP\n"
-    "    VMCU_DOT1X2_GROUP\n"
-    "2:\n"
-    "    cmp r0, r8\n"
-    "    beq 4f\n"
-    "3:\n"
-    "    VMCU_DOT1X2_GROUP\n"
-    "    VMCU_DOT1X2_GROUP\n"
-    "    VMCU_DOT1X2_GROUP\n"
-    "    VMCU_DOT1X2_GROUP\n"
-    "    VMCU_DOT1X2_GROUP\n"
-    "    VMCU_DOT1X2_GROUP\n"
-    "    VMCU_DOT1X2_GROUP\n"
-    "    VMCU_DOT1X2_GROUP\n"
-    "    cmp r0, r8\n"
-    "    bne 3b\n"
-    "4:\n"
+    "    VMCU_DOT_ROW VMCU_DOT1X2_GROUP, VMCU_DOT1X2_AT_END, r3\n"
     "    ldr ip, [sp, #24]\n"
     "    strd r4, r5, [ip]\n"
     "    pop {r4-r8, pc}\n"
     "    .size vmcu_dot1x2_s16_s8_run, . - vmcu_dot1x2_s16_s8_run\n"
+    "    .purgem VMCU_DOT2X2_ROW\n"
+    "    .purgem VMCU_DOT_ROW\n"
+    "    .purgem VMCU_DOT1X2_AT_END\n"
+    "    .purgem VMCU_DOT2X2_AT_END\n"
     "    .purgem VMCU_DOT1X2_GROUP\n"
+    "    .purgem VMCU_DOT2X2_GROUP\n"
     "    .popsection\n");
 
 #else
