@@ -18,7 +18,7 @@ from .ir import (Broadcast, Dot, FlashLoad, InitBias, Kernel, RAMFree, RAMLoad, 
 from .requant import GENERAL, RequantForm
 
 
-WIDEN_BYTES = 1024  # stack for the tile's rows widened to 16 bits; longer rows are read as bytes
+WIDEN_BYTES = 2048  # stack for the tile's rows widened to 16 bits; longer rows are read as bytes
 
 
 def whole_words(n: int) -> int:

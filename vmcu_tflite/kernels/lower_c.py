@@ -389,6 +389,7 @@ class _Lowering:
     def lower_Loop(self, s: Loop, depth: int) -> None:
         if isinstance(s.lo, Const) and isinstance(s.hi, Const) and s.lo.value >= s.hi.value:
             return  # runs no iteration (in the interior, the edge taps only one pixel of a pair has)
+        self.gemm_run(s, depth)
         v = s.var
         incr = f"++{v}" if s.step == 1 else f"{v} += {s.step}"
         if isinstance(s.hi, Const):
@@ -406,6 +407,67 @@ class _Lowering:
         self.loops.pop()
         self.ranges = outer
         self.line(depth, "}")
+
+    def gemm_run(self, s: Loop, depth: int) -> None:
+        """A GEMM's loop over its channel groups as one call of the runtime's assembly loop over
+        channel pairs (vmcu_gemm2x2_narrow_b16_run / _b32_run, vmcu_dsp.h) for the tiles of two
+        pixels, where the DSP assembly is built; the loop itself follows for the rest. The
+        accumulators then stay in registers from bias to byte. Emits nothing for other loops."""
+        parts = self.gemm_groups(s)
+        if parts is None:
+            return
+        dot, requant, rows, bias = parts
+        u, quant, length = s.var, _paren(requant.quant), self.bounds(dot.length)[0]
+        multiplier = self.param(f"{quant}->requant.multiplier", "int32_t *")
+        shift = self.param(f"{quant}->requant.shift", "int8_t *")
+        offset = self.param(f"{quant}->output_offset", "int32_t")
+        w0, w1 = (_paren(_plus(self.param(f.array, "int8_t *"), _paren(f.offset.c()))) for f in rows[:2])
+        x0, x1 = (_plus(dot.x, _paren(self.at(dot.x, i))) for i in (dot.x_index, dot.x_index + dot.x_stride))
+        channel = _paren(requant.channel.c())
+        out = f"&{requant.dst}[{_paren(self.at(requant.dst, requant.dst_index))}]"
+        table = self.param(bias.bias, f"{bias.ctype} *")
+        run = f"vmcu_gemm2x2_narrow_b{16 if bias.ctype == 'int16_t' else 32}_run"
+        both = "1" if self.bounds(dot.pixels) == (2, 2) else f"{_paren(dot.pixels.c())} == 2"
+        self.lines.append("#if VMCU_DOT_RUN")
+        self.code(depth, [
+            f"if ({both}) {{",
+            f"const int32_t {u} = {s.lo.c()};",
+            f"const vmcu_gemm_tile tile = {{{x0}, {x1}, {w0}, (int32_t)({w1} - {w0}), {length}, {table} + {channel}, "
+            f"{multiplier} + {channel}, {shift} + {channel}, 2 * {offset} + 1, {out}, "
+            f"{_paren(requant.dst_stride.c())}, ({_paren(s.hi.c())} - {u}) / 2}};",
+            f"{run}(&tile);",
+            "} else"])
+        self.lines.append("#endif")
+
+    def gemm_groups(self, s: Loop) -> tuple[Dot, Requantize, list[FlashLoad], InitBias] | None:
+        """The Dot, Requantize, row pointers and first InitBias of a GEMM's loop over groups of four
+        channels (`gemm.py`) that the assembly takes: every group full, up to two pixels of widened
+        inputs a multiple of 8 long, and a narrow requantization saturating to int8. Else None."""
+        body = s.body
+        if s.step != 4 or len(body) < 4 or not isinstance(body[0], RegAlloc):
+            return None
+        rows = [b for b in body if isinstance(b, FlashLoad) and not b.into]
+        biases = [b for b in body if isinstance(b, InitBias)]
+        dot, requant = body[-2], body[-1]
+        if not (isinstance(dot, Dot) and isinstance(requant, Requantize) and len(body) == 3 + len(rows) + len(biases)
+                and len(rows) == len(dot.weights) == s.step and requant.acc == dot.acc == body[0].name
+                and requant.acc1 is None and requant.form.narrow and requant.form.saturate
+                and requant.pixels == dot.pixels and len({b.ctype for b in biases}) == 1
+                and all(b.channel == requant.channel and b.width == s.step for b in biases)):
+            return None
+        x = self.lookup(dot.x)
+        if x is None or x.ctype != "int16_t" or x.run_stride is not None or self.bounds(dot.pixels)[1] != 2:
+            return None
+        ranges = {**self.ranges, s.var: loop_range(s, self.ranges)}
+        loops = (*self.loops, (s.var, s.lo, _greatest(s)))
+        wanted = {dot.count: s.step, requant.count: s.step, requant.acc_stride: s.step, dot.acc_index: 0,
+                  requant.acc_index: 0}
+        if any(loop_bounds(e, loops, ranges) != (v, v) for e, v in wanted.items()):
+            return None
+        length = loop_bounds(dot.length, loops, ranges)
+        if length[0] != length[1] or length[0] % 8 or length[0] == 0:
+            return None
+        return dot, requant, rows, biases[0]
 
     def lower_RegAlloc(self, s: RegAlloc, depth: int) -> None:
         self.declare(s.name, _Pointer("buffer", size=s.size, ctype=s.ctype))

@@ -540,6 +540,7 @@ VMCU_INLINE void vmcu_widen_s8(int16_t *dst, const int8_t *x, int32_t len, uint3
 #if VMCU_DSP && !VMCU_DSP_EMULATED && !VMCU_MVE && defined(__GNUC__) && defined(__OPTIMIZE__)
 #define VMCU_DOT_RUN 1
 #define VMCU_DOT_RUN_MIN 32 /* the shortest row worth a call */
+#define VMCU_DOT4_RUN_MIN 16 /* the same for two pixels by four rows */
 void vmcu_dot2x2_s16_s8_run(const int16_t *x0, const int16_t *x1, const int8_t *w0, const int8_t *w1, int32_t len,
                             int32_t acc[4]);
 /* Two pixels by four evenly spaced rows (acc[4p + k], rows w0 + k * (w1 - w0)): the 2x2 loop twice. */
@@ -547,6 +548,29 @@ void vmcu_dot2x4_s16_s8_run(const int16_t *x0, const int16_t *x1, const int8_t *
                             int32_t acc[8]);
 /* One pixel by two rows (acc[k] += x0 . w_k): 11 instructions per group of four. */
 void vmcu_dot1x2_s16_s8_run(const int16_t *x0, const int8_t *w0, const int8_t *w1, int32_t len, int32_t acc[2]);
+/**
+ * A GEMM's channels for two pixels, a pair at a time: for channel c = 2j + k of `pairs` pairs,
+ * out[p * out_stride + c] = sat8(vmcu_requantize_narrow(bias[c] + x_p . w_c, multiplier[c],
+ * shift[c], offset)), with x_p len widened inputs (len a multiple of 8), w_c = w + c * w_stride.
+ * The 2x2 row loop above, then the four values requantized and stored from their registers: no
+ * accumulator array, no call per channel group. The generated GEMMs call it (lower_c.gemm_run)
+ * for layers whose requantization takes the narrow form; the field order is the assembly's.
+ */
+typedef struct {
+    const int16_t *x0, *x1;
+    const int8_t *w;
+    int32_t w_stride;
+    int32_t len;
+    const void *bias;           /* int16_t (..._b16_run) or int32_t (..._b32_run) */
+    const int32_t *multiplier;  /* m2 = 2m - 2^32 */
+    const int8_t *shift;        /* r1 = r - 1 */
+    int32_t offset2;            /* 2 * offset + 1 */
+    int8_t *out;
+    int32_t out_stride;
+    int32_t pairs;
+} vmcu_gemm_tile;
+void vmcu_gemm2x2_narrow_b16_run(const vmcu_gemm_tile *tile);
+void vmcu_gemm2x2_narrow_b32_run(const vmcu_gemm_tile *tile);
 #else
 #define VMCU_DOT_RUN 0
 #endif
@@ -679,7 +703,7 @@ VMCU_INLINE void vmcu_dot4_s16_s8(const int16_t *x0, const int16_t *x1, const in
 {
     int32_t start = 0;
 #if VMCU_DOT_RUN
-    if (x1 && len - len % 4 >= VMCU_DOT_RUN_MIN && w2 - w1 == w1 - w0 && w3 - w2 == w1 - w0) {
+    if (x1 && len - len % 4 >= VMCU_DOT4_RUN_MIN && w2 - w1 == w1 - w0 && w3 - w2 == w1 - w0) {
         start = (len - len % 4) & ~7;
         vmcu_dot2x4_s16_s8_run(x0, x1, w0, w1, start, acc);
     }

@@ -166,6 +166,92 @@ __asm__(
     "    strd r4, r5, [ip]\n"
     "    pop {r4-r8, pc}\n"
     "    .size vmcu_dot1x2_s16_s8_run, . - vmcu_dot1x2_s16_s8_run\n"
+    /* vmcu_gemm2x2_narrow_b*_run, its biases read by `load` (`size` bytes each). The pair's row (r2)
+     * and the rows' distance (r3) stay in their registers from pair to pair; the frame holds [sp]
+     * the inputs' end, [sp + 4] the tile, [sp + 8] the step from a row's end to the next pair's
+     * row, [sp + 12] the pair's bias, [sp + 16] its multipliers, [sp + 20] its shifts, [sp + 24]
+     * pixel 0's outputs, [sp + 28] the pairs left, [sp + 32] len. */
+    "    .macro VMCU_GEMM2X2_NARROW load, size\n"
+    "    push {r4-r11, lr}\n"
+    "    sub sp, sp, #36\n"
+    "    str r0, [sp, #4]\n"
+    "    ldr r1, [r0]\n"              /* x0 */
+    "    ldrd r2, r3, [r0, #8]\n"     /* w, w_stride */
+    "    ldr ip, [r0, #16]\n"         /* len */
+    "    add lr, r1, ip, lsl #1\n"
+    "    str lr, [sp]\n"
+    "    str ip, [sp, #32]\n"
+    "    rsb lr, ip, r3, lsl #1\n"    /* 2 w_stride - len */
+    "    ldr r1, [r0, #20]\n"         /* bias */
+    "    strd lr, r1, [sp, #8]\n"
+    "    ldrd r1, ip, [r0, #24]\n"    /* multiplier, shift */
+    "    strd r1, ip, [sp, #16]\n"
+    "    ldr r1, [r0, #36]\n"         /* out */
+    "    ldr ip, [r0, #44]\n"         /* pairs */
+    "    strd r1, ip, [sp, #24]\n"
+    "5:\n"
+    "    ldr ip, [sp, #4]\n"
+    "    ldrd r0, r1, [ip]\n"         /* x0, x1 */
+    "    ldr lr, [sp, #12]\n"
+    "    \\load r4, [lr], #\\size\n"
+    "    \\load r5, [lr], #\\size\n"
+    "    str lr, [sp, #12]\n"
+    "    mov r6, r4\n"
+    "    mov r7, r5\n"
+    "    ldr ip, [sp, #32]\n"
+    "    VMCU_DOT_ROW VMCU_DOT2X2_GROUP, VMCU_DOT2X2_AT_END, ip\n"
+    "    ldr ip, [sp, #8]\n"
+    "    add r2, r2, ip\n"            /* the next pair's row */
+    "    ldrd ip, lr, [sp, #16]\n"
+    "    ldrd r8, r9, [ip], #8\n"     /* the pair's multipliers */
+    "    ldrsb r10, [lr], #1\n"       /* and shifts */
+    "    ldrsb r11, [lr], #1\n"
+    "    strd ip, lr, [sp, #16]\n"
+    "    ldr ip, [sp, #4]\n"
+    "    ldr lr, [ip, #32]\n"         /* 2 * offset + 1 */
+    "    VMCU_NARROW r4, r8, r10\n"
+    "    VMCU_NARROW r6, r8, r10\n"
+    "    VMCU_NARROW r5, r9, r11\n"
+    "    VMCU_NARROW r7, r9, r11\n"
+    "    ldr r0, [ip, #40]\n"         /* pixel 1's outputs from pixel 0's */
+    "    ldr ip, [sp, #24]\n"
+    "    strb r4, [ip]\n"
+    "    strb r5, [ip, #1]\n"
+    "    strb r6, [ip, r0]\n"
+    "    add r0, r0, ip\n"
+    "    strb r7, [r0, #1]\n"
+    "    adds ip, ip, #2\n"
+    "    ldr r1, [sp, #28]\n"
+    "    subs r1, r1, #1\n"
+    "    strd ip, r1, [sp, #24]\n"
+    "    bne 5b\n"
+    "    add sp, sp, #36\n"
+    "    pop {r4-r11, pc}\n"
+    "    .endm\n"
+    /* vmcu_requantize_narrow in place (vmcu_dsp.h), 2 * offset + 1 in lr, the int8 saturation. */
+    "    .macro VMCU_NARROW acc, m2, r1\n"
+    "    smmlar \\acc, \\acc, \\m2, \\acc\n"
+    "    add \\acc, \\acc, \\acc, asr #31\n"
+    "    asr \\acc, \\acc, \\r1\n"
+    "    add \\acc, \\acc, lr\n"
+    "    ssat \\acc, #8, \\acc, asr #1\n"
+    "    .endm\n"
+    "    .global vmcu_gemm2x2_narrow_b16_run\n"
+    "    .type vmcu_gemm2x2_narrow_b16_run, %function\n"
+    "    .p2align 2\n"
+    "    .thumb_func\n"
+    "vmcu_gemm2x2_narrow_b16_run:\n"
+    "    VMCU_GEMM2X2_NARROW ldrsh, 2\n"
+    "    .size vmcu_gemm2x2_narrow_b16_run, . - vmcu_gemm2x2_narrow_b16_run\n"
+    "    .global vmcu_gemm2x2_narrow_b32_run\n"
+    "    .type vmcu_gemm2x2_narrow_b32_run, %function\n"
+    "    .p2align 2\n"
+    "    .thumb_func\n"
+    "vmcu_gemm2x2_narrow_b32_run:\n"
+    "    VMCU_GEMM2X2_NARROW ldr, 4\n"
+    "    .size vmcu_gemm2x2_narrow_b32_run, . - vmcu_gemm2x2_narrow_b32_run\n"
+    "    .purgem VMCU_NARROW\n"
+    "    .purgem VMCU_GEMM2X2_NARROW\n"
     "    .purgem VMCU_DOT2X2_ROW\n"
     "    .purgem VMCU_DOT_ROW\n"
     "    .purgem VMCU_DOT1X2_AT_END\n"
