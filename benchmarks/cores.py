@@ -94,14 +94,6 @@ def m55_kernel_rows(models: list[Path]) -> list[str]:
     return rows
 
 
-def ram_sentence(m: dict) -> list[str]:
-    """README's breakdown of MCUNet-320KB-ImageNet's RAM on the Cortex-M4 board."""
-    other = m["data_bss_without_pool_bytes"]
-    return [f"Measured on `qemu-cortex-m4` for MCUNet-320KB-ImageNet: pool {m['pool_bytes']:,} + other "
-            f"`.data`/`.bss` {other:,} + stack {m['stack_bytes']:,} + newlib's stdio heap {m['heap_bytes']:,} = "
-            f"{m['ram_total_bytes']:,} bytes (`python benchmarks/cores.py`)."]
-
-
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=ROOT / "BENCHMARKS.md")
@@ -137,10 +129,6 @@ def main(argv: list[str]) -> int:
                   *m55_kernel_rows(models)]
     write_section(args.out, "cores", lines)
     print(f"wrote the cores section of {args.out}")
-    breakdown = results.get("mcunet-320kb-1mb_imagenet", {}).get("qemu-cortex-m4")
-    if isinstance(breakdown, dict) and args.out == ROOT / "BENCHMARKS.md":
-        write_section(ROOT / "README.md", "cores", ram_sentence(breakdown))
-        print("wrote the cores section of README.md")
     return 0
 
 

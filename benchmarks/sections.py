@@ -2,7 +2,7 @@
 
 benchmarks/memory.py writes BENCHMARKS.md whole; benchmarks/latency.py, interpreter_time.py,
 mbed.py and cores.py each own the block between `<!-- begin NAME -->` and `<!-- end NAME -->`
-(mbed.py and cores.py one in README.md too). Each keeps the others' blocks as it found them.
+(mbed.py one in README.md too). Each keeps the others' blocks as it found them.
 """
 from __future__ import annotations
 

@@ -83,7 +83,8 @@ def clamp(x, lo, hi) -> np.ndarray:
 
 def add_s8_run(p: dict, a, b) -> np.ndarray:
     """vmcu_add_s8_run over element pairs: TFLite's ADD through the shifted form where the
-    params allow it, else the general one (vmcu_add_pair)."""
+    params allow it (with the converter's tables of scaled inputs where it wrote them), else the
+    general one (vmcu_add_pair)."""
     a, b = np.asarray(a, np.int64), np.asarray(b, np.int64)
     left = p["left_shift"]
     general = p["input1_shift"] > 0 or p["input2_shift"] > 0 or p["output_shift"] > 0 or not 0 <= left <= 21
@@ -91,6 +92,14 @@ def add_s8_run(p: dict, a, b) -> np.ndarray:
         s1 = requantize(int32((a + p["input1_offset"]) * (1 << left)), p["input1_multiplier"], p["input1_shift"])
         s2 = requantize(int32((b + p["input2_offset"]) * (1 << left)), p["input2_multiplier"], p["input2_shift"])
         v = requantize(int32(s1 + s2), p["output_multiplier"], p["output_shift"]) + p["output_offset"]
+    elif hasattr(p.get("input1_scaled"), "as_type") and hasattr(p.get("input2_scaled"), "as_type"):
+        # the converter's tables of each input's scaled values, read as the C reads them
+        total = int32(p["input1_scaled"].as_type("int32_t")[a + 128] + p["input2_scaled"].as_type("int32_t")[b + 128])
+        multiplier, shift = p["output_multiplier"], p["output_shift"]
+        if shift <= -1 and multiplier >= 1 << 30:
+            v = requantize_narrow(total, int32(2 * multiplier), -shift - 1, p["output_offset"])
+        else:
+            v = requantize_shifted(total, multiplier, shift, p["output_offset"])
     else:
         x1 = requantize_shifted(int32((a + p["input1_offset"]) << left), p["input1_multiplier"], p["input1_shift"], 0)
         x2 = requantize_shifted(int32((b + p["input2_offset"]) << left), p["input2_multiplier"], p["input2_shift"], 0)

@@ -441,8 +441,9 @@ class _Lowering:
 
     def gemm_groups(self, s: Loop) -> tuple[Dot, Requantize, list[FlashLoad], InitBias] | None:
         """The Dot, Requantize, row pointers and first InitBias of a GEMM's loop over groups of four
-        channels (`gemm.py`) that the assembly takes: every group full, up to two pixels of widened
-        inputs a multiple of 8 long, and a narrow requantization saturating to int8. Else None."""
+        channels (`gemm.py`) that the assembly takes: every group full, 16 channels or more, up to two
+        pixels of widened inputs a multiple of 8 and 16 or more long, and a narrow requantization
+        saturating to int8. Else None."""
         body = s.body
         if s.step != 4 or len(body) < 4 or not isinstance(body[0], RegAlloc):
             return None
@@ -465,8 +466,8 @@ class _Lowering:
         if any(loop_bounds(e, loops, ranges) != (v, v) for e, v in wanted.items()):
             return None
         length = loop_bounds(dot.length, loops, ranges)
-        if length[0] != length[1] or length[0] % 8 or length[0] == 0:
-            return None
+        if length[0] != length[1] or length[0] % 8 or length[0] < 16 or self.bounds(s.hi - s.lo)[0] < 16:
+            return None  # short rows or few channels: GCC's unrolled loop is cheaper than the call
         return dot, requant, rows, biases[0]
 
     def lower_RegAlloc(self, s: RegAlloc, depth: int) -> None:

@@ -2,7 +2,7 @@
 CalculateOpDataSub computes exactly ADD's params). Its broadcasting walks at most 5-D."""
 from __future__ import annotations
 
-from ..codegen.params.add import emit
+from ..codegen.params.add import emit_sub
 from ..graph import Graph, Op
 from ..planner.access import same_shape
 from . import add
@@ -16,5 +16,5 @@ def prepare(graph: Graph, op: Op) -> add.AddParams:
     return add.prepare(graph, op, MAX_RANK)
 
 
-SPEC = OpSpec(KIND, kind_id=22, emit=emit, prepare=prepare, c_kernel="vmcu_sub_s8", access=same_shape,
+SPEC = OpSpec(KIND, kind_id=22, emit=emit_sub, prepare=prepare, c_kernel="vmcu_sub_s8", access=same_shape,
               arity=TWO_INPUTS, options="SubOptions")

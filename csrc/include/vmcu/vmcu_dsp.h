@@ -1077,7 +1077,9 @@ static inline int32x4_t vmcu_requantize_shifted_mve(int32x4_t x, int32_t multipl
  * (the larger-scale input by exactly one half: multiplier 2^30, shift 0): with no shift above 0
  * and a left shift of at most 21, |(x + offset) << left| <= 255 * 2^21 and each scaled input is
  * no larger, so the inputs and their sum stay below 2^30, which is what vmcu_requantize_shifted
- * needs; other parameters take the general form.
+ * needs (and vmcu_requantize_narrow, for a normalized output multiplier and a right shift); other
+ * parameters take the general form. Where the converter wrote tables of each input's scaled values
+ * (vmcu_binary_arith), an element costs two loads before the sum instead of two scalings.
  */
 static inline void vmcu_add_s8_run(const vmcu_binary_arith *p, const int8_t *a, int32_t a_step, const int8_t *b,
                                    int32_t b_step, int8_t *out, int32_t len)
@@ -1108,6 +1110,21 @@ static inline void vmcu_add_s8_run(const vmcu_binary_arith *p, const int8_t *a, 
         return;
     }
 #endif
+    if (p->input1_scaled && p->input2_scaled) { /* the converter's tables of each input's scaled values */
+        const int32_t *t1 = p->input1_scaled + 128, *t2 = p->input2_scaled + 128;
+        if (so <= -1 && mo >= (int32_t)0x40000000) { /* the narrow form: the sum is below 2^30 (above) */
+            const int32_t mo2 = (int32_t)((uint32_t)mo * 2u), so1 = -so - 1;
+            for (; i < len; ++i) {
+                out[i] = (int8_t)vmcu_clamp(vmcu_requantize_narrow(t1[a[i * a_step]] + t2[b[i * b_step]], mo2, so1, oo),
+                                            lo, hi);
+            }
+            return;
+        }
+        for (; i < len; ++i) {
+            out[i] = (int8_t)vmcu_clamp(vmcu_requantize_shifted(t1[a[i * a_step]] + t2[b[i * b_step]], mo, so, oo), lo, hi);
+        }
+        return;
+    }
     for (; i < len; ++i) {
         const int32_t x1 = vmcu_requantize_shifted((int32_t)((uint32_t)(a[i * a_step] + o1) << left), m1, s1, 0);
         const int32_t x2 = vmcu_requantize_shifted((int32_t)((uint32_t)(b[i * b_step] + o2) << left), m2, s2, 0);

@@ -138,6 +138,9 @@ typedef struct {
     int32_t input1_multiplier, input1_shift, input2_multiplier, input2_shift; /**< ADD only */
     int32_t output_multiplier, output_shift;
     int32_t act_min, act_max;
+    /** ADD: each input's scaled value (before the sum) for every int8 value, indexed by value + 128,
+     *  or NULL (then computed per element). */
+    const int32_t *input1_scaled, *input2_scaled;
 } vmcu_binary_arith;
 
 /**

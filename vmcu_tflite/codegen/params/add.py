@@ -49,15 +49,48 @@ def broadcast(step, graph, writer, name, p) -> dict[str, str]:
                 constant1=constants[0], constant2=constants[1])
 
 
-def arith(p) -> str:
-    """A vmcu_binary_arith initializer: the ADD's offsets, scaling and clamp."""
+def scaled_inputs(offset: int, left_shift: int, multiplier: int, shift: int) -> list[int]:
+    """TFLite's scaled ADD input for each int8 value -128..127: MultiplyByQuantizedMultiplier-
+    SmallerThanOneExp((value + offset) << left_shift, multiplier, shift), the rounding doubling
+    high multiply then the rounding right shift by -shift (or a left shift for a shift above 0)."""
+    values = []
+    for value in range(-128, 128):
+        x = (value + offset) * (1 << left_shift) * (1 << max(shift, 0))
+        if x == multiplier == -(1 << 31):
+            high = (1 << 31) - 1
+        else:
+            product = x * multiplier
+            nudged = product + ((1 << 30) if product >= 0 else 1 - (1 << 30))
+            high = abs(nudged) >> 31 if nudged >= 0 else -(abs(nudged) >> 31)  # C's division by 2^31
+        exponent = max(-shift, 0)
+        mask = (1 << exponent) - 1
+        threshold = (mask >> 1) + (1 if high < 0 else 0)
+        values.append((high >> exponent) + (1 if (high & mask) > threshold else 0))
+    return values
+
+
+def arith(p, writer=None, name: str = "") -> str:
+    """A vmcu_binary_arith initializer: the offsets, scaling and clamp of an ADD (or SUB), and with a
+    `writer` each input's scaled values as a table of its 256 int8 values (`scaled_inputs`:
+    vmcu_add_s8_run's two loads per element instead of two offsets, shifts, multiplies and rounding
+    shifts; 2 KiB of flash per ADD)."""
+    tables = [writer.array("int32_t", f"{name}_scaled{i}", scaled_inputs(offset, p.left_shift, m, s))
+              for i, (offset, m, s) in enumerate(((p.input1_offset, p.input1_multiplier, p.input1_shift),
+                                                  (p.input2_offset, p.input2_multiplier, p.input2_shift)), 1)
+              ] if writer is not None else ["0", "0"]
     return struct(input1_offset=p.input1_offset, input2_offset=p.input2_offset, output_offset=p.output_offset,
                   left_shift=p.left_shift, input1_multiplier=c_number(p.input1_multiplier), input1_shift=p.input1_shift,
                   input2_multiplier=c_number(p.input2_multiplier), input2_shift=p.input2_shift,
                   output_multiplier=c_number(p.output_multiplier), output_shift=p.output_shift,
-                  act_min=p.act_min, act_max=p.act_max)
+                  act_min=p.act_min, act_max=p.act_max, input1_scaled=tables[0], input2_scaled=tables[1])
 
 
 def emit(step, graph, writer, name):
+    p = step.params
+    return "vmcu_elementwise_params", struct(**broadcast(step, graph, writer, name, p), arith=arith(p, writer, name))
+
+
+def emit_sub(step, graph, writer, name):
+    """SUB's params: ADD's without the tables (its kernel scales each element)."""
     p = step.params
     return "vmcu_elementwise_params", struct(**broadcast(step, graph, writer, name, p), arith=arith(p))

@@ -27,5 +27,5 @@ def emit(step, graph, writer, name):
               for kind, items in (("conv", conv), ("depthwise", depthwise))}
     residual = "0"
     if step.params.add is not None:  # only its arithmetic: the residual has the chain's shapes, folded into the C
-        residual = "&" + writer.struct("vmcu_binary_arith", f"{name}_add", add.arith(step.params.add))
+        residual = "&" + writer.struct("vmcu_binary_arith", f"{name}_add", add.arith(step.params.add, writer, f"{name}_add"))
     return "vmcu_layer_chain_params", struct(conv=tables["conv"], depthwise=tables["depthwise"], add=residual)
