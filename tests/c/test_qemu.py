@@ -204,9 +204,10 @@ def test_the_dot_loops_take_every_row_length_on_cortex_m4(fuse, tmp_path):
 @needs_qemu
 @pytest.mark.parametrize("bias_bound", [2000, 40000], ids=["16-bit biases", "32-bit biases"])
 def test_gemm_channel_pairs_run_in_assembly_on_cortex_m4(bias_bound, tmp_path):
-    """1x1 layers as GEMMs over 25 pixels (the last tile one pixel): every two-pixel tile's channel
-    pairs in the assembly loop with the narrow requantization (vmcu_gemm2x2_narrow_b16_run, or
-    _b32_run for biases past 16 bits), the last tile in C; bit-exact with TFLite Micro."""
+    """1x1 layers as GEMMs over 25 pixels (the last tile one pixel): in the two with rows and
+    segments of 16 or more, every two-pixel tile's channel pairs in the assembly loop with the narrow
+    requantization (vmcu_gemm2x2_narrow_b16_run, or _b32_run for biases past 16 bits), the last tile
+    in C; bit-exact with TFLite Micro."""
     model = tmp_path / "gemm_pairs.tflite"
     model.write_bytes(conv_chain(channels=(56, 48, 40, 64, 8), hw=5, bias_bound=bias_bound))
     result = validate(model, M4, seed=3, work=tmp_path / "run", fuse=False)
