@@ -208,12 +208,14 @@ class _Semantics(Statement):
         self.write(s.acc1, which, lane, (x1 + offset) * weights, add=True)
 
     def _DotRow(self, s: DotRow) -> None:
-        """acc[0] += sum_i (x[x_index + i] + offset) * w[w_index + i]."""
+        """acc[0] += sum_i (x[x_index + i] + offset) * w[w_index + i]; with acc1, also acc1[0] +=
+        sum_i (x[x_index + 1 + i] + offset) * w[w_index + i]."""
         offset = self.offset(s.offsets, s.x_offset)
         which, i = expand(self.value(s.length))
-        x = self.read(s.x, which, self.value(s.x_index)[which] + i, "an input")
         weights = self.read(s.w, which, self.value(s.w_index)[which] + i, "a tap")
-        self.write(s.acc, which, np.zeros_like(which), (x + offset) * weights, add=True)
+        for acc, shift in ((s.acc, 0), (s.acc1, 1)) if s.acc1 else ((s.acc, 0),):
+            x = self.read(s.x, which, self.value(s.x_index)[which] + shift + i, "an input")
+            self.write(acc, which, np.zeros_like(which), (x + offset) * weights, add=True)
 
     def _InitBias(self, s: InitBias) -> None:
         """acc[acc_index + k] = bias[channel + k] for k < count, 0 for count <= k < width."""

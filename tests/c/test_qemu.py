@@ -217,6 +217,19 @@ def test_gemm_channel_pairs_run_in_assembly_on_cortex_m4(bias_bound, tmp_path):
 
 
 @needs_qemu
+@pytest.mark.parametrize("stem", ["kws_like", "depthwise_block"])
+def test_one_channel_planes_pair_their_pixels_on_cortex_m4(stem, tmp_path):
+    """Unfused, the planner runs these 3x3 depthwise layers in place with one-channel planes: two
+    output pixels per kernel row word (vmcu_dot_row2_s8's SXTAB16 / SMLAD / SMLADX), the plane's
+    edge pixels with their lone taps; bit-exact with TFLite Micro."""
+    model = next(m for m in FIXTURES if m.stem == stem)
+    result = validate(model, M4, seed=3, work=tmp_path / "run", fuse=False)
+    assert result.status == 0 and result.matches_reference and result.matches_tflm is (True if HAVE_TFLM else None)
+    source = "".join(path.read_text() for path in (tmp_path / "run" / "model").glob("*.c"))
+    assert re.search(r"vmcu_dot_row2_s8\(row, taps \+ \(3 \* ky\), 3, offsets", source)  # an interior pair
+
+
+@needs_qemu
 @pytest.mark.parametrize("target", [M4, M55], ids=lambda t: t.name)
 def test_negative_and_zero_filter_scales_take_the_narrow_form(target, tmp_path):
     """Channels with a negative filter scale (negated in the tables) and a zero one (encoded to give

@@ -172,7 +172,7 @@ CASES = [
     Case("conv_taps_grouped", conv_taps_grouped, ((8, False), (4, False), (2, False))),
     Case("conv_taps_grouped_odd", conv_taps_grouped_odd, ((6, False), (3, False), (4, False))),
     Case("conv_taps_dilated", conv_taps_dilated, ((3, False), (2, False))),
-    Case("dw", dw, ((10, False), (6, False), (5, True), (2, True), (10, True))),
+    Case("dw", dw, ((10, False), (6, False), (5, True), (2, True), (10, True), (1, True))),
     Case("dw_multiplier2", dw_multiplier2, ((6, False), (4, False))),
     Case("dw_dilated_strided", dw_dilated_strided, ((8, False), (3, False), (4, True), (8, True))),
     Case("dw_padded", dw_padded, ((5, False), (1, True), (5, True))),

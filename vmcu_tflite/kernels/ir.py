@@ -21,8 +21,9 @@ exactly the bytes the kernel reads and writes, in the kernel's order:
   w[l] for up to four lanes, the per-channel products of depthwise convolution (SMLABB/SMLATT,
   four channels per word); `DotLanesPair`: a kernel row's taps for two adjacent pixels at once
   (each input and weight word serves both); `DotRow`: one channel's kernel row over a row of a
-  one-channel plane, four taps per word. `Widen`: a small input every output channel reads (a stem's window),
-  widened to 16 bits once with its offset; a Dot over the widened buffer needs no SXTAB16.
+  one-channel plane, four taps per word (or two adjacent pixels' rows, each word serving both).
+  `Widen`: a small input every output channel reads (a stem's window), widened to 16 bits once
+  with its offset; a Dot over the widened buffer needs no SXTAB16.
 - `Requantize`, `InitBias`, `AddResidual`: TFLite's integer arithmetic on a few values
   (`Requantize.form`: the cheaper forms a layer's constants allow, `requant.py`); `Accumulate`
   and `Average`: a global average pool's sums and their rounded means.
@@ -193,7 +194,9 @@ class DotLanesPair(_IndexFields):
 class DotRow(_IndexFields):
     """acc[0] += sum_{i < length} (x[x_index + i] + offset) * w[w_index + i]: one channel's kernel
     row over contiguous inputs (a row of a one-channel plane), the taps w in a RegAlloc buffer a
-    FlashLoad filled. Words of four inputs (SMLAD), not one tap at a time."""
+    FlashLoad filled. Words of four inputs (SMLAD), not one tap at a time. With `acc1`, also the
+    next output pixel's row, one input further: acc1[0] += sum_i (x[x_index + 1 + i] + offset) *
+    w[w_index + i] (each input word serves both pixels)."""
 
     acc: str
     x: str
@@ -203,6 +206,7 @@ class DotRow(_IndexFields):
     length: Ix
     offsets: str
     x_offset: str
+    acc1: str | None = None
 
 
 @dataclass(frozen=True)

@@ -749,12 +749,19 @@ class _Lowering:
             raise NotImplementedError(f"kernel {self.kernel.name}: DotRow over {s.x}, a load of several runs")
         if self.lookup(s.w) is None or self.lookup(s.w).ctype != "int32_t":
             raise ValueError(f"kernel {self.kernel.name}: DotRow taps {s.w} are not an int32 buffer")
+        if self.bounds(s.length)[1] <= 0:  # an edge pixel's taps that are all outside the input
+            return
         self.ref(s.acc)
         self.ref(s.offsets)
         x = _plus(s.x, _paren(self.at(s.x, s.x_index)))
         w = _plus(self.ref(s.w), _paren(s.w_index.c()))
-        self.line(depth, f"{s.acc}[0] = vmcu_dot_row_s8({x}, {w}, {s.length.c()}, {s.offsets}, "
-                         f"{self.param(s.x_offset, 'int32_t')}, {s.acc}[0]);")
+        x_offset = self.param(s.x_offset, 'int32_t')
+        if s.acc1 is None:
+            self.line(depth, f"{s.acc}[0] = vmcu_dot_row_s8({x}, {w}, {s.length.c()}, {s.offsets}, {x_offset}, "
+                             f"{s.acc}[0]);")
+            return
+        self.ref(s.acc1)
+        self.line(depth, f"vmcu_dot_row2_s8({x}, {w}, {s.length.c()}, {s.offsets}, {x_offset}, {s.acc}, {s.acc1});")
 
     def lower_DotLanes(self, s: DotLanes, depth: int) -> None:
         lo, hi = self.bounds(s.lanes)
@@ -897,12 +904,13 @@ class _Lowering:
         self.ref(s.acc)
         channel = _sum(_paren(s.channel.c()), k)
         constants = (f"{multiplier}[{channel}]", f"{shift}[{channel}]")
+        one_channel = self.bounds(s.count) == (1, 1)
+        if one_channel:  # its constants read once where the channel is fixed
+            constants = (self.invariant(multiplier, "int32_t", s.channel), self.invariant(shift, "int32_t", s.channel))
         if s.acc1 is not None:
-            self.lower_requantize_pair(s, depth, k, constants, offset)
+            self.lower_requantize_pair(s, depth, k, constants, offset, one_channel)
             return
         helium_only = self.requantize_mve(s, depth, multiplier, shift, offset, t)
-        if self.bounds(s.count) == (1, 1):  # one channel: its constants read once where the channel is fixed
-            constants = (self.invariant(multiplier, "int32_t", s.channel), self.invariant(shift, "int32_t", s.channel))
         pixels_lo, pixels_hi = self.bounds(s.pixels)
         if pixels_hi > 1 and self.bounds(s.count) != (1, 1):
             lines, constants = self.channel_constants(constants)
@@ -926,14 +934,15 @@ class _Lowering:
         if helium_only:
             self.lines.append("#endif")
 
-    def lower_requantize_pair(self, s: Requantize, depth: int, k: str, constants: tuple[str, str], offset: str) -> None:
+    def lower_requantize_pair(self, s: Requantize, depth: int, k: str, constants: tuple[str, str], offset: str,
+                              hoisted: bool) -> None:
         """A Requantize with `acc1` (a depthwise pair): each channel's multiplier and shift read once
         for both pixels, which two loops over the channels would read twice (the int8 stores between
-        them may alias the tables)."""
+        them may alias the tables); `hoisted`: `constants` are locals read where the one channel is fixed."""
         if s.pixels != Const(1) or self.vector(s.acc) or self.vector(s.acc1):
             raise ValueError(f"kernel {self.kernel.name}: a Requantize of two buffers takes one scalar pixel each")
         self.ref(s.acc1)
-        lines, constants = self.channel_constants(constants)
+        lines, constants = ([], constants) if hoisted else self.channel_constants(constants)
         for acc, at in ((s.acc, s.dst_index), (s.acc1, s.dst_index + s.dst_stride)):
             dst = f"{s.dst}[{_sum(_paren(self.at(s.dst, at)), k)}]"
             lines += self.requantized(s, dst, f"{acc}[{_sum(_paren(s.acc_index.c()), k)}]", constants, offset)

@@ -118,6 +118,12 @@ static inline int32_t vmcu_smlad(uint32_t x, uint32_t y, int32_t acc)
     return (int32_t)((uint32_t)acc + (uint32_t)(vmcu_lo16(x) * vmcu_lo16(y)) + (uint32_t)(vmcu_hi16(x) * vmcu_hi16(y)));
 }
 
+/* SMLADX: acc + lo(x) * hi(y) + hi(x) * lo(y), wrapping at 32 bits (SMLAD with y's halves crossed). */
+static inline int32_t vmcu_smladx(uint32_t x, uint32_t y, int32_t acc)
+{
+    return (int32_t)((uint32_t)acc + (uint32_t)(vmcu_lo16(x) * vmcu_hi16(y)) + (uint32_t)(vmcu_hi16(x) * vmcu_lo16(y)));
+}
+
 /* SMLABB: acc + lo(x) * lo(y). */
 static inline int32_t vmcu_smlabb(uint32_t x, uint32_t y, int32_t acc)
 {
@@ -158,6 +164,11 @@ static inline uint32_t vmcu_sxtab16(uint32_t a, uint32_t x)
 static inline int32_t vmcu_smlad(uint32_t x, uint32_t y, int32_t acc)
 {
     return __smlad((int16x2_t)x, (int16x2_t)y, acc);
+}
+
+static inline int32_t vmcu_smladx(uint32_t x, uint32_t y, int32_t acc)
+{
+    return __smladx((int16x2_t)x, (int16x2_t)y, acc);
 }
 
 static inline int32_t vmcu_smlabb(uint32_t x, uint32_t y, int32_t acc)
@@ -745,6 +756,44 @@ static inline int32_t vmcu_dot_row_s8(const int8_t *x, const int32_t *w, int32_t
         acc += ((int32_t)x[i] + x_offset) * w[i];
     }
     return acc;
+}
+
+/**
+ * A kernel row of two adjacent output pixels of a one-channel plane (stride 1): acc0[0] + sum over
+ * i < len of (x[i] + x_offset) * w[i], and acc1[0] + the same over x[i + 1], reading x[0, len].
+ * On the DSP path a row of 3 or 7 taps (len + 1 inputs: whole words) reads each word once for both
+ * pixels: with e its bytes 0 and 2 and o its bytes 1 and 3 (SXTAB16 and its rotation), pixel 0 adds
+ * e.(w0, w2) + o.(w1, w3) and pixel 1 o.(w0, w2) + e.(w-1, w1) crossed (SMLADX), the taps outside
+ * the row weighted 0: four SMLADs for eight products.
+ */
+VMCU_INLINE void vmcu_dot_row2_s8(const int8_t *x, const int32_t *w, int32_t len, uint32_t offsets,
+                                  int32_t x_offset, int32_t *acc0, int32_t *acc1)
+{
+    int32_t sum0 = acc0[0], sum1 = acc1[0];
+#if VMCU_DSP
+    if ((len + 1) % 4 == 0) {
+        for (int32_t i = 0; i < len; i += 4) {
+            const uint32_t xw = vmcu_load32(x + i);
+            const uint32_t even = vmcu_sxtab16(offsets, xw), odd = vmcu_sxtab16_ror8(offsets, xw);
+            const uint32_t w02 = vmcu_pack16(w[i], w[i + 2]);
+            sum0 = vmcu_smlad(even, w02, sum0);
+            sum0 = vmcu_smlad(odd, vmcu_pack16(w[i + 1], i + 3 < len ? w[i + 3] : 0), sum0);
+            sum1 = vmcu_smlad(odd, w02, sum1);
+            sum1 = vmcu_smladx(even, vmcu_pack16(w[i + 1], i > 0 ? w[i - 1] : 0), sum1);
+        }
+        acc0[0] = sum0;
+        acc1[0] = sum1;
+        return;
+    }
+#else
+    (void)offsets;
+#endif
+    for (int32_t i = 0; i < len; ++i) {
+        sum0 += ((int32_t)x[i] + x_offset) * w[i];
+        sum1 += ((int32_t)x[i + 1] + x_offset) * w[i];
+    }
+    acc0[0] = sum0;
+    acc1[0] = sum1;
 }
 
 #if VMCU_MVE
