@@ -70,12 +70,15 @@ def gemm(rows: int, depth: int, units: int, segment: int, params_type: str, stem
     x, stride = ("xw", wide) if widened else ("x", depth)
     widen = [RegAlloc("xw", "int16_t", wide * tile_rows),
              loop("r", 0, tile, [Widen("xw", r * wide, "x", r * depth, depth, "offsets", x_offset)])]
+    # A widened tile is a copy: loaded and widened once for all the segments. Unwidened, the Dot reads
+    # the pool through the load's pointer, so each segment loads it again (after the stores before it).
+    load = [RAMLoad("x", "input0", m * depth, depth * tile, max_bytes=depth * tile_rows), *(widen if widened else [])]
     body = (
         Broadcast("offsets", x_offset),
         loop("m", 0, rows, [
+            *(load if widened else []),
             loop("q", 0, segments, [
-                RAMLoad("x", "input0", m * depth, depth * tile, max_bytes=depth * tile_rows),
-                *(widen if widened else []),
+                *([] if widened else load),
                 RegAlloc("seg", "int8_t", pair_bytes(segment * tile_rows)),
                 loop("u", first, end, [
                     *channel_group("p", u, units, depth, pair, tile_rows, form, width),
