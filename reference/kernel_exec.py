@@ -100,7 +100,7 @@ class _Semantics(Statement):
         self.scope[s.name] = Word(int(np.int16(self.integer(s.value))))
 
     def _FlashLoad(self, s: FlashLoad) -> None:
-        array = self.executor.image.array(s.array, "int8_t")
+        array = self.executor.image.array(s.array, s.ctype)
         if not s.into:
             self.scope[s.name] = FlashPointer(s.name, self.frame, array, self.value(s.offset))
             return

@@ -11,7 +11,7 @@ from vmcu_reference.flash import FlashArray, flash_image
 from vmcu_tflite.chain import is_depthwise, is_transpose
 from vmcu_tflite.codegen.params import conv2d as conv_params
 from vmcu_tflite.kernels import describe
-from vmcu_tflite.kernels.conv import filter_pitch
+from vmcu_tflite.kernels.conv import filter_pitch, wide_filter
 from vmcu_tflite.kernels.offset import kernel_bias
 from vmcu_tflite.kernels.requant import bias_ctype, negate, requant_form, tables
 from vmcu_tflite.pipeline import compile_model
@@ -31,7 +31,7 @@ def _layers(step):
                                          ("kws_like", True), ("fc_batch", True)])
 def test_the_image_holds_the_converters_constants_in_the_cs_layout(model, fuse):
     program = compile_model(MODELS / f"{model}.tflite", fuse=fuse)
-    checked = 0
+    checked = widened = 0
     for step, planned in zip(program.steps, program.plan.steps):
         if describe(step.kernel, step.params, planned.segment_bytes, planned.in_place, planned.tile_rows) is None:
             continue
@@ -42,11 +42,16 @@ def test_the_image_holds_the_converters_constants_in_the_cs_layout(model, fuse):
             form = requant_form(layer.filter, layer.bias, layer.requant, axis, table)  # negated channels, tables' encoding
             filter_ = negate(layer.filter, form, axis)
             rows = filter_.reshape(filter_.shape[0], -1)
+            wide = step.kernel != "FULLY_CONNECTED" and not is_depthwise(layer) and wide_filter(layer)
             if step.kernel == "FULLY_CONNECTED" or is_depthwise(layer):
                 expected = filter_.reshape(-1)
             else:  # a convolution's rows padded to the pitch its kernel reads
                 expected = np.pad(rows, ((0, 0), (0, filter_pitch(layer) - rows.shape[1]))).reshape(-1)
-            np.testing.assert_array_equal(image.array(f"{at}->filter"), expected)
+            # a gathered window's filter widened to int16 (two to an int32 word), read as the kernel reads it
+            filter_type = "int16_t" if wide else "int8_t"
+            assert image.evaluate(f"{at}->filter").ctype == ("int32_t" if wide else "int8_t")
+            np.testing.assert_array_equal(image.array(f"{at}->filter", filter_type), expected)
+            widened += wide
             np.testing.assert_array_equal(image.array(f"{at}->bias", bias_ctype(table)), negate(table, form, 0))
             multiplier, shift = tables(form, layer.requant)
             np.testing.assert_array_equal(image.array(f"({at})->requant.multiplier", "int32_t"), multiplier)
@@ -54,7 +59,7 @@ def test_the_image_holds_the_converters_constants_in_the_cs_layout(model, fuse):
             assert image.integer(f"{at}->input_offset") == layer.input_offset
             assert image.integer(f"(int8_t)(-{at}->input_offset)") == np.int8(np.int64(-layer.input_offset) & 0xFF)
             checked += 1
-    assert checked
+    assert checked and (widened > 0) == (model in ("conv_stack", "kws_like"))  # the models with gathered stems
 
 
 def test_a_bias_is_read_as_the_type_the_kernel_reads_it():

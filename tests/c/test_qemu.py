@@ -30,7 +30,7 @@ from vmcu_tflite.codegen.project import write_project
 from vmcu_tflite.errors import BudgetError, UsageError
 from vmcu_tflite.pipeline import compile_model
 from vmcu_tflite.validate import targets as targets_module
-from vmcu_tflite.validate.run import build_and_run, validate
+from vmcu_tflite.validate.run import build_and_run, validate, validate_program
 from vmcu_tflite.validate.targets import HOST, QEMU_TOOLS, TARGETS, QemuTarget
 
 HAVE_QEMU = all(shutil.which(tool) for tool in ("cmake", *QEMU_TOOLS))
@@ -214,6 +214,17 @@ def test_gemm_channel_pairs_run_in_assembly_on_cortex_m4(bias_bound, tmp_path):
     assert result.status == 0 and result.matches_reference and result.matches_tflm is (True if HAVE_TFLM else None)
     source = "".join(path.read_text() for path in (tmp_path / "run" / "model").glob("*.c"))
     assert source.count(f"vmcu_gemm2x2_narrow_b{16 if bias_bound < 32768 else 32}_run(&tile)") == 2  # the 8-channel one inline
+
+
+@needs_qemu
+def test_dsp_tuned_gemms_widened_once_run_on_cortex_m55(tmp_path):
+    """The fixture's unfused 1x1 layers widen their rows once for all their output segments (the
+    `dsp` tuning), with the input offset in the bias; on the Cortex-M55 those dot products read the
+    widened copy, not the int8 rows the segments' stores overwrite: bit-exact with TFLite Micro."""
+    model = next(m for m in FIXTURES if m.stem == "depthwise_block")
+    program = compile_model(model, fuse=False, tuning="dsp")
+    result = validate_program(program, model.read_bytes(), M55, seed=3, work=tmp_path / "run")
+    assert result.status == 0 and result.matches_reference and result.matches_tflm is (True if HAVE_TFLM else None)
 
 
 @needs_qemu

@@ -38,7 +38,8 @@ def describe(kind: str, params, segment: int, in_place: bool = False, tile_rows:
         params_type, stem = (("vmcu_fully_connected_params", "fully_connected") if kind == "FULLY_CONNECTED"
                              else ("vmcu_conv_params", "pointwise"))
         form = requant_form(params.filter, params.bias, params.requant, 0, kernel_bias(params))
-        return gemm(*shape, segment, params_type, stem, form, tile_rows, dot_offset(params, "p"))
+        return gemm(*shape, segment, params_type, stem, form, tile_rows, dot_offset(params, "p"),
+                    widen_once=getattr(params, "tuning", "dsp") != "helium")
     if kind == "CONV_2D":
         return conv2d(params, segment)
     if kind == "DEPTHWISE_CONV_2D":

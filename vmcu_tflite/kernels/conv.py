@@ -45,6 +45,14 @@ class PixelConv:
     weight_rows: int = 2  # per unit, at least 2: the accumulators' stride per pixel
 
 
+def wide_filter(p) -> bool:
+    """Whether the filter is stored widened to int16 (by the converter, in order): a gathered window
+    on the DSP tuning, whose 2x2 tile then multiplies words of inputs and weights as they are, with
+    no SXTB16 on the weights for every pixel pair (a stem's filter is small: flash grows by its size).
+    Helium's dot products widen int8 weights as they load them."""
+    return conv_way(p) == "gather" and tile_channels(p) == 2
+
+
 def filter_pitch(p) -> int:
     """Bytes from one output channel's row to the next in the C filter array. A gathered window's
     rows are padded with zeros to a multiple of 4 (codegen/params/conv2d.py writes them so): its
@@ -99,11 +107,13 @@ def conv_pixel(p, n: Ix, y: Ix, x: Ix, params: str = "p", offsets: str = "offset
                         into_index=t * pitch + (ky * k_w + cols_t.lo) * c_in),
             ])]),
             RegAlloc("wide", "int16_t", pitch * tile),
-            loop("t", 0, count, [Widen("wide", t * pitch, "window", t * pitch, pitch, offsets, x_offset)])]
+            loop("t", 0, count, [Widen("wide", t * pitch, "window", t * pitch, pitch, offsets, x_offset,
+                                       natural=wide_filter(p))])]
 
 
     def unit(u: Ix, pair: Ix) -> list:
-        start = channel_group(params, u, c_out, pitch, pair, tile, form, weight_rows)
+        start = channel_group(params, u, c_out, pitch, pair, tile, form, weight_rows,
+                              "int16_t" if wide_filter(p) else "int8_t")
         if way == "pixel":
             x, stride = ("wide", wide) if widened else ("run", c_in)
             return start + [Dot("acc", 0, x, 0, weights, 0, c_in, offsets, x_offset, pair, count, stride)]

@@ -35,13 +35,15 @@ def pair_bytes(bytes_: int) -> int:
 
 
 def channel_group(params: str, u, units: int, window: int, pair, pixels: int = 1, form: RequantForm = GENERAL,
-                 width: int = 2) -> list:
+                 width: int = 2, weights: str = "int8_t") -> list:
     """Accumulators of the `width` (2 or 4) output channels from u (`pair` of them used) for `pixels`
     inputs (acc[width * p + k]: input p, channel u + k), started at their bias (a table of
-    `form.bias`), and pointers w0, w1, ... to the channels' `window`-byte filter rows (those past the
-    last channel point at it, inside the filter, and their accumulators are never stored)."""
+    `form.bias`), and pointers w0, w1, ... to the channels' `window`-weight filter rows of C type
+    `weights` (those past the last channel point at it, inside the filter, and their accumulators
+    are never stored)."""
     return [RegAlloc("acc", "int32_t", width * pixels),
-            *(FlashLoad(f"w{k}", f"{params}->filter", imin(u + k, units - 1) * window) for k in range(width)),
+            *(FlashLoad(f"w{k}", f"{params}->filter", imin(u + k, units - 1) * window, ctype=weights)
+              for k in range(width)),
             *(InitBias("acc", f"{params}->bias", u, pair, width * p, width if pixels > 1 else 0, form.bias)
               for p in range(pixels))]
 
@@ -53,10 +55,14 @@ def group_width(units: int) -> int:
 
 
 def gemm(rows: int, depth: int, units: int, segment: int, params_type: str, stem: str,
-         form: RequantForm = GENERAL, tile_rows: int = 1, x_offset: str = "p->input_offset") -> Kernel:
+         form: RequantForm = GENERAL, tile_rows: int = 1, x_offset: str = "p->input_offset",
+         widen_once: bool = True) -> Kernel:
     """`params_type` is the C params struct (conv or fully connected); both name the same members;
     `form` what the layer's constants prove about its requantization (`requant.py`); `x_offset` the
-    offset its dot products add ("0" where the bias holds it, `offset.py`)."""
+    offset its dot products add ("0" where the bias holds it, `offset.py`); `widen_once`: a widened
+    tile of rows is loaded and widened once for all the output segments (the `dsp` tuning), not
+    per segment (`helium`: where the offset is 0 its dot products read the int8 rows in the pool,
+    which the stores of the segments before would overwrite, `lower_c.source_outlives_dots`)."""
     if tile_rows not in (1, 2):
         raise ValueError(f"GEMM tiles of 1 or 2 rows, not {tile_rows}")
     m, q, u, r = Var("m"), Var("q"), Var("u"), Var("r")
@@ -73,12 +79,13 @@ def gemm(rows: int, depth: int, units: int, segment: int, params_type: str, stem
     # A widened tile is a copy: loaded and widened once for all the segments. Unwidened, the Dot reads
     # the pool through the load's pointer, so each segment loads it again (after the stores before it).
     load = [RAMLoad("x", "input0", m * depth, depth * tile, max_bytes=depth * tile_rows), *(widen if widened else [])]
+    once = widened and widen_once
     body = (
         Broadcast("offsets", x_offset),
         loop("m", 0, rows, [
-            *(load if widened else []),
+            *(load if once else []),
             loop("q", 0, segments, [
-                *([] if widened else load),
+                *([] if once else load),
                 RegAlloc("seg", "int8_t", pair_bytes(segment * tile_rows)),
                 loop("u", first, end, [
                     *channel_group("p", u, units, depth, pair, tile_rows, form, width),
@@ -93,6 +100,6 @@ def gemm(rows: int, depth: int, units: int, segment: int, params_type: str, stem
         ], step=tile_rows),
     )
     shape = f"{rows} x {depth}] x [{depth} x {units}"
-    return Kernel(name=stem, params_type=params_type, signature=("gemm", rows, depth, units, segment, tile_rows),
+    return Kernel(name=stem, params_type=params_type, signature=("gemm", rows, depth, units, segment, tile_rows, once),
                   tensors={"input0": rows * depth, "output": rows * units}, body=body,
                   doc=f"GEMM [{shape}], {segment}-byte segments" + (", 2-row tiles" if tile_rows == 2 else ""))

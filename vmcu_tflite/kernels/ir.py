@@ -113,6 +113,7 @@ class FlashLoad(_IndexFields):
     into: bool = False  # copy `count` values `stride` apart into the int32 buffer `name` (taps in registers)
     count: int = 0
     stride: int = 0
+    ctype: str = "int8_t"  # the array's elements: int16_t for a filter widened at conversion (`conv.wide_filter`)
 
 
 @dataclass(frozen=True)
@@ -139,8 +140,9 @@ class Dot(_IndexFields):
 
 @dataclass(frozen=True)
 class Widen(_IndexFields):
-    """dst[dst_index + i] = src[i] + offset for i < length, an int16 buffer in SMLAD order (groups of
-    four as x0, x2, x1, x3: vmcu_widen_s8): inputs every output channel reads, widened once."""
+    """dst[dst_index + i] = src[i] + offset for i < length: inputs every output channel reads, widened
+    once. In C an int16 buffer in SMLAD order (groups of four as x0, x2, x1, x3: vmcu_widen_s8, for
+    int8 weights that SXTB16 splits the same way), or with `natural` in order (for int16 weights)."""
 
     dst: str
     dst_index: Ix
@@ -149,6 +151,7 @@ class Widen(_IndexFields):
     length: Ix
     offsets: str
     x_offset: str
+    natural: bool = False
 
 
 @dataclass(frozen=True)

@@ -138,6 +138,7 @@ class _Lowering:
         if clash:
             raise ValueError(f"kernel {kernel.name}: names {sorted(clash)} collide with the C function's own")
         self.scopes: list[dict[str, _Pointer]] = []
+        self.bodies_open: list[tuple] = []  # the statement lists being lowered, outermost first
         self.lines: list[str] = []
         self.cached: dict[str, tuple[str, str]] = {}  # params field (C expression) -> (local name, C type)
         self.views: dict[str, tuple[str, str]] = {}  # pool role -> (local view, what it copies)
@@ -368,6 +369,7 @@ class _Lowering:
 
     def body(self, stmts, depth: int) -> None:
         self.scopes.append({})
+        self.bodies_open.append(stmts)
         for k, stmt in enumerate(stmts):
             getattr(self, f"lower_{type(stmt).__name__}")(stmt, depth)
             if isinstance(stmt, RegAlloc) and _lane_accumulator(stmt, stmts[k + 1:]):
@@ -377,6 +379,7 @@ class _Lowering:
                           else f"int32x4_t {stmt.name}_e, {stmt.name}_o; /* {stmt.name}'s even and odd lanes */")
                 self.line(depth, f"(void){stmt.name};")
                 self.lines.append("#endif")
+        self.bodies_open.pop()
         self.scopes.pop()
 
     def vector(self, name: str) -> bool:
@@ -495,8 +498,8 @@ class _Lowering:
             self.line(depth + 1, f"{s.name}[{i}] = {self.param(s.array, 'int8_t *')}[{_sum(_paren(s.offset.c()), f'{i} * {s.stride}')}];")
             self.line(depth, "}")
             return
-        self.declare(s.name, _Pointer("flash"))
-        self.line(depth, f"const int8_t *{s.name} = {_plus(self.param(s.array, 'int8_t *'), _paren(s.offset.c()))};")
+        self.declare(s.name, _Pointer("flash", ctype=s.ctype))
+        self.line(depth, f"const {s.ctype} *{s.name} = {_plus(self.param(s.array, f'{s.ctype} *'), _paren(s.offset.c()))};")
         self.unused(depth, s.name)
 
     def lower_Broadcast(self, s: Broadcast, depth: int) -> None:
@@ -678,8 +681,14 @@ class _Lowering:
         acc = _plus(s.acc, _paren(s.acc_index.c()))
         widen = self.unwidened.get(self.lookup(s.x).serial)
         narrow = [self.narrow_input(widen, s.x_index + p * s.x_stride) for p in range(len(xs))] if widen else []
+        wide_weights = self.lookup(s.weights[0]).ctype == "int16_t"  # widened at conversion: words of both
+        if wide_weights and len(ws) == 4:
+            raise ValueError(f"kernel {self.kernel.name}: int16 weights in a Dot of two rows only")
 
         def call(pixels: int, rows: int) -> str:
+            if wide_weights:
+                return (f"vmcu_dot_s16_s16({xs[0]}, {xs[1] if pixels > 1 else 0}, {ws[0]}, "
+                        f"{ws[-1] if rows > 1 else 0}, {s.length.c()}, {acc});")
             if len(ws) == 4:
                 return f"vmcu_dot4_s16_s8({xs[0]}, {xs[1] if pixels > 1 else 0}, {', '.join(ws)}, {s.length.c()}, {acc});"
             return (f"vmcu_dot_s16_s8({xs[0]}, {xs[1] if pixels > 1 else 0}, {ws[0]}, {ws[-1] if rows > 1 else 0}, "
@@ -732,7 +741,12 @@ class _Lowering:
         self.ref(s.src)
         self.ref(s.offsets)
         src = _plus(s.src, _paren(self.at(s.src, s.src_index)))
-        skipped = s.x_offset == "0" and len(s.dst_index.variables() | s.src_index.variables()) <= 1
+        if s.natural:  # for int16 weights: in order on every core
+            self.line(depth, f"vmcu_widen_s8_natural({_plus(s.dst, _paren(s.dst_index.c()))}, {src}, {s.length.c()}, "
+                             f"{s.offsets}, {self.param(s.x_offset, 'int32_t')});")
+            return
+        skipped = (s.x_offset == "0" and len(s.dst_index.variables() | s.src_index.variables()) <= 1
+                   and self.source_outlives_dots(s.dst))
         if skipped:
             self.unwidened[self.lookup(s.dst).serial] = s
             self.lines.append("#if VMCU_MVE")
@@ -742,6 +756,26 @@ class _Lowering:
                          f"{self.param(s.x_offset, 'int32_t')});")
         if skipped:
             self.lines.append("#endif")
+
+    def source_outlives_dots(self, buffer: str) -> bool:
+        """Whether the Dots over the widened `buffer` all run before the kernel stores or frees any
+        pool byte after its RegAlloc: Helium's dot products read the Widen's int8 source through its
+        pointer into the pool, which must still hold those bytes (a GEMM that widens its rows once
+        for all its segments stores each segment between their Dots)."""
+        for stmts in reversed(self.bodies_open):
+            declared = [k for k, t in enumerate(stmts) if isinstance(t, RegAlloc) and t.name == buffer]
+            if not declared:
+                continue
+            written = False
+            for stmt in stmts[declared[-1] + 1:]:
+                inner = [placed.stmt for placed in walk([stmt])]
+                dots = any(isinstance(t, Dot) and t.x == buffer for t in inner)
+                writes = any(isinstance(t, (RAMStore, RAMFree)) for t in inner)
+                if dots and (written or (writes and isinstance(stmt, Loop))):
+                    return False
+                written |= writes
+            return True
+        return False
 
     def lower_DotRow(self, s: DotRow, depth: int) -> None:
         pointer = self.lookup(s.x)

@@ -251,6 +251,30 @@ static inline uint32_t vmcu_offset13(uint32_t offsets, uint32_t x)
     return vmcu_sxtab16_ror8(offsets, x);
 }
 
+/* PKHBT (lo's low halfword, hi's low halfword on top) and PKHTB (hi's high halfword, lo's high
+ * halfword below): one instruction each, which GCC does not always find in the masks and shifts. */
+static inline uint32_t vmcu_pack_lo(uint32_t lo, uint32_t hi)
+{
+#if !VMCU_DSP_EMULATED && defined(__GNUC__)
+    uint32_t r;
+    __asm__("pkhbt %0, %1, %2, lsl #16" : "=r"(r) : "r"(lo), "r"(hi));
+    return r;
+#else
+    return (lo & 0xFFFFu) | (hi << 16);
+#endif
+}
+
+static inline uint32_t vmcu_pack_hi(uint32_t lo, uint32_t hi)
+{
+#if !VMCU_DSP_EMULATED && defined(__GNUC__)
+    uint32_t r;
+    __asm__("pkhtb %0, %1, %2, asr #16" : "=r"(r) : "r"(hi), "r"(lo));
+    return r;
+#else
+    return (hi & 0xFFFF0000u) | (lo >> 16);
+#endif
+}
+
 /* Four int8 as one (unaligned, little-endian) word. */
 static inline uint32_t vmcu_load32(const int8_t *p)
 {
@@ -542,6 +566,29 @@ VMCU_INLINE void vmcu_widen_s8(int16_t *dst, const int8_t *x, int32_t len, uint3
 #endif
 }
 
+/** dst[i] = x[i] + x_offset for i < len, in order: for weights the converter widened to int16 in
+ *  order (vmcu_dot_s16_s16). On the DSP path a word of four inputs is split by SXTAB16 as in
+ *  vmcu_widen_s8 and its halves packed back in order (PKHBT, PKHTB). */
+VMCU_INLINE void vmcu_widen_s8_natural(int16_t *dst, const int8_t *x, int32_t len, uint32_t offsets,
+                                         int32_t x_offset)
+{
+    int32_t i = 0;
+#if VMCU_DSP && !VMCU_MVE
+    for (; i + 4 <= len; i += 4) {
+        const uint32_t xw = vmcu_load32(x + i);
+        const uint32_t even = vmcu_offset02(offsets, xw), odd = vmcu_offset13(offsets, xw);
+        const uint32_t first = vmcu_pack_lo(even, odd), second = vmcu_pack_hi(even, odd);
+        memcpy(dst + i, &first, 4);
+        memcpy(dst + i + 2, &second, 4);
+    }
+#else
+    (void)offsets;
+#endif
+    for (; i < len; ++i) {
+        dst[i] = (int16_t)(x[i] + x_offset);
+    }
+}
+
 /*
  * The 2x2 tile over widened inputs as a function of the runtime (vmcu_dot_dsp.c), for long rows:
  * acc[2p + k] += x_p . w_k over len inputs, len a multiple of 8, x0 and x1 word-aligned. Written in
@@ -696,6 +743,65 @@ VMCU_INLINE void vmcu_dot_s16_s8_at(const int16_t *x0, const int16_t *x1, const 
         acc[stride] = a10;
         if (w1) {
             acc[stride + 1] = a11;
+        }
+    }
+}
+
+/**
+ * acc[2p + k] += sum over i < len of x_p[i] * w_k[i], for inputs widened in order
+ * (vmcu_widen_s8_natural, offset included) and weight rows the converter widened to int16; x1 and
+ * w1 may be NULL. On the DSP path a word of an input (two values) meets a word of a row in one
+ * SMLAD: with both pairs, 8 instructions per 8 multiply-accumulates and no SXTB16.
+ */
+VMCU_INLINE void vmcu_dot_s16_s16(const int16_t *x0, const int16_t *x1, const int16_t *w0, const int16_t *w1,
+                                    int32_t len, int32_t *acc)
+{
+    int32_t a00 = acc[0], a01 = w1 ? acc[1] : 0, a10 = x1 ? acc[2] : 0, a11 = x1 && w1 ? acc[3] : 0;
+    int32_t i = 0;
+#if VMCU_DSP
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC unroll 32 /* a window's row is a constant: straight-line SMLADs, no loop counter or pointer updates */
+#endif
+    for (; i + 2 <= len; i += 2) {
+        uint32_t u0, v0, u1, v1 = 0u;
+        memcpy(&u0, x0 + i, 4);
+        memcpy(&v0, w0 + i, 4);
+        if (w1) {
+            memcpy(&v1, w1 + i, 4);
+        }
+        a00 = vmcu_smlad(u0, v0, a00);
+        if (w1) {
+            a01 = vmcu_smlad(u0, v1, a01);
+        }
+        if (x1) {
+            memcpy(&u1, x1 + i, 4);
+            a10 = vmcu_smlad(u1, v0, a10);
+            if (w1) {
+                a11 = vmcu_smlad(u1, v1, a11);
+            }
+        }
+    }
+#endif
+    for (; i < len; ++i) {
+        a00 += x0[i] * w0[i];
+        if (w1) {
+            a01 += x0[i] * w1[i];
+        }
+        if (x1) {
+            a10 += x1[i] * w0[i];
+            if (w1) {
+                a11 += x1[i] * w1[i];
+            }
+        }
+    }
+    acc[0] = a00;
+    if (w1) {
+        acc[1] = a01;
+    }
+    if (x1) {
+        acc[2] = a10;
+        if (w1) {
+            acc[3] = a11;
         }
     }
 }

@@ -97,7 +97,7 @@ typedef struct {
 /** CONV_2D: filter [C_out][K_h * K_w * C_in / groups], rows padded as the generated kernel reads them. */
 typedef struct {
     int32_t input_offset, output_offset;
-    const int8_t *filter;
+    const void *filter; /**< int8_t, or int16_t (word-aligned) where the generated kernel reads it widened */
     const void *bias; /**< [C_out] int16_t or int32_t: the type the model's generated kernel reads */
     vmcu_requant requant;
 } vmcu_conv_params;

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...kernels.conv import filter_pitch
+from ...kernels.conv import filter_pitch, wide_filter
 from ...kernels.offset import kernel_bias
 from ...kernels.requant import bias_ctype, negate, requant_form
 from .common import requant, struct
@@ -14,7 +14,11 @@ def emit(step, graph, writer, name):
     table = kernel_bias(p)  # the input offset folded in where the kernel's dot products leave it out
     form = requant_form(p.filter, p.bias, p.requant, 0, table)  # the kernel's: its tables' encoding
     rows = negate(p.filter.reshape(p.filter.shape[0], -1), form, 0)  # one row per output channel, as the kernel reads it
-    filt = writer.array("int8_t", f"{name}_filter", np.pad(rows, ((0, 0), (0, filter_pitch(p) - rows.shape[1]))))
+    rows = np.pad(rows, ((0, 0), (0, filter_pitch(p) - rows.shape[1])))
+    if wide_filter(p):  # int16 weights, two to a word: an int32 array keeps them word-aligned (LDRD)
+        filt = writer.array("int32_t", f"{name}_filter", np.ascontiguousarray(rows, dtype="<i2").view("<i4"))
+    else:
+        filt = writer.array("int8_t", f"{name}_filter", rows)
     bias = writer.array(bias_ctype(table), f"{name}_bias", negate(table, form, 0))
     return "vmcu_conv_params", struct(input_offset=p.input_offset, output_offset=p.output_offset, filter=filt, bias=bias,
                                      requant=requant(writer, name, p.requant, form))
