@@ -633,6 +633,22 @@ void vmcu_gemm2x2_narrow_b32_run(const vmcu_gemm_tile *tile);
 #define VMCU_DOT_RUN 0
 #endif
 
+/** A 2x2 tile's sums back to acc[stride * p + k], those of a missing input or row left alone. */
+static inline void vmcu_store_acc2x2(int32_t *acc, int32_t stride, int two_inputs, int two_rows, int32_t a00,
+                                     int32_t a01, int32_t a10, int32_t a11)
+{
+    acc[0] = a00;
+    if (two_rows) {
+        acc[1] = a01;
+    }
+    if (two_inputs) {
+        acc[stride] = a10;
+        if (two_rows) {
+            acc[stride + 1] = a11;
+        }
+    }
+}
+
 /**
  * acc[stride * p + k] += sum over i < len of x_p[i] * w_k[i], for inputs x_p widened by vmcu_widen_s8
  * (offset included) and weight rows w_k; x1 and w1 may be NULL (one input, one row). Called with
@@ -735,16 +751,7 @@ VMCU_INLINE void vmcu_dot_s16_s8_at(const int16_t *x0, const int16_t *x1, const 
             }
         }
     }
-    acc[0] = a00;
-    if (w1) {
-        acc[1] = a01;
-    }
-    if (x1) {
-        acc[stride] = a10;
-        if (w1) {
-            acc[stride + 1] = a11;
-        }
-    }
+    vmcu_store_acc2x2(acc, stride, x1 != 0, w1 != 0, a00, a01, a10, a11);
 }
 
 /**
@@ -782,28 +789,16 @@ VMCU_INLINE void vmcu_dot_s16_s16(const int16_t *x0, const int16_t *x1, const in
         }
     }
 #endif
-    for (; i < len; ++i) {
-        a00 += x0[i] * w0[i];
-        if (w1) {
-            a01 += x0[i] * w1[i];
-        }
+    for (; i < len; ++i) { /* the portable path (the DSP path's rows are whole words) */
+        const int32_t v0 = w0[i], v1 = w1 ? w1[i] : 0;
+        a00 += x0[i] * v0;
+        a01 += x0[i] * v1;
         if (x1) {
-            a10 += x1[i] * w0[i];
-            if (w1) {
-                a11 += x1[i] * w1[i];
-            }
+            a10 += x1[i] * v0;
+            a11 += x1[i] * v1;
         }
     }
-    acc[0] = a00;
-    if (w1) {
-        acc[1] = a01;
-    }
-    if (x1) {
-        acc[2] = a10;
-        if (w1) {
-            acc[3] = a11;
-        }
-    }
+    vmcu_store_acc2x2(acc, 2, x1 != 0, w1 != 0, a00, a01, a10, a11);
 }
 
 /** vmcu_dot_s16_s8_at with input 1's accumulators right after input 0's: acc[2p + k]. */
