@@ -525,15 +525,15 @@ class _Lowering:
         view, off = self.view(s.tensor), self.u32_offset(s.tensor, s.offset)
         src = _plus(s.src, _paren(self.at(s.src, s.src_index)))
         single = self.bounds(s.length) == (1, 1)
+        local = self.lookup(s.src) is not None and self.lookup(s.src).kind == "buffer"  # cannot overlap the pool
         if s.tensor in self.whole:
             at = f"vmcu_flat({view}, {off})"
-            local = self.lookup(s.src) is not None and self.lookup(s.src).kind == "buffer"  # cannot overlap the pool
             self.line(depth, f"{at}[0] = {s.src}[{self.at(s.src, s.src_index)}];" if single
                       else f"{'memcpy' if local else 'memmove'}({at}, {src}, {_u32(s.length)});")
         elif single:
             self.line(depth, f"vmcu_put({view}, {off}, {s.src}[{self.at(s.src, s.src_index)}]);")
         else:
-            self.line(depth, f"vmcu_write({view}, {off}, {src}, {_u32(s.length)});")
+            self.line(depth, f"{'vmcu_write_buffer' if local else 'vmcu_write'}({view}, {off}, {src}, {_u32(s.length)});")
 
     def lower_RAMLoad(self, s: RAMLoad, depth: int) -> None:
         if s.into is not None:

@@ -171,6 +171,23 @@ static inline void vmcu_write(const vmcu_view *v, uint32_t offset, const int8_t 
     memmove(v->pool, src + first, len - first);
 }
 
+/**
+ * vmcu_write from a buffer of the kernel's own (a local array, never the pool): memcpy, which the
+ * compiler turns into a few word loads and stores for a constant length, where memmove is a call
+ * (newlib's copies a byte at a time below 16 bytes or between unaligned addresses).
+ */
+static inline void vmcu_write_buffer(const vmcu_view *v, uint32_t offset, const int8_t *src, uint32_t len)
+{
+    const uint32_t a = vmcu_addr(v, offset);
+    VMCU_TRACE(v, offset, len, 1);
+    if (a + len <= v->size) {
+        memcpy(v->pool + a, src, len);
+        return;
+    }
+    memcpy(v->pool + a, src, v->size - a);
+    memcpy(v->pool, src + (v->size - a), len - (v->size - a));
+}
+
 /** Copy `len` bytes between two views of the same pool, first byte first (at most a few memmove).
  *
  * Safe when the destination overlaps the source as long as it does not start after it (a
