@@ -243,7 +243,9 @@ def depthwise_in_place(params, segment: int) -> Kernel:
             loop("t", 0, count, [RAMStore("output", ((n * o_h + y) * o_w + x + t) * c + first, width, "seg",
                                           t * segment)]),
         ], step=2, interior=layer_interior(p, 1))
-    elif single and p.stride[1] == 1 and p.dilation[1] == 1:  # two pixels at a time, as above
+    elif single and p.stride[1] == 1 and p.dilation[1] == 1 and (k_w + 1) % 4 == 0:
+        # two pixels at a time, as above, where a kernel row and the next pixel's input are whole
+        # words (3 or 7 taps: vmcu_dot_row2_s8); 5 taps run as two words each pixel alone
         count, t, xx = imin(o_w - x, 2), Var("t"), Var("xx")
         pairs = floor_div(count, 2)
         row_of_outputs = loop("x", 0, o_w, [
