@@ -217,6 +217,20 @@ def test_gemm_channel_pairs_run_in_assembly_on_cortex_m4(bias_bound, tmp_path):
 
 
 @needs_qemu
+@pytest.mark.parametrize("stem", ["depthwise_block", "kws_like"])
+def test_recomputing_chains_on_cortex_m4(stem, tmp_path):
+    """With --allow-recompute the chain's first stage keeps no ring: per pair of the depthwise's
+    output pixels, their overlapping windows' first-stage pixels are made again into one register
+    window (two at a time where the stage pairs its pixels), the pixels at the input's edges left at
+    the zero point; bit-exact with TFLite Micro."""
+    model = next(m for m in FIXTURES if m.stem == stem)
+    program = compile_model(model, recompute=True)
+    assert any(f.fused and f.recompute for f in program.plan.fusion)
+    result = validate_program(program, model.read_bytes(), M4, seed=3, work=tmp_path / "run")
+    assert result.status == 0 and result.matches_reference and result.matches_tflm is (True if HAVE_TFLM else None)
+
+
+@needs_qemu
 def test_dsp_tuned_gemms_widened_once_run_on_cortex_m55(tmp_path):
     """The fixture's unfused 1x1 layers widen their rows once for all their output segments (the
     `dsp` tuning), with the input offset in the bias; on the Cortex-M55 those dot products read the

@@ -22,7 +22,7 @@ from ..chain import is_depthwise, is_transpose
 from .conv import conv_pixel
 from .depthwise import depthwise_pair, depthwise_pixel, pairs_pixels
 from .gemm import WIDEN_BYTES, channel_group, pair_bytes, whole_words
-from .index import Const, Ix, Var, floor_div, imin
+from .index import Const, Ix, Var, floor_div, imax, imin
 from .ir import (Accumulate, AddResidual, Average, Broadcast, Dot, Kernel, RAMLoad, RAMStore, RegAlloc, Requantize,
                  Widen, Workspace, loop)
 from .offset import dot_offset, kernel_bias
@@ -42,11 +42,12 @@ def layer_param(params, j: int) -> str:
 
 
 def _head_pixels(params, j: int, source: str, row: Ix, col: Ix, count: Ix, tile: int, into=None,
-                 window: str | None = None) -> tuple[list, str]:
+                 window: str | None = None, window_cols: int | None = None, window_x: Ix | int = 0) -> tuple[list, str]:
     """Layer j's output pixels (row, col + t) for t < count (at most `tile`), read from `source`,
     into the buffer it returns (pixel t at t * C_out), or into (buffer, base) `into`. A 1x1 or
     gathered convolution computes the pixels together (each weight pair serves both); a depthwise
-    or other convolution one by one; a depthwise from the register `window` where one is given."""
+    or other convolution one by one; a depthwise from the register `window` where one is given
+    (`window_cols` pixels wide, the pixel's window from column `window_x`: `depthwise_pixel`)."""
     layer, at, buf = params.layers[j], layer_param(params, j), f"px{j}"
     c_out = layer.output_shape[3]
     xx = Var(f"xx{j}")
@@ -68,7 +69,8 @@ def _head_pixels(params, j: int, source: str, row: Ix, col: Ix, count: Ix, tile:
         return [*_own(into, buf, tile * c_out), *pair,
                 loop(f"xx{j}", col + 2 * pairs, col + count, [loop("n", 0, 1, depthwise_pixel(
                     layer, source, 0, layer.input_shape[3], 0, 0, c_out, lanes, dst=buf, params=at, offsets=f"off{j}",
-                    x=xx, y=row, dst_base=base + (xx - col) * c_out, window=window))])], buf
+                    x=xx, y=row, dst_base=base + (xx - col) * c_out, window=window, window_cols=window_cols,
+                    window_x=window_x))])], buf
     together = conv_pixel(layer, Const(0), row, col, params=at, offsets=f"off{j}", source=source,
                           pixels=count if tile > 1 else None)
     u = Var(f"u{j}")
@@ -134,11 +136,12 @@ def _interior(params, i: int) -> tuple[int, int] | None:
     return None if is_transpose(head) else layer_interior(head, 1)
 
 
-def _stage_pixels(params, i: int, row: Ix, col: Ix, count: Ix, into=None) -> tuple[list, str]:
+def _stage_pixels(params, i: int, row: Ix, col: Ix, count: Ix, into=None, tile: int | None = None) -> tuple[list, str]:
     """Stage i's output pixels (row, col + t), t < count, into the buffer it returns (or into
-    (buffer, base) `into`, one pixel)."""
+    (buffer, base) `into`, pixel t at base + t * C), `tile` at a time at most (default: the
+    stage's, one pixel `into` another buffer)."""
     stage = params.stages[i]
-    tile = 1 if into else _tile(params, stage)
+    tile = tile or (1 if into else _tile(params, stage))
     last = stage.end - 1
     if i == 1 and params.recompute:
         return _recomputed_pixels(params, row, col, count, tile)
@@ -151,25 +154,31 @@ def _stage_pixels(params, i: int, row: Ix, col: Ix, count: Ix, into=None) -> tup
 
 
 def _recomputed_pixels(params, row: Ix, col: Ix, count: Ix, tile: int) -> tuple[list, str]:
-    """Stage 1's pixels where stage 0 keeps no ring (paper section 5.2): per output pixel, the
-    first stage's pixels of its depthwise window are computed again into a register window, taps
-    outside the input left at the zero point (they add 0), then the depthwise reads the window."""
+    """Stage 1's pixels where stage 0 keeps no ring (paper section 5.2): per tile of stage 1's
+    output pixels, the first stage's pixels of their depthwise windows are computed again into one
+    register window (the tile's windows overlap: two pixels at stride 1 take 3 x 4 pixels, not
+    2 x 3 x 3), taps outside the input left at the zero point (they add 0), then the depthwise
+    reads each pixel's part of the window."""
     stage, first = params.stages[1], params.stages[0]
     head = params.layers[stage.first]
     _, h, w, c = params.stage_output(first)
     _, k_h, k_w, _ = head.filter.shape
+    s_w = head.stride[1]
     rx, wy, wx = Var("rx"), Var("wy"), Var("wx")
+    span = k_w + (tile - 1) * s_w  # the window's columns: the tile's pixels' windows side by side
     rows = taps(row, head.stride[0], head.padding[0], 1, k_h, h)
-    cols = taps(rx, head.stride[1], head.padding[1], 1, k_w, w)
-    made, _ = _stage_pixels(params, 0, rows.origin + wy, cols.origin + wx, Const(1),
-                            into=("win", (wy * k_w + wx) * c))
+    origin = taps(col, s_w, head.padding[1], 1, k_w, w).origin  # input column of the window's column 0
+    lo, hi = imax(-origin, 0), imin(k_w + (count - 1) * s_w, w - origin)  # its columns inside the input
+    pair = _tile(params, first)  # the window's pixels two at a time where the stage pairs its pixels
+    made, _ = _stage_pixels(params, 0, rows.origin + wy, origin + wx, imin(hi - wx, pair),
+                            into=("win", (wy * span + wx) * c), tile=pair)
     buf, c_out = f"px{stage.first}", head.output_shape[3]
     zero = f"(int8_t)(-{layer_param(params, stage.first)}->input_offset)"
-    per_pixel = [RegAlloc("win", "int8_t", k_h * k_w * c, fill=zero),
-                 loop("wy", rows.lo, rows.hi, [loop("wx", cols.lo, cols.hi, made)])]
+    window = [RegAlloc("win", "int8_t", k_h * span * c, fill=zero),
+              loop("wy", rows.lo, rows.hi, [loop("wx", lo, hi, made, step=pair)])]
     pixel, _ = _head_pixels(params, stage.first, "", row, rx, Const(1), 1, into=(buf, (rx - col) * c_out),
-                            window="win")
-    statements = [RegAlloc(buf, "int8_t", tile * c_out), loop("rx", col, col + count, per_pixel + pixel)]
+                            window="win", window_cols=span, window_x=(rx - col) * s_w)
+    statements = [RegAlloc(buf, "int8_t", tile * c_out), *window, loop("rx", col, col + count, pixel)]
     for j in range(stage.first + 1, stage.end):
         more, buf = _pointwise_pixels(params, j, buf, count, tile)
         statements += more

@@ -23,7 +23,7 @@ from .window import Taps, layer_interior, taps
 def depthwise_pixel(p, source: str, base, pixel_bytes, channel0, first, end, lanes_max: int,
                     dst: str = "seg", params: str = "p", offsets: str = "offsets", x: Ix | None = None,
                     dst_base: Ix | int = 0, registers: str | None = None, y: Ix | None = None,
-                    window: str | None = None):
+                    window: str | None = None, window_cols: int | None = None, window_x: Ix | int = 0):
     """Compute channels [first, end) of output pixel (n, y, x) into buffer `dst` from `dst_base`
     on, reading `source`.
 
@@ -33,7 +33,8 @@ def depthwise_pixel(p, source: str, base, pixel_bytes, channel0, first, end, lan
     (default: the loop variable x) and `y` its row (default: the loop variable y); `registers` a buffer holding the channel's k_h * k_w taps
     (one channel at a time: lanes_max 1); `window` a buffer holding the pixel's whole k_h x k_w x C
     input window, taps outside the input at the zero point (a chain that recomputes its rows):
-    every tap is read from it, none from `source`.
+    every tap is read from it, none from `source`; its rows `window_cols` pixels wide (default k_w:
+    one pixel's window), the pixel's window from column `window_x` on (several pixels' windows in one).
     """
     _, h, w, _ = p.input_shape
     _, k_h, k_w, c_out = p.filter.shape
@@ -49,10 +50,10 @@ def depthwise_pixel(p, source: str, base, pixel_bytes, channel0, first, end, lan
     form = requant_form(p.filter, p.bias, p.requant, -1)
     row_start = base + ((n * h + rows.origin + ky * d_h) * w + cols.origin + cols.lo * d_w) * pixel_bytes + in_channel
     if window is not None:  # the whole window in registers: every tap, no clamps (padding adds 0)
-        c_in = p.input_shape[3]
+        c_in, pitch = p.input_shape[3], window_cols or k_w
         rows = Taps(Const(0), Const(0), Const(k_h))
         row = [loop("kx", 0, k_w, [
-            DotLanes("acc", window, (ky * k_w + kx) * c_in + in_channel, f"{params}->filter",
+            DotLanes("acc", window, (ky * pitch + window_x + kx) * c_in + in_channel, f"{params}->filter",
                      (ky * k_w + kx) * c_out + channel, lanes, offsets, f"{params}->input_offset")])]
     elif registers and pixel_bytes * d_w == 1:  # one-channel plane: the window row is contiguous bytes
         row = [RAMLoad("row", source, row_start, cols.hi - cols.lo, max_bytes=k_w),
