@@ -8,8 +8,8 @@ down to the step's input: every row of every layer is computed once, when first 
 stage's pixel is its head layer's pixel (a depthwise pixel, a convolution's window read as
 `conv_pixel` reads it, or, for an NCHW TRANSPOSE, one byte of each channel plane), then each 1x1
 layer of the stage applied to that pixel in registers. Where the chain recomputes (the paper's
-section 5.2), the first stage keeps no ring: for each pixel of the second stage's depthwise, the
-first stage's pixels of its window are made again into a register window.
+section 5.2), the first stage keeps no ring: for each pair of the second stage's depthwise pixels,
+the first stage's pixels of their windows are made again into one register window.
 The last stage's pixels go to the output segment by segment (each segment added to the input's
 at its place first where a residual ADD ends the chain), or, where a global average pool
 ends the chain, into one int32 sum per channel whose means are stored at the end. The input is
