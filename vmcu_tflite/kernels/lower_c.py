@@ -745,8 +745,9 @@ class _Lowering:
             self.line(depth, f"vmcu_widen_s8_natural({_plus(s.dst, _paren(s.dst_index.c()))}, {src}, {s.length.c()}, "
                              f"{s.offsets}, {self.param(s.x_offset, 'int32_t')});")
             return
+        local = self.lookup(s.src) is not None and self.lookup(s.src).kind == "buffer"  # a gathered copy
         skipped = (s.x_offset == "0" and len(s.dst_index.variables() | s.src_index.variables()) <= 1
-                   and self.source_outlives_dots(s.dst))
+                   and (local or self.source_outlives_dots(s.dst)))
         if skipped:
             self.unwidened[self.lookup(s.dst).serial] = s
             self.lines.append("#if VMCU_MVE")
@@ -759,9 +760,10 @@ class _Lowering:
 
     def source_outlives_dots(self, buffer: str) -> bool:
         """Whether the Dots over the widened `buffer` all run before the kernel stores or frees any
-        pool byte after its RegAlloc: Helium's dot products read the Widen's int8 source through its
-        pointer into the pool, which must still hold those bytes (a GEMM that widens its rows once
-        for all its segments stores each segment between their Dots)."""
+        pool byte after its RegAlloc: where Helium skips a Widen of a load, its dot products read the
+        int8 source through the load's pointer into the pool, which must still hold those bytes (a
+        GEMM that widens its rows once for all its segments stores each segment between their Dots).
+        A Widen of a buffer of the kernel's own (a gathered window) needs no such check."""
         for stmts in reversed(self.bodies_open):
             declared = [k for k, t in enumerate(stmts) if isinstance(t, RegAlloc) and t.name == buffer]
             if not declared:
