@@ -86,3 +86,12 @@ def test_helium_reads_a_gemm_rows_int8_source_only_while_the_pool_still_holds_it
     widen_before_q = source.index("vmcu_widen_s8(") < source.index("for (int32_t q = 0")
     assert widen_before_q is once
     assert ("/* the dot products read x */" in source) is (not once)
+
+
+def test_helium_reads_a_gathered_window_as_int8_past_the_segments_stores():
+    """A stem's window is a buffer of the kernel's own: the output segments' stores between its dot
+    products cannot touch it, so Helium skips its Widen (16 int8 lanes per VMLADAVA, not 8)."""
+    program = compile_model(next(m for m in FIXTURES if m.stem == "conv_stack"), fuse=False, tuning="helium")
+    step, planned = program.steps[0], program.plan.steps[0]
+    source = lower(describe(step.kernel, step.params, planned.segment_bytes, planned.in_place, planned.tile_rows), "f")
+    assert "/* the dot products read window */" in source
