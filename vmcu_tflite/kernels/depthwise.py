@@ -188,6 +188,14 @@ def plane_pair(p, base, x: Ix, y: Ix) -> list:
 # there (a plane's whole body is a few taps, so the nine copies cost little flash).
 
 
+def _interior_pairs(p) -> bool:
+    """Whether a row of outputs has a pair of columns clear of both edges: one-channel planes pair
+    their pixels for those (an edge pair's rows have lengths the C knows only at run time, where
+    each pixel alone has its words)."""
+    columns = layer_interior(p, 1)
+    return columns is not None and columns[1] - columns[0] >= 3
+
+
 def depthwise(params, segment: int) -> Kernel:
     p = params
     n_, h, w, c_in = p.input_shape
@@ -244,7 +252,7 @@ def depthwise_in_place(params, segment: int) -> Kernel:
             loop("t", 0, count, [RAMStore("output", ((n * o_h + y) * o_w + x + t) * c + first, width, "seg",
                                           t * segment)]),
         ], step=2, interior=layer_interior(p, 1))
-    elif single and p.stride[1] == 1 and p.dilation[1] == 1 and (k_w + 1) % 4 == 0:
+    elif single and p.stride[1] == 1 and p.dilation[1] == 1 and (k_w + 1) % 4 == 0 and _interior_pairs(p):
         # two pixels at a time, as above, where a kernel row and the next pixel's input are whole
         # words (3 or 7 taps: vmcu_dot_row2_s8); 5 taps run as two words each pixel alone
         count, t, xx = imin(o_w - x, 2), Var("t"), Var("xx")
