@@ -12,6 +12,8 @@ NHWC place, which holds only input bytes already copied.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from .index import Const, Ix, Var, floor_div, imax, imin
 from .ir import (Broadcast, DotLanes, DotLanesPair, DotRow, FlashLoad, InitBias, Kernel, Loop, RAMFree, RAMLoad, RAMStore,
                  RegAlloc, Requantize, Workspace, loop)
@@ -83,6 +85,36 @@ def pairs_pixels(p) -> bool:
     return (p.depth_multiplier == 1 and p.stride[1] in (1, 2) and p.dilation[1] == 1 and depthwise_lanes(p) == 4)
 
 
+@dataclass(frozen=True)
+class PairColumns:
+    """The kernel columns of output pixels x and x + 1 along a row, pixel 1's window `shift` (the
+    stride) columns after pixel 0's, so that pixel 1's tap t reads pixel 0's column t + shift."""
+
+    own: tuple[Taps, Taps]  # each pixel's taps inside the input
+    lo: Ix  # [lo, hi): the taps both pixels have inside the input
+    hi: Ix
+    first: Ix  # [first, last): the columns either pixel reads, as taps of pixel 0
+    last: Ix
+    shift: int
+
+    def alone(self, pixel: int) -> tuple[tuple[Ix, Ix], tuple[Ix, Ix]]:
+        """Pixel 0's or 1's taps outside [lo, hi) (at the input's left and right edges): the ranges
+        before and after them."""
+        own = self.own[pixel]
+        middle = imin(self.lo, own.hi)
+        return (own.lo, middle), (imax(self.hi, middle), own.hi)
+
+
+def pair_columns(p, x: Ix) -> PairColumns:
+    """The columns of output pixels x and x + 1 of the depthwise layer `p` (a dilation of 1 along the row)."""
+    shift = p.stride[1]
+    _, k_w = p.filter.shape[1:3]
+    w = p.input_shape[2]
+    cols0, cols1 = taps(x, shift, p.padding[1], 1, k_w, w), taps(x + 1, shift, p.padding[1], 1, k_w, w)
+    return PairColumns((cols0, cols1), imax(cols0.lo, cols1.lo), imin(cols0.hi, cols1.hi),
+                       imin(cols0.lo, cols1.lo + shift), imax(cols0.hi, cols1.hi + shift), shift)
+
+
 def depthwise_pair(p, source: str, base, pixel_bytes, channel0, first_channel, end_channel, dst: str, params: str,
                    offsets: str, x: Ix, y: Ix, dst_base: Ix, dst_step: Ix) -> list:
     """Channels [first_channel, end_channel) of output pixels (y, x) and (y, x + 1) into `dst` from
@@ -99,25 +131,20 @@ def depthwise_pair(p, source: str, base, pixel_bytes, channel0, first_channel, e
     _, k_h, k_w, c_out = p.filter.shape
     n, c, ky, kx = (Var(v) for v in ("n", "c", "ky", "kx"))
     rows = taps(y, p.stride[0], p.padding[0], p.dilation[0], k_h, h)
-    shift = p.stride[1]  # pixel 1's window starts `shift` columns after pixel 0's
-    cols0, cols1 = taps(x, shift, p.padding[1], 1, k_w, w), taps(x + 1, shift, p.padding[1], 1, k_w, w)
+    cols = pair_columns(p, x)
+    shift, lo, hi, first, last = cols.shift, cols.lo, cols.hi, cols.first, cols.last
     lanes = imin(end_channel - first_channel - c, 4)
     channel = first_channel + c
     form = requant_form(p.filter, p.bias, p.requant, -1)
-    lo, hi = imax(cols0.lo, cols1.lo), imin(cols0.hi, cols1.hi)  # taps inside the input for both pixels
-    first = imin(cols0.lo, cols1.lo + shift)  # the first column either pixel reads, as a tap of pixel 0
-    last = imax(cols0.hi, cols1.hi + shift)
-    row_start = (base + ((n * h + rows.origin + ky * p.dilation[0]) * w + cols0.origin + first) * pixel_bytes
+    row_start = (base + ((n * h + rows.origin + ky * p.dilation[0]) * w + cols.own[0].origin + first) * pixel_bytes
                  + channel - channel0)
 
-    def alone(acc: str, column: int, own: Taps) -> list[Loop]:
-        """A pixel's taps outside [lo, hi), before and after it (tap t at pixel 0's column t + `column`),
-        one at a time."""
-        middle = imin(lo, own.hi)
-        return [loop("kx", a, b, [DotLanes(acc, "row", (kx + column - first) * pixel_bytes, f"{params}->filter",
+    def alone(acc: str, pixel: int) -> list[Loop]:
+        """A pixel's taps outside [lo, hi), one at a time (its tap t at pixel 0's column t + pixel * shift)."""
+        return [loop("kx", a, b, [DotLanes(acc, "row", (kx + pixel * shift - first) * pixel_bytes, f"{params}->filter",
                                            (ky * k_w + kx) * c_out + channel, lanes, offsets,
                                            f"{params}->input_offset")])
-                for a, b in ((own.lo, middle), (imax(hi, middle), own.hi))]
+                for a, b in cols.alone(pixel)]
 
     def row(half: int | None, rest: list) -> Loop:  # a half's taps of each kernel row, then `rest`
         return loop("ky", rows.lo, rows.hi, [
@@ -127,7 +154,7 @@ def depthwise_pair(p, source: str, base, pixel_bytes, channel0, first_channel, e
                          (ky * k_w + lo) * c_out + channel, c_out, imax(hi - lo, 0), lanes, half, shift, offsets,
                          f"{params}->input_offset"),
             *rest])
-    edges = [*alone("acc", 0, cols0), *alone("acc1", shift, cols1)]
+    edges = [*alone("acc", 0), *alone("acc1", 1)]
     # wide windows: each half over every row, its accumulators in registers; 3 taps: both halves per row,
     # where a row's pointer and loop cost more than the accumulators' stores
     rows_by_half = [row(0, []), row(1, edges)] if k_w >= 5 else [row(None, edges)]
@@ -153,28 +180,25 @@ def plane_pair(p, base, x: Ix, y: Ix) -> list:
     _, k_h, k_w, _ = p.filter.shape
     n, ky, q = Var("n"), Var("ky"), Var("q")
     rows = taps(y, p.stride[0], p.padding[0], p.dilation[0], k_h, h)
-    cols0, cols1 = taps(x, 1, p.padding[1], 1, k_w, w), taps(x + 1, 1, p.padding[1], 1, k_w, w)
-    lo, hi = imax(cols0.lo, cols1.lo), imin(cols0.hi, cols1.hi)  # taps inside the input for both pixels
-    first = imin(cols0.lo, cols1.lo + 1)  # the first column either pixel reads, as a tap of pixel 0
-    last = imax(cols0.hi, cols1.hi + 1)
-    row_start = base + (n * h + rows.origin + ky * p.dilation[0]) * w + cols0.origin + first
+    cols = pair_columns(p, x)  # stride 1: pixel 1's tap t is pixel 0's column t + 1
+    lo, hi, first = cols.lo, cols.hi, cols.first
+    row_start = base + (n * h + rows.origin + ky * p.dilation[0]) * w + cols.own[0].origin + first
     form = requant_form(p.filter, p.bias, p.requant, -1)
 
-    def alone(acc: str, column: int, own: Taps) -> list[DotRow]:
-        """A pixel's taps outside [lo, hi), before and after them (tap t at pixel 0's column t + `column`)."""
-        middle = imin(lo, own.hi)
-        return [DotRow(acc, "row", a + column - first, "taps", ky * k_w + a, b - a, "offsets", "p->input_offset")
-                for a, b in ((own.lo, middle), (imax(hi, middle), own.hi))]
+    def alone(acc: str, pixel: int) -> list[DotRow]:
+        """A pixel's taps outside [lo, hi), as a row each side."""
+        return [DotRow(acc, "row", a + pixel - first, "taps", ky * k_w + a, b - a, "offsets", "p->input_offset")
+                for a, b in cols.alone(pixel)]
     return [
         RegAlloc("acc", "int32_t", 1),
         RegAlloc("acc1", "int32_t", 1),
         InitBias("acc", "p->bias", q, 1, ctype=form.bias),
         InitBias("acc1", "p->bias", q, 1, ctype=form.bias),
         loop("ky", rows.lo, rows.hi, [
-            RAMLoad("row", "plane", row_start, last - first, max_bytes=k_w + 1),
+            RAMLoad("row", "plane", row_start, cols.last - first, max_bytes=k_w + 1),
             DotRow("acc", "row", lo - first, "taps", ky * k_w + lo, imax(hi - lo, 0), "offsets", "p->input_offset",
                    acc1="acc1"),
-            *alone("acc", 0, cols0), *alone("acc1", 1, cols1),
+            *alone("acc", 0), *alone("acc1", 1),
         ]),
         Requantize("seg", 0, "acc", 1, q, "p", form, dst_stride=Const(1), acc1="acc1"),
     ]
@@ -240,29 +264,26 @@ def depthwise_in_place(params, segment: int) -> Kernel:
     single = segment == 1
     lanes = 1 if single else depthwise_lanes(p, segment)
     load_taps = [RegAlloc("taps", "int32_t", k_h * k_w), FlashLoad("taps", "p->filter", q, True, k_h * k_w, c)]
-    if not single and pairs_pixels(p):  # two pixels at a time where both are left (the stores after both)
+    # Two pixels at a time where both are left (the stores after both): multi-channel planes as
+    # pairs_pixels allows; one-channel planes where a kernel row and the next pixel's input are whole
+    # words (3 or 7 taps: vmcu_dot_row2_s8; 5 taps run as two words each pixel alone) and a row has
+    # pairs clear of its edges.
+    paired = (p.stride[1] == 1 and p.dilation[1] == 1 and (k_w + 1) % 4 == 0 and _interior_pairs(p) if single
+              else pairs_pixels(p))
+    if paired:
         count, t, xx = imin(o_w - x, 2), Var("t"), Var("xx")
         pairs = floor_div(count, 2)
+        pair = (plane_pair(p, plane, x, y) if single else
+                depthwise_pair(p, "plane", plane, segment, first, first, end, "seg", "p", "offsets", x, y, Const(0),
+                               Const(segment)))
         row_of_outputs = loop("x", 0, o_w, [
             RegAlloc("seg", "int8_t", 2 * segment),  # planes divide the channels: every plane is `segment` wide
-            loop("pp", 0, pairs, [*depthwise_pair(p, "plane", plane, segment, first, first, end, "seg", "p", "offsets",
-                                                  x, y, Const(0), Const(segment))]),
+            loop("pp", 0, pairs, pair),
             loop("xx", x + 2 * pairs, x + count, depthwise_pixel(p, "plane", plane, segment, first, first, end, lanes,
-                                                                 x=xx, dst_base=(xx - x) * segment)),
+                                                                 x=xx, dst_base=(xx - x) * segment,
+                                                                 registers="taps" if single else None)),
             loop("t", 0, count, [RAMStore("output", ((n * o_h + y) * o_w + x + t) * c + first, width, "seg",
                                           t * segment)]),
-        ], step=2, interior=layer_interior(p, 1))
-    elif single and p.stride[1] == 1 and p.dilation[1] == 1 and (k_w + 1) % 4 == 0 and _interior_pairs(p):
-        # two pixels at a time, as above, where a kernel row and the next pixel's input are whole
-        # words (3 or 7 taps: vmcu_dot_row2_s8); 5 taps run as two words each pixel alone
-        count, t, xx = imin(o_w - x, 2), Var("t"), Var("xx")
-        pairs = floor_div(count, 2)
-        row_of_outputs = loop("x", 0, o_w, [
-            RegAlloc("seg", "int8_t", 2),
-            loop("pp", 0, pairs, plane_pair(p, plane, x, y)),
-            loop("xx", x + 2 * pairs, x + count, depthwise_pixel(p, "plane", plane, 1, first, first, end, 1, x=xx,
-                                                                 dst_base=xx - x, registers="taps")),
-            loop("t", 0, count, [RAMStore("output", ((n * o_h + y) * o_w + x + t) * c + first, 1, "seg", t)]),
         ], step=2, interior=layer_interior(p, 1))
     else:
         row_of_outputs = loop("x", 0, o_w, [
