@@ -190,6 +190,11 @@ class _Lowering:
             self.referenced.add(pointer.serial)
         return name
 
+    def own_buffer(self, name: str) -> bool:
+        """Whether `name` is a buffer of the kernel's own (a RegAlloc): never a pointer into the pool."""
+        pointer = self.lookup(name)
+        return pointer is not None and pointer.kind == "buffer"
+
     def lookup(self, name: str) -> _Pointer | None:
         for scope in reversed(self.scopes):
             if name in scope:
@@ -525,7 +530,7 @@ class _Lowering:
         view, off = self.view(s.tensor), self.u32_offset(s.tensor, s.offset)
         src = _plus(s.src, _paren(self.at(s.src, s.src_index)))
         single = self.bounds(s.length) == (1, 1)
-        local = self.lookup(s.src) is not None and self.lookup(s.src).kind == "buffer"  # cannot overlap the pool
+        local = self.own_buffer(s.src)  # cannot overlap the pool
         if s.tensor in self.whole:
             at = f"vmcu_flat({view}, {off})"
             self.line(depth, f"{at}[0] = {s.src}[{self.at(s.src, s.src_index)}];" if single
@@ -745,9 +750,8 @@ class _Lowering:
             self.line(depth, f"vmcu_widen_s8_natural({_plus(s.dst, _paren(s.dst_index.c()))}, {src}, {s.length.c()}, "
                              f"{s.offsets}, {self.param(s.x_offset, 'int32_t')});")
             return
-        local = self.lookup(s.src) is not None and self.lookup(s.src).kind == "buffer"  # a gathered copy
         skipped = (s.x_offset == "0" and len(s.dst_index.variables() | s.src_index.variables()) <= 1
-                   and (local or self.source_outlives_dots(s.dst)))
+                   and (self.own_buffer(s.src) or self.source_outlives_dots(s.dst)))  # a gathered copy, or a load
         if skipped:
             self.unwidened[self.lookup(s.dst).serial] = s
             self.lines.append("#if VMCU_MVE")

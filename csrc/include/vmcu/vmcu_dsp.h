@@ -251,8 +251,9 @@ static inline uint32_t vmcu_offset13(uint32_t offsets, uint32_t x)
     return vmcu_sxtab16_ror8(offsets, x);
 }
 
-/* PKHBT (lo's low halfword, hi's low halfword on top) and PKHTB (hi's high halfword, lo's high
- * halfword below): one instruction each, which GCC does not always find in the masks and shifts. */
+/* PKHBT (vmcu_pack16: lo's low halfword, hi's low halfword on top) and PKHTB (hi's high halfword,
+ * lo's high halfword below): one instruction each, which GCC does not always find in the masks and
+ * shifts. */
 static inline uint32_t vmcu_pack_lo(uint32_t lo, uint32_t hi)
 {
 #if !VMCU_DSP_EMULATED && defined(__GNUC__)
@@ -260,7 +261,7 @@ static inline uint32_t vmcu_pack_lo(uint32_t lo, uint32_t hi)
     __asm__("pkhbt %0, %1, %2, lsl #16" : "=r"(r) : "r"(lo), "r"(hi));
     return r;
 #else
-    return (lo & 0xFFFFu) | (hi << 16);
+    return vmcu_pack16((int32_t)lo, (int32_t)hi);
 #endif
 }
 
