@@ -38,6 +38,7 @@ from .ir import (Accumulate, AddResidual, Average, Broadcast, Dot, DotLanes, Dot
 from .schedule import loop_range, walk
 
 INDENT = "    "
+UNROLLED_ROWS = (8, 16, 24, 32, 40, 48, 64, 80)  # GEMM rows the runtime's vmcu_gemm2x2_k<len>_narrow_b*_run take unrolled
 SIGNATURE = ("static vmcu_status {name}(const vmcu_context *ctx, const void *params, const vmcu_view *inputs, "
              "const vmcu_view *output)")
 PARAMETERS = ("ctx", "params", "inputs", "output", "p")
@@ -418,13 +419,14 @@ class _Lowering:
 
     def gemm_run(self, s: Loop, depth: int) -> None:
         """A GEMM's loop over its channel groups as one call of the runtime's assembly loop over
-        channel pairs (vmcu_gemm2x2_narrow_b16_run / _b32_run, vmcu_dsp.h) for the tiles of two
-        pixels, where the DSP assembly is built; the loop itself follows for the rest. The
+        channel pairs (vmcu_gemm2x2_narrow_b16_run / _b32_run, or vmcu_gemm2x2_k<len>_... for the
+        unrolled rows: vmcu_dsp.h) for the tiles of two pixels, where the DSP assembly is built;
+        the loop itself follows for the rest. The
         accumulators then stay in registers from bias to byte. Emits nothing for other loops."""
         parts = self.gemm_groups(s)
         if parts is None:
             return
-        dot, requant, rows, bias = parts
+        dot, requant, rows, bias, unrolled = parts
         u, quant, length = s.var, _paren(requant.quant), self.bounds(dot.length)[0]
         multiplier = self.param(f"{quant}->requant.multiplier", "int32_t *")
         shift = self.param(f"{quant}->requant.shift", "int8_t *")
@@ -434,7 +436,7 @@ class _Lowering:
         channel = _paren(requant.channel.c())
         out = f"&{requant.dst}[{_paren(self.at(requant.dst, requant.dst_index))}]"
         table = self.param(bias.bias, f"{bias.ctype} *")
-        run = f"vmcu_gemm2x2_narrow_b{16 if bias.ctype == 'int16_t' else 32}_run"
+        run = f"vmcu_gemm2x2_{f'k{length}_' if unrolled else ''}narrow_b{16 if bias.ctype == 'int16_t' else 32}_run"
         both = "1" if self.bounds(dot.pixels) == (2, 2) else f"{_paren(dot.pixels.c())} == 2"
         self.lines.append("#if VMCU_DOT_RUN")
         self.code(depth, [
@@ -447,13 +449,15 @@ class _Lowering:
             "} else"])
         self.lines.append("#endif")
 
-    def gemm_groups(self, s: Loop) -> tuple[Dot, Requantize, list[FlashLoad], InitBias] | None:
+    def gemm_groups(self, s: Loop) -> tuple[Dot, Requantize, list[FlashLoad], InitBias, bool] | None:
         """The Dot, Requantize, row pointers and first InitBias of a GEMM's loop over groups of four
-        channels (`gemm.py`) that the assembly takes: every group full, 16 channels or more, up to two
-        pixels of widened inputs a multiple of 8 and 16 or more long, and a narrow requantization
-        saturating to int8. Else None."""
+        channels (`gemm.py`), or of a chain's 1x1 layer over channel pairs (`chain.py`), that the
+        assembly takes: every group full, 16 channels or more, up to two pixels of widened inputs a
+        multiple of 8 and 16 or more long, int8 weight rows and a narrow requantization saturating
+        to int8; and whether the rows take the unrolled form (`UNROLLED_ROWS`, the rows and the two
+        pixels' inputs `len` apart), which also takes 8 inputs and 8 channels. Else None."""
         body = s.body
-        if s.step != 4 or len(body) < 4 or not isinstance(body[0], RegAlloc):
+        if s.step not in (2, 4) or len(body) < 4 or not isinstance(body[0], RegAlloc):
             return None
         rows = [b for b in body if isinstance(b, FlashLoad) and not b.into]
         biases = [b for b in body if isinstance(b, InitBias)]
@@ -465,8 +469,9 @@ class _Lowering:
                 and all(b.channel == requant.channel and b.width == s.step for b in biases)):
             return None
         x = self.lookup(dot.x)
-        if x is None or x.ctype != "int16_t" or x.run_stride is not None or self.bounds(dot.pixels)[1] != 2:
-            return None
+        if x is None or x.ctype != "int16_t" or x.run_stride is not None or self.bounds(dot.pixels)[1] != 2 \
+                or any(r.ctype != "int8_t" for r in rows):
+            return None  # int16 rows (a gathered stem's) meet inputs widened in order, not SXTB16's
         ranges = {**self.ranges, s.var: loop_range(s, self.ranges)}
         loops = (*self.loops, (s.var, s.lo, _greatest(s)))
         wanted = {dot.count: s.step, requant.count: s.step, requant.acc_stride: s.step, dot.acc_index: 0,
@@ -474,9 +479,18 @@ class _Lowering:
         if any(loop_bounds(e, loops, ranges) != (v, v) for e, v in wanted.items()):
             return None
         length = loop_bounds(dot.length, loops, ranges)
-        if length[0] != length[1] or length[0] % 8 or length[0] < 16 or self.bounds(s.hi - s.lo)[0] < 16:
-            return None  # short rows or few channels: GCC's unrolled loop is cheaper than the call
-        return dot, requant, rows, biases[0]
+        if length[0] != length[1] or length[0] % 8:
+            return None
+        # The groups are full (above), so the rows' offsets min(u + k, units - 1) * window step by
+        # the window at every u: their distance at the loop's first u is the distance at all.
+        first = {v: ranges[v][0] for v in (rows[1].offset - rows[0].offset).variables()}
+        row_step = int((rows[1].offset - rows[0].offset).evaluate(first))
+        unrolled = (length[0] in UNROLLED_ROWS and row_step == length[0]
+                    and loop_bounds(dot.x_stride, loops, ranges) == length)
+        shortest = 8 if unrolled else 16  # below: GCC's unrolled loop is cheaper than the call
+        if length[0] < shortest or loop_bounds(s.hi - s.lo, self.loops, self.ranges)[0] < shortest:
+            return None
+        return dot, requant, rows, biases[0], unrolled
 
     def lower_RegAlloc(self, s: RegAlloc, depth: int) -> None:
         self.declare(s.name, _Pointer("buffer", size=s.size, ctype=s.ctype))

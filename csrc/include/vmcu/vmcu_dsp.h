@@ -630,6 +630,20 @@ typedef struct {
 } vmcu_gemm_tile;
 void vmcu_gemm2x2_narrow_b16_run(const vmcu_gemm_tile *tile);
 void vmcu_gemm2x2_narrow_b32_run(const vmcu_gemm_tile *tile);
+/* The same for rows of exactly 8, 16, 24 or 32 inputs, x1 = x0 + len and w_stride = len: each row
+ * unrolled, the pair's pointers in registers (vmcu_dot_dsp.c). */
+#define VMCU_GEMM2X2_K_DECLARE(k)                                                                     \
+    void vmcu_gemm2x2_k##k##_narrow_b16_run(const vmcu_gemm_tile *tile);                              \
+    void vmcu_gemm2x2_k##k##_narrow_b32_run(const vmcu_gemm_tile *tile);
+VMCU_GEMM2X2_K_DECLARE(8)
+VMCU_GEMM2X2_K_DECLARE(16)
+VMCU_GEMM2X2_K_DECLARE(24)
+VMCU_GEMM2X2_K_DECLARE(32)
+VMCU_GEMM2X2_K_DECLARE(40)
+VMCU_GEMM2X2_K_DECLARE(48)
+VMCU_GEMM2X2_K_DECLARE(64)
+VMCU_GEMM2X2_K_DECLARE(80)
+#undef VMCU_GEMM2X2_K_DECLARE
 #else
 #define VMCU_DOT_RUN 0
 #endif

@@ -1,6 +1,7 @@
 /*
- * The 2x2, 2x4 and 1x2 GEMM tiles over widened inputs, out of line (Cortex-M with the DSP
- * extension, GCC-compatible compilers): see vmcu_dot2x2_s16_s8_run in vmcu_dsp.h.
+ * The 2x2, 2x4 and 1x2 GEMM tiles over widened inputs, and the GEMM channel loops built on the 2x2
+ * one, out of line (Cortex-M with the DSP extension, GCC-compatible compilers): see
+ * vmcu_dot2x2_s16_s8_run and vmcu_gemm_tile in vmcu_dsp.h.
  */
 #include "vmcu/vmcu_dsp.h"
 
@@ -31,23 +32,23 @@ __asm__(
     "    .pushsection .text.vmcu_dot_s16_s8_runs,\"ax\",%progbits\n"
     "    .syntax unified\n"
     "    .thumb\n"
+    /* A weight word (lr) widened in two halves against both pixels' input words (r8-r9, r10-r11),
+     * into one row's accumulators for pixel 0 (a0) and pixel 1 (a1). */
+    "    .macro VMCU_MAC2X2 a0, a1\n"
+    "    sxtb16 ip, lr\n"
+    "    sxtb16 lr, lr, ror #8\n"
+    "    smlad \\a0, r8, ip, \\a0\n"
+    "    smlad \\a0, r9, lr, \\a0\n"
+    "    smlad \\a1, r10, ip, \\a1\n"
+    "    smlad \\a1, r11, lr, \\a1\n"
+    "    .endm\n"
     "    .macro VMCU_DOT2X2_GROUP\n"
     "    ldrd r8, r9, [r0], #8\n"
     "    ldrd r10, r11, [r1], #8\n"
     "    ldr lr, [r2, r3]\n"
-    "    sxtb16 ip, lr\n"
-    "    sxtb16 lr, lr, ror #8\n"
-    "    smlad r5, r8, ip, r5\n"
-    "    smlad r5, r9, lr, r5\n"
-    "    smlad r7, r10, ip, r7\n"
-    "    smlad r7, r11, lr, r7\n"
+    "    VMCU_MAC2X2 r5, r7\n"
     "    ldr lr, [r2], #4\n"
-    "    sxtb16 ip, lr\n"
-    "    sxtb16 lr, lr, ror #8\n"
-    "    smlad r4, r8, ip, r4\n"
-    "    smlad r4, r9, lr, r4\n"
-    "    smlad r6, r10, ip, r6\n"
-    "    smlad r6, r11, lr, r6\n"
+    "    VMCU_MAC2X2 r4, r6\n"
     "    .endm\n"
     "    .macro VMCU_DOT1X2_GROUP\n"
     "    ldrd r6, r7, [r0], #8\n"
@@ -236,6 +237,96 @@ __asm__(
     "    add \\acc, \\acc, lr\n"
     "    ssat \\acc, #8, \\acc, asr #1\n"
     "    .endm\n"
+    /* vmcu_gemm2x2_k<k>_narrow_b*_run: rows of exactly k inputs (x1 = x0 + k, w1 = w0 + k; the tile's
+     * x1, w_stride and len are not read), each row unrolled (`VMCU_GEMM2X2_K_GROUPS`) with immediate
+     * offsets from x0 (r0, fixed) and the pair's row (r2). That leaves r1 and r3 for the bias and
+     * multiplier pointers and no row loop; the frame holds [sp] the shifts, [sp + 4] pixel 0's
+     * outputs, [sp + 8] out_stride, [sp + 12] 2 * offset + 1, [sp + 16] the filter's end. */
+    "    .macro VMCU_GEMM2X2_K_GROUPS k, g\n"
+    "    ldrd r8, r9, [r0, #(8 * \\g)]\n"
+    "    ldrd r10, r11, [r0, #(2 * \\k + 8 * \\g)]\n"
+    "    ldr lr, [r2, #(\\k + 4 * \\g)]\n"
+    "    VMCU_MAC2X2 r5, r7\n"
+    "    ldr lr, [r2, #(4 * \\g)]\n"
+    "    VMCU_MAC2X2 r4, r6\n"
+    "    .if \\g + 1 < \\k / 4\n"
+    "    VMCU_GEMM2X2_K_GROUPS \\k, (\\g + 1)\n"
+    "    .endif\n"
+    "    .endm\n"
+    "    .macro VMCU_GEMM2X2_K k, load, size\n"
+    "    push {r4-r11, lr}\n"
+    "    sub sp, sp, #20\n"
+    "    ldr r2, [r0, #8]\n"          /* w */
+    "    ldrd r1, r3, [r0, #20]\n"    /* bias, multiplier */
+    "    ldrd ip, lr, [r0, #28]\n"    /* shift, 2 * offset + 1 */
+    "    str ip, [sp]\n"
+    "    str lr, [sp, #12]\n"
+    "    ldrd ip, lr, [r0, #36]\n"    /* out, out_stride */
+    "    strd ip, lr, [sp, #4]\n"
+    "    ldr ip, [r0, #44]\n"         /* pairs */
+    "    mov lr, #(2 * \\k)\n"
+    "    mla ip, ip, lr, r2\n"
+    "    str ip, [sp, #16]\n"
+    "    ldr r0, [r0]\n"              /* x0 */
+    "7:\n"
+    "    \\load r4, [r1], #\\size\n"
+    "    \\load r5, [r1], #\\size\n"
+    "    mov r6, r4\n"
+    "    mov r7, r5\n"
+    "    VMCU_GEMM2X2_K_GROUPS \\k, 0\n"
+    "    add r2, r2, #(2 * \\k)\n"  /* the next pair's row */
+    "    ldrd r8, r9, [r3], #8\n"     /* the pair's multipliers */
+    "    ldr ip, [sp]\n"
+    "    ldrsb r10, [ip], #1\n"       /* and shifts */
+    "    ldrsb r11, [ip], #1\n"
+    "    str ip, [sp]\n"
+    "    ldr lr, [sp, #12]\n"
+    "    VMCU_NARROW r4, r8, r10\n"
+    "    VMCU_NARROW r6, r8, r10\n"
+    "    VMCU_NARROW r5, r9, r11\n"
+    "    VMCU_NARROW r7, r9, r11\n"
+    "    ldrd ip, lr, [sp, #4]\n"
+    "    strb r4, [ip]\n"
+    "    strb r5, [ip, #1]\n"
+    "    add lr, lr, ip\n"
+    "    strb r6, [lr]\n"
+    "    strb r7, [lr, #1]\n"
+    "    adds ip, ip, #2\n"
+    "    str ip, [sp, #4]\n"
+    "    ldr lr, [sp, #16]\n"
+    "    cmp r2, lr\n"
+    "    bne 7b\n"
+    "    add sp, sp, #20\n"
+    "    pop {r4-r11, pc}\n"
+    "    .endm\n"
+    /* One section per function: the link keeps only those a model calls. */
+    "    .macro VMCU_GEMM2X2_K_RUN k, bits, load, size\n"
+    "    .pushsection .text.vmcu_gemm2x2_k\\k\\()_narrow_b\\bits\\()_run,\"ax\",%progbits\n"
+    "    .global vmcu_gemm2x2_k\\k\\()_narrow_b\\bits\\()_run\n"
+    "    .type vmcu_gemm2x2_k\\k\\()_narrow_b\\bits\\()_run, %function\n"
+    "    .p2align 2\n"
+    "    .thumb_func\n"
+    "vmcu_gemm2x2_k\\k\\()_narrow_b\\bits\\()_run:\n"
+    "    VMCU_GEMM2X2_K \\k, \\load, \\size\n"
+    "    .size vmcu_gemm2x2_k\\k\\()_narrow_b\\bits\\()_run, . - vmcu_gemm2x2_k\\k\\()_narrow_b\\bits\\()_run\n"
+    "    .popsection\n"
+    "    .endm\n"
+    "    VMCU_GEMM2X2_K_RUN 8, 16, ldrsh, 2\n"
+    "    VMCU_GEMM2X2_K_RUN 8, 32, ldr, 4\n"
+    "    VMCU_GEMM2X2_K_RUN 16, 16, ldrsh, 2\n"
+    "    VMCU_GEMM2X2_K_RUN 16, 32, ldr, 4\n"
+    "    VMCU_GEMM2X2_K_RUN 24, 16, ldrsh, 2\n"
+    "    VMCU_GEMM2X2_K_RUN 24, 32, ldr, 4\n"
+    "    VMCU_GEMM2X2_K_RUN 32, 16, ldrsh, 2\n"
+    "    VMCU_GEMM2X2_K_RUN 32, 32, ldr, 4\n"
+    "    VMCU_GEMM2X2_K_RUN 40, 16, ldrsh, 2\n"
+    "    VMCU_GEMM2X2_K_RUN 40, 32, ldr, 4\n"
+    "    VMCU_GEMM2X2_K_RUN 48, 16, ldrsh, 2\n"
+    "    VMCU_GEMM2X2_K_RUN 48, 32, ldr, 4\n"
+    "    VMCU_GEMM2X2_K_RUN 64, 16, ldrsh, 2\n"
+    "    VMCU_GEMM2X2_K_RUN 64, 32, ldr, 4\n"
+    "    VMCU_GEMM2X2_K_RUN 80, 16, ldrsh, 2\n"
+    "    VMCU_GEMM2X2_K_RUN 80, 32, ldr, 4\n"
     "    .global vmcu_gemm2x2_narrow_b16_run\n"
     "    .type vmcu_gemm2x2_narrow_b16_run, %function\n"
     "    .p2align 2\n"
@@ -250,6 +341,9 @@ __asm__(
     "vmcu_gemm2x2_narrow_b32_run:\n"
     "    VMCU_GEMM2X2_NARROW ldr, 4\n"
     "    .size vmcu_gemm2x2_narrow_b32_run, . - vmcu_gemm2x2_narrow_b32_run\n"
+    "    .purgem VMCU_GEMM2X2_K_RUN\n"
+    "    .purgem VMCU_GEMM2X2_K\n"
+    "    .purgem VMCU_GEMM2X2_K_GROUPS\n"
     "    .purgem VMCU_NARROW\n"
     "    .purgem VMCU_GEMM2X2_NARROW\n"
     "    .purgem VMCU_DOT2X2_ROW\n"
@@ -258,6 +352,7 @@ __asm__(
     "    .purgem VMCU_DOT2X2_AT_END\n"
     "    .purgem VMCU_DOT1X2_GROUP\n"
     "    .purgem VMCU_DOT2X2_GROUP\n"
+    "    .purgem VMCU_MAC2X2\n"
     "    .popsection\n");
 
 #else
