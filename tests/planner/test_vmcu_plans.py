@@ -114,3 +114,32 @@ def test_concatenation_streams_over_its_inputs(channels, axis, hw, seed):
     ours = Interpreter(program).run(inputs).outputs[0]
     np.testing.assert_array_equal(ours, run_tflm(model, inputs, 1)[0][0])
     assert program.plan.pool_bytes < sum(int(np.prod(s)) for s in shapes) * 2
+
+
+def test_a_whole_tensor_1x1_layer_takes_its_widest_segment():
+    """A 1x1 layer whose input lives on (the residual's) streams nothing: its output never lands on
+    its input, so its segment only sets the GEMM's loops, and it takes the widest divisor of its 48
+    output channels up to 64 bytes, not min(C_in, C_out) = 16; the layer after it, which streams,
+    keeps its own. Bit-exact with TFLite Micro."""
+    rng = np.random.default_rng(5)
+    b = ModelBuilder()
+    x = b.tensor((1, 6, 6, 16), scale=0.05, zero_point=-3)
+    b.inputs = [x]
+    y = x
+    for c_in, c_out in ((16, 48), (48, 16)):
+        w = b.const(random_weights(rng, (c_out, 1, 1, c_in)), scale=[0.01] * c_out, zero_point=0, axis=0)
+        bias = b.const(random_bias(rng, c_out, bound=2000), scale=[0.0005] * c_out, zero_point=0)
+        z = b.tensor((1, 6, 6, c_out), scale=0.1, zero_point=2)
+        b.op("CONV_2D", [y, w, bias], [z], padding=1, stride_h=1, stride_w=1)
+        y = z
+    out = b.tensor((1, 6, 6, 16), scale=0.1, zero_point=1)
+    b.op("ADD", [x, y], [out], fused_activation_function=0)
+    b.outputs = [out]
+    model = b.build()
+    program = compile_model(model, "vmcu", fuse=False)
+    first, second = program.plan.steps[:2]
+    assert (first.mode, first.segment_bytes) == ("whole-tensor", 48)
+    assert (second.mode, second.segment_bytes) == ("segment", 16)
+    data = rng.integers(-128, 128, (1, 6, 6, 16)).astype(np.int8)
+    ours = Interpreter(program).run([data]).outputs[0]
+    np.testing.assert_array_equal(ours, run_tflm(model, [data], 1)[0][0])

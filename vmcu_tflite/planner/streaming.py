@@ -102,6 +102,21 @@ def default_segment(graph: Graph, step: Step) -> int:
     return max(1, min(x.shape[-1] if x.shape else 1, y.shape[-1] if y.shape else 1))
 
 
+WHOLE_TENSOR_SEGMENT = 64  # the widest segment a whole-tensor GEMM takes: two rows of it are stack
+
+
+def whole_tensor_segment(graph: Graph, step: Step, segment: int) -> int:
+    """The segment of a step that streams nothing, `segment` so far. Its output never lands on its
+    inputs, so the segment only sets the kernel's loops: a 1x1 convolution takes the widest segment
+    that divides its output channels in groups of four, up to WHOLE_TENSOR_SEGMENT, where that is
+    wider (fewer calls of the GEMM's channel loop and fewer stores, for a segment buffer at most
+    that wide per row)."""
+    if step.kernel != "CONV_2D" or not is_pointwise(step.params):
+        return segment
+    channels = graph.tensors[step.outputs[0]].shape[-1]
+    return max([segment] + [d for d in range(4, WHOLE_TENSOR_SEGMENT + 1, 4) if channels % d == 0])
+
+
 def segment_candidates(graph: Graph, step: Step) -> list[int]:
     """The default and its halvings down to 4 bytes, largest first (fewer modulo wraps first),
     after a whole output pixel for a windowed convolution where that is larger (a stem: 3 input

@@ -19,7 +19,7 @@ from ..steps import Step
 from .footprint import step_footprints
 from .placement import Overlap, fits, smallest_pool
 from .streaming import (StepStreaming, choose_streaming, default_segment, in_place_segments, in_place_workspace,
-                        stream_overlaps)
+                        stream_overlaps, whole_tensor_segment)
 from .tensor import plan_tensors
 from .tiles import choose_tiles
 
@@ -84,6 +84,8 @@ def plan_vmcu(graph: Graph, steps: Sequence[Step], segment_override: int | None 
         chosen = streaming.get(step.index)
         out = graph.tensors[step.outputs[0]]
         segment = chosen.segment_bytes if chosen else default_segment(graph, step)
+        if not (chosen and chosen.streams):
+            segment = whole_tensor_segment(graph, step, segment)
         gap = 0
         if chosen and chosen.streams and not chosen.in_place:
             # Bytes the step needs beyond the larger of its streamed input and its output.
