@@ -7,8 +7,9 @@ plan, of the plan without fusion and of the tensor-level plan on qemu-cortex-m4,
 plan on qemu-cortex-m7 (`vmcu-validate`, bit-exact with the reference interpreter and TFLite
 Micro or the script stops); then, from profiled runs of the fused and the unfused plans
 (`--profile`), the instructions per multiply-accumulate of each kernel type: the unfused plan
-runs each TFLite layer as its own step, the basis of the peers' per-layer figures. Writes the "latency" section of
---out (benchmarks/sections.py), next to what benchmarks/memory.py writes.
+runs each TFLite layer as its own step, the basis of the peers' per-layer figures; and, for the
+models where --allow-recompute lowers the pool, the fused plan with it on qemu-cortex-m4. Writes the
+"latency" section of --out (benchmarks/sections.py), next to what benchmarks/memory.py writes.
 
 The peers' figures are constants below: TFLite Micro with its CMSIS-NN kernels and TinyEngine
 (the paper's baseline, C generated per model, not bit-exact: it requantizes in float), measured
@@ -96,6 +97,8 @@ def main(argv: list[str]) -> int:
     rows = ["| model | vMCU fused, M4 | no fusion, M4 | tensor planner, M4 | vMCU fused, M7 | TFLM + CMSIS-NN, M4 "
             "| TinyEngine, M4 | fused / fastest peer |", "|---|---:|---:|---:|---:|---:|---:|---:|"]
     kernels = {plan: defaultdict(dict) for plan in ("fused", "unfused")}  # plan -> type -> model -> [instr, MACs]
+    recompute_rows = ["| model | pool | with --allow-recompute | instructions, M4 | with --allow-recompute | ratio |",
+                      "|---|---:|---:|---:|---:|---:|"]
     for path in models:
         name = path.stem
         program, unfused_program = compile_model(path, "vmcu", True), compile_model(path, "vmcu", False)
@@ -114,6 +117,11 @@ def main(argv: list[str]) -> int:
                     entry = kernels[plan][kernel_type(step)].setdefault(name, [0, 0])
                     entry[0] += count
                     entry[1] += step.macs
+        allowed = compile_model(path, "vmcu", True, recompute=True)
+        if any(f.fused and f.recompute for f in allowed.plan.fusion):
+            slower = measure(path, allowed, "qemu-cortex-m4").measurements["instructions"]
+            recompute_rows.append(f"| {name} | {program.plan.pool_bytes:,} | {allowed.plan.pool_bytes:,} | "
+                                  f"{totals[0]:,} | {slower:,} | {slower / totals[0]:.2f} |")
         print(f"measured {name}: {totals[0]:,} instructions (fused, qemu-cortex-m4)")
     kernel_rows = {}
     for plan, found in kernels.items():
@@ -142,6 +150,11 @@ def main(argv: list[str]) -> int:
         *kernel_rows["unfused"],
         "",
         *kernel_rows["fused"],
+        "",
+        "With `--allow-recompute` (fused plans, M4, bit-exact): the pool bytes it saves against the instructions",
+        "the recomputed multiply-accumulates cost (BENCHMARKS.md, Recomputation, counts them).",
+        "",
+        *recompute_rows,
     ])
     print(f"wrote the latency section of {args.out}")
     return 0

@@ -27,6 +27,8 @@ from typing import Any
 
 KIND = "LAYER_CHAIN"
 MAX_STAGES = 6  # deeper, the rows-inside-rows schedule outgrows the 64-bit time the checks use
+RECOMPUTE_PIXELS = 8  # a recomputing chain's second-stage output pixels per register window
+RECOMPUTE_STACK = 1024  # at most this many bytes of stack for that window and the stage's pixels
 
 Layer = Any  # Conv2DParams, DepthwiseConv2DParams or TransposeParams (not imported: the ops import the kernels)
 NCHW_TO_NHWC = (0, 2, 3, 1)
@@ -110,17 +112,35 @@ class LayerChainParams:
         head = self.layers[self.stages[1].first]
         return is_depthwise(head) and head.depth_multiplier == 1
 
+    def recompute_tile(self) -> int:
+        """The second stage's output pixels per recomputed window: their windows side by side share
+        all but the stride's columns, so the first stage's pixels are made fewer times per output
+        pixel the more it takes (a 3x3 stride-1 depthwise: 3 x 10 pixels per 8, 3.75 each, against
+        3 x 4 per 2). RECOMPUTE_PIXELS where the window and the stage's pixels fit RECOMPUTE_STACK,
+        else 2, the pair every stage takes."""
+        head = self.layers[self.stages[1].first]
+        _, k_h, k_w, _ = head.filter.shape
+        widest = max(self.layers[j].output_shape[3] for j in range(self.stages[1].first, self.stages[1].end))
+        for tile in range(RECOMPUTE_PIXELS, 2, -2):
+            if k_h * (k_w + (tile - 1) * head.stride[1]) * head.input_shape[3] + tile * widest <= RECOMPUTE_STACK:
+                return tile
+        return 2
+
     def recomputed_macs(self) -> int:
-        """The multiply-accumulates recomputation adds: each first-stage pixel is made once per
-        in-bounds tap of the windows that read it, instead of once."""
+        """The multiply-accumulates recomputation adds: per output row of the second stage, each
+        first-stage pixel of the in-bounds rows of its window is made once per window of
+        `recompute_tile` pixels whose columns hold it, instead of once in all."""
         if not self.recompute:
             return 0
         stage, head = self.stages[0], self.layers[self.stages[1].first]
         _, h, w, _ = self.stage_output(stage)
         per_pixel = sum(_pixel_macs(self.layers[j]) for j in range(stage.first, stage.end))
         _, o_h, o_w, _ = head.output_shape
-        reads = _tap_count(o_h, head.stride[0], head.padding[0], head.filter.shape[1], h) * \
-            _tap_count(o_w, head.stride[1], head.padding[1], head.filter.shape[2], w)
+        (s_h, s_w), (p_h, p_w), (_, k_h, k_w, _) = head.stride, head.padding, head.filter.shape
+        tile = self.recompute_tile()
+        columns = sum(min((min(x + tile, o_w) - 1) * s_w - p_w + k_w, w) - max(x * s_w - p_w, 0)
+                      for x in range(0, o_w, tile))
+        reads = _tap_count(o_h, s_h, p_h, k_h, h) * columns
         return per_pixel * (reads - h * w)
 
     @property

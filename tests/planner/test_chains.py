@@ -154,6 +154,30 @@ def test_recomputation_is_off_by_default_and_reported_when_allowed(tmp_path):
     np.testing.assert_array_equal(Interpreter(again).run([data]).outputs[0], run_tflm(model, [data], 1)[0][0])
 
 
+def test_a_recomputed_window_serves_eight_pixels_and_the_report_counts_its_macs():
+    """A 1x1 lead (4 -> 24 channels) before a 3x3 stride-1 depthwise on 10 x 10: its window and
+    the stage's pixels fit the stack budget for RECOMPUTE_PIXELS = 8 output pixels, so each output
+    row makes the lead's pixels of 9 columns (pixels 0-7, the left one padding) and 3 (pixels 8-9)
+    over its in-bounds rows (28 over the rows), 96 MACs each, against the 100 pixels made once:
+    the kernel declares that window (3 rows of 10 pixels of 24 channels) and is bit-exact."""
+    from vmcu_tflite.kernels import describe
+    from vmcu_tflite.kernels.ir import RegAlloc
+    from vmcu_tflite.kernels.schedule import walk
+    from tests.planner.test_fusion import lead_depthwise_project
+
+    rng = np.random.default_rng(4)
+    model = lead_depthwise_project(rng, 10, 4, mid=24, lead_k=1, c_out=4)
+    program = compile_model(model, recompute=True)
+    params = program.steps[0].params
+    assert params.recompute and params.recompute_tile() == 8
+    assert params.recomputed_macs() == 24 * 4 * (28 * (9 + 3) - 10 * 10)
+    kernel = describe(program.steps[0].kernel, params, program.plan.steps[0].segment_bytes)
+    windows = {p.stmt.size for p in walk(kernel.body) if isinstance(p.stmt, RegAlloc) and p.stmt.name == "win"}
+    assert windows == {3 * 10 * 24}
+    data = rng.integers(-128, 128, (1, 10, 10, 4)).astype(np.int8)
+    np.testing.assert_array_equal(Interpreter(program).run([data]).outputs[0], run_tflm(model, [data], 1)[0][0])
+
+
 def test_a_chain_has_at_most_max_stages_and_then_fits_the_schedule():
     """Rows inside rows deepen the kernel's loop nest with every stage: past MAX_STAGES its
     schedule would outgrow the 64-bit time the interpreter and the gap model use, so no chain is

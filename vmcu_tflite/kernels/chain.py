@@ -8,8 +8,9 @@ down to the step's input: every row of every layer is computed once, when first 
 stage's pixel is its head layer's pixel (a depthwise pixel, a convolution's window read as
 `conv_pixel` reads it, or, for an NCHW TRANSPOSE, one byte of each channel plane), then each 1x1
 layer of the stage applied to that pixel in registers. Where the chain recomputes (the paper's
-section 5.2), the first stage keeps no ring: for each pair of the second stage's depthwise pixels,
-the first stage's pixels of their windows are made again into one register window.
+section 5.2), the first stage keeps no ring: for each tile of the second stage's depthwise pixels
+(up to eight, `LayerChainParams.recompute_tile`), the first stage's pixels of their windows are made
+again into one register window.
 The last stage's pixels go to the output segment by segment (each segment added to the input's
 at its place first where a residual ADD ends the chain), or, where a global average pool
 ends the chain, into one int32 sum per channel whose means are stored at the end. The input is
@@ -92,10 +93,10 @@ def _own(into, buf: str, size: int) -> list:
     return [RegAlloc(buf, "int8_t", size)] if into is None else []
 
 
-def _pointwise_pixels(params, j: int, src: str, count: Ix, tile: int, into=None) -> tuple[list, str]:
-    """1x1 layer j applied to the `count` pixels in buffer `src`: two output channels by up to two
-    pixels per weight pass (the GEMM's 2x2 tile), the pixels widened to 16 bits once; into its
-    own buffer, or into (buffer, base) `into`."""
+def _pointwise_pixels(params, j: int, src: str, count: Ix, tile: int, into=None, first: Ix = Const(0)) -> tuple[list, str]:
+    """1x1 layer j applied to the `count` pixels in buffer `src` from pixel `first` on: two output
+    channels by up to two pixels per weight pass (the GEMM's 2x2 tile), the pixels widened to 16
+    bits once; into its own buffer, or into (buffer, base) `into`."""
     layer, at, buf = params.layers[j], layer_param(params, j), f"px{j}"
     buf, base = into if into else (buf, Const(0))
     c_in, c_out = layer.input_shape[3], layer.output_shape[3]
@@ -108,15 +109,30 @@ def _pointwise_pixels(params, j: int, src: str, count: Ix, tile: int, into=None)
     widened = tile > 1 and wide * tile * 2 <= WIDEN_BYTES
     x, stride = (f"{src}w", wide) if widened else (src, c_in)
     widen = [RegAlloc(f"{src}w", "int16_t", wide * tile),
-             loop(f"t{j}", 0, count, [Widen(f"{src}w", t * wide, src, t * c_in, c_in, f"off{j}", x_offset)])]
+             loop(f"t{j}", 0, count, [Widen(f"{src}w", t * wide, src, (first + t) * c_in, c_in, f"off{j}", x_offset)])]
     return [*(widen if widened else []), *_own(into, buf, pair_bytes(tile * c_out)),
             loop(f"u{j}", 0, c_out, [
                 *channel_group(at, u, c_out, c_in, pair, tile, form, width),
-                Dot("acc", 0, x, 0, tuple(f"w{k}" for k in range(width)), 0, c_in, f"off{j}", x_offset, pair, count,
-                    stride),
+                Dot("acc", 0, x, 0 if widened else first * c_in, tuple(f"w{k}" for k in range(width)), 0, c_in,
+                    f"off{j}", x_offset, pair, count, stride),
                 Requantize(buf, base + u, "acc", pair, u, at, form, pixels=count, dst_stride=Const(c_out),
                            acc_stride=Const(width)),
             ], step=width)], buf
+
+
+def _pointwise_pairs(params, j: int, src: str, count: Ix, tile: int) -> tuple[list, str]:
+    """1x1 layer j applied to the `count` pixels (up to `tile`) in buffer `src`, a pair at a time
+    (the 2x2 tile), into its own buffer."""
+    if tile <= PIXELS:
+        return _pointwise_pixels(params, j, src, count, tile)
+    buf, c_out, pq = f"px{j}", params.layers[j].output_shape[3], Var(f"pq{j}")
+    pair, _ = _pointwise_pixels(params, j, src, imin(count - pq, PIXELS), PIXELS, into=(buf, pq * c_out), first=pq)
+    return [RegAlloc(buf, "int8_t", pair_bytes(tile * c_out)), loop(f"pq{j}", 0, count, pair, step=PIXELS)], buf
+
+
+def _stage_tile(params, i: int) -> int:
+    """Pixels per iteration of stage i: a recomputed window's stage takes `recompute_tile`."""
+    return params.recompute_tile() if i == 1 and params.recompute else _tile(params, params.stages[i])
 
 
 def _tile(params, stage) -> int:
@@ -141,7 +157,7 @@ def _stage_pixels(params, i: int, row: Ix, col: Ix, count: Ix, into=None, tile: 
     (buffer, base) `into`, pixel t at base + t * C), `tile` at a time at most (default: the
     stage's, one pixel `into` another buffer)."""
     stage = params.stages[i]
-    tile = tile or (1 if into else _tile(params, stage))
+    tile = tile or (1 if into else _stage_tile(params, i))
     last = stage.end - 1
     if i == 1 and params.recompute:
         return _recomputed_pixels(params, row, col, count, tile)
@@ -156,9 +172,9 @@ def _stage_pixels(params, i: int, row: Ix, col: Ix, count: Ix, into=None, tile: 
 def _recomputed_pixels(params, row: Ix, col: Ix, count: Ix, tile: int) -> tuple[list, str]:
     """Stage 1's pixels where stage 0 keeps no ring (paper section 5.2): per tile of stage 1's
     output pixels, the first stage's pixels of their depthwise windows are computed again into one
-    register window (the tile's windows overlap: two pixels at stride 1 take 3 x 4 pixels, not
-    2 x 3 x 3), taps outside the input left at the zero point (they add 0), then the depthwise
-    reads each pixel's part of the window."""
+    register window (the tile's windows overlap: eight pixels at stride 1 take 3 x 10 pixels, not
+    8 x 3 x 3), taps outside the input left at the zero point (they add 0), then the depthwise
+    reads each pixel's part of the window and the stage's 1x1 layers take its pixels in pairs."""
     stage, first = params.stages[1], params.stages[0]
     head = params.layers[stage.first]
     _, h, w, c = params.stage_output(first)
@@ -180,7 +196,7 @@ def _recomputed_pixels(params, row: Ix, col: Ix, count: Ix, tile: int) -> tuple[
                             window="win", window_cols=span, window_x=(rx - col) * s_w)
     statements = [RegAlloc(buf, "int8_t", tile * c_out), *window, loop("rx", col, col + count, pixel)]
     for j in range(stage.first + 1, stage.end):
-        more, buf = _pointwise_pixels(params, j, buf, count, tile)
+        more, buf = _pointwise_pairs(params, j, buf, count, tile)
         statements += more
     return statements, buf
 
@@ -190,7 +206,7 @@ def _make_rows(params, i: int, needed_by: Ix):
     head = params.layers[params.stages[i + 1].first]
     _, h, w, c = params.stage_output(params.stages[i])
     r, x = Var(f"r{i}"), Var(f"x{i}")
-    tile = _tile(params, params.stages[i])
+    tile = _stage_tile(params, i)
     count = imin(w - x, tile)
     lo, hi = new_rows(needed_by, head.stride[0], head.padding[0], head.filter.shape[1], h)
     pixels, buf = _stage_pixels(params, i, r, x, count)
@@ -213,7 +229,7 @@ def layer_chain(params, segment: int) -> Kernel:
             at += p.ring_bytes(stage)
     y, x, q, t = Var("y"), Var("x"), Var("q"), Var("t")
     _, rows, cols, _ = p.layers[-1].output_shape
-    tile = _tile(p, p.stages[last])
+    tile = _stage_tile(p, last)
     count = imin(cols - x, tile)
     pixels, buf = _stage_pixels(p, last, y, x, count)
     first, end = q * segment, imin(q * segment + segment, c_out)
