@@ -33,14 +33,19 @@ __asm__(
     "    .syntax unified\n"
     "    .thumb\n"
     /* A weight word (lr) widened in two halves against both pixels' input words (r8-r9, r10-r11),
-     * into one row's accumulators for pixel 0 (a0) and pixel 1 (a1). */
-    "    .macro VMCU_MAC2X2 a0, a1\n"
+     * into one row's accumulators for pixel 0 (a0) and pixel 1 (a1); with `first`, a1 starts from
+     * a0 (both still the row's bias: no copy of it). */
+    "    .macro VMCU_MAC2X2 a0, a1, first=0\n"
     "    sxtb16 ip, lr\n"
     "    sxtb16 lr, lr, ror #8\n"
+    "    .if \\first\n"
+    "    smlad \\a1, r10, ip, \\a0\n"
+    "    .else\n"
+    "    smlad \\a1, r10, ip, \\a1\n"
+    "    .endif\n"
+    "    smlad \\a1, r11, lr, \\a1\n"
     "    smlad \\a0, r8, ip, \\a0\n"
     "    smlad \\a0, r9, lr, \\a0\n"
-    "    smlad \\a1, r10, ip, \\a1\n"
-    "    smlad \\a1, r11, lr, \\a1\n"
     "    .endm\n"
     "    .macro VMCU_DOT2X2_GROUP\n"
     "    ldrd r8, r9, [r0], #8\n"
@@ -246,9 +251,9 @@ __asm__(
     "    ldrd r8, r9, [r0, #(8 * \\g)]\n"
     "    ldrd r10, r11, [r0, #(2 * \\k + 8 * \\g)]\n"
     "    ldr lr, [r2, #(\\k + 4 * \\g)]\n"
-    "    VMCU_MAC2X2 r5, r7\n"
+    "    VMCU_MAC2X2 r5, r7, (\\g == 0)\n"
     "    ldr lr, [r2, #(4 * \\g)]\n"
-    "    VMCU_MAC2X2 r4, r6\n"
+    "    VMCU_MAC2X2 r4, r6, (\\g == 0)\n"
     "    .if \\g + 1 < \\k / 4\n"
     "    VMCU_GEMM2X2_K_GROUPS \\k, (\\g + 1)\n"
     "    .endif\n"
@@ -269,10 +274,8 @@ __asm__(
     "    str ip, [sp, #16]\n"
     "    ldr r0, [r0]\n"              /* x0 */
     "7:\n"
-    "    \\load r4, [r1], #\\size\n"
-    "    \\load r5, [r1], #\\size\n"
-    "    mov r6, r4\n"
-    "    mov r7, r5\n"
+    "    \\load r4, [r1], #\\size\n"   /* the pair's biases: pixel 1's accumulators start from them */
+    "    \\load r5, [r1], #\\size\n"   /* in the first group */
     "    VMCU_GEMM2X2_K_GROUPS \\k, 0\n"
     "    add r2, r2, #(2 * \\k)\n"  /* the next pair's row */
     "    ldrd r8, r9, [r3], #8\n"     /* the pair's multipliers */
