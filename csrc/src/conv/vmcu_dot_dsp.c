@@ -245,8 +245,9 @@ __asm__(
     /* vmcu_gemm2x2_k<k>_narrow_b*_run: rows of exactly k inputs (x1 = x0 + k, w1 = w0 + k; the tile's
      * x1, w_stride and len are not read), each row unrolled (`VMCU_GEMM2X2_K_GROUPS`) with immediate
      * offsets from x0 (r0, fixed) and the pair's row (r2). That leaves r1 and r3 for the bias and
-     * multiplier pointers and no row loop; the frame holds [sp] the shifts, [sp + 4] pixel 0's
-     * outputs, [sp + 8] out_stride, [sp + 12] 2 * offset + 1, [sp + 16] the filter's end. */
+     * multiplier pointers and no row loop; the frame holds [sp] the shifts and [sp + 4] their end
+     * (the loop's test), [sp + 8] and [sp + 12] pixel 0's and pixel 1's outputs, [sp + 16]
+     * 2 * offset + 1. */
     "    .macro VMCU_GEMM2X2_K_GROUPS k, g\n"
     "    ldrd r8, r9, [r0, #(8 * \\g)]\n"
     "    ldrd r10, r11, [r0, #(2 * \\k + 8 * \\g)]\n"
@@ -263,15 +264,15 @@ __asm__(
     "    sub sp, sp, #20\n"
     "    ldr r2, [r0, #8]\n"          /* w */
     "    ldrd r1, r3, [r0, #20]\n"    /* bias, multiplier */
-    "    ldrd ip, lr, [r0, #28]\n"    /* shift, 2 * offset + 1 */
-    "    str ip, [sp]\n"
-    "    str lr, [sp, #12]\n"
-    "    ldrd ip, lr, [r0, #36]\n"    /* out, out_stride */
-    "    strd ip, lr, [sp, #4]\n"
-    "    ldr ip, [r0, #44]\n"         /* pairs */
-    "    mov lr, #(2 * \\k)\n"
-    "    mla ip, ip, lr, r2\n"
+    "    ldr ip, [r0, #28]\n"         /* shift */
+    "    ldr lr, [r0, #44]\n"         /* pairs */
+    "    add lr, ip, lr, lsl #1\n"    /* the shifts' end */
+    "    strd ip, lr, [sp]\n"
+    "    ldrd ip, lr, [r0, #32]\n"    /* 2 * offset + 1, out */
     "    str ip, [sp, #16]\n"
+    "    ldr ip, [r0, #40]\n"         /* out_stride */
+    "    add ip, ip, lr\n"
+    "    strd lr, ip, [sp, #8]\n"     /* both pixels' outputs */
     "    ldr r0, [r0]\n"              /* x0 */
     "7:\n"
     "    \\load r4, [r1], #\\size\n"   /* the pair's biases: pixel 1's accumulators start from them */
@@ -279,25 +280,22 @@ __asm__(
     "    VMCU_GEMM2X2_K_GROUPS \\k, 0\n"
     "    add r2, r2, #(2 * \\k)\n"  /* the next pair's row */
     "    ldrd r8, r9, [r3], #8\n"     /* the pair's multipliers */
-    "    ldr ip, [sp]\n"
+    "    ldrd ip, lr, [sp]\n"
     "    ldrsb r10, [ip], #1\n"       /* and shifts */
     "    ldrsb r11, [ip], #1\n"
     "    str ip, [sp]\n"
-    "    ldr lr, [sp, #12]\n"
+    "    cmp ip, lr\n"                /* the last pair: no instruction below sets the flags */
+    "    ldr lr, [sp, #16]\n"
     "    VMCU_NARROW r4, r8, r10\n"
     "    VMCU_NARROW r6, r8, r10\n"
     "    VMCU_NARROW r5, r9, r11\n"
     "    VMCU_NARROW r7, r9, r11\n"
-    "    ldrd ip, lr, [sp, #4]\n"
-    "    strb r4, [ip]\n"
-    "    strb r5, [ip, #1]\n"
-    "    add lr, lr, ip\n"
-    "    strb r6, [lr]\n"
-    "    strb r7, [lr, #1]\n"
-    "    adds ip, ip, #2\n"
-    "    str ip, [sp, #4]\n"
-    "    ldr lr, [sp, #16]\n"
-    "    cmp r2, lr\n"
+    "    ldrd ip, lr, [sp, #8]\n"
+    "    strb r4, [ip], #1\n"
+    "    strb r5, [ip], #1\n"
+    "    strb r6, [lr], #1\n"
+    "    strb r7, [lr], #1\n"
+    "    strd ip, lr, [sp, #8]\n"
     "    bne 7b\n"
     "    add sp, sp, #20\n"
     "    pop {r4-r11, pc}\n"
