@@ -116,8 +116,8 @@ class LayerChainParams:
         """The second stage's output pixels per recomputed window: their windows side by side share
         all but the stride's columns, so the first stage's pixels are made fewer times per output
         pixel the more it takes (a 3x3 stride-1 depthwise: 3 x 10 pixels per 8, 3.75 each, against
-        3 x 4 per 2). RECOMPUTE_PIXELS where the window and the stage's pixels fit RECOMPUTE_STACK,
-        else 2, the pair every stage takes."""
+        3 x 4 per 2). The most, in pairs up to RECOMPUTE_PIXELS, whose window and stage pixels fit
+        RECOMPUTE_STACK; at least the pair every stage takes."""
         head = self.layers[self.stages[1].first]
         _, k_h, k_w, _ = head.filter.shape
         widest = max(self.layers[j].output_shape[3] for j in range(self.stages[1].first, self.stages[1].end))

@@ -93,7 +93,8 @@ def _own(into, buf: str, size: int) -> list:
     return [RegAlloc(buf, "int8_t", size)] if into is None else []
 
 
-def _pointwise_pixels(params, j: int, src: str, count: Ix, tile: int, into=None, first: Ix = Const(0)) -> tuple[list, str]:
+def _pointwise_pixels(params, j: int, src: str, count: Ix, tile: int, into=None,
+                      first: Ix = Const(0)) -> tuple[list, str]:
     """1x1 layer j applied to the `count` pixels in buffer `src` from pixel `first` on: two output
     channels by up to two pixels per weight pass (the GEMM's 2x2 tile), the pixels widened to 16
     bits once; into its own buffer, or into (buffer, base) `into`."""

@@ -38,7 +38,7 @@ from .ir import (Accumulate, AddResidual, Average, Broadcast, Dot, DotLanes, Dot
 from .schedule import loop_range, walk
 
 INDENT = "    "
-UNROLLED_ROWS = (8, 16, 24, 32, 40, 48, 64, 80)  # GEMM rows the runtime's vmcu_gemm2x2_k<len>_narrow_b*_run take unrolled
+UNROLLED_ROWS = (8, 16, 24, 32, 40, 48, 64, 80)  # GEMM rows vmcu_gemm2x2_k<len>_narrow_b*_run take unrolled
 SIGNATURE = ("static vmcu_status {name}(const vmcu_context *ctx, const void *params, const vmcu_view *inputs, "
              "const vmcu_view *output)")
 PARAMETERS = ("ctx", "params", "inputs", "output", "p")
@@ -421,8 +421,8 @@ class _Lowering:
         """A GEMM's loop over its channel groups as one call of the runtime's assembly loop over
         channel pairs (vmcu_gemm2x2_narrow_b16_run / _b32_run, or vmcu_gemm2x2_k<len>_... for the
         unrolled rows: vmcu_dsp.h) for the tiles of two pixels, where the DSP assembly is built;
-        the loop itself follows for the rest. The
-        accumulators then stay in registers from bias to byte. Emits nothing for other loops."""
+        the loop itself follows for the rest. The accumulators then stay in registers from bias to
+        byte. Emits nothing for other loops."""
         parts = self.gemm_groups(s)
         if parts is None:
             return

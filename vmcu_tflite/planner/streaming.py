@@ -22,6 +22,8 @@ from .access import AccessPattern
 from .gap import min_distance
 from .placement import Overlap
 
+WHOLE_TENSOR_SEGMENT = 64  # the widest segment a whole-tensor GEMM takes: two rows of it are stack
+
 
 @dataclass(frozen=True)
 class Stream:
@@ -100,9 +102,6 @@ def default_segment(graph: Graph, step: Step) -> int:
     if step.kernel == "FULLY_CONNECTED":
         return min(step.params.filter.shape)
     return max(1, min(x.shape[-1] if x.shape else 1, y.shape[-1] if y.shape else 1))
-
-
-WHOLE_TENSOR_SEGMENT = 64  # the widest segment a whole-tensor GEMM takes: two rows of it are stack
 
 
 def whole_tensor_segment(graph: Graph, step: Step, segment: int) -> int:

@@ -630,8 +630,9 @@ typedef struct {
 } vmcu_gemm_tile;
 void vmcu_gemm2x2_narrow_b16_run(const vmcu_gemm_tile *tile);
 void vmcu_gemm2x2_narrow_b32_run(const vmcu_gemm_tile *tile);
-/* The same for rows of exactly 8, 16, 24 or 32 inputs, x1 = x0 + len and w_stride = len: each row
- * unrolled, the pair's pointers in registers (vmcu_dot_dsp.c). */
+/* The same for rows of exactly k = 8, 16, 24, 32, 40, 48, 64 or 80 inputs (lower_c.UNROLLED_ROWS),
+ * x1 = x0 + k and w_stride = k, pairs >= 1: each row unrolled, the pair's pointers in registers
+ * (vmcu_dot_dsp.c). */
 #define VMCU_GEMM2X2_K_DECLARE(k)                                                                     \
     void vmcu_gemm2x2_k##k##_narrow_b16_run(const vmcu_gemm_tile *tile);                              \
     void vmcu_gemm2x2_k##k##_narrow_b32_run(const vmcu_gemm_tile *tile);
