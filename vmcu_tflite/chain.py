@@ -27,6 +27,8 @@ from typing import Any
 
 KIND = "LAYER_CHAIN"
 MAX_STAGES = 6  # deeper, the rows-inside-rows schedule outgrows the 64-bit time the checks use
+PIXELS = 2  # a stage's output pixels per iteration: a pointwise layer's 2x2 tile (two pixels by two channels)
+PAIR_BYTES = 512  # stack for a pair's values: stages with wider layers take one pixel at a time
 RECOMPUTE_PIXELS = 8  # a recomputing chain's second-stage output pixels per register window
 RECOMPUTE_STACK = 1024  # at most this many bytes of stack for that window and the stage's pixels
 
@@ -112,24 +114,27 @@ class LayerChainParams:
         head = self.layers[self.stages[1].first]
         return is_depthwise(head) and head.depth_multiplier == 1
 
-    def recompute_tile(self) -> int:
-        """The second stage's output pixels per recomputed window: their windows side by side share
-        all but the stride's columns, so the first stage's pixels are made fewer times per output
-        pixel the more it takes (a 3x3 stride-1 depthwise: 3 x 10 pixels per 8, 3.75 each, against
-        3 x 4 per 2). The most, in pairs up to RECOMPUTE_PIXELS, whose window and stage pixels fit
-        RECOMPUTE_STACK; at least the pair every stage takes."""
-        head = self.layers[self.stages[1].first]
-        _, k_h, k_w, _ = head.filter.shape
-        widest = max(self.layers[j].output_shape[3] for j in range(self.stages[1].first, self.stages[1].end))
-        for tile in range(RECOMPUTE_PIXELS, 2, -2):
-            if k_h * (k_w + (tile - 1) * head.stride[1]) * head.input_shape[3] + tile * widest <= RECOMPUTE_STACK:
-                return tile
-        return 2
+    def stage_tile(self, i: int) -> int:
+        """Output pixels per iteration of stage i: PIXELS where their values of its widest layer fit
+        PAIR_BYTES, else one. The second stage of a recomputing chain takes more where they fit:
+        side by side, its pixels' windows share all but the stride's columns, so the first stage's
+        pixels are made fewer times per output pixel the more it takes (a 3x3 stride-1 depthwise:
+        3 x 10 pixels per 8, 3.75 each, against 3 x 4 per 2); the most, in pairs up to
+        RECOMPUTE_PIXELS, whose window and pixels fit RECOMPUTE_STACK."""
+        stage = self.stages[i]
+        widest = max(self.layers[j].output_shape[3] for j in range(stage.first, stage.end))
+        if i == 1 and self.recompute:
+            head = self.layers[stage.first]
+            _, k_h, k_w, _ = head.filter.shape
+            for tile in range(RECOMPUTE_PIXELS, PIXELS, -2):
+                if k_h * (k_w + (tile - 1) * head.stride[1]) * head.input_shape[3] + tile * widest <= RECOMPUTE_STACK:
+                    return tile
+        return PIXELS if PIXELS * widest <= PAIR_BYTES else 1
 
     def recomputed_macs(self) -> int:
         """The multiply-accumulates recomputation adds: per output row of the second stage, each
         first-stage pixel of the in-bounds rows of its window is made once per window of
-        `recompute_tile` pixels whose columns hold it, instead of once in all."""
+        `stage_tile(1)` pixels whose columns hold it, instead of once in all."""
         if not self.recompute:
             return 0
         stage, head = self.stages[0], self.layers[self.stages[1].first]
@@ -137,7 +142,7 @@ class LayerChainParams:
         per_pixel = sum(_pixel_macs(self.layers[j]) for j in range(stage.first, stage.end))
         _, o_h, o_w, _ = head.output_shape
         (s_h, s_w), (p_h, p_w), (_, k_h, k_w, _) = head.stride, head.padding, head.filter.shape
-        tile = self.recompute_tile()
+        tile = self.stage_tile(1)
         columns = sum(min((min(x + tile, o_w) - 1) * s_w - p_w + k_w, w) - max(x * s_w - p_w, 0)
                       for x in range(0, o_w, tile))
         reads = _tap_count(o_h, s_h, p_h, k_h, h) * columns

@@ -239,7 +239,7 @@ def test_gemm_rows_of_8_to_80_inputs_run_unrolled_on_cortex_m4(fuse, tmp_path):
 @pytest.mark.parametrize("stem", ["depthwise_block", "kws_like"])
 def test_recomputing_chains_on_cortex_m4(stem, tmp_path):
     """With --allow-recompute the chain's first stage keeps no ring: per tile of the depthwise's
-    output pixels (6 and 8 here, `recompute_tile`; the 1x1 layers after it a pair at a time), their
+    output pixels (6 and 8 here, `LayerChainParams.stage_tile`; the 1x1 layers after it a pair at a time), their
     overlapping windows' first-stage pixels are made again into one register window (two at a time
     where the stage pairs its pixels), the pixels at the input's edges left at the zero point;
     bit-exact with TFLite Micro."""

@@ -169,13 +169,15 @@ def test_a_recomputed_window_serves_eight_pixels_and_the_report_counts_its_macs(
     model = lead_depthwise_project(rng, 10, 4, mid=24, lead_k=1, c_out=4)
     program = compile_model(model, recompute=True)
     params = program.steps[0].params
-    assert params.recompute and params.recompute_tile() == 8
+    assert params.recompute and params.stage_tile(1) == 8
     assert params.recomputed_macs() == 24 * 4 * (28 * (9 + 3) - 10 * 10)
     kernel = describe(program.steps[0].kernel, params, program.plan.steps[0].segment_bytes)
     windows = {p.stmt.size for p in walk(kernel.body) if isinstance(p.stmt, RegAlloc) and p.stmt.name == "win"}
     assert windows == {3 * 10 * 24}
     data = rng.integers(-128, 128, (1, 10, 10, 4)).astype(np.int8)
     np.testing.assert_array_equal(Interpreter(program).run([data]).outputs[0], run_tflm(model, [data], 1)[0][0])
+    wide = compile_model(lead_depthwise_project(rng, 6, 4, mid=300, lead_k=1, c_out=4), recompute=True)
+    assert wide.steps[0].params.recompute and wide.steps[0].params.stage_tile(1) == 1  # as its stage without it
 
 
 def test_a_chain_has_at_most_max_stages_and_then_fits_the_schedule():

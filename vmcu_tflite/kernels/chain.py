@@ -9,7 +9,7 @@ stage's pixel is its head layer's pixel (a depthwise pixel, a convolution's wind
 `conv_pixel` reads it, or, for an NCHW TRANSPOSE, one byte of each channel plane), then each 1x1
 layer of the stage applied to that pixel in registers. Where the chain recomputes (the paper's
 section 5.2), the first stage keeps no ring: for each tile of the second stage's depthwise pixels
-(up to eight, `LayerChainParams.recompute_tile`), the first stage's pixels of their windows are made
+(up to eight, `LayerChainParams.stage_tile`), the first stage's pixels of their windows are made
 again into one register window.
 The last stage's pixels go to the output segment by segment (each segment added to the input's
 at its place first where a residual ADD ends the chain), or, where a global average pool
@@ -19,7 +19,7 @@ consumed input.
 """
 from __future__ import annotations
 
-from ..chain import is_depthwise, is_transpose
+from ..chain import PIXELS, is_depthwise, is_transpose
 from .conv import conv_pixel
 from .depthwise import depthwise_pair, depthwise_pixel, pairs_pixels
 from .gemm import WIDEN_BYTES, channel_group, pair_bytes, whole_words
@@ -32,8 +32,6 @@ from .tuning import depthwise_lanes, tile_channels
 from .window import layer_interior, new_rows, taps
 
 
-PIXELS = 2  # output pixels per iteration: a pointwise layer's 2x2 tile (two pixels by two channels)
-PAIR_BYTES = 512  # stack for a pair's values: stages with wider layers take one pixel at a time
 
 
 def layer_param(params, j: int) -> str:
@@ -131,17 +129,6 @@ def _pointwise_pairs(params, j: int, src: str, count: Ix, tile: int) -> tuple[li
     return [RegAlloc(buf, "int8_t", pair_bytes(tile * c_out)), loop(f"pq{j}", 0, count, pair, step=PIXELS)], buf
 
 
-def _stage_tile(params, i: int) -> int:
-    """Pixels per iteration of stage i: a recomputed window's stage takes `recompute_tile`."""
-    return params.recompute_tile() if i == 1 and params.recompute else _tile(params, params.stages[i])
-
-
-def _tile(params, stage) -> int:
-    """Pixels per iteration of a stage: two (a pointwise layer's 2x2 tile) where its buffers stay small."""
-    widest = max(params.layers[j].output_shape[3] for j in range(stage.first, stage.end))
-    return PIXELS if PIXELS * widest <= PAIR_BYTES else 1
-
-
 def _has_ring(params, i: int) -> bool:
     """Stage i keeps its rows in a ring (not the last stage; not a recomputed first stage)."""
     return 0 <= i < len(params.stages) - 1 and not (i == 0 and params.recompute)
@@ -158,7 +145,7 @@ def _stage_pixels(params, i: int, row: Ix, col: Ix, count: Ix, into=None, tile: 
     (buffer, base) `into`, pixel t at base + t * C), `tile` at a time at most (default: the
     stage's, one pixel `into` another buffer)."""
     stage = params.stages[i]
-    tile = tile or (1 if into else _stage_tile(params, i))
+    tile = tile or (1 if into else params.stage_tile(i))
     last = stage.end - 1
     if i == 1 and params.recompute:
         return _recomputed_pixels(params, row, col, count, tile)
@@ -186,7 +173,7 @@ def _recomputed_pixels(params, row: Ix, col: Ix, count: Ix, tile: int) -> tuple[
     rows = taps(row, head.stride[0], head.padding[0], 1, k_h, h)
     origin = taps(col, s_w, head.padding[1], 1, k_w, w).origin  # input column of the window's column 0
     lo, hi = imax(-origin, 0), imin(k_w + (count - 1) * s_w, w - origin)  # its columns inside the input
-    pair = _tile(params, first)  # the window's pixels two at a time where the stage pairs its pixels
+    pair = params.stage_tile(0)  # the window's pixels two at a time where the stage pairs its pixels
     made, _ = _stage_pixels(params, 0, rows.origin + wy, origin + wx, imin(hi - wx, pair),
                             into=("win", (wy * span + wx) * c), tile=pair)
     buf, c_out = f"px{stage.first}", head.output_shape[3]
@@ -207,7 +194,7 @@ def _make_rows(params, i: int, needed_by: Ix):
     head = params.layers[params.stages[i + 1].first]
     _, h, w, c = params.stage_output(params.stages[i])
     r, x = Var(f"r{i}"), Var(f"x{i}")
-    tile = _stage_tile(params, i)
+    tile = params.stage_tile(i)
     count = imin(w - x, tile)
     lo, hi = new_rows(needed_by, head.stride[0], head.padding[0], head.filter.shape[1], h)
     pixels, buf = _stage_pixels(params, i, r, x, count)
@@ -230,7 +217,7 @@ def layer_chain(params, segment: int) -> Kernel:
             at += p.ring_bytes(stage)
     y, x, q, t = Var("y"), Var("x"), Var("q"), Var("t")
     _, rows, cols, _ = p.layers[-1].output_shape
-    tile = _stage_tile(p, last)
+    tile = p.stage_tile(last)
     count = imin(cols - x, tile)
     pixels, buf = _stage_pixels(p, last, y, x, count)
     first, end = q * segment, imin(q * segment + segment, c_out)
