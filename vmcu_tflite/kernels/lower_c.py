@@ -123,9 +123,11 @@ def _workspace_view(ws: Workspace) -> str:
 
 
 class _Lowering:
-    def __init__(self, kernel: Kernel, function_name: str, whole: frozenset[str], used: set[int] | None = None) -> None:
+    def __init__(self, kernel: Kernel, function_name: str, whole: frozenset[str], used: set[int] | None = None,
+                 paired: frozenset[int] = frozenset()) -> None:
         """`whole`: the pool roles known not to cross the end of the pool; `used`: the declarations
-        (by serial) the first pass saw read, None in the first pass."""
+        (by serial) the first pass saw read, None in the first pass; `paired`: the widened tiles of
+        two pixels (by serial) the first pass found read only by the GEMM assembly (`paired_tiles`)."""
         self.kernel = kernel
         self.function_name = function_name
         self.whole = whole
@@ -146,6 +148,11 @@ class _Lowering:
         self.bodies: list[list] = []  # per loop in scope: [first line of its body, depth, {hoisted value: name}]
         self.unwidened: dict[int, Widen] = {}  # widened buffers (by serial) Helium reads from their int8 source
         self.vectors: set[int] = set()  # four-lane accumulators (by serial) Helium keeps in a vector register
+        self.paired = paired
+        self.pair_widens: dict[int, tuple[Ix, int]] = {}  # two-pixel Widen loops: buffer serial -> (pixels, stride)
+        self.assembly_reads: set[int] = set()  # widened tiles (by serial) a gemm_run reads
+        self.other_reads: set[int] = set()  # widened tiles (by serial) a Dot reads outside a gemm_run's fallback
+        self.fallback: int | None = None  # the tile whose gemm_run the loop being lowered is the fallback of
 
     # -- helpers ---------------------------------------------------------------------------------
 
@@ -395,10 +402,55 @@ class _Lowering:
 
     # -- statements -----------------------------------------------------------------------------
 
+    def paired_tiles(self) -> frozenset[int]:
+        """After a pass: the widened tiles of two pixels whose every Dot is a gemm_run's (or its
+        fallback's, which runs only without the second pixel): those the next pass widens
+        interleaved (vmcu_widen_s8_pair) and hands to the assembly."""
+        return frozenset(self.assembly_reads - self.other_reads)
+
+    def pair_widen(self, s: Loop) -> tuple[Widen, int] | None:
+        """The Widen and its pixels' distance of a loop widening a tile of up to two pixels whole
+        (`for t < pixels: Widen(dst + t * L, src + t * length, length)`, length = L, a multiple of 4),
+        else None."""
+        if not (len(s.body) == 1 and isinstance(s.body[0], Widen) and s.lo == Const(0) and s.step == 1
+                and self.bounds(s.hi)[1] == 2):
+            return None
+        w, t = s.body[0], s.var
+        stride = [int(w.dst_index.evaluate({t: v})) for v in (0, 1)]
+        length = self.bounds(w.length)
+        if w.natural or stride[0] != 0 or length != (stride[1], stride[1]) or stride[1] % 4 \
+                or self.bounds(substitute(w.src_index, t, 1) - substitute(w.src_index, t, 0)) != length:
+            return None
+        return w, stride[1]
+
+    def lower_pair_widen(self, s: Loop, depth: int) -> None:
+        """Where the tile is `paired`: both pixels widened at once, interleaved, for the assembly
+        (under VMCU_DOT_RUN, when the tile has its second pixel); the loop follows for the rest."""
+        found = self.pair_widen(s)
+        if found is None:
+            return
+        w, stride = found
+        serial = self.lookup(w.dst).serial
+        self.pair_widens[serial] = (s.hi, stride)
+        if serial not in self.paired:
+            return
+        x0, x1 = (_plus(w.src, _paren(self.at(w.src, simplify(substitute(w.src_index, s.var, t), self.ranges)))) for t in (0, 1))
+        both = "1" if self.bounds(s.hi) == (2, 2) else f"{_paren(s.hi.c())} == 2"
+        self.ref(w.dst)
+        self.ref(w.offsets)
+        self.lines.append("#if VMCU_DOT_RUN")
+        self.code(depth, [f"if ({both}) {{", f"vmcu_widen_s8_pair({w.dst}, {x0}, {x1}, {stride}, {w.offsets});",
+                          "} else"])
+        self.lines.append("#endif")
+
     def lower_Loop(self, s: Loop, depth: int) -> None:
         if isinstance(s.lo, Const) and isinstance(s.hi, Const) and s.lo.value >= s.hi.value:
             return  # runs no iteration (in the interior, the edge taps only one pixel of a pair has)
-        self.gemm_run(s, depth)
+        self.lower_pair_widen(s, depth)
+        fallback = self.fallback
+        tile = self.gemm_run(s, depth)
+        if tile is not None:
+            self.fallback = tile
         v = s.var
         incr = f"++{v}" if s.step == 1 else f"{v} += {s.step}"
         if isinstance(s.hi, Const):
@@ -415,24 +467,36 @@ class _Lowering:
         self.bodies.pop()
         self.loops.pop()
         self.ranges = outer
+        self.fallback = fallback
         self.line(depth, "}")
 
-    def gemm_run(self, s: Loop, depth: int) -> None:
+    def gemm_run(self, s: Loop, depth: int) -> int | None:
         """A GEMM's loop over its channel groups as one call of the runtime's assembly loop over
         channel pairs (vmcu_gemm2x2_narrow_b16_run / _b32_run, or vmcu_gemm2x2_k<len>_... for the
         unrolled rows: vmcu_dsp.h) for the tiles of two pixels, where the DSP assembly is built;
         the loop itself follows for the rest. The accumulators then stay in registers from bias to
-        byte. Emits nothing for other loops."""
+        byte. The assembly reads both pixels' inputs interleaved: it takes a tile only where a
+        pair_widen loop widened it for the same pixels, and only in the pass that widens it so
+        (`paired`). Returns the tile's serial where the loop is the assembly's (in either pass),
+        else None (and emits nothing)."""
         parts = self.gemm_groups(s)
         if parts is None:
-            return
+            return None
         dot, requant, rows, bias, unrolled = parts
+        tile = self.lookup(dot.x).serial
+        widened = self.pair_widens.get(tile)
+        if widened is None or widened[0] != dot.pixels or self.bounds(dot.x_index) != (0, 0) \
+                or self.bounds(dot.x_stride) != (widened[1], widened[1]):
+            return None
+        self.assembly_reads.add(tile)
+        if tile not in self.paired:
+            return tile
         u, quant, length = s.var, _paren(requant.quant), self.bounds(dot.length)[0]
         multiplier = self.param(f"{quant}->requant.multiplier", "int32_t *")
         shift = self.param(f"{quant}->requant.shift", "int8_t *")
         offset = self.param(f"{quant}->output_offset", "int32_t")
         w0, w1 = (_paren(_plus(self.param(f.array, "int8_t *"), _paren(f.offset.c()))) for f in rows[:2])
-        x0, x1 = (_plus(dot.x, _paren(self.at(dot.x, i))) for i in (dot.x_index, dot.x_index + dot.x_stride))
+        x = self.ref(dot.x)
         channel = _paren(requant.channel.c())
         out = f"&{requant.dst}[{_paren(self.at(requant.dst, requant.dst_index))}]"
         table = self.param(bias.bias, f"{bias.ctype} *")
@@ -442,12 +506,13 @@ class _Lowering:
         self.code(depth, [
             f"if ({both}) {{",
             f"const int32_t {u} = {s.lo.c()};",
-            f"const vmcu_gemm_tile tile = {{{x0}, {x1}, {w0}, (int32_t)({w1} - {w0}), {length}, {table} + {channel}, "
+            f"const vmcu_gemm_tile tile = {{{x}, {w0}, (int32_t)({w1} - {w0}), {length}, {table} + {channel}, "
             f"{multiplier} + {channel}, {shift} + {channel}, 2 * {offset} + 1, {out}, "
             f"{_paren(requant.dst_stride.c())}, ({_paren(s.hi.c())} - {u}) / 2}};",
             f"{run}(&tile);",
             "} else"])
         self.lines.append("#endif")
+        return tile
 
     def gemm_groups(self, s: Loop) -> tuple[Dot, Requantize, list[FlashLoad], InitBias, bool] | None:
         """The Dot, Requantize, row pointers and first InitBias of a GEMM's loop over groups of four
@@ -654,6 +719,8 @@ class _Lowering:
         ws = [_plus(w, _paren(self.at(w, s.w_index))) for w in s.weights[:4 if four else 1 if hi <= 1 else 2]]
         self.ref(s.acc)
         if pointer is not None and pointer.ctype == "int16_t":
+            if pointer.serial != self.fallback:
+                self.other_reads.add(pointer.serial)
             self.dot_widened(s, xs, ws, depth)
             return
         self.ref(s.offsets)
@@ -1188,6 +1255,8 @@ def lower(kernel: Kernel, function_name: str, whole: frozenset[str] = frozenset(
 
     Two passes: the first finds which declarations the code reads, the second writes the code
     with a (void) for the others (a weight row a one-unit Dot never reads, a load only freed).
+    The first also finds the widened tiles only the GEMM assembly reads, which the second widens
+    interleaved for it (`_Lowering.paired_tiles`).
     """
     unknown = set(whole) - set(kernel.tensors) - {w.name for w in kernel.workspaces}
     if unknown:
@@ -1195,7 +1264,7 @@ def lower(kernel: Kernel, function_name: str, whole: frozenset[str] = frozenset(
     kernel = replace(kernel, body=_simplified(kernel.body, {}))
     first = _Lowering(kernel, function_name, frozenset(whole))
     first.function()
-    return _Lowering(kernel, function_name, frozenset(whole), first.referenced).function()
+    return _Lowering(kernel, function_name, frozenset(whole), first.referenced, first.paired_tiles()).function()
 
 
 def function_block(kernel: Kernel, function: str, note: str = "") -> str:

@@ -610,13 +610,15 @@ void vmcu_dot1x2_s16_s8_run(const int16_t *x0, const int8_t *w0, const int8_t *w
 /**
  * A GEMM's channels for two pixels, a pair at a time: for channel c = 2j + k of `pairs` pairs,
  * out[p * out_stride + c] = sat8(vmcu_requantize_narrow(bias[c] + x_p . w_c, multiplier[c],
- * shift[c], offset)), with x_p len widened inputs (len a multiple of 8), w_c = w + c * w_stride.
- * The 2x2 row loop above, then the four values requantized and stored from their registers: no
- * accumulator array, no call per channel group. The generated GEMMs call it (lower_c.gemm_run)
- * for layers whose requantization takes the narrow form; the field order is the assembly's.
+ * shift[c], offset)), with x_p len widened inputs (len a multiple of 8) that vmcu_widen_s8_pair
+ * interleaved in `x`, w_c = w + c * w_stride. The 2x2 row loop above over one LDM of both pixels'
+ * words per group of four inputs, then the four values requantized and stored from their
+ * registers: no accumulator array, no call per channel group. The generated GEMMs call it
+ * (lower_c.gemm_run) for layers whose requantization takes the narrow form; the field order is
+ * the assembly's.
  */
 typedef struct {
-    const int16_t *x0, *x1;
+    const int16_t *x;           /* both pixels, interleaved by groups of four (vmcu_widen_s8_pair) */
     const int8_t *w;
     int32_t w_stride;
     int32_t len;
@@ -631,8 +633,7 @@ typedef struct {
 void vmcu_gemm2x2_narrow_b16_run(const vmcu_gemm_tile *tile);
 void vmcu_gemm2x2_narrow_b32_run(const vmcu_gemm_tile *tile);
 /* The same for rows of exactly k = 8, 16, 24, 32, 40, 48, 64 or 80 inputs (lower_c.UNROLLED_ROWS),
- * x1 = x0 + k and w_stride = k, pairs >= 1: each row unrolled, the pair's pointers in registers
- * (vmcu_dot_dsp.c). */
+ * w_stride = k, pairs >= 1: each row unrolled, the pair's pointers in registers (vmcu_dot_dsp.c). */
 #define VMCU_GEMM2X2_K_DECLARE(k)                                                                     \
     void vmcu_gemm2x2_k##k##_narrow_b16_run(const vmcu_gemm_tile *tile);                              \
     void vmcu_gemm2x2_k##k##_narrow_b32_run(const vmcu_gemm_tile *tile);
@@ -645,6 +646,24 @@ VMCU_GEMM2X2_K_DECLARE(48)
 VMCU_GEMM2X2_K_DECLARE(64)
 VMCU_GEMM2X2_K_DECLARE(80)
 #undef VMCU_GEMM2X2_K_DECLARE
+
+/**
+ * Two pixels' len inputs (len a multiple of 4) widened as vmcu_widen_s8 does, interleaved by groups
+ * of four: group g of pixel p at dst + 8g + 4p, so that one LDM of four words loads both pixels'
+ * group (vmcu_gemm_tile). The generated GEMMs widen a tile of two pixels this way only where every
+ * dot product over it is the assembly's (lower_c.gemm_run).
+ */
+static inline void vmcu_widen_s8_pair(int16_t *dst, const int8_t *x0, const int8_t *x1, int32_t len,
+                                      uint32_t offsets)
+{
+    int32_t i;
+    for (i = 0; i < len; i += 4) {
+        const uint32_t a = vmcu_load32(x0 + i), b = vmcu_load32(x1 + i);
+        const uint32_t words[4] = {vmcu_offset02(offsets, a), vmcu_offset13(offsets, a), vmcu_offset02(offsets, b),
+                                   vmcu_offset13(offsets, b)};
+        memcpy(dst + 2 * i, words, sizeof words);
+    }
+}
 #else
 #define VMCU_DOT_RUN 0
 #endif

@@ -55,6 +55,14 @@ __asm__(
     "    ldr lr, [r2], #4\n"
     "    VMCU_MAC2X2 r4, r6\n"
     "    .endm\n"
+    /* The GEMM's group over both pixels' inputs interleaved (vmcu_widen_s8_pair): one LDM. */
+    "    .macro VMCU_GEMM2X2_GROUP\n"
+    "    ldm r0!, {r8-r11}\n"
+    "    ldr lr, [r2, r3]\n"
+    "    VMCU_MAC2X2 r5, r7\n"
+    "    ldr lr, [r2], #4\n"
+    "    VMCU_MAC2X2 r4, r6\n"
+    "    .endm\n"
     "    .macro VMCU_DOT1X2_GROUP\n"
     "    ldrd r6, r7, [r0], #8\n"
     "    ldr lr, [r1, r2]\n"
@@ -172,32 +180,32 @@ __asm__(
     "    strd r4, r5, [ip]\n"
     "    pop {r4-r8, pc}\n"
     "    .size vmcu_dot1x2_s16_s8_run, . - vmcu_dot1x2_s16_s8_run\n"
-    /* vmcu_gemm2x2_narrow_b*_run, its biases read by `load` (`size` bytes each). The pair's row (r2)
-     * and the rows' distance (r3) stay in their registers from pair to pair; the frame holds [sp]
-     * the inputs' end, [sp + 4] the tile, [sp + 8] the step from a row's end to the next pair's
+    /* vmcu_gemm2x2_narrow_b*_run, its biases read by `load` (`size` bytes each), both pixels'
+     * inputs from one pointer (r0). The pair's row (r2) and the rows' distance (r3) stay in their
+     * registers from pair to pair; the frame holds [sp] the inputs' end, [sp + 4] the tile, [sp + 8] the step from a row's end to the next pair's
      * row, [sp + 12] the pair's bias, [sp + 16] its multipliers, [sp + 20] its shifts, [sp + 24]
      * pixel 0's outputs, [sp + 28] the pairs left, [sp + 32] len. */
     "    .macro VMCU_GEMM2X2_NARROW load, size\n"
     "    push {r4-r11, lr}\n"
     "    sub sp, sp, #36\n"
     "    str r0, [sp, #4]\n"
-    "    ldr r1, [r0]\n"              /* x0 */
-    "    ldrd r2, r3, [r0, #8]\n"     /* w, w_stride */
-    "    ldr ip, [r0, #16]\n"         /* len */
-    "    add lr, r1, ip, lsl #1\n"
+    "    ldr r1, [r0]\n"              /* x */
+    "    ldrd r2, r3, [r0, #4]\n"     /* w, w_stride */
+    "    ldr ip, [r0, #12]\n"         /* len */
+    "    add lr, r1, ip, lsl #2\n"    /* both pixels: four bytes per input */
     "    str lr, [sp]\n"
     "    str ip, [sp, #32]\n"
     "    rsb lr, ip, r3, lsl #1\n"    /* 2 w_stride - len */
-    "    ldr r1, [r0, #20]\n"         /* bias */
+    "    ldr r1, [r0, #16]\n"         /* bias */
     "    strd lr, r1, [sp, #8]\n"
-    "    ldrd r1, ip, [r0, #24]\n"    /* multiplier, shift */
+    "    ldrd r1, ip, [r0, #20]\n"    /* multiplier, shift */
     "    strd r1, ip, [sp, #16]\n"
-    "    ldr r1, [r0, #36]\n"         /* out */
-    "    ldr ip, [r0, #44]\n"         /* pairs */
+    "    ldr r1, [r0, #32]\n"         /* out */
+    "    ldr ip, [r0, #40]\n"         /* pairs */
     "    strd r1, ip, [sp, #24]\n"
     "5:\n"
     "    ldr ip, [sp, #4]\n"
-    "    ldrd r0, r1, [ip]\n"         /* x0, x1 */
+    "    ldr r0, [ip]\n"              /* x */
     "    ldr lr, [sp, #12]\n"
     "    \\load r4, [lr], #\\size\n"
     "    \\load r5, [lr], #\\size\n"
@@ -205,7 +213,7 @@ __asm__(
     "    mov r6, r4\n"
     "    mov r7, r5\n"
     "    ldr ip, [sp, #32]\n"
-    "    VMCU_DOT_ROW VMCU_DOT2X2_GROUP, VMCU_DOT2X2_AT_END, ip\n"
+    "    VMCU_DOT_ROW VMCU_GEMM2X2_GROUP, VMCU_DOT2X2_AT_END, ip\n"
     "    ldr ip, [sp, #8]\n"
     "    add r2, r2, ip\n"            /* the next pair's row */
     "    ldrd ip, lr, [sp, #16]\n"
@@ -214,12 +222,12 @@ __asm__(
     "    ldrsb r11, [lr], #1\n"
     "    strd ip, lr, [sp, #16]\n"
     "    ldr ip, [sp, #4]\n"
-    "    ldr lr, [ip, #32]\n"         /* 2 * offset + 1 */
+    "    ldr lr, [ip, #28]\n"         /* 2 * offset + 1 */
     "    VMCU_NARROW r4, r8, r10\n"
     "    VMCU_NARROW r6, r8, r10\n"
     "    VMCU_NARROW r5, r9, r11\n"
     "    VMCU_NARROW r7, r9, r11\n"
-    "    ldr r0, [ip, #40]\n"         /* pixel 1's outputs from pixel 0's */
+    "    ldr r0, [ip, #36]\n"         /* pixel 1's outputs from pixel 0's */
     "    ldr ip, [sp, #24]\n"
     "    strb r4, [ip]\n"
     "    strb r5, [ip, #1]\n"
@@ -242,15 +250,15 @@ __asm__(
     "    add \\acc, \\acc, lr\n"
     "    ssat \\acc, #8, \\acc, asr #1\n"
     "    .endm\n"
-    /* vmcu_gemm2x2_k<k>_narrow_b*_run: rows of exactly k inputs (x1 = x0 + k, w1 = w0 + k; the tile's
-     * x1, w_stride and len are not read), each row unrolled (`VMCU_GEMM2X2_K_GROUPS`) with immediate
-     * offsets from x0 (r0, fixed) and the pair's row (r2). That leaves r1 and r3 for the bias and
-     * multiplier pointers and no row loop; the frame holds [sp] the shifts and [sp + 4] their end
+    /* vmcu_gemm2x2_k<k>_narrow_b*_run: rows of exactly k inputs (w1 = w0 + k; the tile's w_stride
+     * and len are not read), each row unrolled (`VMCU_GEMM2X2_K_GROUPS`): both pixels' groups by
+     * one LDM from x (r0, back to the row's start after each pair), both weight rows by immediate
+     * offsets from the pair's row (r2). That leaves r1 and r3 for the bias and multiplier pointers
+     * and no row loop; the frame holds [sp] the shifts and [sp + 4] their end
      * (the loop's test), [sp + 8] and [sp + 12] pixel 0's and pixel 1's outputs, [sp + 16]
      * 2 * offset + 1. */
     "    .macro VMCU_GEMM2X2_K_GROUPS k, g\n"
-    "    ldrd r8, r9, [r0, #(8 * \\g)]\n"
-    "    ldrd r10, r11, [r0, #(2 * \\k + 8 * \\g)]\n"
+    "    ldm r0!, {r8-r11}\n"
     "    ldr lr, [r2, #(\\k + 4 * \\g)]\n"
     "    VMCU_MAC2X2 r5, r7, (\\g == 0)\n"
     "    ldr lr, [r2, #(4 * \\g)]\n"
@@ -262,23 +270,24 @@ __asm__(
     "    .macro VMCU_GEMM2X2_K k, load, size\n"
     "    push {r4-r11, lr}\n"
     "    sub sp, sp, #20\n"
-    "    ldr r2, [r0, #8]\n"          /* w */
-    "    ldrd r1, r3, [r0, #20]\n"    /* bias, multiplier */
-    "    ldr ip, [r0, #28]\n"         /* shift */
-    "    ldr lr, [r0, #44]\n"         /* pairs */
+    "    ldr r2, [r0, #4]\n"          /* w */
+    "    ldrd r1, r3, [r0, #16]\n"    /* bias, multiplier */
+    "    ldr ip, [r0, #24]\n"         /* shift */
+    "    ldr lr, [r0, #40]\n"         /* pairs */
     "    add lr, ip, lr, lsl #1\n"    /* the shifts' end */
     "    strd ip, lr, [sp]\n"
-    "    ldrd ip, lr, [r0, #32]\n"    /* 2 * offset + 1, out */
+    "    ldrd ip, lr, [r0, #28]\n"    /* 2 * offset + 1, out */
     "    str ip, [sp, #16]\n"
-    "    ldr ip, [r0, #40]\n"         /* out_stride */
+    "    ldr ip, [r0, #36]\n"         /* out_stride */
     "    add ip, ip, lr\n"
     "    strd lr, ip, [sp, #8]\n"     /* both pixels' outputs */
-    "    ldr r0, [r0]\n"              /* x0 */
+    "    ldr r0, [r0]\n"              /* x */
     "7:\n"
     "    \\load r4, [r1], #\\size\n"   /* the pair's biases: pixel 1's accumulators start from them */
     "    \\load r5, [r1], #\\size\n"   /* in the first group */
     "    VMCU_GEMM2X2_K_GROUPS \\k, 0\n"
     "    add r2, r2, #(2 * \\k)\n"  /* the next pair's row */
+    "    sub r0, r0, #(4 * \\k)\n"  /* the inputs' start */
     "    ldrd r8, r9, [r3], #8\n"     /* the pair's multipliers */
     "    ldrd ip, lr, [sp]\n"
     "    ldrsb r10, [ip], #1\n"       /* and shifts */
@@ -352,6 +361,7 @@ __asm__(
     "    .purgem VMCU_DOT1X2_AT_END\n"
     "    .purgem VMCU_DOT2X2_AT_END\n"
     "    .purgem VMCU_DOT1X2_GROUP\n"
+    "    .purgem VMCU_GEMM2X2_GROUP\n"
     "    .purgem VMCU_DOT2X2_GROUP\n"
     "    .purgem VMCU_MAC2X2\n"
     "    .popsection\n");
