@@ -206,9 +206,10 @@ def test_the_dot_loops_take_every_row_length_on_cortex_m4(fuse, tmp_path):
 def test_gemm_channel_pairs_run_in_assembly_on_cortex_m4(bias_bound, tmp_path):
     """1x1 layers as GEMMs over 25 pixels (the last tile one pixel): every two-pixel tile's channel
     pairs in an assembly loop with the narrow requantization (..._b16_run, or _b32_run for biases
-    past 16 bits): rows of 56 inputs in the looped one (vmcu_gemm2x2_narrow_b*_run), rows of 48 and
-    64 in the unrolled ones, whose segments may be 8 channels; the layer whose last segment is
-    partial, and the last tile, in C. Bit-exact with TFLite Micro."""
+    past 16 bits): rows of 56 inputs in the looped one (vmcu_gemm2x2_narrow_b*_run), rows of 48, 40
+    and 64 in the unrolled ones, whose segments may be 8 channels (the 40-input layer's last
+    segment is partial: its tiles compute all their channels in one call, `gemm.ALL_UNITS_BYTES`);
+    the last tile in C. Bit-exact with TFLite Micro."""
     model = tmp_path / "gemm_pairs.tflite"
     model.write_bytes(conv_chain(channels=(56, 48, 40, 64, 8), hw=5, bias_bound=bias_bound))
     result = validate(model, M4, seed=3, work=tmp_path / "run", fuse=False)
@@ -217,7 +218,7 @@ def test_gemm_channel_pairs_run_in_assembly_on_cortex_m4(bias_bound, tmp_path):
     bits = 16 if bias_bound < 32768 else 32
     calls = re.findall(r"(vmcu_gemm2x2_\w+_run)\(&tile\)", source)
     assert calls == [f"vmcu_gemm2x2_narrow_b{bits}_run", f"vmcu_gemm2x2_k48_narrow_b{bits}_run",
-                     f"vmcu_gemm2x2_k64_narrow_b{bits}_run"]
+                     f"vmcu_gemm2x2_k40_narrow_b{bits}_run", f"vmcu_gemm2x2_k64_narrow_b{bits}_run"]
 
 
 @needs_qemu
@@ -232,7 +233,7 @@ def test_gemm_rows_of_8_to_80_inputs_run_unrolled_on_cortex_m4(fuse, tmp_path):
     assert result.status == 0 and result.matches_reference and result.matches_tflm is (True if HAVE_TFLM else None)
     source = "".join(path.read_text() for path in (tmp_path / "run" / "model").glob("*.c"))
     lengths = {int(k) for k in re.findall(r"vmcu_gemm2x2_k(\d+)_narrow_b32_run\(&tile\)", source)}
-    assert lengths == ({8, 16, 24, 32, 80} if fuse else {8, 16, 32, 80})
+    assert lengths == {8, 16, 24, 32, 80}
 
 
 @needs_qemu

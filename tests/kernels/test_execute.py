@@ -51,11 +51,12 @@ def test_a_store_not_yet_executed_is_pending():
 
 
 def _hoist_accumulators(kernel):
-    """`acc` declared once per output segment instead of once per channel pair: its InitBias then
-    resets it in every iteration of the channel loop, a value carried from one iteration to the next."""
+    """`acc` declared once per pass over the channels (per output segment, or per tile where a tile's
+    channels take one pass) instead of once per channel pair: its InitBias then resets it in every
+    iteration of the channel loop, a value carried from one iteration to the next."""
     def change(stmt):
-        if isinstance(stmt, Loop) and stmt.var == "q":
-            inner = next(s for s in stmt.body if isinstance(s, Loop) and s.var == "u")
+        inner = next((s for s in getattr(stmt, "body", ()) if isinstance(s, Loop) and s.var == "u"), None)
+        if isinstance(stmt, Loop) and inner is not None:
             acc = next(s for s in inner.body if isinstance(s, RegAlloc) and s.name == "acc")
             body = [replace(s, body=tuple(t for t in s.body if t is not acc)) if s is inner else s for s in stmt.body]
             return replace(stmt, body=(acc, *body))

@@ -528,3 +528,21 @@ def test_grouped_conv_description_computes_every_channel():
     channels = values(placed.stmt.channel, env)[first]
     counts = values(placed.stmt.count, env)[first]
     assert sorted(int(c) + k for c, n in zip(channels, counts) for k in range(int(n))) == list(range(6))
+
+
+@pytest.mark.parametrize("depth, paired", [(24, True), (20, False)], ids=["assembly", "C"])
+def test_a_gemm_tile_is_widened_interleaved_only_for_the_assembly(depth, paired):
+    """The GEMM assembly reads both pixels' inputs interleaved (vmcu_widen_s8_pair): a tile is widened
+    so, under VMCU_DOT_RUN and only with its second pixel, exactly where the assembly is its dot
+    products' (rows of a multiple of 8 inputs); a row of 20 inputs keeps the C loops and the plain
+    widening their dot products read."""
+    from vmcu_tflite.kernels.gemm import gemm
+    from vmcu_tflite.kernels.requant import RequantForm
+    form = RequantForm(narrow=True, saturate=True, bias="int16_t")
+    source = lower(gemm(7, depth, 16, 16, "vmcu_conv_params", "pointwise", form, tile_rows=2), "f")
+    assert ("vmcu_gemm2x2_k24_narrow_b" in source) is paired
+    assert source.count("vmcu_widen_s8_pair(") == paired
+    if paired:
+        guard = source[:source.index("vmcu_widen_s8_pair(")].rsplit("#if", 1)[1]
+        assert guard.startswith(" VMCU_DOT_RUN") and "if (vmcu_min((-m + 7), 2) == 2) {" in guard
+        assert "vmcu_widen_s8(xw + " in source  # the last tile's one pixel, and the other cores

@@ -73,19 +73,22 @@ def test_vmcu_run_runs_the_kernels_a_target_is_converted_with(capsys):
     assert "kernels" not in capsys.readouterr().out.splitlines()[0]
 
 
-@pytest.mark.parametrize("once", [True, False], ids=["widened once (dsp)", "per segment (helium)"])
-def test_helium_reads_a_gemm_rows_int8_source_only_while_the_pool_still_holds_it(once):
+@pytest.mark.parametrize("units, once, skipped", [(272, True, False), (48, True, True), (48, False, True)],
+                         ids=["widened once (dsp)", "all units at once (dsp)", "per segment (helium)"])
+def test_helium_reads_a_gemm_rows_int8_source_only_while_the_pool_still_holds_it(units, once, skipped):
     """Where the offset is 0 Helium skips a Widen and its dot products read the int8 rows through
     their pointer into the pool. A GEMM that widens its rows once for all its output segments stores
     each segment over consumed input between their dot products: the widened copy must stay (the C
-    of a dsp-tuned model runs on the Cortex-M55 too); widened per segment, the skip is safe."""
+    of a dsp-tuned model runs on the Cortex-M55 too). Where the tile's outputs fit one buffer
+    (`gemm.ALL_UNITS_BYTES`) every dot product runs before the first store, and widened per
+    segment each segment's run before its own: the skip is safe."""
     from vmcu_tflite.kernels.gemm import gemm
-    kernel = gemm(8, 32, 48, 16, "vmcu_conv_params", "pointwise", tile_rows=2, x_offset="0", widen_once=once)
+    kernel = gemm(8, 32, units, 16, "vmcu_conv_params", "pointwise", tile_rows=2, x_offset="0", widen_once=once)
     source = lower(kernel, "gemm")
-    assert source.count("for (int32_t q = 0; q < 3; ++q)") == 1
+    assert source.count(f"for (int32_t q = 0; q < {units // 16}; ++q)") == 1
     widen_before_q = source.index("vmcu_widen_s8(") < source.index("for (int32_t q = 0")
     assert widen_before_q is once
-    assert ("/* the dot products read x */" in source) is (not once)
+    assert ("/* the dot products read x */" in source) is skipped
 
 
 def test_helium_reads_a_gathered_window_as_int8_past_the_segments_stores():

@@ -4,7 +4,9 @@ Iterations (tile of rows m, output segment q). A tile is one input row, or two (
 the paper's 2x2 GEMM tile, each widened weight word used for two rows. Each iteration reads the
 tile's rows (a pointer into the pool, or a copy where they cross the end of the pool), computes
 units [qS, min(qS + S, N)) four at a time (`group_width`: a 4x2 tile) into a segment buffer per
-row, and stores the segments.
+row, and stores the segments. A widened tile whose outputs fit ALL_UNITS_BYTES computes all its
+units in one pass instead, then frees and stores segment by segment as before: the same pool
+accesses in the same order, one call of the GEMM assembly per tile instead of one per segment.
 The rows are freed with their last segment, before it is stored: the store may land on them
 (paper eq. 1: gap min(N, K) - 1 for one row; a two-row tile reads row m + 1 before it stores
 row m, so its output may need up to K more bytes of distance: the planner takes it only where
@@ -12,13 +14,14 @@ its placement allows that, `planner/tiles.py`).
 """
 from __future__ import annotations
 
-from .index import Const, Var, imax, imin
-from .ir import (Broadcast, Dot, FlashLoad, InitBias, Kernel, RAMFree, RAMLoad, RAMStore, RegAlloc, Requantize,
+from .index import Const, Ix, Var, imax, imin
+from .ir import (Broadcast, Dot, FlashLoad, InitBias, Kernel, Loop, RAMFree, RAMLoad, RAMStore, RegAlloc, Requantize,
                  Widen, loop)
 from .requant import GENERAL, RequantForm
 
 
 WIDEN_BYTES = 2048  # stack for the tile's rows widened to 16 bits; longer rows are read as bytes
+ALL_UNITS_BYTES = 512  # stack for a widened tile's outputs of every segment at once (`gemm`)
 
 
 def whole_words(n: int) -> int:
@@ -69,7 +72,6 @@ def gemm(rows: int, depth: int, units: int, segment: int, params_type: str, stem
     segments = -(-units // segment)
     first, end = q * segment, imin(q * segment + segment, units)
     width = group_width(units)
-    pair = imin(end - u, width)
     tile = imin(rows - m, tile_rows)  # rows in this tile: tile_rows, fewer in the last
     wide = whole_words(depth)
     widened = tile_rows == 2 and wide * tile_rows * 2 <= WIDEN_BYTES
@@ -80,25 +82,34 @@ def gemm(rows: int, depth: int, units: int, segment: int, params_type: str, stem
     # the pool through the load's pointer, so each segment loads it again (after the stores before it).
     load = [RAMLoad("x", "input0", m * depth, depth * tile, max_bytes=depth * tile_rows), *(widen if widened else [])]
     once = widened and widen_once
-    body = (
-        Broadcast("offsets", x_offset),
-        loop("m", 0, rows, [
-            *(load if once else []),
-            loop("q", 0, segments, [
-                *([] if once else load),
-                RegAlloc("seg", "int8_t", pair_bytes(segment * tile_rows)),
-                loop("u", first, end, [
-                    *channel_group("p", u, units, depth, pair, tile_rows, form, width),
-                    Dot("acc", 0, x, 0, tuple(f"w{k}" for k in range(width)), 0, depth, "offsets", x_offset, pair,
-                        tile, stride),
-                    Requantize("seg", u - first, "acc", pair, u, "p", form, pixels=tile, dst_stride=Const(segment),
-                               acc_stride=Const(width)),
-                ], step=width),
-                loop("r", 0, tile, [RAMFree("input0", (m + r) * depth, depth * imax(q - (segments - 2), 0))]),
-                loop("r", 0, tile, [RAMStore("output", (m + r) * units + first, end - first, "seg", r * segment)]),
-            ]),
-        ], step=tile_rows),
-    )
+    every = once and segments > 1 and pair_bytes(units * tile_rows) <= ALL_UNITS_BYTES
+
+    def units_pass(lo, hi, base: Ix, pitch: int) -> Loop:
+        """Units [lo, hi) four at a time into `seg`, row r's unit v at r * pitch + v - base."""
+        used = imin(hi - u, width)
+        return loop("u", lo, hi, [
+            *channel_group("p", u, units, depth, used, tile_rows, form, width),
+            Dot("acc", 0, x, 0, tuple(f"w{k}" for k in range(width)), 0, depth, "offsets", x_offset, used, tile, stride),
+            Requantize("seg", u - base, "acc", used, u, "p", form, pixels=tile, dst_stride=Const(pitch),
+                       acc_stride=Const(width)),
+        ], step=width)
+
+    def free_and_store(at: Ix) -> list:
+        """Segment q: the rows freed with the last one, then stored from row r's `at` in `seg`."""
+        return [loop("r", 0, tile, [RAMFree("input0", (m + r) * depth, depth * imax(q - (segments - 2), 0))]),
+                loop("r", 0, tile, [RAMStore("output", (m + r) * units + first, end - first, "seg", at)])]
+
+    if every:  # a widened tile's units in one pass (one assembly call), then the segments stored
+        tile_body = [*load, RegAlloc("seg", "int8_t", pair_bytes(units * tile_rows)), units_pass(0, units, Const(0), units),
+                     loop("q", 0, segments, free_and_store(r * units + first))]
+    else:
+        tile_body = [*(load if once else []), loop("q", 0, segments, [
+            *([] if once else load),
+            RegAlloc("seg", "int8_t", pair_bytes(segment * tile_rows)),
+            units_pass(first, end, first, segment),
+            *free_and_store(r * segment),
+        ])]
+    body = (Broadcast("offsets", x_offset), loop("m", 0, rows, tile_body, step=tile_rows))
     shape = f"{rows} x {depth}] x [{depth} x {units}"
     return Kernel(name=stem, params_type=params_type, signature=("gemm", rows, depth, units, segment, tile_rows, once),
                   tensors={"input0": rows * depth, "output": rows * units}, body=body,
