@@ -495,7 +495,7 @@ class _Lowering:
         multiplier = self.param(f"{quant}->requant.multiplier", "int32_t *")
         shift = self.param(f"{quant}->requant.shift", "int8_t *")
         offset = self.param(f"{quant}->output_offset", "int32_t")
-        w0, w1 = (_paren(_plus(self.param(f.array, "int8_t *"), _paren(f.offset.c()))) for f in rows[:2])
+        w0 = _paren(_plus(self.param(rows[0].array, "int8_t *"), _paren(rows[0].offset.c())))
         x = self.ref(dot.x)
         channel = _paren(requant.channel.c())
         out = f"&{requant.dst}[{_paren(self.at(requant.dst, requant.dst_index))}]"
@@ -506,7 +506,7 @@ class _Lowering:
         self.code(depth, [
             f"if ({both}) {{",
             f"const int32_t {u} = {s.lo.c()};",
-            f"const vmcu_gemm_tile tile = {{{x}, {w0}, (int32_t)({w1} - {w0}), {length}, {table} + {channel}, "
+            f"const vmcu_gemm_tile tile = {{{x}, {w0}, {length}, {table} + {channel}, "
             f"{multiplier} + {channel}, {shift} + {channel}, 2 * {offset} + 1, {out}, "
             f"{_paren(requant.dst_stride.c())}, ({_paren(s.hi.c())} - {u}) / 2}};",
             f"{run}(&tile);",
@@ -518,9 +518,9 @@ class _Lowering:
         """The Dot, Requantize, row pointers and first InitBias of a GEMM's loop over groups of four
         channels (`gemm.py`), or of a chain's 1x1 layer over channel pairs (`chain.py`), that the
         assembly takes: every group full, 16 channels or more, up to two pixels of widened inputs a
-        multiple of 8 and 16 or more long, int8 weight rows and a narrow requantization saturating
-        to int8; and whether the rows take the unrolled form (`UNROLLED_ROWS`, the rows and the two
-        pixels' inputs `len` apart), which also takes 8 inputs and 8 channels. Else None."""
+        multiple of 8 and 16 or more long (`len`), int8 weight rows len bytes apart and a narrow
+        requantization saturating to int8; and whether the rows take the unrolled form
+        (`UNROLLED_ROWS`), which also takes 8 inputs and 8 channels. Else None."""
         body = s.body
         if s.step not in (2, 4) or len(body) < 4 or not isinstance(body[0], RegAlloc):
             return None
@@ -550,8 +550,9 @@ class _Lowering:
         # the window at every u: their distance at the loop's first u is the distance at all.
         first = {v: ranges[v][0] for v in (rows[1].offset - rows[0].offset).variables()}
         row_step = int((rows[1].offset - rows[0].offset).evaluate(first))
-        unrolled = (length[0] in UNROLLED_ROWS and row_step == length[0]
-                    and loop_bounds(dot.x_stride, loops, ranges) == length)
+        if row_step != length[0] or loop_bounds(dot.x_stride, loops, ranges) != length:
+            return None  # the assembly's rows are len apart, and so are its two pixels' widened inputs
+        unrolled = length[0] in UNROLLED_ROWS
         shortest = 8 if unrolled else 16  # below: GCC's unrolled loop is cheaper than the call
         if length[0] < shortest or loop_bounds(s.hi - s.lo, self.loops, self.ranges)[0] < shortest:
             return None

@@ -611,7 +611,7 @@ void vmcu_dot1x2_s16_s8_run(const int16_t *x0, const int8_t *w0, const int8_t *w
  * A GEMM's channels for two pixels, a pair at a time: for channel c = 2j + k of `pairs` pairs,
  * out[p * out_stride + c] = sat8(vmcu_requantize_narrow(bias[c] + x_p . w_c, multiplier[c],
  * shift[c], offset)), with x_p len widened inputs (len a multiple of 8) that vmcu_widen_s8_pair
- * interleaved in `x`, w_c = w + c * w_stride. The 2x2 row loop above over one LDM of both pixels'
+ * interleaved in `x`, w_c = w + c * len. The 2x2 row loop above over one LDM of both pixels'
  * words per group of four inputs, then the four values requantized and stored from their
  * registers: no accumulator array, no call per channel group. The generated GEMMs call it
  * (lower_c.gemm_run) for layers whose requantization takes the narrow form; the field order is
@@ -619,8 +619,7 @@ void vmcu_dot1x2_s16_s8_run(const int16_t *x0, const int8_t *w0, const int8_t *w
  */
 typedef struct {
     const int16_t *x;           /* both pixels, interleaved by groups of four (vmcu_widen_s8_pair) */
-    const int8_t *w;
-    int32_t w_stride;
+    const int8_t *w;            /* the first pair's two rows, len apart: w_c = w + c * len */
     int32_t len;
     const void *bias;           /* int16_t (..._b16_run) or int32_t (..._b32_run) */
     const int32_t *multiplier;  /* m2 = 2m - 2^32 */
@@ -633,7 +632,7 @@ typedef struct {
 void vmcu_gemm2x2_narrow_b16_run(const vmcu_gemm_tile *tile);
 void vmcu_gemm2x2_narrow_b32_run(const vmcu_gemm_tile *tile);
 /* The same for rows of exactly k = 8, 16, 24, 32, 40, 48, 64 or 80 inputs (lower_c.UNROLLED_ROWS),
- * w_stride = k, pairs >= 1: each row unrolled, the pair's pointers in registers (vmcu_dot_dsp.c). */
+ * len = k, pairs >= 1: each row unrolled, the pair's pointers in registers (vmcu_dot_dsp.c). */
 #define VMCU_GEMM2X2_K_DECLARE(k)                                                                     \
     void vmcu_gemm2x2_k##k##_narrow_b16_run(const vmcu_gemm_tile *tile);                              \
     void vmcu_gemm2x2_k##k##_narrow_b32_run(const vmcu_gemm_tile *tile);

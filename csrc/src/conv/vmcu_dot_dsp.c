@@ -180,68 +180,6 @@ __asm__(
     "    strd r4, r5, [ip]\n"
     "    pop {r4-r8, pc}\n"
     "    .size vmcu_dot1x2_s16_s8_run, . - vmcu_dot1x2_s16_s8_run\n"
-    /* vmcu_gemm2x2_narrow_b*_run, its biases read by `load` (`size` bytes each), both pixels'
-     * inputs from one pointer (r0). The pair's row (r2) and the rows' distance (r3) stay in their
-     * registers from pair to pair; the frame holds [sp] the inputs' end, [sp + 4] the tile, [sp + 8] the step from a row's end to the next pair's
-     * row, [sp + 12] the pair's bias, [sp + 16] its multipliers, [sp + 20] its shifts, [sp + 24]
-     * pixel 0's outputs, [sp + 28] the pairs left, [sp + 32] len. */
-    "    .macro VMCU_GEMM2X2_NARROW load, size\n"
-    "    push {r4-r11, lr}\n"
-    "    sub sp, sp, #36\n"
-    "    str r0, [sp, #4]\n"
-    "    ldr r1, [r0]\n"              /* x */
-    "    ldrd r2, r3, [r0, #4]\n"     /* w, w_stride */
-    "    ldr ip, [r0, #12]\n"         /* len */
-    "    add lr, r1, ip, lsl #2\n"    /* both pixels: four bytes per input */
-    "    str lr, [sp]\n"
-    "    str ip, [sp, #32]\n"
-    "    rsb lr, ip, r3, lsl #1\n"    /* 2 w_stride - len */
-    "    ldr r1, [r0, #16]\n"         /* bias */
-    "    strd lr, r1, [sp, #8]\n"
-    "    ldrd r1, ip, [r0, #20]\n"    /* multiplier, shift */
-    "    strd r1, ip, [sp, #16]\n"
-    "    ldr r1, [r0, #32]\n"         /* out */
-    "    ldr ip, [r0, #40]\n"         /* pairs */
-    "    strd r1, ip, [sp, #24]\n"
-    "5:\n"
-    "    ldr ip, [sp, #4]\n"
-    "    ldr r0, [ip]\n"              /* x */
-    "    ldr lr, [sp, #12]\n"
-    "    \\load r4, [lr], #\\size\n"
-    "    \\load r5, [lr], #\\size\n"
-    "    str lr, [sp, #12]\n"
-    "    mov r6, r4\n"
-    "    mov r7, r5\n"
-    "    ldr ip, [sp, #32]\n"
-    "    VMCU_DOT_ROW VMCU_GEMM2X2_GROUP, VMCU_DOT2X2_AT_END, ip\n"
-    "    ldr ip, [sp, #8]\n"
-    "    add r2, r2, ip\n"            /* the next pair's row */
-    "    ldrd ip, lr, [sp, #16]\n"
-    "    ldrd r8, r9, [ip], #8\n"     /* the pair's multipliers */
-    "    ldrsb r10, [lr], #1\n"       /* and shifts */
-    "    ldrsb r11, [lr], #1\n"
-    "    strd ip, lr, [sp, #16]\n"
-    "    ldr ip, [sp, #4]\n"
-    "    ldr lr, [ip, #28]\n"         /* 2 * offset + 1 */
-    "    VMCU_NARROW r4, r8, r10\n"
-    "    VMCU_NARROW r6, r8, r10\n"
-    "    VMCU_NARROW r5, r9, r11\n"
-    "    VMCU_NARROW r7, r9, r11\n"
-    "    ldr r0, [ip, #36]\n"         /* pixel 1's outputs from pixel 0's */
-    "    ldr ip, [sp, #24]\n"
-    "    strb r4, [ip]\n"
-    "    strb r5, [ip, #1]\n"
-    "    strb r6, [ip, r0]\n"
-    "    add r0, r0, ip\n"
-    "    strb r7, [r0, #1]\n"
-    "    adds ip, ip, #2\n"
-    "    ldr r1, [sp, #28]\n"
-    "    subs r1, r1, #1\n"
-    "    strd ip, r1, [sp, #24]\n"
-    "    bne 5b\n"
-    "    add sp, sp, #36\n"
-    "    pop {r4-r11, pc}\n"
-    "    .endm\n"
     /* vmcu_requantize_narrow in place (vmcu_dsp.h), 2 * offset + 1 in lr, the int8 saturation. */
     "    .macro VMCU_NARROW acc, m2, r1\n"
     "    smmlar \\acc, \\acc, \\m2, \\acc\n"
@@ -250,50 +188,33 @@ __asm__(
     "    add \\acc, \\acc, lr\n"
     "    ssat \\acc, #8, \\acc, asr #1\n"
     "    .endm\n"
-    /* vmcu_gemm2x2_k<k>_narrow_b*_run: rows of exactly k inputs (w1 = w0 + k; the tile's w_stride
-     * and len are not read), each row unrolled (`VMCU_GEMM2X2_K_GROUPS`): both pixels' groups by
-     * one LDM from x (r0, back to the row's start after each pair), both weight rows by immediate
-     * offsets from the pair's row (r2). That leaves r1 and r3 for the bias and multiplier pointers
-     * and no row loop; the frame holds [sp] the shifts and [sp + 4] their end
-     * (the loop's test), [sp + 8] and [sp + 12] pixel 0's and pixel 1's outputs, [sp + 16]
-     * 2 * offset + 1. */
-    "    .macro VMCU_GEMM2X2_K_GROUPS k, g\n"
-    "    ldm r0!, {r8-r11}\n"
-    "    ldr lr, [r2, #(\\k + 4 * \\g)]\n"
-    "    VMCU_MAC2X2 r5, r7, (\\g == 0)\n"
-    "    ldr lr, [r2, #(4 * \\g)]\n"
-    "    VMCU_MAC2X2 r4, r6, (\\g == 0)\n"
-    "    .if \\g + 1 < \\k / 4\n"
-    "    VMCU_GEMM2X2_K_GROUPS \\k, (\\g + 1)\n"
-    "    .endif\n"
-    "    .endm\n"
-    "    .macro VMCU_GEMM2X2_K k, load, size\n"
+    /* The GEMM loops' frame from the tile (r0, which it keeps), `extra` bytes past its 20: [sp] the
+     * pair's shifts and [sp + 4] their end (the loop's test), [sp + 8] and [sp + 12] pixel 0's and
+     * pixel 1's outputs, [sp + 16] 2 * offset + 1; the pair's row in r2, the biases in r1. */
+    "    .macro VMCU_GEMM2X2_FRAME extra\n"
     "    push {r4-r11, lr}\n"
-    "    sub sp, sp, #20\n"
+    "    sub sp, sp, #(20 + \\extra)\n"
     "    ldr r2, [r0, #4]\n"          /* w */
-    "    ldrd r1, r3, [r0, #16]\n"    /* bias, multiplier */
-    "    ldr ip, [r0, #24]\n"         /* shift */
-    "    ldr lr, [r0, #40]\n"         /* pairs */
+    "    ldr r1, [r0, #12]\n"         /* bias */
+    "    ldr ip, [r0, #20]\n"         /* shift */
+    "    ldr lr, [r0, #36]\n"         /* pairs */
     "    add lr, ip, lr, lsl #1\n"    /* the shifts' end */
     "    strd ip, lr, [sp]\n"
-    "    ldrd ip, lr, [r0, #28]\n"    /* 2 * offset + 1, out */
+    "    ldrd ip, lr, [r0, #24]\n"    /* 2 * offset + 1, out */
     "    str ip, [sp, #16]\n"
-    "    ldr ip, [r0, #36]\n"         /* out_stride */
+    "    ldr ip, [r0, #32]\n"         /* out_stride */
     "    add ip, ip, lr\n"
     "    strd lr, ip, [sp, #8]\n"     /* both pixels' outputs */
-    "    ldr r0, [r0]\n"              /* x */
-    "7:\n"
-    "    \\load r4, [r1], #\\size\n"   /* the pair's biases: pixel 1's accumulators start from them */
-    "    \\load r5, [r1], #\\size\n"   /* in the first group */
-    "    VMCU_GEMM2X2_K_GROUPS \\k, 0\n"
-    "    add r2, r2, #(2 * \\k)\n"  /* the next pair's row */
-    "    sub r0, r0, #(4 * \\k)\n"  /* the inputs' start */
-    "    ldrd r8, r9, [r3], #8\n"     /* the pair's multipliers */
+    "    .endm\n"
+    /* A channel pair's end in either loop: its multipliers in r8-r9, its shifts read and the test
+     * for the last pair made (no instruction after it sets the flags), the four accumulators
+     * requantized and stored through the frame's output pointers; back to `again` for the next. */
+    "    .macro VMCU_GEMM2X2_TAIL again\n"
     "    ldrd ip, lr, [sp]\n"
-    "    ldrsb r10, [ip], #1\n"       /* and shifts */
+    "    ldrsb r10, [ip], #1\n"
     "    ldrsb r11, [ip], #1\n"
     "    str ip, [sp]\n"
-    "    cmp ip, lr\n"                /* the last pair: no instruction below sets the flags */
+    "    cmp ip, lr\n"
     "    ldr lr, [sp, #16]\n"
     "    VMCU_NARROW r4, r8, r10\n"
     "    VMCU_NARROW r6, r8, r10\n"
@@ -305,7 +226,66 @@ __asm__(
     "    strb r6, [lr], #1\n"
     "    strb r7, [lr], #1\n"
     "    strd ip, lr, [sp, #8]\n"
-    "    bne 7b\n"
+    "    bne \\again\n"
+    "    .endm\n"
+    /* vmcu_gemm2x2_narrow_b*_run, its biases read by `load` (`size` bytes each): the row loop over
+     * both pixels' interleaved inputs (r0), the second weight row len bytes (r3) past the first
+     * (r2), so that the next pair's row is r3 past the row's end. The frame's extra 16 bytes hold
+     * [sp + 20] the inputs, [sp + 24] len, [sp + 28] the multipliers, [sp + 32] the inputs' end. */
+    "    .macro VMCU_GEMM2X2_AT_END\n"    /* flags: r0 at the inputs' end */
+    "    ldr ip, [sp, #32]\n"
+    "    cmp r0, ip\n"
+    "    .endm\n"
+    "    .macro VMCU_GEMM2X2_NARROW load, size\n"
+    "    VMCU_GEMM2X2_FRAME 16\n"
+    "    ldr ip, [r0, #16]\n"         /* multiplier */
+    "    str ip, [sp, #28]\n"
+    "    ldr r3, [r0, #8]\n"          /* len */
+    "    ldr ip, [r0]\n"              /* x */
+    "    strd ip, r3, [sp, #20]\n"
+    "    add ip, ip, r3, lsl #2\n"    /* both pixels: four bytes per input */
+    "    str ip, [sp, #32]\n"
+    "5:\n"
+    "    \\load r4, [r1], #\\size\n"
+    "    \\load r5, [r1], #\\size\n"
+    "    mov r6, r4\n"
+    "    mov r7, r5\n"
+    "    ldrd r0, ip, [sp, #20]\n"    /* x, len */
+    "    VMCU_DOT_ROW VMCU_GEMM2X2_GROUP, VMCU_GEMM2X2_AT_END, ip\n"
+    "    add r2, r2, r3\n"            /* the next pair's row */
+    "    ldr ip, [sp, #28]\n"
+    "    ldrd r8, r9, [ip], #8\n"     /* the pair's multipliers */
+    "    str ip, [sp, #28]\n"
+    "    VMCU_GEMM2X2_TAIL 5b\n"
+    "    add sp, sp, #36\n"
+    "    pop {r4-r11, pc}\n"
+    "    .endm\n"
+    /* vmcu_gemm2x2_k<k>_narrow_b*_run: rows of exactly k inputs (the tile's len is not read), each
+     * row unrolled (`VMCU_GEMM2X2_K_GROUPS`): both pixels' groups by one LDM from x (r0, back to
+     * the row's start after each pair), both weight rows by immediate offsets from the pair's row
+     * (r2). That leaves r3 for the multipliers and no row loop. */
+    "    .macro VMCU_GEMM2X2_K_GROUPS k, g\n"
+    "    ldm r0!, {r8-r11}\n"
+    "    ldr lr, [r2, #(\\k + 4 * \\g)]\n"
+    "    VMCU_MAC2X2 r5, r7, (\\g == 0)\n"
+    "    ldr lr, [r2, #(4 * \\g)]\n"
+    "    VMCU_MAC2X2 r4, r6, (\\g == 0)\n"
+    "    .if \\g + 1 < \\k / 4\n"
+    "    VMCU_GEMM2X2_K_GROUPS \\k, (\\g + 1)\n"
+    "    .endif\n"
+    "    .endm\n"
+    "    .macro VMCU_GEMM2X2_K k, load, size\n"
+    "    VMCU_GEMM2X2_FRAME 0\n"
+    "    ldr r3, [r0, #16]\n"         /* multiplier */
+    "    ldr r0, [r0]\n"              /* x */
+    "7:\n"
+    "    \\load r4, [r1], #\\size\n"   /* the pair's biases: pixel 1's accumulators start from them */
+    "    \\load r5, [r1], #\\size\n"   /* in the first group */
+    "    VMCU_GEMM2X2_K_GROUPS \\k, 0\n"
+    "    add r2, r2, #(2 * \\k)\n"  /* the next pair's row */
+    "    sub r0, r0, #(4 * \\k)\n"  /* the inputs' start */
+    "    ldrd r8, r9, [r3], #8\n"     /* the pair's multipliers */
+    "    VMCU_GEMM2X2_TAIL 7b\n"
     "    add sp, sp, #20\n"
     "    pop {r4-r11, pc}\n"
     "    .endm\n"
@@ -354,6 +334,9 @@ __asm__(
     "    .purgem VMCU_GEMM2X2_K_RUN\n"
     "    .purgem VMCU_GEMM2X2_K\n"
     "    .purgem VMCU_GEMM2X2_K_GROUPS\n"
+    "    .purgem VMCU_GEMM2X2_AT_END\n"
+    "    .purgem VMCU_GEMM2X2_TAIL\n"
+    "    .purgem VMCU_GEMM2X2_FRAME\n"
     "    .purgem VMCU_NARROW\n"
     "    .purgem VMCU_GEMM2X2_NARROW\n"
     "    .purgem VMCU_DOT2X2_ROW\n"
