@@ -38,7 +38,7 @@ from .ir import (Accumulate, AddResidual, Average, Broadcast, Dot, DotLanes, Dot
 from .schedule import loop_range, walk
 
 INDENT = "    "
-UNROLLED_ROWS = (8, 16, 24, 32, 40, 48, 64, 80)  # GEMM rows vmcu_gemm2x2_k<len>_narrow_b*_run take unrolled
+UNROLLED_ROWS = (8, 16, 24, 32, 40, 48, 64, 80, 96)  # GEMM rows vmcu_gemm2x2_k<len>_narrow_b*_run take unrolled
 SIGNATURE = ("static vmcu_status {name}(const vmcu_context *ctx, const void *params, const vmcu_view *inputs, "
              "const vmcu_view *output)")
 PARAMETERS = ("ctx", "params", "inputs", "output", "p")

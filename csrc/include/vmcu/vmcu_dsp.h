@@ -631,8 +631,9 @@ typedef struct {
 } vmcu_gemm_tile;
 void vmcu_gemm2x2_narrow_b16_run(const vmcu_gemm_tile *tile);
 void vmcu_gemm2x2_narrow_b32_run(const vmcu_gemm_tile *tile);
-/* The same for rows of exactly k = 8, 16, 24, 32, 40, 48, 64 or 80 inputs (lower_c.UNROLLED_ROWS),
- * len = k, pairs >= 1: each row unrolled, the pair's pointers in registers (vmcu_dot_dsp.c). */
+/* The same for rows of exactly k = 8, 16, 24, 32, 40, 48, 64, 80 or 96 inputs
+ * (lower_c.UNROLLED_ROWS), len = k, pairs >= 1: each row unrolled, the pair's pointers in
+ * registers (vmcu_dot_dsp.c). */
 #define VMCU_GEMM2X2_K_DECLARE(k)                                                                     \
     void vmcu_gemm2x2_k##k##_narrow_b16_run(const vmcu_gemm_tile *tile);                              \
     void vmcu_gemm2x2_k##k##_narrow_b32_run(const vmcu_gemm_tile *tile);
@@ -644,6 +645,7 @@ VMCU_GEMM2X2_K_DECLARE(40)
 VMCU_GEMM2X2_K_DECLARE(48)
 VMCU_GEMM2X2_K_DECLARE(64)
 VMCU_GEMM2X2_K_DECLARE(80)
+VMCU_GEMM2X2_K_DECLARE(96)
 #undef VMCU_GEMM2X2_K_DECLARE
 
 /**

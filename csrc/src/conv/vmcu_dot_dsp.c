@@ -317,6 +317,8 @@ __asm__(
     "    VMCU_GEMM2X2_K_RUN 64, 32, ldr, 4\n"
     "    VMCU_GEMM2X2_K_RUN 80, 16, ldrsh, 2\n"
     "    VMCU_GEMM2X2_K_RUN 80, 32, ldr, 4\n"
+    "    VMCU_GEMM2X2_K_RUN 96, 16, ldrsh, 2\n"
+    "    VMCU_GEMM2X2_K_RUN 96, 32, ldr, 4\n"
     "    .global vmcu_gemm2x2_narrow_b16_run\n"
     "    .type vmcu_gemm2x2_narrow_b16_run, %function\n"
     "    .p2align 2\n"
