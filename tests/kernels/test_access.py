@@ -62,7 +62,7 @@ def _pool_accesses(kernel) -> list[tuple]:
 
 
 @settings(max_examples=40, deadline=None)
-@given(rows=st.integers(1, 9), depth=st.sampled_from([8, 16, 20]), segment=st.integers(2, 12), segments=st.integers(2, 5),
+@given(rows=st.integers(1, 9), depth=st.sampled_from([8, 16, 20]), segment=st.integers(2, 12), segments=st.integers(1, 5),
        last=st.integers(0, 11))
 def test_a_gemm_tile_computing_all_its_units_at_once_accesses_the_pool_as_per_segment(
         rows, depth, segment, segments, last):

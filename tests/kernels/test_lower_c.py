@@ -546,3 +546,21 @@ def test_a_gemm_tile_is_widened_interleaved_only_for_the_assembly(depth, paired)
         guard = source[:source.index("vmcu_widen_s8_pair(")].rsplit("#if", 1)[1]
         assert guard.startswith(" VMCU_DOT_RUN") and "if (vmcu_min((-m + 7), 2) == 2) {" in guard
         assert "vmcu_widen_s8(xw + " in source  # the last tile's one pixel, and the other cores
+
+
+@pytest.mark.parametrize("units, direct", [(40, True), (528, False)], ids=["all units at once", "per segment"])
+def test_the_gemm_assembly_stores_a_tile_into_the_pool_only_in_place_of_its_stores(units, direct):
+    """Where a tile computes all its units in one pass and then stores them (`gemm.ALL_UNITS_BYTES`),
+    the assembly writes them straight into the pool where the tile's two rows do not cross its end
+    (vmcu_span_out, NULL in traced builds), and the stores run only where it did not; a tile
+    stored segment by segment between its passes keeps its stores."""
+    from vmcu_tflite.kernels.gemm import gemm
+    from vmcu_tflite.kernels.requant import RequantForm
+    form = RequantForm(narrow=True, saturate=True, bias="int16_t")
+    source = lower(gemm(7, 16, units, 16, "vmcu_conv_params", "pointwise", form, tile_rows=2), "f")
+    assert "vmcu_gemm2x2_k16_narrow_b16_run(&tile);" in source
+    assert (f"seg_pool = vmcu_span_out(&view_output, (uint32_t)({units} * m), {2 * units}u);" in source) is direct
+    if direct:
+        guarded = source[source.index("if (seg_pool == 0) {"):]
+        assert guarded.index("vmcu_write_buffer(") < guarded.index("return VMCU_OK;")
+        assert "seg_pool != 0 ? seg_pool : &seg[u]" in source

@@ -73,7 +73,7 @@ def test_vmcu_run_runs_the_kernels_a_target_is_converted_with(capsys):
     assert "kernels" not in capsys.readouterr().out.splitlines()[0]
 
 
-@pytest.mark.parametrize("units, once, skipped", [(272, True, False), (48, True, True), (48, False, True)],
+@pytest.mark.parametrize("units, once, skipped", [(528, True, False), (48, True, True), (48, False, True)],
                          ids=["widened once (dsp)", "all units at once (dsp)", "per segment (helium)"])
 def test_helium_reads_a_gemm_rows_int8_source_only_while_the_pool_still_holds_it(units, once, skipped):
     """Where the offset is 0 Helium skips a Widen and its dot products read the int8 rows through

@@ -21,7 +21,7 @@ from .requant import GENERAL, RequantForm
 
 
 WIDEN_BYTES = 2048  # stack for the tile's rows widened to 16 bits; longer rows are read as bytes
-ALL_UNITS_BYTES = 512  # stack for a widened tile's outputs of every segment at once (`gemm`)
+ALL_UNITS_BYTES = 1024  # stack for a widened tile's outputs of every segment at once (`gemm`)
 
 
 def whole_words(n: int) -> int:
@@ -82,7 +82,7 @@ def gemm(rows: int, depth: int, units: int, segment: int, params_type: str, stem
     # the pool through the load's pointer, so each segment loads it again (after the stores before it).
     load = [RAMLoad("x", "input0", m * depth, depth * tile, max_bytes=depth * tile_rows), *(widen if widened else [])]
     once = widened and widen_once
-    every = once and segments > 1 and pair_bytes(units * tile_rows) <= ALL_UNITS_BYTES
+    every = once and pair_bytes(units * tile_rows) <= ALL_UNITS_BYTES
 
     def units_pass(lo, hi, base: Ix, pitch: int) -> Loop:
         """Units [lo, hi) four at a time into `seg`, row r's unit v at r * pitch + v - base."""

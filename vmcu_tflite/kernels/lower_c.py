@@ -32,10 +32,12 @@ import re
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
+import numpy as np
+
 from .index import Const, Ix, Sum, Var, loop_bounds, simplify, substitute
 from .ir import (Accumulate, AddResidual, Average, Broadcast, Dot, DotLanes, DotLanesPair, DotRow, FlashLoad, InitBias, Kernel, Loop, RAMFree, RAMLoad,
                  RAMStore, RegAlloc, Requantize, Widen, Workspace)
-from .schedule import loop_range, walk
+from .schedule import enter, loop_range, values, walk
 
 INDENT = "    "
 UNROLLED_ROWS = (8, 16, 24, 32, 40, 48, 64, 80, 96)  # GEMM rows vmcu_gemm2x2_k<len>_narrow_b*_run take unrolled
@@ -153,6 +155,7 @@ class _Lowering:
         self.assembly_reads: set[int] = set()  # widened tiles (by serial) a gemm_run reads
         self.other_reads: set[int] = set()  # widened tiles (by serial) a Dot reads outside a gemm_run's fallback
         self.fallback: int | None = None  # the tile whose gemm_run the loop being lowered is the fallback of
+        self.store_guards: dict[int, str] = {}  # store loops (by id) a gemm_run may have done: its pointer's name
 
     # -- helpers ---------------------------------------------------------------------------------
 
@@ -446,6 +449,12 @@ class _Lowering:
     def lower_Loop(self, s: Loop, depth: int) -> None:
         if isinstance(s.lo, Const) and isinstance(s.hi, Const) and s.lo.value >= s.hi.value:
             return  # runs no iteration (in the interior, the edge taps only one pixel of a pair has)
+        guard = self.store_guards.pop(id(s), None)
+        if guard is not None:
+            self.line(depth, f"if ({guard} == 0) {{ /* else the assembly stored them */")
+            self.lower_Loop(s, depth + 1)
+            self.line(depth, "}")
+            return
         self.lower_pair_widen(s, depth)
         fallback = self.fallback
         tile = self.gemm_run(s, depth)
@@ -502,9 +511,20 @@ class _Lowering:
         table = self.param(bias.bias, f"{bias.ctype} *")
         run = f"vmcu_gemm2x2_{f'k{length}_' if unrolled else ''}narrow_b{16 if bias.ctype == 'int16_t' else 32}_run"
         both = "1" if self.bounds(dot.pixels) == (2, 2) else f"{_paren(dot.pixels.c())} == 2"
+        direct = self.direct_stores(s, dot, requant)
+        into = []
+        if direct is not None:
+            stores, base, size = direct
+            name = self.fresh(f"{requant.dst}_pool")
+            self.taken.add(name)
+            self.store_guards[id(stores)] = name
+            self.line(depth, f"int8_t *{name} = 0; /* where the assembly stores the tile's outputs itself */")
+            into = [f"{name} = vmcu_span_out({self.view('output')}, {self.u32_offset('output', base)}, {size}u);"]
+            out = f"{name} != 0 ? {name} : {out}"
         self.lines.append("#if VMCU_DOT_RUN")
         self.code(depth, [
             f"if ({both}) {{",
+            *into,
             f"const int32_t {u} = {s.lo.c()};",
             f"const vmcu_gemm_tile tile = {{{x}, {w0}, {length}, {table} + {channel}, "
             f"{multiplier} + {channel}, {shift} + {channel}, 2 * {offset} + 1, {out}, "
@@ -513,6 +533,44 @@ class _Lowering:
             "} else"])
         self.lines.append("#endif")
         return tile
+
+    def direct_stores(self, s: Loop, dot: Dot, requant: Requantize) -> tuple[Loop, Ix, int] | None:
+        """Where the statement after a GEMM's channel loop `s` is the loop that stores its outputs
+        buffer, whole rows of a two-pixel tile, each at its row of the output (a tile computing all
+        its units at once, `gemm.py`): that loop, the tile's output offset and its bytes. The
+        assembly can then write the outputs straight into the pool where those bytes do not cross
+        its end, the stores skipped: the same bytes at the same addresses, with no pool access
+        between (its inputs are a widened copy). Else None."""
+        body = self.bodies_open[-1]
+        at = next(k for k, t in enumerate(body) if t is s)
+        after = body[at + 1] if at + 1 < len(body) else None
+        if not isinstance(after, Loop) or self.bounds(s.lo) != (0, 0):
+            return None
+        placed = list(walk([after]))
+        stores = [p for p in placed if isinstance(p.stmt, RAMStore)]
+        units = self.bounds(s.hi)[1]
+        if (len(stores) != 1 or any(not isinstance(p.stmt, (Loop, RAMFree, RAMStore)) for p in placed)
+                or self.bounds(s.hi) != (units, units) or self.bounds(requant.dst_stride) != (units, units)
+                or (requant.dst_index - Var(s.var)).variables() or self.bounds(requant.dst_index - Var(s.var)) != (0, 0)):
+            return None
+        store = stores[0].stmt
+        base = store.offset - store.src_index  # the output offset of the buffer's byte 0
+        if (store.tensor != "output" or store.src != requant.dst or not self.own_buffer(store.src)
+                or base.variables() & {loop.var for loop in stores[0].loops}):
+            return None
+        env = {v: np.array([lo], np.int64) for v, (lo, _) in self.ranges.items()}
+        env["__count__"] = np.int64(1)
+        if int(values(dot.pixels, env)[0]) != 2:
+            return None
+        for loop in stores[0].loops:  # the store's instances in the first tile
+            env, _ = enter(loop, env)
+        first, length = values(store.src_index, env), values(store.length, env)
+        covered = np.zeros(2 * units, np.int64)
+        for a, n in zip(first.tolist(), length.tolist()):
+            covered[max(a, 0):a + n] += 1
+        if first.min(initial=0) < 0 or (first + length).max(initial=0) > 2 * units or (covered != 1).any():
+            return None
+        return after, base, 2 * units
 
     def gemm_groups(self, s: Loop) -> tuple[Dot, Requantize, list[FlashLoad], InitBias, bool] | None:
         """The Dot, Requantize, row pointers and first InitBias of a GEMM's loop over groups of four

@@ -151,6 +151,24 @@ static inline const int8_t *vmcu_span(const vmcu_view *v, uint32_t offset, uint3
 #endif
 }
 
+/**
+ * vmcu_span for writing: where a generated GEMM's assembly stores a tile's outputs straight into
+ * the pool (lower_c.gemm_run), the bytes its stores would copy there. NULL under VMCU_TRACE_ACCESS,
+ * so that traced builds store through vmcu_write_buffer, as the description says.
+ */
+static inline int8_t *vmcu_span_out(const vmcu_view *v, uint32_t offset, uint32_t len)
+{
+#ifdef VMCU_TRACE_ACCESS
+    (void)v;
+    (void)offset;
+    (void)len;
+    return (int8_t *)0;
+#else
+    const uint32_t a = vmcu_addr(v, offset);
+    return a + len <= v->size ? v->pool + a : (int8_t *)0;
+#endif
+}
+
 /** Copy `len` bytes of the view, starting at `offset`, to `dst` (at most two memcpy). */
 static inline void vmcu_read(const vmcu_view *v, uint32_t offset, int8_t *dst, uint32_t len)
 {
