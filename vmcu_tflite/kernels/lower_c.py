@@ -32,15 +32,14 @@ import re
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
-import numpy as np
-
 from .index import Const, Ix, Sum, Var, loop_bounds, simplify, substitute
 from .ir import (Accumulate, AddResidual, Average, Broadcast, Dot, DotLanes, DotLanesPair, DotRow, FlashLoad, InitBias, Kernel, Loop, RAMFree, RAMLoad,
                  RAMStore, RegAlloc, Requantize, Widen, Workspace)
-from .schedule import enter, loop_range, values, walk
+from .c_text import greatest, paren, plus
+from .lower_gemm import GemmAssembly
+from .schedule import loop_range, walk
 
 INDENT = "    "
-UNROLLED_ROWS = (8, 16, 24, 32, 40, 48, 64, 80, 96)  # GEMM rows vmcu_gemm2x2_k<len>_narrow_b*_run take unrolled
 SIGNATURE = ("static vmcu_status {name}(const vmcu_context *ctx, const void *params, const vmcu_view *inputs, "
              "const vmcu_view *output)")
 PARAMETERS = ("ctx", "params", "inputs", "output", "p")
@@ -68,31 +67,7 @@ class _Pointer:
 
 
 def _u32(e: Ix) -> str:
-    return f"{e.value}u" if isinstance(e, Const) and e.value >= 0 else f"(uint32_t){_paren(e.c())}"
-
-
-def _paren(text: str) -> str:
-    """`text` as one operand: identifiers, numbers and parenthesized or called expressions stay as they are."""
-    if re.fullmatch(r"[A-Za-z_0-9]+", text) or (text.startswith("(") and _closes_at_end(text)):
-        return text
-    if re.fullmatch(r"[A-Za-z_][A-Za-z_0-9]*\(.*\)", text) and _closes_at_end(text[text.index("("):]):
-        return text
-    return f"({text})"
-
-
-def _closes_at_end(text: str) -> bool:
-    """Whether the parenthesis opening `text` closes at its last character."""
-    depth = 0
-    for k, ch in enumerate(text):
-        depth += ch == "("
-        depth -= ch == ")"
-        if depth == 0:
-            return k == len(text) - 1
-    return False
-
-
-def _plus(base: str, index: str) -> str:
-    return base if index == "0" else f"{base} + {index}"
+    return f"{e.value}u" if isinstance(e, Const) and e.value >= 0 else f"(uint32_t){paren(e.c())}"
 
 
 def _split(index: Ix, stride: int) -> tuple[Ix, int] | None:
@@ -124,7 +99,7 @@ def _workspace_view(ws: Workspace) -> str:
     return "ws" if ws.at == 0 else f"ws_{ws.name}"
 
 
-class _Lowering:
+class _Lowering(GemmAssembly):
     def __init__(self, kernel: Kernel, function_name: str, whole: frozenset[str], used: set[int] | None = None,
                  paired: frozenset[int] = frozenset()) -> None:
         """`whole`: the pool roles known not to cross the end of the pool; `used`: the declarations
@@ -150,12 +125,7 @@ class _Lowering:
         self.bodies: list[list] = []  # per loop in scope: [first line of its body, depth, {hoisted value: name}]
         self.unwidened: dict[int, Widen] = {}  # widened buffers (by serial) Helium reads from their int8 source
         self.vectors: set[int] = set()  # four-lane accumulators (by serial) Helium keeps in a vector register
-        self.paired = paired
-        self.pair_widens: dict[int, tuple[Ix, int]] = {}  # two-pixel Widen loops: buffer serial -> (pixels, stride)
-        self.assembly_reads: set[int] = set()  # widened tiles (by serial) a gemm_run reads
-        self.other_reads: set[int] = set()  # widened tiles (by serial) a Dot reads outside a gemm_run's fallback
-        self.fallback: int | None = None  # the tile whose gemm_run the loop being lowered is the fallback of
-        self.store_guards: dict[int, str] = {}  # store loops (by id) a gemm_run may have done: its pointer's name
+        self.gemm_state(paired)
 
     # -- helpers ---------------------------------------------------------------------------------
 
@@ -223,9 +193,9 @@ class _Lowering:
             split = _split(index, stride.value)
             if split is not None:
                 run, byte = split
-                text = "0" if isinstance(run, Const) and run.value == 0 else f"{_paren(run.c())} * {name}_rs"
+                text = "0" if isinstance(run, Const) and run.value == 0 else f"{paren(run.c())} * {name}_rs"
                 return text if byte == 0 else (str(byte) if text == "0" else f"{text} + {byte}")
-        s, i = _paren(stride.c()), _paren(index.c())
+        s, i = paren(stride.c()), paren(index.c())
         return f"({i} / {s}) * {name}_rs + {i} % {s}"
 
     def view(self, tensor: str) -> str:
@@ -263,7 +233,7 @@ class _Lowering:
             split = self.ring_split(offset, ws.capacity)
             if split is not None:
                 row, byte = split
-                return f"(uint32_t)({self.ring_row(row, ws.capacity)} + {_paren(byte.c())})"
+                return f"(uint32_t)({self.ring_row(row, ws.capacity)} + {paren(byte.c())})"
         return f"(uint32_t)({offset.c()} % {ws.capacity})"
 
     def ring_split(self, offset: Sum, capacity: int) -> tuple[Ix, Ix] | None:
@@ -293,7 +263,7 @@ class _Lowering:
         those (the output row's), and the kernel rows read them from it: a load instead of a
         division and its operands at every row of every channel group. Windows of fewer than five
         rows keep the division, which GCC makes cheaper than the table there (KWS's 3x3 windows)."""
-        plain = f"{_paren(row.c())} % {capacity}"
+        plain = f"{paren(row.c())} % {capacity}"
         levels = sorted(k for k, (var, _, _) in enumerate(self.loops) if var in row.variables())
         if len(levels) < 2 or levels[-1] - levels[-2] < 3:  # fewer than two loops in between: no gain
             return plain
@@ -311,11 +281,11 @@ class _Lowering:
             self.lines[start:start] = [
                 f"{INDENT * depth}int32_t {seen[key]}[{hi - lo + 1}]; /* ring offsets of the rows {var} reads */",
                 f"{INDENT * depth}for (int32_t {k} = 0; {k} < {hi - lo + 1}; ++{k}) {{",
-                f"{INDENT * (depth + 1)}{seen[key]}[{k}] = {_paren(value.c())} % {capacity};",
+                f"{INDENT * (depth + 1)}{seen[key]}[{k}] = {paren(value.c())} % {capacity};",
                 f"{INDENT * depth}}}"]
             for body in self.bodies[levels[-2] + 1:]:
                 body[0] += 4
-        return f"{seen[key]}[{_paren((Var(var) - lo).c())}]"
+        return f"{seen[key]}[{paren((Var(var) - lo).c())}]"
 
     def u32_offset(self, tensor: str, offset: Ix) -> str:
         off = self.offset(tensor, offset)
@@ -405,47 +375,6 @@ class _Lowering:
 
     # -- statements -----------------------------------------------------------------------------
 
-    def paired_tiles(self) -> frozenset[int]:
-        """After a pass: the widened tiles of two pixels whose every Dot is a gemm_run's (or its
-        fallback's, which runs only without the second pixel): those the next pass widens
-        interleaved (vmcu_widen_s8_pair) and hands to the assembly."""
-        return frozenset(self.assembly_reads - self.other_reads)
-
-    def pair_widen(self, s: Loop) -> tuple[Widen, int] | None:
-        """The Widen and its pixels' distance of a loop widening a tile of up to two pixels whole
-        (`for t < pixels: Widen(dst + t * L, src + t * length, length)`, length = L, a multiple of 4),
-        else None."""
-        if not (len(s.body) == 1 and isinstance(s.body[0], Widen) and s.lo == Const(0) and s.step == 1
-                and self.bounds(s.hi)[1] == 2):
-            return None
-        w, t = s.body[0], s.var
-        stride = [int(w.dst_index.evaluate({t: v})) for v in (0, 1)]
-        length = self.bounds(w.length)
-        if w.natural or stride[0] != 0 or length != (stride[1], stride[1]) or stride[1] % 4 \
-                or self.bounds(substitute(w.src_index, t, 1) - substitute(w.src_index, t, 0)) != length:
-            return None
-        return w, stride[1]
-
-    def lower_pair_widen(self, s: Loop, depth: int) -> None:
-        """Where the tile is `paired`: both pixels widened at once, interleaved, for the assembly
-        (under VMCU_DOT_RUN, when the tile has its second pixel); the loop follows for the rest."""
-        found = self.pair_widen(s)
-        if found is None:
-            return
-        w, stride = found
-        serial = self.lookup(w.dst).serial
-        self.pair_widens[serial] = (s.hi, stride)
-        if serial not in self.paired:
-            return
-        x0, x1 = (_plus(w.src, _paren(self.at(w.src, simplify(substitute(w.src_index, s.var, t), self.ranges)))) for t in (0, 1))
-        both = "1" if self.bounds(s.hi) == (2, 2) else f"{_paren(s.hi.c())} == 2"
-        self.ref(w.dst)
-        self.ref(w.offsets)
-        self.lines.append("#if VMCU_DOT_RUN")
-        self.code(depth, [f"if ({both}) {{", f"vmcu_widen_s8_pair({w.dst}, {x0}, {x1}, {stride}, {w.offsets});",
-                          "} else"])
-        self.lines.append("#endif")
-
     def lower_Loop(self, s: Loop, depth: int) -> None:
         if isinstance(s.lo, Const) and isinstance(s.hi, Const) and s.lo.value >= s.hi.value:
             return  # runs no iteration (in the interior, the edge taps only one pixel of a pair has)
@@ -470,7 +399,7 @@ class _Lowering:
         self.line(depth, f"for ({head}) {{")
         outer = self.ranges
         self.ranges = {**outer, v: loop_range(s, outer)}
-        self.loops.append((v, s.lo, _greatest(s)))
+        self.loops.append((v, s.lo, greatest(s)))
         self.bodies.append([len(self.lines), depth + 1, {}])
         self.body(s.body, depth + 1)
         self.bodies.pop()
@@ -478,143 +407,6 @@ class _Lowering:
         self.ranges = outer
         self.fallback = fallback
         self.line(depth, "}")
-
-    def gemm_run(self, s: Loop, depth: int) -> int | None:
-        """A GEMM's loop over its channel groups as one call of the runtime's assembly loop over
-        channel pairs (vmcu_gemm2x2_narrow_b16_run / _b32_run, or vmcu_gemm2x2_k<len>_... for the
-        unrolled rows: vmcu_dsp.h) for the tiles of two pixels, where the DSP assembly is built;
-        the loop itself follows for the rest. The accumulators then stay in registers from bias to
-        byte. The assembly reads both pixels' inputs interleaved: it takes a tile only where a
-        pair_widen loop widened it for the same pixels, and only in the pass that widens it so
-        (`paired`). Returns the tile's serial where the loop is the assembly's (in either pass),
-        else None (and emits nothing)."""
-        parts = self.gemm_groups(s)
-        if parts is None:
-            return None
-        dot, requant, rows, bias, unrolled = parts
-        tile = self.lookup(dot.x).serial
-        widened = self.pair_widens.get(tile)
-        if widened is None or widened[0] != dot.pixels or self.bounds(dot.x_index) != (0, 0) \
-                or self.bounds(dot.x_stride) != (widened[1], widened[1]):
-            return None
-        self.assembly_reads.add(tile)
-        if tile not in self.paired:
-            return tile
-        u, quant, length = s.var, _paren(requant.quant), self.bounds(dot.length)[0]
-        multiplier = self.param(f"{quant}->requant.multiplier", "int32_t *")
-        shift = self.param(f"{quant}->requant.shift", "int8_t *")
-        offset = self.param(f"{quant}->output_offset", "int32_t")
-        w0 = _paren(_plus(self.param(rows[0].array, "int8_t *"), _paren(rows[0].offset.c())))
-        x = self.ref(dot.x)
-        channel = _paren(requant.channel.c())
-        out = f"&{requant.dst}[{_paren(self.at(requant.dst, requant.dst_index))}]"
-        table = self.param(bias.bias, f"{bias.ctype} *")
-        run = f"vmcu_gemm2x2_{f'k{length}_' if unrolled else ''}narrow_b{16 if bias.ctype == 'int16_t' else 32}_run"
-        both = "1" if self.bounds(dot.pixels) == (2, 2) else f"{_paren(dot.pixels.c())} == 2"
-        direct = self.direct_stores(s, dot, requant)
-        into = []
-        if direct is not None:
-            stores, base, size = direct
-            name = self.fresh(f"{requant.dst}_pool")
-            self.taken.add(name)
-            self.store_guards[id(stores)] = name
-            self.line(depth, f"int8_t *{name} = 0; /* where the assembly stores the tile's outputs itself */")
-            into = [f"{name} = vmcu_span_out({self.view('output')}, {self.u32_offset('output', base)}, {size}u);"]
-            out = f"{name} != 0 ? {name} : {out}"
-        self.lines.append("#if VMCU_DOT_RUN")
-        self.code(depth, [
-            f"if ({both}) {{",
-            *into,
-            f"const int32_t {u} = {s.lo.c()};",
-            f"const vmcu_gemm_tile tile = {{{x}, {w0}, {length}, {table} + {channel}, "
-            f"{multiplier} + {channel}, {shift} + {channel}, 2 * {offset} + 1, {out}, "
-            f"{_paren(requant.dst_stride.c())}, ({_paren(s.hi.c())} - {u}) / 2}};",
-            f"{run}(&tile);",
-            "} else"])
-        self.lines.append("#endif")
-        return tile
-
-    def direct_stores(self, s: Loop, dot: Dot, requant: Requantize) -> tuple[Loop, Ix, int] | None:
-        """Where the statement after a GEMM's channel loop `s` is the loop that stores its outputs
-        buffer, whole rows of a two-pixel tile, each at its row of the output (a tile computing all
-        its units at once, `gemm.py`): that loop, the tile's output offset and its bytes. The
-        assembly can then write the outputs straight into the pool where those bytes do not cross
-        its end, the stores skipped: the same bytes at the same addresses, with no pool access
-        between (its inputs are a widened copy). Else None."""
-        body = self.bodies_open[-1]
-        at = next(k for k, t in enumerate(body) if t is s)
-        after = body[at + 1] if at + 1 < len(body) else None
-        if not isinstance(after, Loop) or self.bounds(s.lo) != (0, 0):
-            return None
-        placed = list(walk([after]))
-        stores = [p for p in placed if isinstance(p.stmt, RAMStore)]
-        units = self.bounds(s.hi)[1]
-        if (len(stores) != 1 or any(not isinstance(p.stmt, (Loop, RAMFree, RAMStore)) for p in placed)
-                or self.bounds(s.hi) != (units, units) or self.bounds(requant.dst_stride) != (units, units)
-                or (requant.dst_index - Var(s.var)).variables() or self.bounds(requant.dst_index - Var(s.var)) != (0, 0)):
-            return None
-        store = stores[0].stmt
-        base = store.offset - store.src_index  # the output offset of the buffer's byte 0
-        if (store.tensor != "output" or store.src != requant.dst or not self.own_buffer(store.src)
-                or base.variables() & {loop.var for loop in stores[0].loops}):
-            return None
-        env = {v: np.array([lo], np.int64) for v, (lo, _) in self.ranges.items()}
-        env["__count__"] = np.int64(1)
-        if int(values(dot.pixels, env)[0]) != 2:
-            return None
-        for loop in stores[0].loops:  # the store's instances in the first tile
-            env, _ = enter(loop, env)
-        first, length = values(store.src_index, env), values(store.length, env)
-        covered = np.zeros(2 * units, np.int64)
-        for a, n in zip(first.tolist(), length.tolist()):
-            covered[max(a, 0):a + n] += 1
-        if first.min(initial=0) < 0 or (first + length).max(initial=0) > 2 * units or (covered != 1).any():
-            return None
-        return after, base, 2 * units
-
-    def gemm_groups(self, s: Loop) -> tuple[Dot, Requantize, list[FlashLoad], InitBias, bool] | None:
-        """The Dot, Requantize, row pointers and first InitBias of a GEMM's loop over groups of four
-        channels (`gemm.py`), or of a chain's 1x1 layer over channel pairs (`chain.py`), that the
-        assembly takes: every group full, 16 channels or more, up to two pixels of widened inputs a
-        multiple of 8 and 16 or more long (`len`), int8 weight rows len bytes apart and a narrow
-        requantization saturating to int8; and whether the rows take the unrolled form
-        (`UNROLLED_ROWS`), which also takes 8 inputs and 8 channels. Else None."""
-        body = s.body
-        if s.step not in (2, 4) or len(body) < 4 or not isinstance(body[0], RegAlloc):
-            return None
-        rows = [b for b in body if isinstance(b, FlashLoad) and not b.into]
-        biases = [b for b in body if isinstance(b, InitBias)]
-        dot, requant = body[-2], body[-1]
-        if not (isinstance(dot, Dot) and isinstance(requant, Requantize) and len(body) == 3 + len(rows) + len(biases)
-                and len(rows) == len(dot.weights) == s.step and requant.acc == dot.acc == body[0].name
-                and requant.acc1 is None and requant.form.narrow and requant.form.saturate
-                and requant.pixels == dot.pixels and len({b.ctype for b in biases}) == 1
-                and all(b.channel == requant.channel and b.width == s.step for b in biases)):
-            return None
-        x = self.lookup(dot.x)
-        if x is None or x.ctype != "int16_t" or x.run_stride is not None or self.bounds(dot.pixels)[1] != 2 \
-                or any(r.ctype != "int8_t" for r in rows):
-            return None  # int16 rows (a gathered stem's) meet inputs widened in order, not SXTB16's
-        ranges = {**self.ranges, s.var: loop_range(s, self.ranges)}
-        loops = (*self.loops, (s.var, s.lo, _greatest(s)))
-        wanted = {dot.count: s.step, requant.count: s.step, requant.acc_stride: s.step, dot.acc_index: 0,
-                  requant.acc_index: 0}
-        if any(loop_bounds(e, loops, ranges) != (v, v) for e, v in wanted.items()):
-            return None
-        length = loop_bounds(dot.length, loops, ranges)
-        if length[0] != length[1] or length[0] % 8:
-            return None
-        # The groups are full (above), so the rows' offsets min(u + k, units - 1) * window step by
-        # the window at every u: their distance at the loop's first u is the distance at all.
-        first = {v: ranges[v][0] for v in (rows[1].offset - rows[0].offset).variables()}
-        row_step = int((rows[1].offset - rows[0].offset).evaluate(first))
-        if row_step != length[0] or loop_bounds(dot.x_stride, loops, ranges) != length:
-            return None  # the assembly's rows are len apart, and so are its two pixels' widened inputs
-        unrolled = length[0] in UNROLLED_ROWS
-        shortest = 8 if unrolled else 16  # below: GCC's unrolled loop is cheaper than the call
-        if length[0] < shortest or loop_bounds(s.hi - s.lo, self.loops, self.ranges)[0] < shortest:
-            return None
-        return dot, requant, rows, biases[0], unrolled
 
     def lower_RegAlloc(self, s: RegAlloc, depth: int) -> None:
         self.declare(s.name, _Pointer("buffer", size=s.size, ctype=s.ctype))
@@ -638,11 +430,11 @@ class _Lowering:
             self.ref(s.name)
             i = self.fresh("i")
             self.line(depth, f"for (int32_t {i} = 0; {i} < {s.count}; ++{i}) {{")
-            self.line(depth + 1, f"{s.name}[{i}] = {self.param(s.array, 'int8_t *')}[{_sum(_paren(s.offset.c()), f'{i} * {s.stride}')}];")
+            self.line(depth + 1, f"{s.name}[{i}] = {self.param(s.array, 'int8_t *')}[{_sum(paren(s.offset.c()), f'{i} * {s.stride}')}];")
             self.line(depth, "}")
             return
         self.declare(s.name, _Pointer("flash", ctype=s.ctype))
-        self.line(depth, f"const {s.ctype} *{s.name} = {_plus(self.param(s.array, f'{s.ctype} *'), _paren(s.offset.c()))};")
+        self.line(depth, f"const {s.ctype} *{s.name} = {plus(self.param(s.array, f'{s.ctype} *'), paren(s.offset.c()))};")
         self.unused(depth, s.name)
 
     def lower_Broadcast(self, s: Broadcast, depth: int) -> None:
@@ -666,7 +458,7 @@ class _Lowering:
 
     def lower_RAMStore(self, s: RAMStore, depth: int) -> None:
         view, off = self.view(s.tensor), self.u32_offset(s.tensor, s.offset)
-        src = _plus(s.src, _paren(self.at(s.src, s.src_index)))
+        src = plus(s.src, paren(self.at(s.src, s.src_index)))
         single = self.bounds(s.length) == (1, 1)
         local = self.own_buffer(s.src)  # cannot overlap the pool
         if s.tensor in self.whole:
@@ -687,7 +479,7 @@ class _Lowering:
     def load_into(self, s: RAMLoad, depth: int) -> None:
         """Gather: runs packed into the buffer from into_index on, through the wrap if need be."""
         view, off = self.view(s.tensor), self.u32_offset(s.tensor, s.offset)
-        dst = _plus(s.into, _paren(self.at(s.into, s.into_index)))
+        dst = plus(s.into, paren(self.at(s.into, s.into_index)))
         runs_hi = self.bounds(s.runs)[1]
         length_lo = self.bounds(s.length)[0]
         whole = s.tensor in self.whole
@@ -711,7 +503,7 @@ class _Lowering:
         self.line(depth + 1, f"const uint32_t {at} = {off};")
         self.line(depth + 1, f"const int32_t {length} = {s.length.c()};")
         self.line(depth + 1, f"for (int32_t {r} = 0; {r} < {s.runs.c()} && {length} > 0; ++{r}) {{")
-        run_at = f"{at} + (uint32_t)({r} * {_paren(s.run_stride.c())})"
+        run_at = f"{at} + (uint32_t)({r} * {paren(s.run_stride.c())})"
         self.line(depth + 2, f"memcpy({dst} + {r} * {length}, vmcu_flat({view}, {run_at}), (uint32_t){length});"
                   if whole else f"vmcu_read({view}, {run_at}, {dst} + {r} * {length}, (uint32_t){length});")
         self.line(depth + 1, "}")
@@ -745,7 +537,7 @@ class _Lowering:
             self.line(depth, "}")
             self.unused(depth, n)
             return
-        stride = _paren(s.run_stride.c())
+        stride = paren(s.run_stride.c())
         r = self.fresh(f"{n}_r")
         self.line(depth, f"const int32_t {n}_runs = {s.runs.c()}, {n}_len = {s.length.c()};")
         self.line(depth, f"const int8_t *{n} = vmcu_span({view}, {n}_at, "
@@ -773,9 +565,9 @@ class _Lowering:
         if len(s.weights) not in (2, 4) or hi > len(s.weights) or pixels_hi > 2:
             raise ValueError(f"kernel {self.kernel.name}: Dot of up to {hi} of {len(s.weights)} weight rows (2 or 4) "
                              f"and {pixels_hi} inputs (1 or 2)")
-        xs = [_plus(s.x, _paren(self.at(s.x, index))) for index in (s.x_index, s.x_index + s.x_stride)[:pixels_hi]]
+        xs = [plus(s.x, paren(self.at(s.x, index))) for index in (s.x_index, s.x_index + s.x_stride)[:pixels_hi]]
         four = len(s.weights) == 4
-        ws = [_plus(w, _paren(self.at(w, s.w_index))) for w in s.weights[:4 if four else 1 if hi <= 1 else 2]]
+        ws = [plus(w, paren(self.at(w, s.w_index))) for w in s.weights[:4 if four else 1 if hi <= 1 else 2]]
         self.ref(s.acc)
         if pointer is not None and pointer.ctype == "int16_t":
             if pointer.serial != self.fallback:
@@ -787,7 +579,7 @@ class _Lowering:
         if four:  # every row (those past the layer's last channel read its row, inside the filter)
             self.code(depth, self.by_pixels(s, lambda pixels: (
                 f"vmcu_dot4_s8_offsets({xs[0]}, {xs[1] if pixels > 1 else 0}, {', '.join(ws)}, {tail}, "
-                f"{_plus(s.acc, _paren(s.acc_index.c()))});")))
+                f"{plus(s.acc, paren(s.acc_index.c()))});")))
             return
 
         def acc(k: int) -> str:
@@ -797,13 +589,13 @@ class _Lowering:
             return f"{acc(2 * p)} = vmcu_dot_s8_offsets({xs[p]}, {ws[0]}, {tail}, {acc(2 * p)});"
 
         def pair(p: int) -> str:
-            return f"vmcu_dot2_s8_offsets({xs[p]}, {ws[0]}, {ws[-1]}, {tail}, {_plus(s.acc, _paren((s.acc_index + 2 * p).c()))});"
+            return f"vmcu_dot2_s8_offsets({xs[p]}, {ws[0]}, {ws[-1]}, {tail}, {plus(s.acc, paren((s.acc_index + 2 * p).c()))});"
 
         def either(two: list[str], one: list[str]) -> list[str]:
             """`two` where the Dot uses both weight rows, else `one`."""
             return one if hi <= 1 else two if lo >= 2 else [f"if ({s.count.c()} > 1) {{", *two, "} else {", *one, "}"]
 
-        tile = f"vmcu_dot2x2_s8_offsets({', '.join(xs)}, {ws[0]}, {ws[-1]}, {tail}, {_plus(s.acc, _paren(s.acc_index.c()))});"
+        tile = f"vmcu_dot2x2_s8_offsets({', '.join(xs)}, {ws[0]}, {ws[-1]}, {tail}, {plus(s.acc, paren(s.acc_index.c()))});"
         code = either([pair(0)], [single(0)])
         if pixels_hi == 2:
             both = either([tile], [single(0), single(1)])
@@ -823,7 +615,7 @@ class _Lowering:
         added no offset (`offset.py`), the int8 source itself: 16 lanes per VMLADAVA, not 8."""
         if any(self.bounds(e)[0] % 4 or self.bounds(e)[0] != self.bounds(e)[1] for e in (s.x_index, s.x_stride)):
             raise ValueError(f"kernel {self.kernel.name}: a widened Dot starts at a constant multiple of 4")
-        acc = _plus(s.acc, _paren(s.acc_index.c()))
+        acc = plus(s.acc, paren(s.acc_index.c()))
         widen = self.unwidened.get(self.lookup(s.x).serial)
         narrow = [self.narrow_input(widen, s.x_index + p * s.x_stride) for p in range(len(xs))] if widen else []
         wide_weights = self.lookup(s.weights[0]).ctype == "int16_t"  # widened at conversion: words of both
@@ -877,7 +669,7 @@ class _Lowering:
         if apart:
             raise ValueError(f"kernel {self.kernel.name}: element {at} of {widen.dst} is not a pixel its Widen wrote")
         source = widen.src_index.evaluate({var: pixel})
-        return _plus(widen.src, _paren(self.at(widen.src, Const(int(source)))))
+        return plus(widen.src, paren(self.at(widen.src, Const(int(source)))))
 
     def lower_Widen(self, s: Widen, depth: int) -> None:
         """The int8 inputs widened to 16 bits with the offset. Where the offset is 0 (folded into the
@@ -885,9 +677,9 @@ class _Lowering:
         self.ref(s.dst)
         self.ref(s.src)
         self.ref(s.offsets)
-        src = _plus(s.src, _paren(self.at(s.src, s.src_index)))
+        src = plus(s.src, paren(self.at(s.src, s.src_index)))
         if s.natural:  # for int16 weights: in order on every core
-            self.line(depth, f"vmcu_widen_s8_natural({_plus(s.dst, _paren(s.dst_index.c()))}, {src}, {s.length.c()}, "
+            self.line(depth, f"vmcu_widen_s8_natural({plus(s.dst, paren(s.dst_index.c()))}, {src}, {s.length.c()}, "
                              f"{s.offsets}, {self.param(s.x_offset, 'int32_t')});")
             return
         skipped = (s.x_offset == "0" and len(s.dst_index.variables() | s.src_index.variables()) <= 1
@@ -897,7 +689,7 @@ class _Lowering:
             self.lines.append("#if VMCU_MVE")
             self.line(depth, f"(void){s.dst}; /* the dot products read {s.src} */")
             self.lines.append("#else")
-        self.line(depth, f"vmcu_widen_s8({_plus(s.dst, _paren(s.dst_index.c()))}, {src}, {s.length.c()}, {s.offsets}, "
+        self.line(depth, f"vmcu_widen_s8({plus(s.dst, paren(s.dst_index.c()))}, {src}, {s.length.c()}, {s.offsets}, "
                          f"{self.param(s.x_offset, 'int32_t')});")
         if skipped:
             self.lines.append("#endif")
@@ -933,8 +725,8 @@ class _Lowering:
             return
         self.ref(s.acc)
         self.ref(s.offsets)
-        x = _plus(s.x, _paren(self.at(s.x, s.x_index)))
-        w = _plus(self.ref(s.w), _paren(s.w_index.c()))
+        x = plus(s.x, paren(self.at(s.x, s.x_index)))
+        w = plus(self.ref(s.w), paren(s.w_index.c()))
         x_offset = self.param(s.x_offset, 'int32_t')
         if s.acc1 is None:
             self.line(depth, f"{s.acc}[0] = vmcu_dot_row_s8({x}, {w}, {s.length.c()}, {s.offsets}, {x_offset}, "
@@ -947,7 +739,7 @@ class _Lowering:
         lo, hi = self.bounds(s.lanes)
         if hi > 8:
             raise ValueError(f"kernel {self.kernel.name}: DotLanes of up to {hi} lanes (at most 8)")
-        x_index, w_index = self.at(s.x, s.x_index), _paren(s.w_index.c())
+        x_index, w_index = self.at(s.x, s.x_index), paren(s.w_index.c())
         registers = self.lookup(s.w) is not None  # taps a FlashLoad copied into a buffer
         if registers and hi > 1:
             raise ValueError(f"kernel {self.kernel.name}: DotLanes over the taps in {s.w} has one lane")
@@ -959,7 +751,7 @@ class _Lowering:
         scalar = [f"{s.acc}[{l}] += ((int32_t){s.x}[{_sum(x_index, l)}] + {x_offset}) * "
                   f"{'' if registers else '(int32_t)'}{w}[{_sum(w_index, l)}];"]
         four = "if (" + ("1" if lo == 4 else f"{s.lanes.c()} == 4") + ") {"
-        x, taps = _plus(s.x, _paren(x_index)), _plus(w, w_index)
+        x, taps = plus(s.x, paren(x_index)), plus(w, w_index)
         size = self.lookup(s.acc).size
         mve = self.vector(s.acc) and (size == 8 or hi == 4)  # the vector path takes the lanes
         if mve and size == 4:  # Helium: one multiply and one add of the register's four lanes
@@ -997,26 +789,26 @@ class _Lowering:
         if hi > 4:
             raise ValueError(f"kernel {self.kernel.name}: DotLanesPair of up to {hi} lanes (at most 4)")
         x_index, x_step = self.at(s.x, s.x_index), self.at(s.x, s.x_stride)
-        w, w_index, w_step = self.param(s.w, "int8_t *"), _paren(s.w_index.c()), _paren(s.w_stride.c())
-        x_offset, taps = self.param(s.x_offset, "int32_t"), _paren(s.taps.c())
+        w, w_index, w_step = self.param(s.w, "int8_t *"), paren(s.w_index.c()), paren(s.w_stride.c())
+        x_offset, taps = self.param(s.x_offset, "int32_t"), paren(s.taps.c())
         for name in (s.acc, s.acc1, s.offsets):
             self.ref(name)
         self.lines.append("#if VMCU_DSP")
         self.line(depth, f"if ({'1' if lo == 4 else f'{s.lanes.c()} == 4'}) {{")
         for half in (0, 1) if s.half is None else (s.half,):
-            self.line(depth + 1, f"vmcu_mac2x2_row_s8({_plus(s.x, _paren(x_index))}, {_plus(w, w_index)}, {taps}, "
+            self.line(depth + 1, f"vmcu_mac2x2_row_s8({plus(s.x, paren(x_index))}, {plus(w, w_index)}, {taps}, "
                                  f"{s.shift}, {x_step}, {w_step}, {s.offsets}, {half}, {s.acc}, {s.acc1});")
         self.line(depth, "} else")
         self.lines.append("#endif")
         t, l = self.fresh("t"), self.fresh("l")
         self.line(depth, f"for (int32_t {t} = 0; {t} < {taps}; ++{t}) {{")
         first, step = (0, f"++{l}") if s.half is None else (s.half, f"{l} += 2")
-        self.line(depth + 1, f"for (int32_t {l} = {first}; {l} < {_paren(s.lanes.c())}; {step}) {{")
-        at, tap = f"{_paren(x_index)} + {t} * {_paren(x_step)} + {l}", f"{w_index} + {t} * {w_step} + {l}"
+        self.line(depth + 1, f"for (int32_t {l} = {first}; {l} < {paren(s.lanes.c())}; {step}) {{")
+        at, tap = f"{paren(x_index)} + {t} * {paren(x_step)} + {l}", f"{w_index} + {t} * {w_step} + {l}"
         self.code(depth + 2, [
             f"const int32_t w_{l} = (int32_t){w}[{tap}];",
             f"{s.acc}[{l}] += ((int32_t){s.x}[{at}] + {x_offset}) * w_{l};",
-            f"{s.acc1}[{l}] += ((int32_t){s.x}[{at} + {s.shift} * {_paren(x_step)}] + {x_offset}) * w_{l};"])
+            f"{s.acc1}[{l}] += ((int32_t){s.x}[{at} + {s.shift} * {paren(x_step)}] + {x_offset}) * w_{l};"])
         self.line(depth + 1, "}")
         self.line(depth, "}")
 
@@ -1033,7 +825,7 @@ class _Lowering:
         if lo == hi:
             self.line(depth, f"for (int32_t {k} = 0; {k} < {hi}; ++{k}) {{")
         else:
-            self.line(depth, f"for (int32_t {k} = 0; {k} < {size}; ++{k}) if ({k} < {_paren(count.c())}) {{")
+            self.line(depth, f"for (int32_t {k} = 0; {k} < {size}; ++{k}) if ({k} < {paren(count.c())}) {{")
 
     def lower_InitBias(self, s: InitBias, depth: int) -> None:
         """Every element of the accumulator buffer, those past `count` to 0: a loop of constant
@@ -1049,22 +841,22 @@ class _Lowering:
             self.line(depth, f"{s.acc}[{s.acc_index.c()}] = {self.invariant(bias, 'int32_t', s.channel)};")
             return
         vector = self.vector(s.acc) and width == self.lookup(s.acc).size and self.bounds(s.acc_index) == (0, 0)
-        at = _plus(bias, _paren(s.channel.c()))
+        at = plus(bias, paren(s.channel.c()))
         if vector and width == 4:  # Helium: the lanes past count load as 0
             load = "vldrhq" if s.ctype == "int16_t" else "vldrwq"
             self.lines.append("#if VMCU_MVE")
             self.line(depth, f"{s.acc}_v = {load}_s32({at});" if lo >= 4 else  # no VPST where all four are used
-                      f"{s.acc}_v = {load}_z_s32({at}, vctp32q((uint32_t){_paren(s.count.c())}));")
+                      f"{s.acc}_v = {load}_z_s32({at}, vctp32q((uint32_t){paren(s.count.c())}));")
             self.lines.append("#else")
         elif vector:  # eight lanes: the even channels' biases and the odd ones'
             self.lines.append("#if VMCU_MVE")
             self.line(depth, f"vmcu_bias8_{'s16' if s.ctype == 'int16_t' else 's32'}_mve({at}, {s.count.c()}, "
                              f"&{s.acc}_e, &{s.acc}_o);")
             self.lines.append("#else")
-        value = f"{bias}[{_sum(_paren(s.channel.c()), k)}]"
+        value = f"{bias}[{_sum(paren(s.channel.c()), k)}]"
         self.line(depth, f"for (int32_t {k} = 0; {k} < {width}; ++{k}) {{")
-        self.line(depth + 1, f"{s.acc}[{_sum(_paren(s.acc_index.c()), k)}] = "
-                             f"{value if lo >= width else f'{k} < {_paren(s.count.c())} ? {value} : 0'};")
+        self.line(depth + 1, f"{s.acc}[{_sum(paren(s.acc_index.c()), k)}] = "
+                             f"{value if lo >= width else f'{k} < {paren(s.count.c())} ? {value} : 0'};")
         self.line(depth, "}")
         if vector:
             self.lines.append("#endif")
@@ -1077,12 +869,12 @@ class _Lowering:
         A channel's multiplier and shift are read into locals before its pixels: the int8 stores
         may alias the params, so the compiler would otherwise load them again for every pixel."""
         k, t = self.fresh("k"), self.fresh("t")
-        quant = _paren(s.quant)
+        quant = paren(s.quant)
         multiplier = self.param(f"{quant}->requant.multiplier", "int32_t *")
         shift = self.param(f"{quant}->requant.shift", "int8_t *")
         offset = self.param(f"{quant}->output_offset", "int32_t")
         self.ref(s.acc)
-        channel = _sum(_paren(s.channel.c()), k)
+        channel = _sum(paren(s.channel.c()), k)
         constants = (f"{multiplier}[{channel}]", f"{shift}[{channel}]")
         one_channel = self.bounds(s.count) == (1, 1)
         if one_channel:  # its constants read once where the channel is fixed
@@ -1099,13 +891,13 @@ class _Lowering:
         pixel = t if pixels_hi > 1 else "0"
 
         def strided(index: Ix, stride: Ix) -> str:
-            base = _sum(_paren(index.c()), k)
-            return base if pixel == "0" else f"{base} + {pixel} * {_paren(stride.c())}"
+            base = _sum(paren(index.c()), k)
+            return base if pixel == "0" else f"{base} + {pixel} * {paren(stride.c())}"
 
-        dst = f"{s.dst}[{_sum(_paren(self.at(s.dst, s.dst_index)), strided(Const(0), s.dst_stride))}]"
+        dst = f"{s.dst}[{_sum(paren(self.at(s.dst, s.dst_index)), strided(Const(0), s.dst_stride))}]"
         store = self.requantized(s, dst, f"{s.acc}[{strided(s.acc_index, s.acc_stride)}]", constants, offset)
         if pixel != "0":
-            bound = str(pixels_hi) if pixels_lo == pixels_hi else _paren(s.pixels.c())
+            bound = str(pixels_hi) if pixels_lo == pixels_hi else paren(s.pixels.c())
             store = [f"for (int32_t {t} = 0; {t} < {bound}; ++{t}) {{", *store, "}"]
         self.for_lanes(depth, k, s.acc, s.count, *self.bounds(s.count), s.acc_index,
                        size=self.bounds(s.acc_stride)[0] if pixels_hi > 1 else 0)
@@ -1124,8 +916,8 @@ class _Lowering:
         self.ref(s.acc1)
         lines, constants = ([], constants) if hoisted else self.channel_constants(constants)
         for acc, at in ((s.acc, s.dst_index), (s.acc1, s.dst_index + s.dst_stride)):
-            dst = f"{s.dst}[{_sum(_paren(self.at(s.dst, at)), k)}]"
-            lines += self.requantized(s, dst, f"{acc}[{_sum(_paren(s.acc_index.c()), k)}]", constants, offset)
+            dst = f"{s.dst}[{_sum(paren(self.at(s.dst, at)), k)}]"
+            lines += self.requantized(s, dst, f"{acc}[{_sum(paren(s.acc_index.c()), k)}]", constants, offset)
         self.for_lanes(depth, k, s.acc, s.count, *self.bounds(s.count), s.acc_index)
         self.code(depth + 1, lines)
         self.line(depth, "}")
@@ -1149,7 +941,7 @@ class _Lowering:
         """The C arguments `act_min, act_max` of a Requantize's clamp (-128, 127: a plain saturation)."""
         if s.form.saturate:
             return "-128, 127"
-        quant = _paren(s.quant)
+        quant = paren(s.quant)
         return (f"{self.param(f'{quant}->requant.act_min', 'int32_t')}, "
                 f"{self.param(f'{quant}->requant.act_max', 'int32_t')}")
 
@@ -1173,18 +965,18 @@ class _Lowering:
         if not vectorized:
             return False
         form = "1" if s.form.shifted else "0"
-        channel = _paren(s.channel.c())
-        constants = f"{_plus(multiplier, channel)}, {_plus(shift, channel)}, {offset}, {self.clamp_bounds(s)}"
-        acc, dst = _plus(s.acc, _paren(s.acc_index.c())), _plus(s.dst, _paren(self.at(s.dst, s.dst_index)))
+        channel = paren(s.channel.c())
+        constants = f"{plus(multiplier, channel)}, {plus(shift, channel)}, {offset}, {self.clamp_bounds(s)}"
+        acc, dst = plus(s.acc, paren(s.acc_index.c())), plus(s.dst, paren(self.at(s.dst, s.dst_index)))
         if vector:
             lanes = f"{s.acc}_e, {s.acc}_o" if eight else f"{s.acc}_v"
             code = [f"vmcu_requantize{8 if eight else 4}_mve({lanes}, {constants}, {dst}, {s.count.c()}, {form});"]
         elif self.bounds(s.acc_stride) == (4, 4) and self.bounds(s.count)[1] <= 4:
             pixels = self.bounds(s.pixels)
-            code = [f"for (int32_t {t} = 0; {t} < {pixels[1] if pixels[0] == pixels[1] else _paren(s.pixels.c())}; "
+            code = [f"for (int32_t {t} = 0; {t} < {pixels[1] if pixels[0] == pixels[1] else paren(s.pixels.c())}; "
                     f"++{t}) {{",
                     f"vmcu_requantize_row4_mve({acc} + 4 * {t}, {constants}, "
-                    f"{dst} + {t} * {_paren(s.dst_stride.c())}, {s.count.c()}, {form});", "}"]
+                    f"{dst} + {t} * {paren(s.dst_stride.c())}, {s.count.c()}, {form});", "}"]
         elif (self.bounds(s.pixels)[1] == 2 and self.bounds(s.count)[1] == 2 and self.bounds(s.acc_stride) == (2, 2)
               and isinstance(s.dst_stride, Const)):
             whole = [f"{e.c()} == 2" for e in (s.count, s.pixels) if self.bounds(e) != (2, 2)]
@@ -1204,8 +996,8 @@ class _Lowering:
     def lower_AddResidual(self, s: AddResidual, depth: int) -> None:
         """dst = ADD(dst, residual) element by element (operands in the model's order), through
         vmcu_add_s8_run: the ADD's params read once, in the narrow form where they allow it."""
-        dst = _plus(s.dst, _paren(self.at(s.dst, s.dst_index)))
-        res = _plus(s.residual, _paren(self.at(s.residual, s.residual_index)))
+        dst = plus(s.dst, paren(self.at(s.dst, s.dst_index)))
+        res = plus(s.residual, paren(self.at(s.residual, s.residual_index)))
         first, second = (res, dst) if s.residual_first else (dst, res)
         self.line(depth, f"vmcu_add_s8_run({s.add}, {first}, 1, {second}, 1, {dst}, {s.count.c()});")
 
@@ -1214,11 +1006,11 @@ class _Lowering:
         """acc[k] += src[k]: on Helium four sums per vector (vmcu_accumulate_s8_mve)."""
         k = self.fresh("k")
         self.ref(s.acc)
-        index = _paren(self.at(s.src, s.src_index))
+        index = paren(self.at(s.src, s.src_index))
         self.lines.append("#if VMCU_MVE")
-        self.line(depth, f"vmcu_accumulate_s8_mve({s.acc}, {_plus(s.src, index)}, {s.count.c()});")
+        self.line(depth, f"vmcu_accumulate_s8_mve({s.acc}, {plus(s.src, index)}, {s.count.c()});")
         self.lines.append("#else")
-        self.line(depth, f"for (int32_t {k} = 0; {k} < {_paren(s.count.c())}; ++{k}) {{")
+        self.line(depth, f"for (int32_t {k} = 0; {k} < {paren(s.count.c())}; ++{k}) {{")
         self.line(depth + 1, f"{s.acc}[{k}] += {s.src}[{_sum(index, k)}];")
         self.line(depth, "}")
         self.lines.append("#endif")
@@ -1228,7 +1020,7 @@ class _Lowering:
         k, total = self.fresh("k"), self.fresh("sum")
         self.ref(s.acc)
         half = s.divisor // 2
-        self.line(depth, f"for (int32_t {k} = 0; {k} < {_paren(s.count.c())}; ++{k}) {{")
+        self.line(depth, f"for (int32_t {k} = 0; {k} < {paren(s.count.c())}; ++{k}) {{")
         self.code(depth + 1, [
             f"const int32_t {total} = {s.acc}[{k}];",
             f"{s.dst}[{k}] = (int8_t)vmcu_clamp(({total} > 0 ? {total} + {half} : {total} - {half}) / {s.divisor}, "
@@ -1255,15 +1047,6 @@ def _lane_accumulator(alloc: RegAlloc, rest) -> bool:
             and all(isinstance(u, (DotLanes, InitBias, Requantize)) for u in users))
 
 
-def _greatest(loop: Loop) -> Ix:
-    """The loop variable's greatest value as an expression: the last step below the end when the
-    trip length is a constant (u from 8*q by 2 below 8*q + 8 ends at 8*q + 6), else end - 1."""
-    span = loop.hi - loop.lo
-    if loop.step > 1 and isinstance(span, Const):
-        return loop.lo + (span.value - 1) // loop.step * loop.step
-    return loop.hi - 1
-
-
 def _simplified(body, scope: dict[str, tuple[int, int]], loops: tuple = ()) -> tuple:
     """`body` with every index expression simplified within the loops around it (`index.simplify`:
     the variables' static ranges and the loops' bound expressions): partial-segment clamps that
@@ -1275,7 +1058,7 @@ def _simplified(body, scope: dict[str, tuple[int, int]], loops: tuple = ()) -> t
             for bounded in _pieces(Loop(stmt.var, simplify(stmt.lo, scope, loops), simplify(stmt.hi, scope, loops), (),
                                         stmt.step, stmt.interior)):
                 inner = {**scope, bounded.var: loop_range(bounded, scope)}
-                within = (*loops, (bounded.var, bounded.lo, _greatest(bounded)))
+                within = (*loops, (bounded.var, bounded.lo, greatest(bounded)))
                 out.append(replace(bounded, body=_simplified(stmt.body, inner, within)))
         else:
             out.append(replace(stmt, **{name: simplify(value, scope, loops) for name in stmt.__dataclass_fields__
@@ -1315,7 +1098,7 @@ def lower(kernel: Kernel, function_name: str, whole: frozenset[str] = frozenset(
     Two passes: the first finds which declarations the code reads, the second writes the code
     with a (void) for the others (a weight row a one-unit Dot never reads, a load only freed).
     The first also finds the widened tiles only the GEMM assembly reads, which the second widens
-    interleaved for it (`_Lowering.paired_tiles`).
+    interleaved for it (`lower_gemm.paired_tiles`).
     """
     unknown = set(whole) - set(kernel.tensors) - {w.name for w in kernel.workspaces}
     if unknown:

@@ -614,7 +614,7 @@ void vmcu_dot1x2_s16_s8_run(const int16_t *x0, const int8_t *w0, const int8_t *w
  * interleaved in `x`, w_c = w + c * len. The 2x2 row loop above over one LDM of both pixels'
  * words per group of four inputs, then the four values requantized and stored from their
  * registers: no accumulator array, no call per channel group. The generated GEMMs call it
- * (lower_c.gemm_run) for layers whose requantization takes the narrow form; the field order is
+ * (lower_gemm.gemm_run) for layers whose requantization takes the narrow form; the field order is
  * the assembly's.
  */
 typedef struct {
@@ -632,7 +632,7 @@ typedef struct {
 void vmcu_gemm2x2_narrow_b16_run(const vmcu_gemm_tile *tile);
 void vmcu_gemm2x2_narrow_b32_run(const vmcu_gemm_tile *tile);
 /* The same for rows of exactly k = 8, 16, 24, 32, 40, 48, 64, 80 or 96 inputs
- * (lower_c.UNROLLED_ROWS), len = k, pairs >= 1: each row unrolled, the pair's pointers in
+ * (lower_gemm.UNROLLED_ROWS), len = k, pairs >= 1: each row unrolled, the pair's pointers in
  * registers (vmcu_dot_dsp.c). */
 #define VMCU_GEMM2X2_K_DECLARE(k)                                                                     \
     void vmcu_gemm2x2_k##k##_narrow_b16_run(const vmcu_gemm_tile *tile);                              \
@@ -652,7 +652,7 @@ VMCU_GEMM2X2_K_DECLARE(96)
  * Two pixels' len inputs (len a multiple of 4) widened as vmcu_widen_s8 does, interleaved by groups
  * of four: group g of pixel p at dst + 8g + 4p, so that one LDM of four words loads both pixels'
  * group (vmcu_gemm_tile). The generated GEMMs widen a tile of two pixels this way only where every
- * dot product over it is the assembly's (lower_c.gemm_run).
+ * dot product over it is the assembly's (lower_gemm.gemm_run).
  */
 static inline void vmcu_widen_s8_pair(int16_t *dst, const int8_t *x0, const int8_t *x1, int32_t len,
                                       uint32_t offsets)

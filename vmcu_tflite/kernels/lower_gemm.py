@@ -1,0 +1,213 @@
+"""The C of a GEMM's channel loops that the Cortex-M DSP assembly runs (csrc/src/conv/vmcu_dot_dsp.c).
+
+A mixin of the C generator (`lower_c._Lowering`, whose helpers it uses). A GEMM's loop over its
+channel groups (`gemm.py`), or a chain's 1x1 layer's over channel pairs (`chain.py`), becomes one
+call of an assembly loop over channel pairs for the tiles of two pixels (`gemm_run`), under
+VMCU_DOT_RUN, the loop itself following for the rest. The assembly reads the two pixels' widened
+inputs interleaved by groups of four (`vmcu_widen_s8_pair`), so a tile is widened that way only
+where every dot product over it is the assembly's: the generator's first pass finds those tiles
+(`paired_tiles`), the second widens them so. Where the tile's outputs are stored whole right
+after the loop, the assembly writes them into the pool itself (`direct_stores`).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .c_text import greatest, paren, plus
+from .index import Const, Ix, Var, loop_bounds, simplify, substitute
+from .ir import Dot, FlashLoad, InitBias, Loop, RAMFree, RAMStore, RegAlloc, Requantize, Widen
+from .schedule import enter, loop_range, values, walk
+
+UNROLLED_ROWS = (8, 16, 24, 32, 40, 48, 64, 80, 96)  # GEMM rows vmcu_gemm2x2_k<len>_narrow_b*_run take unrolled
+
+
+class GemmAssembly:
+    """The GEMM assembly's part of the C generator: the state below, set up by `gemm_state`."""
+
+    def gemm_state(self, paired: frozenset[int]) -> None:
+        """`paired`: the widened tiles of two pixels (by serial) the first pass found read only by
+        the assembly (`paired_tiles`), empty in the first pass."""
+        self.paired = paired
+        self.pair_widens: dict[int, tuple[Ix, int]] = {}  # two-pixel Widen loops: buffer serial -> (pixels, stride)
+        self.assembly_reads: set[int] = set()  # widened tiles (by serial) a gemm_run reads
+        self.other_reads: set[int] = set()  # widened tiles (by serial) a Dot reads outside a gemm_run's fallback
+        self.fallback: int | None = None  # the tile whose gemm_run the loop being lowered is the fallback of
+        self.store_guards: dict[int, str] = {}  # store loops (by id) a gemm_run may have done: its pointer's name
+
+    def paired_tiles(self) -> frozenset[int]:
+        """After a pass: the widened tiles of two pixels whose every Dot is a gemm_run's (or its
+        fallback's, which runs only without the second pixel): those the next pass widens
+        interleaved (vmcu_widen_s8_pair) and hands to the assembly."""
+        return frozenset(self.assembly_reads - self.other_reads)
+
+    def pair_widen(self, s: Loop) -> tuple[Widen, int] | None:
+        """The Widen and its pixels' distance of a loop widening a tile of up to two pixels whole
+        (`for t < pixels: Widen(dst + t * L, src + t * length, length)`, length = L, a multiple of 4),
+        else None."""
+        if not (len(s.body) == 1 and isinstance(s.body[0], Widen) and s.lo == Const(0) and s.step == 1
+                and self.bounds(s.hi)[1] == 2):
+            return None
+        w, t = s.body[0], s.var
+        stride = [int(w.dst_index.evaluate({t: v})) for v in (0, 1)]
+        length = self.bounds(w.length)
+        if w.natural or stride[0] != 0 or length != (stride[1], stride[1]) or stride[1] % 4 \
+                or self.bounds(substitute(w.src_index, t, 1) - substitute(w.src_index, t, 0)) != length:
+            return None
+        return w, stride[1]
+
+    def lower_pair_widen(self, s: Loop, depth: int) -> None:
+        """Where the tile is `paired`: both pixels widened at once, interleaved, for the assembly
+        (under VMCU_DOT_RUN, when the tile has its second pixel); the loop follows for the rest."""
+        found = self.pair_widen(s)
+        if found is None:
+            return
+        w, stride = found
+        serial = self.lookup(w.dst).serial
+        self.pair_widens[serial] = (s.hi, stride)
+        if serial not in self.paired:
+            return
+        x0, x1 = (plus(w.src, paren(self.at(w.src, simplify(substitute(w.src_index, s.var, t), self.ranges)))) for t in (0, 1))
+        both = "1" if self.bounds(s.hi) == (2, 2) else f"{paren(s.hi.c())} == 2"
+        self.ref(w.dst)
+        self.ref(w.offsets)
+        self.lines.append("#if VMCU_DOT_RUN")
+        self.code(depth, [f"if ({both}) {{", f"vmcu_widen_s8_pair({w.dst}, {x0}, {x1}, {stride}, {w.offsets});",
+                          "} else"])
+        self.lines.append("#endif")
+
+    def gemm_run(self, s: Loop, depth: int) -> int | None:
+        """A GEMM's loop over its channel groups as one call of the runtime's assembly loop over
+        channel pairs (vmcu_gemm2x2_narrow_b16_run / _b32_run, or vmcu_gemm2x2_k<len>_... for the
+        unrolled rows: vmcu_dsp.h) for the tiles of two pixels, where the DSP assembly is built;
+        the loop itself follows for the rest. The accumulators then stay in registers from bias to
+        byte. The assembly reads both pixels' inputs interleaved: it takes a tile only where a
+        pair_widen loop widened it for the same pixels, and only in the pass that widens it so
+        (`paired`). Returns the tile's serial where the loop is the assembly's (in either pass),
+        else None (and emits nothing)."""
+        parts = self.gemm_groups(s)
+        if parts is None:
+            return None
+        dot, requant, rows, bias, unrolled = parts
+        tile = self.lookup(dot.x).serial
+        widened = self.pair_widens.get(tile)
+        if widened is None or widened[0] != dot.pixels or self.bounds(dot.x_index) != (0, 0) \
+                or self.bounds(dot.x_stride) != (widened[1], widened[1]):
+            return None
+        self.assembly_reads.add(tile)
+        if tile not in self.paired:
+            return tile
+        u, quant, length = s.var, paren(requant.quant), self.bounds(dot.length)[0]
+        multiplier = self.param(f"{quant}->requant.multiplier", "int32_t *")
+        shift = self.param(f"{quant}->requant.shift", "int8_t *")
+        offset = self.param(f"{quant}->output_offset", "int32_t")
+        w0 = paren(plus(self.param(rows[0].array, "int8_t *"), paren(rows[0].offset.c())))
+        x = self.ref(dot.x)
+        channel = paren(requant.channel.c())
+        out = f"&{requant.dst}[{paren(self.at(requant.dst, requant.dst_index))}]"
+        table = self.param(bias.bias, f"{bias.ctype} *")
+        run = f"vmcu_gemm2x2_{f'k{length}_' if unrolled else ''}narrow_b{16 if bias.ctype == 'int16_t' else 32}_run"
+        both = "1" if self.bounds(dot.pixels) == (2, 2) else f"{paren(dot.pixels.c())} == 2"
+        direct = self.direct_stores(s, dot, requant)
+        into = []
+        if direct is not None:
+            stores, base, size = direct
+            name = self.fresh(f"{requant.dst}_pool")
+            self.taken.add(name)
+            self.store_guards[id(stores)] = name
+            self.line(depth, f"int8_t *{name} = 0; /* where the assembly stores the tile's outputs itself */")
+            into = [f"{name} = vmcu_span_out({self.view('output')}, {self.u32_offset('output', base)}, {size}u);"]
+            out = f"{name} != 0 ? {name} : {out}"
+        self.lines.append("#if VMCU_DOT_RUN")
+        self.code(depth, [
+            f"if ({both}) {{",
+            *into,
+            f"const int32_t {u} = {s.lo.c()};",
+            f"const vmcu_gemm_tile tile = {{{x}, {w0}, {length}, {table} + {channel}, "
+            f"{multiplier} + {channel}, {shift} + {channel}, 2 * {offset} + 1, {out}, "
+            f"{paren(requant.dst_stride.c())}, ({paren(s.hi.c())} - {u}) / 2}};",
+            f"{run}(&tile);",
+            "} else"])
+        self.lines.append("#endif")
+        return tile
+
+    def direct_stores(self, s: Loop, dot: Dot, requant: Requantize) -> tuple[Loop, Ix, int] | None:
+        """Where the statement after a GEMM's channel loop `s` is the loop that stores its outputs
+        buffer, whole rows of a two-pixel tile, each at its row of the output (a tile computing all
+        its units at once, `gemm.py`): that loop, the tile's output offset and its bytes. The
+        assembly can then write the outputs straight into the pool where those bytes do not cross
+        its end, the stores skipped: the same bytes at the same addresses, with no pool access
+        between (its inputs are a widened copy). Else None."""
+        body = self.bodies_open[-1]
+        at = next(k for k, t in enumerate(body) if t is s)
+        after = body[at + 1] if at + 1 < len(body) else None
+        if not isinstance(after, Loop) or self.bounds(s.lo) != (0, 0):
+            return None
+        placed = list(walk([after]))
+        stores = [p for p in placed if isinstance(p.stmt, RAMStore)]
+        units = self.bounds(s.hi)[1]
+        if (len(stores) != 1 or any(not isinstance(p.stmt, (Loop, RAMFree, RAMStore)) for p in placed)
+                or self.bounds(s.hi) != (units, units) or self.bounds(requant.dst_stride) != (units, units)
+                or (requant.dst_index - Var(s.var)).variables() or self.bounds(requant.dst_index - Var(s.var)) != (0, 0)):
+            return None
+        store = stores[0].stmt
+        base = store.offset - store.src_index  # the output offset of the buffer's byte 0
+        if (store.tensor != "output" or store.src != requant.dst or not self.own_buffer(store.src)
+                or base.variables() & {loop.var for loop in stores[0].loops}):
+            return None
+        env = {v: np.array([lo], np.int64) for v, (lo, _) in self.ranges.items()}
+        env["__count__"] = np.int64(1)
+        if int(values(dot.pixels, env)[0]) != 2:
+            return None
+        for loop in stores[0].loops:  # the store's instances in the first tile
+            env, _ = enter(loop, env)
+        first, length = values(store.src_index, env), values(store.length, env)
+        covered = np.zeros(2 * units, np.int64)
+        for a, n in zip(first.tolist(), length.tolist()):
+            covered[max(a, 0):a + n] += 1
+        if first.min(initial=0) < 0 or (first + length).max(initial=0) > 2 * units or (covered != 1).any():
+            return None
+        return after, base, 2 * units
+
+    def gemm_groups(self, s: Loop) -> tuple[Dot, Requantize, list[FlashLoad], InitBias, bool] | None:
+        """The Dot, Requantize, row pointers and first InitBias of a GEMM's loop over groups of four
+        channels (`gemm.py`), or of a chain's 1x1 layer over channel pairs (`chain.py`), that the
+        assembly takes: every group full, 16 channels or more, up to two pixels of widened inputs a
+        multiple of 8 and 16 or more long (`len`), int8 weight rows len bytes apart and a narrow
+        requantization saturating to int8; and whether the rows take the unrolled form
+        (`UNROLLED_ROWS`), which also takes 8 inputs and 8 channels. Else None."""
+        body = s.body
+        if s.step not in (2, 4) or len(body) < 4 or not isinstance(body[0], RegAlloc):
+            return None
+        rows = [b for b in body if isinstance(b, FlashLoad) and not b.into]
+        biases = [b for b in body if isinstance(b, InitBias)]
+        dot, requant = body[-2], body[-1]
+        if not (isinstance(dot, Dot) and isinstance(requant, Requantize) and len(body) == 3 + len(rows) + len(biases)
+                and len(rows) == len(dot.weights) == s.step and requant.acc == dot.acc == body[0].name
+                and requant.acc1 is None and requant.form.narrow and requant.form.saturate
+                and requant.pixels == dot.pixels and len({b.ctype for b in biases}) == 1
+                and all(b.channel == requant.channel and b.width == s.step for b in biases)):
+            return None
+        x = self.lookup(dot.x)
+        if x is None or x.ctype != "int16_t" or x.run_stride is not None or self.bounds(dot.pixels)[1] != 2 \
+                or any(r.ctype != "int8_t" for r in rows):
+            return None  # int16 rows (a gathered stem's) meet inputs widened in order, not SXTB16's
+        ranges = {**self.ranges, s.var: loop_range(s, self.ranges)}
+        loops = (*self.loops, (s.var, s.lo, greatest(s)))
+        wanted = {dot.count: s.step, requant.count: s.step, requant.acc_stride: s.step, dot.acc_index: 0,
+                  requant.acc_index: 0}
+        if any(loop_bounds(e, loops, ranges) != (v, v) for e, v in wanted.items()):
+            return None
+        length = loop_bounds(dot.length, loops, ranges)
+        if length[0] != length[1] or length[0] % 8:
+            return None
+        # The groups are full (above), so the rows' offsets min(u + k, units - 1) * window step by
+        # the window at every u: their distance at the loop's first u is the distance at all.
+        first = {v: ranges[v][0] for v in (rows[1].offset - rows[0].offset).variables()}
+        row_step = int((rows[1].offset - rows[0].offset).evaluate(first))
+        if row_step != length[0] or loop_bounds(dot.x_stride, loops, ranges) != length:
+            return None  # the assembly's rows are len apart, and so are its two pixels' widened inputs
+        unrolled = length[0] in UNROLLED_ROWS
+        shortest = 8 if unrolled else 16  # below: GCC's unrolled loop is cheaper than the call
+        if length[0] < shortest or loop_bounds(s.hi - s.lo, self.loops, self.ranges)[0] < shortest:
+            return None
+        return dot, requant, rows, biases[0], unrolled
