@@ -89,7 +89,8 @@ def gemm(rows: int, depth: int, units: int, segment: int, params_type: str, stem
         used = imin(hi - u, width)
         return loop("u", lo, hi, [
             *channel_group("p", u, units, depth, used, tile_rows, form, width),
-            Dot("acc", 0, x, 0, tuple(f"w{k}" for k in range(width)), 0, depth, "offsets", x_offset, used, tile, stride),
+            Dot("acc", 0, x, 0, tuple(f"w{k}" for k in range(width)), 0, depth, "offsets", x_offset, used, tile,
+                stride),
             Requantize("seg", u - base, "acc", used, u, "p", form, pixels=tile, dst_stride=Const(pitch),
                        acc_stride=Const(width)),
         ], step=width)
@@ -100,8 +101,8 @@ def gemm(rows: int, depth: int, units: int, segment: int, params_type: str, stem
                 loop("r", 0, tile, [RAMStore("output", (m + r) * units + first, end - first, "seg", at)])]
 
     if every:  # a widened tile's units in one pass (one assembly call), then the segments stored
-        tile_body = [*load, RegAlloc("seg", "int8_t", pair_bytes(units * tile_rows)), units_pass(0, units, Const(0), units),
-                     loop("q", 0, segments, free_and_store(r * units + first))]
+        tile_body = [*load, RegAlloc("seg", "int8_t", pair_bytes(units * tile_rows)),
+                     units_pass(0, units, Const(0), units), loop("q", 0, segments, free_and_store(r * units + first))]
     else:
         tile_body = [*(load if once else []), loop("q", 0, segments, [
             *([] if once else load),

@@ -66,7 +66,8 @@ class GemmAssembly:
         self.pair_widens[serial] = (s.hi, stride)
         if serial not in self.paired:
             return
-        x0, x1 = (plus(w.src, paren(self.at(w.src, simplify(substitute(w.src_index, s.var, t), self.ranges)))) for t in (0, 1))
+        x0, x1 = (plus(w.src, paren(self.at(w.src, simplify(substitute(w.src_index, s.var, t), self.ranges))))
+                  for t in (0, 1))
         both = "1" if self.bounds(s.hi) == (2, 2) else f"{paren(s.hi.c())} == 2"
         self.ref(w.dst)
         self.ref(w.offsets)
@@ -144,10 +145,10 @@ class GemmAssembly:
             return None
         placed = list(walk([after]))
         stores = [p for p in placed if isinstance(p.stmt, RAMStore)]
-        units = self.bounds(s.hi)[1]
+        units, apart = self.bounds(s.hi)[1], requant.dst_index - Var(s.var)  # unit u at u in the buffer
         if (len(stores) != 1 or any(not isinstance(p.stmt, (Loop, RAMFree, RAMStore)) for p in placed)
                 or self.bounds(s.hi) != (units, units) or self.bounds(requant.dst_stride) != (units, units)
-                or (requant.dst_index - Var(s.var)).variables() or self.bounds(requant.dst_index - Var(s.var)) != (0, 0)):
+                or apart.variables() or self.bounds(apart) != (0, 0)):
             return None
         store = stores[0].stmt
         base = store.offset - store.src_index  # the output offset of the buffer's byte 0
