@@ -59,6 +59,11 @@ PAST_FINDINGS = [
     ("lstm_sequence.tflite", 11004335),  # a state tensor's buffer index one past the last: never read, TFLM refused it
     ("detector_tile.tflite", 23001260),  # a RESHAPE's shape input an int8 activation: LiteRT reshaped to its values
     ("detector_tile.tflite", 23000622),  # tensor names no longer UTF-8: LiteRT failed decoding them
+    ("detector_tile.tflite", 23007354),  # CONV_2D at version 33554435: LiteRT's resolver had no such version
+    ("detector_tile.tflite", 23008080),  # a vtable's size past the buffer: LiteRT's verifier refused it
+    ("dynamic_batch.tflite", 23010502),  # a STRIDED_SLICE from INT32 into INT64, folded: TFLite Micro refused it
+    ("detector_tile.tflite", 23016330),  # a bias with 6 scales and an empty zero point vector: LiteRT refused it
+    ("detector_tile.tflite", 23018970),  # a RESHAPE's shape input omitted (-1): LiteRT crashed reading it
 ]
 
 
@@ -68,3 +73,22 @@ def test_past_findings_end_cleanly(name, seed):
     from tests.fuzz.mutants import mutate
     mutant = mutate((ROOT / "models" / name).read_bytes(), seed, name)
     assert run.check(mutant.data, "dsp") is None and run.check(mutant.data, "helium") is None
+
+
+@pytest.mark.parametrize("name, seed, refusal", [
+    ("detector_tile.tflite", 23008080, "corrupt or truncated TFLite flatbuffer"),
+    ("dynamic_batch.tflite", 23010502, "operator STRIDED_SLICE at index 2 copies tensor 9's INT32 elements into its "
+                                       "INT64 output"),
+    ("detector_tile.tflite", 23016330, "tensor 6 has 6 scales and 0 zero points"),
+    ("detector_tile.tflite", 23018970, "operator RESHAPE at index 7 omits its shape input (-1)"),
+])
+def test_past_findings_are_refused_in_one_line(name, seed, refusal):
+    """Those of the findings above that the converter now refuses, without an oracle: what the
+    oracle refused or crashed on is refused up front, with the line that says why."""
+    from tests.fuzz.mutants import mutate
+    from vmcu_tflite.errors import VmcuError
+    from vmcu_tflite.pipeline import compile_model
+    mutant = mutate((ROOT / "models" / name).read_bytes(), seed, name)
+    with pytest.raises(VmcuError) as refused:
+        compile_model(mutant.data)
+    assert refusal in str(refused.value) and "\n" not in str(refused.value)

@@ -54,6 +54,7 @@ def _walk(table, seen: set, depth: int) -> None:
     if depth > MAX_DEPTH:
         raise ValueError("tables nested too deep")
     seen.add(key)
+    _check_vtable(table._tab)
     table._tab = _CheckedTable(table._tab.Bytes, table._tab.Pos)
     for name, kind in _fields(type(table)):
         if kind == "numbers":
@@ -65,6 +66,19 @@ def _walk(table, seen: set, depth: int) -> None:
             _visit_union(table, name, seen, depth)
         else:
             _visit(getattr(table, name)(), seen, depth)
+
+
+def _check_vtable(tab) -> None:
+    """The table and its vtable inside the buffer, the vtable's size even and at least its own two
+    sizes, as flatbuffers' verifier wants: the accessors read any field below a corrupt size, past
+    the vtable's real end."""
+    data, pos = tab.Bytes, tab.Pos
+    vtable = pos - encode.Get(number_types.SOffsetTFlags.packer_type, data, pos)
+    if not 0 <= vtable <= len(data) - 4:
+        raise ValueError("a table's vtable lies outside the buffer")
+    size, table_size = (encode.Get(number_types.VOffsetTFlags.packer_type, data, vtable + k) for k in (0, 2))
+    if size % 2 or size < 4 or vtable + size > len(data) or pos + table_size > len(data):
+        raise ValueError("a table's vtable or fields run past the end of the buffer")
 
 
 @lru_cache(maxsize=None)

@@ -101,6 +101,12 @@ def _reshape(op: Op, values: list, tensors: Mapping[int, Tensor]) -> np.ndarray:
     return values[0].reshape(tensors[op.outputs[0]].shape)
 
 
+# operator -> the inputs whose elements it copies to its output (None: every one): TFLite's kernels
+# copy them as the output's type, so theirs must be the same
+COPIED: dict[str, tuple[int, ...] | None] = {"SHAPE": (), "STRIDED_SLICE": (0,), "PACK": None, "CONCATENATION": None,
+                                           "GATHER": (0,), "BROADCAST_TO": (0,), "TILE": (0,), "RESHAPE": (0,),
+                                           "SQUEEZE": (0,)}
+
 # operator -> (the input positions that must be constant, None: every one; the folding)
 FOLDABLE: dict[str, tuple[tuple[int, ...] | None, Callable]] = {
     "SHAPE": ((), _shape),  # only the input's static shape
@@ -146,8 +152,14 @@ def _fold(op: Op, tensors: Mapping[int, Tensor]) -> np.ndarray | None:
     positions = range(len(op.inputs)) if needed is None else needed
     if any(position >= len(op.inputs) or not tensors[op.inputs[position]].is_constant for position in positions):
         return None
-    if tensors[op.outputs[0]].dtype not in ("int32", "int64") and op.kind in ("STRIDED_SLICE", "PACK", "CONCATENATION"):
+    out = tensors[op.outputs[0]]
+    if out.dtype not in ("int32", "int64") and op.kind in ("STRIDED_SLICE", "PACK", "CONCATENATION"):
         return None  # shape arithmetic only: an int8 CONCATENATION of constants keeps its quantization rules
+    copied = range(len(op.inputs)) if COPIED[op.kind] is None else COPIED[op.kind]
+    other = next((t for t in (op.inputs[k] for k in copied if k < len(op.inputs)) if tensors[t].dtype != out.dtype), None)
+    if other is not None:
+        raise ModelError(f"operator {op.kind} at index {op.index} copies tensor {other}'s {tensors[other].dtype.upper()} "
+                         f"elements into its {out.dtype.upper()} output (TFLite needs the same type)")
     values = [tensors[t].data for t in op.inputs]
     try:
         return compute(op, values, tensors)

@@ -181,21 +181,22 @@ class _Litert:
         return np.array(self.interpreter.get_tensor(t))
 
 
-_REF_VERSIONS = {"TILE": 2}  # the highest version of the op LiteRT's reference resolver registers
 _OPCODE_VERSION_FIELD = 8  # OperatorCode.version's vtable slot in the schema
 
 
 def _with_ref_versions(model: bytes) -> bytes:
-    """`model` with each operator code in `_REF_VERSIONS` at most that version (patched in place)."""
+    """`model` with every operator code at version 1 (patched in place). TFLite Micro ignores
+    operator versions and so does the converter; LiteRT's reference resolver registers each
+    operator from version 1 up to a bound of its own (TILE's is 2, below what converters write),
+    and refuses a model naming any other."""
     data = bytearray(model)
     root = tflite.Model.GetRootAsModel(model, 0)
     for i in range(root.OperatorCodesLength()):
         code = root.OperatorCodes(i)
-        name = _BUILTIN_NAMES.get(max(code.BuiltinCode(), code.DeprecatedBuiltinCode()))
         field = code._tab.Offset(_OPCODE_VERSION_FIELD)
-        if name in _REF_VERSIONS and field and code.Version() > _REF_VERSIONS[name]:
+        if field and code.Version() != 1:
             at = code._tab.Pos + field
-            data[at:at + 4] = _REF_VERSIONS[name].to_bytes(4, "little")
+            data[at:at + 4] = (1).to_bytes(4, "little")
     return bytes(data)
 
 

@@ -21,6 +21,7 @@ from .flatbuffer_check import check_flatbuffer
 from .folding import fold_constants
 from .graph import Graph, IOPort, Op, Options, Quantization, Tensor
 from .model_rules import check_model, options_type
+from .oracle import NOT_IN_TFLM
 from .ops import SUPPORTED_OPS, state_positions
 
 # Every type the schema defines, by its lowercase name: numpy's where one exists (float32, int8,
@@ -64,6 +65,8 @@ def _build_graph(model: tflite.Model, data: bytes, name: str) -> Graph:
     subgraph = model.Subgraphs(0)
     ops = tuple(_read_op(model, subgraph.Operators(i), i) for i in range(subgraph.OperatorsLength()))
     tensors = {i: _read_tensor(model, subgraph.Tensors(i), i, data) for i in range(subgraph.TensorsLength())}
+    if any(op.kind in NOT_IN_TFLM for op in ops):
+        _check_litert_quantization(subgraph)
     for i, op in enumerate(ops):
         _check_intermediates(subgraph.Operators(i), op, tensors)
     for op in ops:
@@ -229,6 +232,17 @@ def _read_tensor(model: tflite.Model, tensor: tflite.Tensor, index: int, data: b
                   quant=_read_quantization(tensor), is_variable=bool(tensor.IsVariable()),
                   # a variable's buffer is its initial state, not a constant to fold or embed
                   data=None if tensor.IsVariable() else _read_buffer(model, tensor, index, name, dtype, shape, data))
+
+
+def _check_litert_quantization(subgraph: tflite.SubGraph) -> None:
+    """In a model LiteRT checks (`oracle.NOT_IN_TFLM`): its loader refuses a tensor whose scale and
+    zero point vectors are both there but of different lengths, empty ones too, where TFLite Micro
+    (and `_read_quantization`) take an empty one for an unquantized tensor."""
+    for i in range(subgraph.TensorsLength()):
+        q = subgraph.Tensors(i).Quantization()
+        if q is not None and not q.ScaleIsNone() and not q.ZeroPointIsNone() and q.ScaleLength() != q.ZeroPointLength():
+            raise ModelError(f"tensor {i} has {q.ScaleLength()} scales and {q.ZeroPointLength()} zero points (LiteRT, "
+                             "this model's oracle, needs as many of each)")
 
 
 def _read_quantization(tensor: tflite.Tensor) -> Quantization | None:
