@@ -64,6 +64,7 @@ PAST_FINDINGS = [
     ("dynamic_batch.tflite", 23010502),  # a STRIDED_SLICE from INT32 into INT64, folded: TFLite Micro refused it
     ("detector_tile.tflite", 23016330),  # a bias with 6 scales and an empty zero point vector: LiteRT refused it
     ("detector_tile.tflite", 23018970),  # a RESHAPE's shape input omitted (-1): LiteRT crashed reading it
+    ("detector_tile.tflite", 25008108),  # a bias with 15 scales for 16 channels: LiteRT refused it
 ]
 
 
@@ -81,6 +82,7 @@ def test_past_findings_end_cleanly(name, seed):
                                        "INT64 output"),
     ("detector_tile.tflite", 23016330, "tensor 6 has 6 scales and 0 zero points"),
     ("detector_tile.tflite", 23018970, "operator RESHAPE at index 7 omits its shape input (-1)"),
+    ("detector_tile.tflite", 25008108, "has 15 scales along dimension 0 of shape (16,)"),
 ])
 def test_past_findings_are_refused_in_one_line(name, seed, refusal):
     """Those of the findings above that the converter now refuses, without an oracle: what the

@@ -12,7 +12,7 @@ the operator or tensor, whatever TFLite Micro would refuse or a later stage coul
 | shapes | an activation has a dimension below 1, or more than `MAX_TENSOR_BYTES` bytes; a RESHAPE or SQUEEZE changes the type or the number of elements |
 | quantization | an int8 activation has not exactly one scale, a scale is not finite (an activation's: not positive), a zero point is outside int8, a per-channel int8 tensor's scales do not match its dimension `quantized_dimension` |
 | state | a variable tensor (kept between runs) is a graph input or output |
-| LiteRT | in a model checked against LiteRT (`oracle.NOT_IN_TFLM`), what LiteRT's loader refuses and TFLite Micro does not: a tensor with unequal counts of scales and zero points (the reader checks the raw vectors: an empty one counts), a per-channel one whose `quantized_dimension` is outside its shape, a RESHAPE whose constant target shape disagrees with its output's element count or whose second input is omitted (-1; LiteRT reads it as the shape) |
+| LiteRT | in a model checked against LiteRT (`oracle.NOT_IN_TFLM`), what LiteRT's loader refuses and TFLite Micro does not: a tensor with unequal counts of scales and zero points (the reader checks the raw vectors: an empty one counts), a per-channel one whose `quantized_dimension` is outside its shape or whose scales are not one per index along it (biases too), a RESHAPE whose constant target shape disagrees with its output's element count or whose second input is omitted (-1; LiteRT reads it as the shape) |
 | options | an operator TFLite Micro cannot run on zero defaults (its spec's `options_required`: convolutions, pools, SOFTMAX, LEAKY_RELU, TRANSPOSE_CONV) without its options table; a quantized bias type other than INT32; a stride, dilation, filter size or depth multiplier outside 1 to 32767 (TFLite keeps them, and paddings, in 16 bits), a padding other than SAME or VALID, a fused activation other than NONE, RELU, RELU_N1_TO_1 or RELU6 |
 
 Each operator's `prepare` (`ops/`) then checks what is particular to it (shape relations,
@@ -239,6 +239,9 @@ def _check_for_litert(graph: Graph, used: set[int]) -> None:
                              "this model's oracle, needs as many of each)")
         if tensor.shape and not 0 <= q.axis < len(tensor.shape):  # per-tensor scales too: its loader checks all
             raise ModelError(f"{where} is quantized along dimension {q.axis} of its {len(tensor.shape)}")
+        if len(q.scale) > 1 and tensor.shape[q.axis] != len(q.scale):  # any type: a bias's too
+            raise ModelError(f"{where} has {len(q.scale)} scales along dimension {q.axis} of shape {tensor.shape} "
+                             "(LiteRT, this model's oracle, needs one or one per index)")
     for op in graph.ops:
         if op.kind == "RESHAPE" and len(op.inputs) > 1 and op.inputs[1] < 0:
             raise ModelError(f"operator RESHAPE at index {op.index} omits its shape input (-1): LiteRT, this model's "
