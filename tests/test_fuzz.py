@@ -65,6 +65,7 @@ PAST_FINDINGS = [
     ("detector_tile.tflite", 23016330),  # a bias with 6 scales and an empty zero point vector: LiteRT refused it
     ("detector_tile.tflite", 23018970),  # a RESHAPE's shape input omitted (-1): LiteRT crashed reading it
     ("detector_tile.tflite", 25008108),  # a bias with 15 scales for 16 channels: LiteRT refused it
+    ("lstm_sequence.tflite", 26008274),  # an LSTM intermediate typed STRING: TFLite Micro could not allocate it
 ]
 
 
@@ -83,6 +84,7 @@ def test_past_findings_end_cleanly(name, seed):
     ("detector_tile.tflite", 23016330, "tensor 6 has 6 scales and 0 zero points"),
     ("detector_tile.tflite", 23018970, "operator RESHAPE at index 7 omits its shape input (-1)"),
     ("detector_tile.tflite", 25008108, "has 15 scales along dimension 0 of shape (16,)"),
+    ("lstm_sequence.tflite", 26008274, "intermediate tensor 20 'input_to_output_intermediate' has type STRING"),
 ])
 def test_past_findings_are_refused_in_one_line(name, seed, refusal):
     """Those of the findings above that the converter now refuses, without an oracle: what the

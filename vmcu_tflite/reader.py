@@ -159,6 +159,12 @@ def _check_intermediates(op: tflite.Operator, read: Op, tensors: dict[int, Tenso
             raise ModelError(f"operator {read.kind} at index {read.index}: intermediate tensor {t} "
                              f"'{tensors[t].name}' has shape {tensors[t].shape}; TFLite Micro supports only empty "
                              "intermediates")
+        try:
+            np.dtype(tensors[t].dtype)
+        except TypeError:  # STRING, RESOURCE, VARIANT, INT4: TFLite Micro cannot size it, empty or not
+            raise ModelError(f"operator {read.kind} at index {read.index}: intermediate tensor {t} "
+                             f"'{tensors[t].name}' has type {tensors[t].dtype.upper()}, which TFLite Micro cannot "
+                             "allocate") from None
 
 
 def _builtin_code(code: tflite.OperatorCode) -> int:
