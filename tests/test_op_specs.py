@@ -129,7 +129,7 @@ def test_op_options_read_are_fields_of_the_op_options_table_with_tflite_micro_de
         checked += 1
     folded_types = {"SHAPE": "ShapeOptions", "STRIDED_SLICE": "StridedSliceOptions", "PACK": "PackOptions",
                     "CONCATENATION": "ConcatenationOptions", "GATHER": "GatherOptions"}
-    for name, (_, compute) in FOLDABLE.items():
+    for name, (_, _, compute) in FOLDABLE.items():
         reads = _option_reads(inspect.getsource(compute))
         if reads:
             _check_reads(name, reads, _schema_fields(folded_types[name]), folded_types[name], False)

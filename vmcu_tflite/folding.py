@@ -101,23 +101,19 @@ def _reshape(op: Op, values: list, tensors: Mapping[int, Tensor]) -> np.ndarray:
     return values[0].reshape(tensors[op.outputs[0]].shape)
 
 
-# operator -> the inputs whose elements it copies to its output (None: every one): TFLite's kernels
-# copy them as the output's type, so theirs must be the same
-COPIED: dict[str, tuple[int, ...] | None] = {"SHAPE": (), "STRIDED_SLICE": (0,), "PACK": None, "CONCATENATION": None,
-                                           "GATHER": (0,), "BROADCAST_TO": (0,), "TILE": (0,), "RESHAPE": (0,),
-                                           "SQUEEZE": (0,)}
-
-# operator -> (the input positions that must be constant, None: every one; the folding)
-FOLDABLE: dict[str, tuple[tuple[int, ...] | None, Callable]] = {
-    "SHAPE": ((), _shape),  # only the input's static shape
-    "STRIDED_SLICE": ((0, 1, 2, 3), _strided_slice),
-    "PACK": (None, _pack),
-    "CONCATENATION": (None, _concatenation),
-    "GATHER": ((0, 1), _gather),
-    "BROADCAST_TO": ((0, 1), _broadcast_to),
-    "TILE": ((0, 1), _tile),
-    "RESHAPE": ((0,), _reshape),
-    "SQUEEZE": ((0,), _reshape),
+# operator -> (the input positions that must be constant, None: every one; those whose elements it
+# copies to its output, None: every one, which TFLite copies as the output's type, so theirs must be
+# the same; the folding)
+FOLDABLE: dict[str, tuple[tuple[int, ...] | None, tuple[int, ...] | None, Callable]] = {
+    "SHAPE": ((), (), _shape),  # only the input's static shape
+    "STRIDED_SLICE": ((0, 1, 2, 3), (0,), _strided_slice),
+    "PACK": (None, None, _pack),
+    "CONCATENATION": (None, None, _concatenation),
+    "GATHER": ((0, 1), (0,), _gather),
+    "BROADCAST_TO": ((0, 1), (0,), _broadcast_to),
+    "TILE": ((0, 1), (0,), _tile),
+    "RESHAPE": ((0,), (0,), _reshape),
+    "SQUEEZE": ((0,), (0,), _reshape),
 }
 
 
@@ -145,7 +141,7 @@ def fold_constants(ops: tuple[Op, ...], tensors: Mapping[int, Tensor],
 
 def _fold(op: Op, tensors: Mapping[int, Tensor]) -> np.ndarray | None:
     """The op's output value when its inputs allow, else None (it stays an operator)."""
-    needed, compute = FOLDABLE[op.kind]
+    needed, copied, compute = FOLDABLE[op.kind]
     if any(t < 0 or t not in tensors for t in op.inputs) or not op.inputs:
         return None
     check_arity(op)  # TFLite Micro would run this op: its counts must be TFLite's
@@ -155,7 +151,7 @@ def _fold(op: Op, tensors: Mapping[int, Tensor]) -> np.ndarray | None:
     out = tensors[op.outputs[0]]
     if out.dtype not in ("int32", "int64") and op.kind in ("STRIDED_SLICE", "PACK", "CONCATENATION"):
         return None  # shape arithmetic only: an int8 CONCATENATION of constants keeps its quantization rules
-    copied = range(len(op.inputs)) if COPIED[op.kind] is None else COPIED[op.kind]
+    copied = range(len(op.inputs)) if copied is None else copied
     other = next((t for t in (op.inputs[k] for k in copied if k < len(op.inputs)) if tensors[t].dtype != out.dtype), None)
     if other is not None:
         raise ModelError(f"operator {op.kind} at index {op.index} copies tensor {other}'s {tensors[other].dtype.upper()} "

@@ -49,6 +49,16 @@ class Tensor:
         return self.data is not None
 
     @property
+    def holds_elements(self) -> bool:
+        """Whether its type is one of plain elements (numpy's); STRING, RESOURCE, VARIANT, INT4 are not:
+        nothing here sizes or reads them, nor does TFLite Micro allocate them."""
+        try:
+            np.dtype(self.dtype)
+        except TypeError:
+            return False
+        return True
+
+    @property
     def num_elements(self) -> int:
         return int(np.prod(self.shape, dtype=np.int64))
 

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 
 from .errors import ModelError
 from .graph import Graph, Op, Tensor
@@ -192,10 +191,8 @@ def _check_options(op: Op) -> None:
 
 def _check_tensor(t: Tensor) -> None:
     where = f"tensor {t.index} '{t.name}'"
-    try:
-        np.dtype(t.dtype)
-    except TypeError:  # STRING, RESOURCE, VARIANT, INT4, ...: nothing the kernels hold as plain elements
-        raise ModelError(f"{where} has type {t.dtype}, which no supported operator reads or writes") from None
+    if not t.holds_elements:
+        raise ModelError(f"{where} has type {t.dtype}, which no supported operator reads or writes")
     if not t.is_constant:
         if any(d < 1 for d in t.shape):
             raise ModelError(f"{where} has shape {t.shape}: every dimension must be at least 1")

@@ -187,8 +187,8 @@ _OPCODE_VERSION_FIELD = 8  # OperatorCode.version's vtable slot in the schema
 def _with_ref_versions(model: bytes) -> bytes:
     """`model` with every operator code at version 1 (patched in place). TFLite Micro ignores
     operator versions and so does the converter; LiteRT's reference resolver registers each
-    operator from version 1 up to a bound of its own (TILE's is 2, below what converters write),
-    and refuses a model naming any other."""
+    operator from version 1 up to a bound of its own (TILE's is 2), and refuses a model naming
+    any other."""
     data = bytearray(model)
     root = tflite.Model.GetRootAsModel(model, 0)
     for i in range(root.OperatorCodesLength()):

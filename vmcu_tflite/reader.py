@@ -159,12 +159,10 @@ def _check_intermediates(op: tflite.Operator, read: Op, tensors: dict[int, Tenso
             raise ModelError(f"operator {read.kind} at index {read.index}: intermediate tensor {t} "
                              f"'{tensors[t].name}' has shape {tensors[t].shape}; TFLite Micro supports only empty "
                              "intermediates")
-        try:
-            np.dtype(tensors[t].dtype)
-        except TypeError:  # STRING, RESOURCE, VARIANT, INT4: TFLite Micro cannot size it, empty or not
+        if not tensors[t].holds_elements:  # empty or not, TFLite Micro cannot size it
             raise ModelError(f"operator {read.kind} at index {read.index}: intermediate tensor {t} "
                              f"'{tensors[t].name}' has type {tensors[t].dtype.upper()}, which TFLite Micro cannot "
-                             "allocate") from None
+                             "allocate")
 
 
 def _builtin_code(code: tflite.OperatorCode) -> int:
