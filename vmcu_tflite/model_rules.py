@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import math
 
-
 from .errors import ModelError
 from .graph import Graph, Op, Tensor
 from .oracle import NOT_IN_TFLM
