@@ -33,11 +33,16 @@ class CWriter:
         self.prefix = prefix
         self._arrays: list[str] = []
         self._names: set[str] = set()
+        # C name -> what was emitted under it, for the integrity CRC and the table fuzzer:
+        # ("array", ctype, values), ("struct", ctype, initializer) or ("pointers", ctype, items)
+        self.objects: dict[str, tuple[str, str, object]] = {}
 
     def array(self, ctype: str, name: str, values: Iterable, per_line: int = 16) -> str:
         """Add `static const <ctype> <prefix>_<name>[] = {...}` and return its C name."""
         full = self._claim(name)
-        items = [c_number(v) for v in np.asarray(list(values) if not isinstance(values, np.ndarray) else values).reshape(-1)]
+        flat = np.asarray(list(values) if not isinstance(values, np.ndarray) else values).reshape(-1)
+        self.objects[full] = ("array", ctype, [int(v) for v in flat])
+        items = [c_number(v) for v in flat]
         if not items:
             items = ["0"]  # C forbids empty arrays
         rows = [", ".join(items[i:i + per_line]) for i in range(0, len(items), per_line)]
@@ -48,6 +53,7 @@ class CWriter:
     def struct(self, ctype: str, name: str, initializer: str) -> str:
         """Add `static const <ctype> <prefix>_<name> = <initializer>;` (after what it refers to)."""
         full = self._claim(name)
+        self.objects[full] = ("struct", ctype, initializer)
         self._arrays.append(f"static const {ctype} {full} = {initializer};\n")
         return full
 
@@ -55,6 +61,7 @@ class CWriter:
         """Add `static <ctype> const <prefix>_<name>[] = {...}`, a table of pointers (`ctype` ends
         in `*`), and return its C name."""
         full = self._claim(name)
+        self.objects[full] = ("pointers", ctype, list(items))
         self._arrays.append(f"static {ctype}const {full}[{len(items)}] = {{{', '.join(items)}}};\n")
         return full
 

@@ -25,12 +25,24 @@ _PLACEHOLDER = "vmcu_generated_kernel"
 
 
 @dataclass(frozen=True)
+class Generated:
+    """A generated function: its name, its description, the roles it reads whole, its first step."""
+
+    name: str
+    kernel: Kernel
+    whole: frozenset[str]
+    step: int
+
+
+@dataclass(frozen=True)
 class KernelFunctions:
-    """Per step, the C function it calls and whether it is generated; the generated functions' C."""
+    """Per step, the vmcu_kernel it calls (a C expression) and whether it is generated; the generated
+    functions' C, and what their checks and digests are made from (codegen/kernel_checks.py)."""
 
     names: tuple[str, ...]
     generated: tuple[bool, ...]
     source: str  # #includes and the generated functions ("" when there are none)
+    functions: tuple[Generated, ...] = ()
 
 
 def whole_roles(program: Program, step, kernel: Kernel) -> frozenset[str]:
@@ -50,19 +62,22 @@ def kernel_functions(program: Program, prefix: str) -> KernelFunctions:
     for step, planned in zip(program.steps, program.plan.steps):
         kernel = describe(step.kernel, step.params, planned.segment_bytes, planned.in_place, planned.tile_rows)
         if kernel is None:
-            names.append(SPECS[step.kernel].c_kernel)
+            names.append(f"&{SPECS[step.kernel].c_kernel}_kernel")
             generated.append(False)
             continue
-        text = lower(kernel, _PLACEHOLDER, whole_roles(program, step, kernel))
-        if text not in functions:
-            functions[text] = (f"{prefix}_{kernel.name}_{per_stem[kernel.name]}", kernel, [])
+        whole = whole_roles(program, step, kernel)
+        text = lower(kernel, _PLACEHOLDER, whole)
+        key = (text, whole)  # one check per function: the same C reading the same roles whole
+        if key not in functions:
+            functions[key] = (f"{prefix}_{kernel.name}_{per_stem[kernel.name]}", kernel, [])
             per_stem[kernel.name] += 1
-        name, _, users = functions[text]
+        name, _, users = functions[key]
         users.append(step.index)
-        names.append(name)
+        names.append(f"&{name}_kernel")
         generated.append(True)
     parts = [PRELUDE] if functions else []
-    for text, (name, kernel, users) in functions.items():
+    for (text, _), (name, kernel, users) in functions.items():
         note = f"; step{'s' if len(users) > 1 else ''} {', '.join(map(str, users))}"
         parts.append(function_block(kernel, text.replace(f" {_PLACEHOLDER}(", f" {name}(", 1), note))
-    return KernelFunctions(tuple(names), tuple(generated), "".join(parts))
+    made = tuple(Generated(name, kernel, whole, users[0]) for (_, whole), (name, kernel, users) in functions.items())
+    return KernelFunctions(tuple(names), tuple(generated), "".join(parts), made)

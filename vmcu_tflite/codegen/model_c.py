@@ -9,9 +9,12 @@ from ..ops import SPECS
 from ..pipeline import Program
 from ..state import state_layout
 from .cwriter import CWriter, c_float
+from .integrity import MAX_STEP_INPUTS, ParamsDigest, crc_ints, float_bits, header_crc
+from .kernel_checks import kernel_checks
 from .kernel_functions import kernel_functions
 
 MODES = {"whole-tensor": "VMCU_MODE_WHOLE_TENSOR", "segment": "VMCU_MODE_SEGMENT", "in-place": "VMCU_MODE_IN_PLACE"}
+MODE_IDS = {"whole-tensor": 0, "segment": 1, "in-place": 2}  # vmcu_mode
 
 
 def banner(program: Program, what: str) -> str:
@@ -37,21 +40,29 @@ def render_source(program: Program, prefix: str, header_name: str) -> str:
     index = {t: i for i, t in enumerate(buffer_order(program))}
     tensors = ",\n    ".join(f"{{.offset = {plan.offsets[t]}u, .bytes = {plan.buffers[t].size}u}}" for t in index)
     params, steps, scratch = [], [], scratch_bytes(program)
+    step_params: list[tuple[str, str]] = []  # per step: params C type, initializer
+    step_ints: list[int] = []  # every step's integers, in the order the runtime's CRC walks them
     for step, planned, kernel, generated in zip(program.steps, plan.steps, functions.names, functions.generated):
         name = f"step{step.index}"
         spec = SPECS[step.kernel]
         if spec.emit is None:
             raise ModelError(f"step {step.index} ({step.kernel}) has no C kernel in this version")
         ctype, init = spec.emit(step, graph, writer, name)
+        step_params.append((ctype, init))
         params.append(f"static const {ctype} {prefix}_{name}_params = {init};\n")
-        inputs = ", ".join(str(index[graph.storage_of(t)]) for t in step.inputs) or "0"
+        inputs = [index[graph.storage_of(t)] for t in step.inputs]
         workspace = plan.offsets.get(-1 - step.index, 0)
         step_scratch = 0 if generated else _step_scratch(step, planned)
+        output = index[graph.storage_of(step.outputs[0])]
         steps.append(f"{{.kind = VMCU_KIND_{step.kernel}, .mode = {MODES[planned.mode]}, "
-                     f".num_inputs = {len(step.inputs)}, .inputs = {{{inputs}}}, "
-                     f".output = {index[graph.storage_of(step.outputs[0])]}, .segment = {planned.segment_bytes}u, "
+                     f".num_inputs = {len(step.inputs)}, .inputs = {{{', '.join(map(str, inputs)) or '0'}}}, "
+                     f".output = {output}, .segment = {planned.segment_bytes}u, "
                      f".scratch = {step_scratch}u, .workspace = {workspace}u, .kernel = {kernel}, "
                      f".params = &{prefix}_{name}_params}}")
+        step_ints += [spec.kind_id, MODE_IDS[planned.mode], len(inputs), *inputs,
+                      *[0] * (MAX_STEP_INPUTS - len(inputs)), output, planned.segment_bytes, step_scratch, workspace]
+    checks = "".join(kernel_checks(f.kernel, f.name, f.whole, *step_params[f.step], writer) + "\n"
+                     for f in functions.functions)
 
     def io(ports) -> str:
         rows = []
@@ -61,17 +72,30 @@ def render_source(program: Program, prefix: str, header_name: str) -> str:
                         f".zero_point = {t.zero_point}, .bytes = {t.num_bytes}u}}")
         return ",\n    ".join(rows)
 
+    def io_ints(ports) -> list[int]:
+        return [v for p in ports for t in [graph.tensors[p.tensor]]
+                for v in (index[graph.storage_of(p.tensor)], float_bits(t.scale), t.zero_point, t.num_bytes)]
+
     state = state_layout(graph)
     state_init = ",\n    ".join(f"{{.offset = {o}u, .bytes = {n}u, .fill = {fill - 256 if fill > 127 else fill}}}"
                                   for o, n, fill in state.initial)
     state_table = (f"static const vmcu_state_init {prefix}_state_init[{len(state.initial)}] = {{\n    {state_init}\n}};\n\n"
                    if state.initial else "")
+    header = header_crc(plan.pool_bytes, scratch, len(index), len(steps), len(graph.inputs), len(graph.outputs),
+                        state.bytes, state.tag, len(state.initial))
+    crc = crc_ints(header, [v for t in index for v in (plan.offsets[t], plan.buffers[t].size)] + step_ints
+                   + io_ints(graph.inputs) + io_ints(graph.outputs)
+                   + [v for o, n, fill in state.initial for v in (o, n, fill - 256 if fill > 127 else fill)])
+    digest = ParamsDigest(writer)
+    for ctype, init in step_params:
+        crc = digest.struct(crc, ctype, init)
     return "".join([
         banner(program, "Model tables"),
-        f'#include "{header_name}"\n#include "vmcu/vmcu_kernels.h"\n',
+        f'#include "{header_name}"\n#include "vmcu/vmcu_check.h"\n#include "vmcu/vmcu_kernels.h"\n',
         functions.source, "\n",
         writer.text(), "\n",
         "".join(params), "\n",
+        checks,
         f"static const vmcu_tensor {prefix}_tensors[{len(index)}] = {{\n    {tensors}\n}};\n\n",
         f"static const vmcu_step {prefix}_steps[{max(len(steps), 1)}] = {{\n    " + (",\n    ".join(steps) or "{0}")
         + "\n};\n\n",
@@ -84,7 +108,8 @@ def render_source(program: Program, prefix: str, header_name: str) -> str:
         f"    .tensors = {prefix}_tensors, .steps = {prefix}_steps, .inputs = {prefix}_inputs, "
         f".outputs = {prefix}_outputs,\n"
         f"    .state_bytes = {state.bytes}u, .state_tag = 0x{state.tag:08x}u, .num_state_init = {len(state.initial)}, "
-        f".state_init = {prefix + '_state_init' if state.initial else '0'}\n}};\n",
+        f".state_init = {prefix + '_state_init' if state.initial else '0'},\n"
+        f"    .header_crc = 0x{header:08x}u, .crc = 0x{crc:08x}u\n}};\n",
     ])
 
 

@@ -28,6 +28,8 @@ class Target:
     harness_prelude: str = ""  # C lines after the harness's #includes (declarations for pre_run/post_run)
     pre_run: str = ""  # C statements before vmcu_invoke() (measurements)
     post_run: str = ""  # C statements after it
+    pre_verify: str = ""  # C statements before vmcu_verify_model() (measurements)
+    post_verify: str = ""  # C statements after it
     timeout: float = 600.0
     description: str = field(default="", compare=False)
     tuning: str = "dsp"  # the kernel tuning a model is converted with for this target (kernels/tuning.py)
@@ -39,7 +41,8 @@ class Target:
         """Build the program that runs the model written in `model_dir` once on `inputs_int8` and
         prints its outputs (`harness.py`); return the executable. The default: the harness."""
         (work / "main.c").write_text(render_main(f"{prefix}_model.h", prefix, inputs_int8, pool_shrink, self.pre_run,
-                                                 self.post_run, self.harness_prelude))
+                                                 self.post_run, self.harness_prelude, self.pre_verify,
+                                                 self.post_verify))
         (work / "CMakeLists.txt").write_text(harness_cmake(model_dir.name, self.harness_cmake))
         build = work / "build"
         cmake([str(work), str(build), "-DCMAKE_BUILD_TYPE=Release", *self.cmake_args], build, self.name)
@@ -209,6 +212,11 @@ def _library_flash(map_file: Path) -> dict[str, int]:
     return totals
 
 
+# The instructions of vmcu_verify_model(), the boards' measurement `verify_instructions`.
+VERIFY_BEGIN = "    const uint64_t verify_start = vmcu_board_instructions();"
+VERIFY_END = '    vmcu_board_print_measure("verify_instructions", vmcu_board_instructions() - verify_start);'
+
+
 def _qemu(name: str, board: str, cpu: str, description: str, stack_bytes: int = 8192, heap_bytes: int = 2048,
           ram_bytes: int = 4 << 20) -> QemuTarget:
     return QemuTarget(
@@ -220,6 +228,8 @@ def _qemu(name: str, board: str, cpu: str, description: str, stack_bytes: int = 
         harness_prelude='#include "vmcu_board.h"\n',
         pre_run="    vmcu_board_measure_begin();",
         post_run="    vmcu_board_measure_end();",
+        pre_verify=VERIFY_BEGIN,
+        post_verify=VERIFY_END,
         description=description,
         tuning=tuning_for_cpu(cpu),
         board=board,
@@ -273,6 +283,8 @@ QEMU_TARGETS = (
         harness_prelude='#include "vmcu_board.h"\n',
         pre_run="    vmcu_board_measure_begin();",
         post_run="    vmcu_board_measure_end();",
+        pre_verify=VERIFY_BEGIN,
+        post_verify=VERIFY_END,
         description="RISC-V RV32IMAC (QEMU virt, 4 MB RAM; instructions from minstret)",
         board="virt", qemu=("qemu-system-riscv32", "-bios", "none"), tools="riscv64-unknown-elf-",
         apt="gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf qemu-system-misc", heap_bytes=0,

@@ -9,10 +9,25 @@
  *
  * The application owns all the RAM: the pool, a small scratch and, for a model with variable
  * tensors (LSTM, SVDF), a state region kept between calls (`{pool, .., scratch, .., state,
- * sizeof state}`, 4-byte aligned). The runtime never allocates, keeps nothing of its own between
- * calls, and refuses buffers smaller than the plan's and tables that point outside them. Inputs and outputs are pointers into the pool: write the input just
- * before vmcu_invoke() and read the output right after it, since the pool is reused for
- * everything.
+ * sizeof state}`, 4-byte aligned). The runtime never allocates and keeps nothing of its own between
+ * calls. Inputs and outputs are pointers into the pool: write the input just before vmcu_invoke()
+ * and read the output right after it, since the pool is reused for everything.
+ *
+ * What is checked, and when:
+ * - Every call of vmcu_invoke(), vmcu_reset_state(), vmcu_input() and vmcu_output() first checks
+ *   the model struct's own integers (its sizes and the counts of its arrays) against their CRC,
+ *   `header_crc`: a count that lies about its array is refused before the array is read.
+ * - Before a run, vmcu_invoke() also checks every table against the buffers: each tensor, input
+ *   and output inside the pool, each step's tensors, scratch and workspace inside theirs, and each
+ *   step's params against everything its kernel will touch (element counts and shapes against the
+ *   tensors' bytes, the scratch, the workspace rings, the state; zero points, shifts and clamps
+ *   within what the kernel's arithmetic takes without overflow). Whatever the tables say, a run
+ *   either returns a status or stays inside the application's buffers and the model's constants.
+ *   These checks cost well under 1% of a run (BENCHMARKS.md, Integrity).
+ * - vmcu_verify_model(), on demand (at boot, or periodically as a class B flash self-test), adds
+ *   a CRC-32 over every integer of the tables and every weight and constant, in the order the
+ *   converter computed it: it catches values that are wrong but plausible (a multiplier, a
+ *   weight, a zero point), which no range check can.
  */
 #ifndef VMCU_H
 #define VMCU_H
@@ -40,6 +55,17 @@ extern "C" {
  * from the state the previous one left, as TFLite does between invocations.
  */
 vmcu_status vmcu_invoke(const vmcu_model *model, const vmcu_memory *memory, uint16_t *failed_step);
+
+/**
+ * @brief Check the model's tables and constants against the CRC-32 the converter computed
+ *        (`model->crc`): every integer of the tables, every weight, bias, multiplier and table of
+ *        constants. Runs the checks vmcu_invoke() runs first, so it reads nothing a corrupt table
+ *        points past; touches no RAM but its stack. About 30 instructions per byte of constants on
+ *        a Cortex-M4 (BENCHMARKS.md, Integrity).
+ * @return VMCU_OK, VMCU_ERROR_BAD_MODEL (a table or a constant is not what the converter wrote)
+ *         or VMCU_ERROR_BAD_ARGUMENT (NULL)
+ */
+vmcu_status vmcu_verify_model(const vmcu_model *model);
 
 /**
  * @brief Set every variable tensor of `model` to TFLite's initial value (a new sequence: an int8

@@ -161,6 +161,35 @@ vmcu_status vmcu_strided_copy_s8(const vmcu_context *ctx, const void *params, co
 vmcu_status vmcu_quantize_s8(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
                              const vmcu_view *output);
 
+/*
+ * Each kernel above with its check and digest (vmcu_check.h), as the generated tables name it:
+ * a step's `.kernel = &vmcu_<kernel>_kernel`.
+ */
+extern const vmcu_kernel vmcu_add_s8_kernel;
+extern const vmcu_kernel vmcu_avg_pool2d_s8_kernel;
+extern const vmcu_kernel vmcu_concatenation_s8_kernel;
+extern const vmcu_kernel vmcu_gather_s8_kernel;
+extern const vmcu_kernel vmcu_l2_normalization_s8_kernel;
+extern const vmcu_kernel vmcu_log_softmax_s8_kernel;
+extern const vmcu_kernel vmcu_lookup_s8_kernel;
+extern const vmcu_kernel vmcu_lstm_s8_kernel;
+extern const vmcu_kernel vmcu_max_pool2d_s8_kernel;
+extern const vmcu_kernel vmcu_maximum_s8_kernel;
+extern const vmcu_kernel vmcu_mean_s8_kernel;
+extern const vmcu_kernel vmcu_minimum_s8_kernel;
+extern const vmcu_kernel vmcu_mul_s8_kernel;
+extern const vmcu_kernel vmcu_pad_s8_kernel;
+extern const vmcu_kernel vmcu_prelu_s8_kernel;
+extern const vmcu_kernel vmcu_quantize_s8_kernel;
+extern const vmcu_kernel vmcu_reduce_max_s8_kernel;
+extern const vmcu_kernel vmcu_resize_bilinear_s8_kernel;
+extern const vmcu_kernel vmcu_resize_nearest_neighbor_s8_kernel;
+extern const vmcu_kernel vmcu_softmax_s8_kernel;
+extern const vmcu_kernel vmcu_strided_copy_s8_kernel;
+extern const vmcu_kernel vmcu_sub_s8_kernel;
+extern const vmcu_kernel vmcu_svdf_s8_kernel;
+extern const vmcu_kernel vmcu_transpose_conv_s8_kernel;
+
 #ifdef __cplusplus
 }
 #endif

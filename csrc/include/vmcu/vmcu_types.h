@@ -56,6 +56,9 @@ typedef struct {
 /** What a kernel call knows besides its params (defined in vmcu_kernels.h). */
 typedef struct vmcu_context vmcu_context;
 
+typedef struct vmcu_model vmcu_model;
+typedef struct vmcu_step vmcu_step;
+
 /**
  * A kernel: the runtime's hand-written ones (vmcu_kernels.h) and the ones the converter generates
  * per kernel configuration into the model's C file all take these arguments: context, op params,
@@ -64,8 +67,31 @@ typedef struct vmcu_context vmcu_context;
 typedef vmcu_status (*vmcu_kernel_fn)(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
                                       const vmcu_view *output);
 
-/** One kernel call. `params` points to the kind's params struct below. */
+/**
+ * A step's tables against everything its kernel will touch (vmcu_check.h): VMCU_OK, or
+ * VMCU_ERROR_BAD_MODEL when the kernel would leave a tensor, the scratch, the workspace or the
+ * state, or meet a value its arithmetic does not take. Called only after the step's tensor
+ * indices, scratch and workspace were found inside the model's buffers.
+ */
+typedef vmcu_status (*vmcu_check_fn)(const vmcu_model *model, const vmcu_step *step);
+
+/** The step's params (every integer, then the constants they point to) folded into a CRC-32, in
+ *  the canonical order the converter computed it in (vmcu_check.h). Called only on checked steps. */
+typedef uint32_t (*vmcu_digest_fn)(const vmcu_step *step, uint32_t crc);
+
+/**
+ * What a step calls, with the two functions that know its params struct: the kernel pointer, not
+ * the step's kind, decides how the params are read, so no integer of a table can make a params
+ * struct be read as another.
+ */
 typedef struct {
+    vmcu_kernel_fn run;
+    vmcu_check_fn check;
+    vmcu_digest_fn digest;
+} vmcu_kernel;
+
+/** One kernel call. `params` points to the params struct its kernel reads. */
+struct vmcu_step {
     uint8_t kind;                         /**< vmcu_kind (what the step computes; the call goes to `kernel`) */
     uint8_t mode;                         /**< vmcu_mode */
     uint8_t num_inputs;                   /**< activation inputs */
@@ -74,9 +100,9 @@ typedef struct {
     uint32_t segment;                     /**< bytes (channels) per output segment */
     uint32_t scratch;                     /**< bytes of the model's scratch the kernel uses (generated ones: 0) */
     uint32_t workspace;                   /**< pool offset of the step's workspace (in-place mode, fused rings) */
-    vmcu_kernel_fn kernel;
+    const vmcu_kernel *kernel;
     const void *params;
-} vmcu_step;
+};
 
 /** Per-channel requantization of conv, depthwise and fully connected outputs. A layer whose
  *  generated kernel takes the narrow form holds its instructions' operands instead (2m - 2^32 and
@@ -329,7 +355,7 @@ typedef struct {
 } vmcu_io;
 
 /** A generated model: every table the runtime walks (const: it holds no RAM). */
-typedef struct {
+struct vmcu_model {
     uint32_t pool_bytes;    /**< <PREFIX>_POOL_BYTES */
     uint32_t scratch_bytes; /**< <PREFIX>_SCRATCH_BYTES: the largest step.scratch (a runtime kernel's output segment) */
     uint16_t num_tensors, num_steps, num_inputs, num_outputs;
@@ -341,7 +367,9 @@ typedef struct {
     uint32_t state_tag;     /**< the state region's first word once it holds this model's state */
     uint16_t num_state_init;
     const vmcu_state_init *state_init;
-} vmcu_model;
+    uint32_t header_crc;    /**< CRC-32 of the integers above (the counts of the arrays: checked by every run) */
+    uint32_t crc;           /**< CRC-32 of every integer of the tables and every constant (vmcu_verify_model) */
+};
 
 /**
  * UNIDIRECTIONAL_SEQUENCE_LSTM, int8 x int8 -> int16 cell: gates in TFLite's order (input, forget,

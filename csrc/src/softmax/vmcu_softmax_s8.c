@@ -5,6 +5,7 @@
  * One row at a time (the segment is the row): its maximum, then the sum of exps of the
  * differences to it, then every output of the row into ctx->scratch before the row is stored.
  */
+#include "vmcu/vmcu_check.h"
 #include "vmcu/vmcu_kernels.h"
 #include "vmcu/vmcu_support.h"
 
@@ -72,3 +73,26 @@ vmcu_status vmcu_softmax_s8(const vmcu_context *ctx, const void *params, const v
     }
     return VMCU_OK;
 }
+
+/* rows x depth bytes in and out; a row (or a segment of it) at a time in the scratch. */
+static vmcu_status softmax_check(const vmcu_model *model, const vmcu_step *step)
+{
+    const vmcu_softmax_params *p = (const vmcu_softmax_params *)step->params;
+    const uint32_t bytes = vmcu_times(p->rows, p->depth);
+    const uint32_t chunk = step->segment < (uint32_t)p->depth ? step->segment : (uint32_t)p->depth;
+    if (bytes == 0u || step->num_inputs < 1u || bytes > vmcu_input_bytes(model, step, 0) ||
+        bytes > vmcu_output_bytes(model, step) || step->segment < 1u || chunk > step->scratch ||
+        !vmcu_in_range(p->input_left_shift, 0, 31) || p->input_multiplier < 0 || p->diff_min > 0) {
+        return VMCU_ERROR_BAD_MODEL;
+    }
+    return VMCU_OK;
+}
+
+static uint32_t softmax_digest(const vmcu_step *step, uint32_t crc)
+{
+    const vmcu_softmax_params *p = (const vmcu_softmax_params *)step->params;
+    const int32_t fields[5] = {p->rows, p->depth, p->input_multiplier, p->input_left_shift, p->diff_min};
+    return vmcu_crc32_i32s(crc, fields, 5u);
+}
+
+const vmcu_kernel vmcu_softmax_s8_kernel = {vmcu_softmax_s8, softmax_check, softmax_digest};
