@@ -2,9 +2,10 @@
 
 Each input array holds one or more runs' inputs back to back (a sequence, for a model whose state
 carries from one run to the next). First it checks the model's tables and constants against their
-CRC (vmcu_verify_model(): a model the converter wrote must pass) and prints `verify N`. After each
-run it prints `status N` then one `output I: b0 b1 ...` line per output (int8 values); `parse_run`
-reads them back, each output's runs concatenated.
+CRC (vmcu_verify_model(): a model the converter wrote must pass; a model that fails is not run and
+its status is the verification's). After each run it prints `status N` then one `output I: b0 b1
+...` line per output (int8 values), and at the end `verify N`; `parse_run` reads them back, each
+output's runs concatenated.
 `pool_shrink` makes the pool smaller than the plan to check that the runtime refuses it.
 """
 from __future__ import annotations
@@ -19,10 +20,11 @@ from ..codegen.cwriter import CWriter
 
 def render_main(header: str, prefix: str, inputs: Sequence[np.ndarray], pool_shrink: int = 0,
                 pre_run: str = "", post_run: str = "", prelude: str = "", pre_verify: str = "",
-                post_verify: str = "") -> str:
+                post_verify: str = "", report: str = "") -> str:
     """main.c for the harness; `pre_run`/`post_run` let a target add its own measurements (the
-    last run's are the ones read), `pre_verify`/`post_verify` the same around vmcu_verify_model(),
-    `prelude` (after the #includes) declares what they call."""
+    last run's are the ones read), `pre_verify`/`post_verify` the same around vmcu_verify_model()
+    and `report` print those at the end (a first print allocates stdio's buffer, which the runs'
+    heap figure must not see), `prelude` (after the #includes) declares what they call."""
     writer = CWriter("harness")
     names = [writer.array("int8_t", f"input{i}", x.astype(np.int8).reshape(-1)) for i, x in enumerate(inputs)]
     copies = "\n".join(f"        memcpy(vmcu_input(&{prefix}_model, pool, {i}), {n} + run * {prefix}_model.inputs[{i}].bytes, "
@@ -58,11 +60,12 @@ int main(void)
     vmcu_status status = VMCU_OK;
     uint16_t failed_step = 0;
     uint32_t o, run;
+    vmcu_status verified;
 {pre_verify}
-    status = vmcu_verify_model(&{prefix}_model);
+    verified = vmcu_verify_model(&{prefix}_model);
 {post_verify}
-    printf("verify %d\\n", (int)status);
-    if (status != VMCU_OK) {{
+    if (verified != VMCU_OK) {{ /* not run; `verify` is printed last, after the measured runs */
+        status = verified;
         printf("status %d\\n", (int)status);
     }}
     for (run = 0; run < runs && status == VMCU_OK; ++run) {{
@@ -80,6 +83,8 @@ int main(void)
             }}
         }}
     }}
+    printf("verify %d\\n", (int)verified);
+{report}
     printf("done\\n");
     return status == VMCU_OK ? 0 : 1;
 }}

@@ -75,7 +75,8 @@ def validate_program(program: Program, model: bytes, target: Target, seed: int =
     with tempfile.TemporaryDirectory(prefix="vmcu-validate-") as scratch:
         status, outputs, measured = build_and_run(program, as_int8, target, Path(work or scratch))
         if profile:
-            steps = step_instructions(program, as_int8, target, Path(work or scratch) / "profile")
+            steps, checks = profile_run(program, as_int8, target, Path(work or scratch) / "profile")
+            measured = {**measured, "checks_instructions": checks}
     matches_reference = status == 0 and len(outputs) == len(expected) and all(
         np.array_equal(a, b) for a, b in zip(outputs, expected))
     matches_tflm = None
@@ -102,10 +103,11 @@ def sequence_runs(program: Program) -> int:
     return SEQUENCE_RUNS if program.graph.variables() else 1
 
 
-def step_instructions(program: Program, inputs_int8: list[np.ndarray], target: Target, work: Path) -> list[int]:
-    """Instructions of each step's kernel call, from a build of `program` profiled on `target`."""
+def profile_run(program: Program, inputs_int8: list[np.ndarray], target: Target, work: Path) -> tuple[list[int], int]:
+    """Instructions of each step's kernel call, and of vmcu_invoke()'s checks before the first,
+    from a build of `program` profiled on `target`."""
     status, _, measured = build_and_run(program, inputs_int8, profiled(target), work)
     counts = [measured.get(f"step_{i}") for i in range(len(program.steps))]
-    if status != 0 or None in counts:
+    if status != 0 or None in counts or "checks" not in measured:
         raise UsageError(f"the profiled run on {target.name} stopped early (status {status})")
-    return counts
+    return counts, measured["checks"]

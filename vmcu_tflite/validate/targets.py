@@ -30,6 +30,7 @@ class Target:
     post_run: str = ""  # C statements after it
     pre_verify: str = ""  # C statements before vmcu_verify_model() (measurements)
     post_verify: str = ""  # C statements after it
+    report: str = ""  # C statements at the end (printing what post_verify measured)
     timeout: float = 600.0
     description: str = field(default="", compare=False)
     tuning: str = "dsp"  # the kernel tuning a model is converted with for this target (kernels/tuning.py)
@@ -42,7 +43,7 @@ class Target:
         prints its outputs (`harness.py`); return the executable. The default: the harness."""
         (work / "main.c").write_text(render_main(f"{prefix}_model.h", prefix, inputs_int8, pool_shrink, self.pre_run,
                                                  self.post_run, self.harness_prelude, self.pre_verify,
-                                                 self.post_verify))
+                                                 self.post_verify, self.report))
         (work / "CMakeLists.txt").write_text(harness_cmake(model_dir.name, self.harness_cmake))
         build = work / "build"
         cmake([str(work), str(build), "-DCMAKE_BUILD_TYPE=Release", *self.cmake_args], build, self.name)
@@ -214,7 +215,8 @@ def _library_flash(map_file: Path) -> dict[str, int]:
 
 # The instructions of vmcu_verify_model(), the boards' measurement `verify_instructions`.
 VERIFY_BEGIN = "    const uint64_t verify_start = vmcu_board_instructions();"
-VERIFY_END = '    vmcu_board_print_measure("verify_instructions", vmcu_board_instructions() - verify_start);'
+VERIFY_END = "    const uint64_t verify_instructions = vmcu_board_instructions() - verify_start;"
+VERIFY_REPORT = '    vmcu_board_print_measure("verify_instructions", verify_instructions);'
 
 
 def _qemu(name: str, board: str, cpu: str, description: str, stack_bytes: int = 8192, heap_bytes: int = 2048,
@@ -230,6 +232,7 @@ def _qemu(name: str, board: str, cpu: str, description: str, stack_bytes: int = 
         post_run="    vmcu_board_measure_end();",
         pre_verify=VERIFY_BEGIN,
         post_verify=VERIFY_END,
+        report=VERIFY_REPORT,
         description=description,
         tuning=tuning_for_cpu(cpu),
         board=board,
@@ -243,7 +246,7 @@ _PROFILE_PRELUDE = """
 static uint64_t profile_mark;
 
 /* Before each kernel call and after the last: print the instructions of the call just ended
-   (the printing itself is not counted). */
+   (the printing itself is not counted); before the first, those of vmcu_invoke()'s checks. */
 void vmcu_profile_step(uint16_t step)
 {
     const uint64_t now = vmcu_board_instructions();
@@ -251,6 +254,8 @@ void vmcu_profile_step(uint16_t step)
         char name[24];
         sprintf(name, "step_%u", (unsigned)(step - 1u));
         vmcu_board_print_measure(name, now - profile_mark);
+    } else {
+        vmcu_board_print_measure("checks", now - profile_mark);
     }
     profile_mark = vmcu_board_instructions();
 }
@@ -259,9 +264,11 @@ void vmcu_profile_step(uint16_t step)
 
 def profiled(target: QemuTarget) -> QemuTarget:
     """`target` with the runtime calling vmcu_profile_step() around every kernel call: the run
-    prints `measure step_<i> N` per step (its totals include the profiling, so they are not used)."""
+    prints `measure step_<i> N` per step and `measure checks N`, the instructions from the call of
+    vmcu_invoke() to its first kernel call (its totals include the profiling, so they are not used)."""
     return replace(target, cmake_args=(*target.cmake_args, "-DVMCU_PROFILE=ON"),
-                   harness_prelude=target.harness_prelude + _PROFILE_PRELUDE)
+                   harness_prelude=target.harness_prelude + _PROFILE_PRELUDE,
+                   pre_run=target.pre_run + "\n    profile_mark = vmcu_board_instructions();")
 
 
 QEMU_TARGETS = (
@@ -285,6 +292,7 @@ QEMU_TARGETS = (
         post_run="    vmcu_board_measure_end();",
         pre_verify=VERIFY_BEGIN,
         post_verify=VERIFY_END,
+        report=VERIFY_REPORT,
         description="RISC-V RV32IMAC (QEMU virt, 4 MB RAM; instructions from minstret)",
         board="virt", qemu=("qemu-system-riscv32", "-bios", "none"), tools="riscv64-unknown-elf-",
         apt="gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf qemu-system-misc", heap_bytes=0,
