@@ -36,8 +36,9 @@ class Generated:
 
 @dataclass(frozen=True)
 class KernelFunctions:
-    """Per step, the vmcu_kernel it calls (a C expression) and whether it is generated; the generated
-    functions' C, and what their checks and digests are made from (codegen/kernel_checks.py)."""
+    """Per step, the C function it calls (its vmcu_kernel is `<name>_kernel`) and whether it is
+    generated; the generated functions' C, and what their checks and digests are made from
+    (codegen/kernel_checks.py)."""
 
     names: tuple[str, ...]
     generated: tuple[bool, ...]
@@ -62,7 +63,7 @@ def kernel_functions(program: Program, prefix: str) -> KernelFunctions:
     for step, planned in zip(program.steps, program.plan.steps):
         kernel = describe(step.kernel, step.params, planned.segment_bytes, planned.in_place, planned.tile_rows)
         if kernel is None:
-            names.append(f"&{SPECS[step.kernel].c_kernel}_kernel")
+            names.append(SPECS[step.kernel].c_kernel)
             generated.append(False)
             continue
         whole = whole_roles(program, step, kernel)
@@ -73,7 +74,7 @@ def kernel_functions(program: Program, prefix: str) -> KernelFunctions:
             per_stem[kernel.name] += 1
         name, _, users = functions[key]
         users.append(step.index)
-        names.append(f"&{name}_kernel")
+        names.append(name)
         generated.append(True)
     parts = [PRELUDE] if functions else []
     for (text, _), (name, kernel, users) in functions.items():

@@ -57,7 +57,7 @@ def render_source(program: Program, prefix: str, header_name: str) -> str:
         steps.append(f"{{.kind = VMCU_KIND_{step.kernel}, .mode = {MODES[planned.mode]}, "
                      f".num_inputs = {len(step.inputs)}, .inputs = {{{', '.join(map(str, inputs)) or '0'}}}, "
                      f".output = {output}, .segment = {planned.segment_bytes}u, "
-                     f".scratch = {step_scratch}u, .workspace = {workspace}u, .kernel = {kernel}, "
+                     f".scratch = {step_scratch}u, .workspace = {workspace}u, .kernel = &{kernel}_kernel, "
                      f".params = &{prefix}_{name}_params}}")
         step_ints += [spec.kind_id, MODE_IDS[planned.mode], len(inputs), *inputs,
                       *[0] * (MAX_STEP_INPUTS - len(inputs)), output, planned.segment_bytes, step_scratch, workspace]
