@@ -51,18 +51,13 @@ static int step_in_pool(const vmcu_model *model, const vmcu_step *step)
 }
 
 /* The model struct's own integers (the counts of its arrays among them), in declaration order,
- * each as 4 bytes little-endian: one CRC call, since every run pays for it. */
+ * each as 4 bytes little-endian (the runtime's cores are): one CRC call, since every run pays it. */
 static uint32_t header_digest(const vmcu_model *model)
 {
     const uint32_t fields[9] = {model->pool_bytes, model->scratch_bytes, model->num_tensors, model->num_steps,
                                 model->num_inputs, model->num_outputs, model->state_bytes, model->state_tag,
                                 model->num_state_init};
-    uint8_t bytes[36];
-    uint32_t i;
-    for (i = 0; i < 36u; ++i) {
-        bytes[i] = (uint8_t)(fields[i / 4u] >> (8u * (i % 4u)));
-    }
-    return vmcu_crc32(0u, bytes, 36u);
+    return vmcu_crc32(0u, fields, (uint32_t)sizeof fields);
 }
 
 /* The model's own sizes: its counts match its header CRC (a count that lies about its own array
