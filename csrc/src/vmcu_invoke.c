@@ -268,7 +268,8 @@ vmcu_status vmcu_invoke(const vmcu_model *model, const vmcu_memory *memory, uint
 
 int8_t *vmcu_input(const vmcu_model *model, int8_t *pool, uint32_t index)
 {
-    if (model == 0 || pool == 0 || index >= model->num_inputs || !io_in_pool(model, &model->inputs[index])) {
+    if (model == 0 || pool == 0 || !header_ok(model) || index >= model->num_inputs ||
+        !io_in_pool(model, &model->inputs[index])) {
         return (int8_t *)0;
     }
     return pool + model->tensors[model->inputs[index].tensor].offset;
@@ -276,7 +277,8 @@ int8_t *vmcu_input(const vmcu_model *model, int8_t *pool, uint32_t index)
 
 const int8_t *vmcu_output(const vmcu_model *model, const int8_t *pool, uint32_t index)
 {
-    if (model == 0 || pool == 0 || index >= model->num_outputs || !io_in_pool(model, &model->outputs[index])) {
+    if (model == 0 || pool == 0 || !header_ok(model) || index >= model->num_outputs ||
+        !io_in_pool(model, &model->outputs[index])) {
         return (const int8_t *)0;
     }
     return pool + model->tensors[model->outputs[index].tensor].offset;

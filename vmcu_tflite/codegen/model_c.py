@@ -33,23 +33,31 @@ def buffer_order(program: Program) -> list[int]:
     return sorted(t for t in program.plan.buffers if t >= 0)
 
 
+def emit_step_params(program: Program, writer: CWriter) -> list[tuple[str, str]]:
+    """Each step's params struct, `<prefix>_step<i>_params`: its C type and initializer (the
+    constants they point to added to `writer`, whose `objects` then describe them)."""
+    params = []
+    for step in program.steps:
+        spec = SPECS[step.kernel]
+        if spec.emit is None:
+            raise ModelError(f"step {step.index} ({step.kernel}) has no C kernel in this version")
+        params.append(spec.emit(step, program.graph, writer, f"step{step.index}"))
+    return params
+
+
 def render_source(program: Program, prefix: str, header_name: str) -> str:
     graph, plan = program.graph, program.plan
     writer = CWriter(prefix)
     functions = kernel_functions(program, prefix)
     index = {t: i for i, t in enumerate(buffer_order(program))}
     tensors = ",\n    ".join(f"{{.offset = {plan.offsets[t]}u, .bytes = {plan.buffers[t].size}u}}" for t in index)
-    params, steps, scratch = [], [], scratch_bytes(program)
-    step_params: list[tuple[str, str]] = []  # per step: params C type, initializer
+    steps, scratch = [], scratch_bytes(program)
+    step_params = emit_step_params(program, writer)  # per step: params C type, initializer
+    params = [f"static const {ctype} {prefix}_step{step.index}_params = {init};\n"
+              for step, (ctype, init) in zip(program.steps, step_params)]
     step_ints: list[int] = []  # every step's integers, in the order the runtime's CRC walks them
     for step, planned, kernel, generated in zip(program.steps, plan.steps, functions.names, functions.generated):
-        name = f"step{step.index}"
         spec = SPECS[step.kernel]
-        if spec.emit is None:
-            raise ModelError(f"step {step.index} ({step.kernel}) has no C kernel in this version")
-        ctype, init = spec.emit(step, graph, writer, name)
-        step_params.append((ctype, init))
-        params.append(f"static const {ctype} {prefix}_{name}_params = {init};\n")
         inputs = [index[graph.storage_of(t)] for t in step.inputs]
         workspace = plan.offsets.get(-1 - step.index, 0)
         step_scratch = 0 if generated else _step_scratch(step, planned)
@@ -58,7 +66,7 @@ def render_source(program: Program, prefix: str, header_name: str) -> str:
                      f".num_inputs = {len(step.inputs)}, .inputs = {{{', '.join(map(str, inputs)) or '0'}}}, "
                      f".output = {output}, .segment = {planned.segment_bytes}u, "
                      f".scratch = {step_scratch}u, .workspace = {workspace}u, .kernel = &{kernel}_kernel, "
-                     f".params = &{prefix}_{name}_params}}")
+                     f".params = &{prefix}_step{step.index}_params}}")
         step_ints += [spec.kind_id, MODE_IDS[planned.mode], len(inputs), *inputs,
                       *[0] * (MAX_STEP_INPUTS - len(inputs)), output, planned.segment_bytes, step_scratch, workspace]
     checks = "".join(kernel_checks(f.kernel, f.name, f.whole, *step_params[f.step], writer) + "\n"

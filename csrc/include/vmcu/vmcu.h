@@ -83,8 +83,9 @@ vmcu_status vmcu_reset_state(const vmcu_model *model, const vmcu_memory *memory)
 void vmcu_profile_step(uint16_t step);
 #endif
 
-/** @brief Where input `index` lives in `pool` (its bytes are contiguous); NULL if there is no
- *         such input or its table entry leaves the pool. */
+/** @brief Where input `index` lives in `pool` (its bytes are contiguous); NULL if the model's
+ *         own integers do not match `header_crc`, there is no such input or its table entry
+ *         leaves the pool. */
 int8_t *vmcu_input(const vmcu_model *model, int8_t *pool, uint32_t index);
 
 /** @brief Where output `index` lives in `pool` (contiguous); NULL as for vmcu_input(). */
