@@ -97,6 +97,34 @@ static inline uint32_t vmcu_times(int32_t a, int32_t b)
     return vmcu_product(dims, 2);
 }
 
+/** The elements of an NHWC shape: vmcu_product of its four dimensions. */
+static inline uint32_t vmcu_dims_product(const vmcu_dims *d)
+{
+    const int32_t dims[4] = {d->n, d->h, d->w, d->c};
+    return vmcu_product(dims, 4);
+}
+
+/**
+ * 1 when the `bytes` bytes at `offset` of the state region are exactly one variable tensor's (an
+ * entry of the model's initial state, which the tables check found inside the region) and
+ * `offset` is a multiple of `alignment` (a power of two up to 4: the region itself is 4-byte
+ * aligned). Holding a kernel's state to a whole variable, not just to the region, keeps it off
+ * the other variables and ties the shape it is derived from to the converter's.
+ */
+static inline int vmcu_state_holds(const vmcu_model *model, uint32_t offset, uint32_t bytes, uint32_t alignment)
+{
+    uint16_t i;
+    if (bytes == 0u || (offset & (alignment - 1u)) != 0u) {
+        return 0;
+    }
+    for (i = 0; i < model->num_state_init; ++i) {
+        if (model->state_init[i].offset == offset && model->state_init[i].bytes == bytes) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
 /**
  * A conv, depthwise or fully connected layer's params as a generated kernel reads them (the three
  * structs share these fields): input and output offsets of int8 zero points, a clamp within int8

@@ -148,6 +148,7 @@ typedef struct {
 typedef struct {
     vmcu_dims input, output;
     int32_t filter_h, filter_w, stride_h, stride_w, pad_h, pad_w;
+    int32_t filter_length; /**< elements of `filter`: the check holds C_out x K_h x K_w x C_in to it */
     int32_t input_offset, output_offset;
     const int8_t *filter;
     const int32_t *bias; /**< [C_out] */

@@ -6,6 +6,7 @@
  * the same products into an int32 buffer of the whole output; summing them per output pixel gives
  * the same int32 bits without the buffer. Then bias, per-channel requantization and clamp.
  */
+#include "vmcu/vmcu_check.h"
 #include "vmcu/vmcu_kernels.h"
 #include "vmcu/vmcu_support.h"
 
@@ -27,9 +28,6 @@ vmcu_status vmcu_transpose_conv_s8(const vmcu_context *ctx, const void *params, 
     uint32_t out_offset = 0;
     int32_t n, y, x, co;
     (void)ctx;
-    if (p->stride_h < 1 || p->stride_w < 1 || p->output.n != p->input.n) {
-        return VMCU_ERROR_BAD_MODEL;
-    }
     for (n = 0; n < p->output.n; ++n) {
         for (y = 0; y < p->output.h; ++y) {
             for (x = 0; x < p->output.w; ++x) {
@@ -65,3 +63,40 @@ vmcu_status vmcu_transpose_conv_s8(const vmcu_context *ctx, const void *params, 
     }
     return VMCU_OK;
 }
+
+/*
+ * Both shapes exactly their tensors' bytes and the same batch; the filter's shape [C_out][K_h][K_w]
+ * [C_in] exactly its emitted length (the bias and the requantization arrays are C_out long); strides
+ * of at least 1 and paddings from 0 up to what an output row or column index can be added to
+ * without overflow. The per-channel multipliers and shifts are constants, like the weights: covered
+ * by vmcu_verify_model(), as for the generated layers.
+ */
+static vmcu_status transpose_conv_check(const vmcu_model *model, const vmcu_step *step)
+{
+    const vmcu_transpose_conv_params *p = (const vmcu_transpose_conv_params *)step->params;
+    const int32_t filter_shape[4] = {p->output.c, p->filter_h, p->filter_w, p->input.c};
+    const uint32_t in_bytes = vmcu_dims_product(&p->input), out_bytes = vmcu_dims_product(&p->output);
+    const uint32_t filter_length = vmcu_product(filter_shape, 4);
+    if (in_bytes == 0u || out_bytes == 0u || in_bytes != vmcu_input_bytes(model, step, 0) ||
+        out_bytes != vmcu_output_bytes(model, step) || p->output.n != p->input.n || filter_length == 0u ||
+        filter_length != (uint32_t)p->filter_length || p->filter == 0 || p->bias == 0 ||
+        p->requant.multiplier == 0 || p->requant.shift == 0 || p->stride_h < 1 || p->stride_w < 1 ||
+        !vmcu_in_range(p->pad_h, 0, INT32_MAX - p->output.h) || !vmcu_in_range(p->pad_w, 0, INT32_MAX - p->output.w) ||
+        !vmcu_layer_ok(p->input_offset, p->output_offset, &p->requant)) {
+        return VMCU_ERROR_BAD_MODEL;
+    }
+    return VMCU_OK;
+}
+
+static uint32_t transpose_conv_digest(const vmcu_step *step, uint32_t crc)
+{
+    const vmcu_transpose_conv_params *p = (const vmcu_transpose_conv_params *)step->params;
+    const int32_t fields[15] = {p->input.n,  p->input.h,  p->input.w,  p->input.c,  p->output.n,
+                                p->output.h, p->output.w, p->output.c, p->filter_h, p->filter_w,
+                                p->stride_h, p->stride_w, p->pad_h,    p->pad_w,    p->filter_length};
+    crc = vmcu_crc32_i32s(crc, fields, 15u);
+    return vmcu_layer_digest(crc, p->input_offset, p->output_offset, p->filter, (uint32_t)p->filter_length, p->bias,
+                             (uint32_t)p->output.c, 4u, &p->requant);
+}
+
+const vmcu_kernel vmcu_transpose_conv_s8_kernel = {vmcu_transpose_conv_s8, transpose_conv_check, transpose_conv_digest};

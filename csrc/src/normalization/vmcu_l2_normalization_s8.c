@@ -4,6 +4,7 @@
  * GetInvSqrtQuantizedMultiplierExp, five Newton-Raphson steps in gemmlowp fixed point); each
  * value is rescaled by it to the 1/128 grid. Rows are whole output segments, as for SOFTMAX.
  */
+#include "vmcu/vmcu_check.h"
 #include "vmcu/vmcu_kernels.h"
 #include "vmcu/vmcu_support.h"
 
@@ -43,22 +44,20 @@ vmcu_status vmcu_l2_normalization_s8(const vmcu_context *ctx, const void *params
 {
     const vmcu_l2_normalization_params *p = (const vmcu_l2_normalization_params *)params;
     const vmcu_view *in = &inputs[0];
-    const int32_t depth = p->depth, segment = (int32_t)ctx->step->segment;
-    const int32_t chunk = segment < depth ? segment : depth;
+    const int32_t depth = p->depth;
+    /* a row at a time, or segments of it when they are shorter (the check: segment >= 1) */
+    const int32_t chunk = ctx->step->segment < (uint32_t)depth ? (int32_t)ctx->step->segment : depth;
     int32_t r;
-    if (segment < 1 || depth < 1) {
-        return VMCU_ERROR_BAD_MODEL;
-    }
     for (r = 0; r < p->rows; ++r) {
         const uint32_t row = (uint32_t)(r * depth);
-        int32_t sum = 0, multiplier, shift, i, first;
+        int32_t sum = 0, multiplier, shift, i, first, len;
         for (i = 0; i < depth; ++i) {
             const int32_t v = vmcu_get(in, row + (uint32_t)i) - p->input_zero_point;
             sum += v * v;
         }
         inv_sqrt(sum, &multiplier, &shift);
-        for (first = 0; first < depth; first += chunk) {
-            const int32_t len = first + chunk < depth ? chunk : depth - first;
+        for (first = 0; first < depth; first += len) {
+            len = depth - first < chunk ? depth - first : chunk;
             for (i = 0; i < len; ++i) {
                 const int32_t v = vmcu_get(in, row + (uint32_t)(first + i)) - p->input_zero_point;
                 ctx->scratch[i] = (int8_t)vmcu_sat8(vmcu_requantize(v, multiplier, shift + 7));
@@ -68,3 +67,32 @@ vmcu_status vmcu_l2_normalization_s8(const vmcu_context *ctx, const void *params
     }
     return VMCU_OK;
 }
+
+/*
+ * rows x depth bytes in and out, a row (or a segment of it) at a time through the scratch. A row's
+ * sum of squares is an int32 (as TFLite's): depth times the largest square of an int8 value less
+ * the zero point must fit.
+ */
+static vmcu_status l2_normalization_check(const vmcu_model *model, const vmcu_step *step)
+{
+    const vmcu_l2_normalization_params *p = (const vmcu_l2_normalization_params *)step->params;
+    const uint32_t bytes = vmcu_times(p->rows, p->depth);
+    const uint32_t chunk = step->segment < (uint32_t)p->depth ? step->segment : (uint32_t)p->depth;
+    int32_t largest;
+    if (bytes == 0u || bytes != vmcu_input_bytes(model, step, 0) || bytes != vmcu_output_bytes(model, step) ||
+        step->segment < 1u || chunk > step->scratch || !vmcu_in_range(p->input_zero_point, -128, 127)) {
+        return VMCU_ERROR_BAD_MODEL;
+    }
+    largest = vmcu_max(127 - p->input_zero_point, p->input_zero_point + 128);
+    return vmcu_times(p->depth, largest * largest) != 0u ? VMCU_OK : VMCU_ERROR_BAD_MODEL;
+}
+
+static uint32_t l2_normalization_digest(const vmcu_step *step, uint32_t crc)
+{
+    const vmcu_l2_normalization_params *p = (const vmcu_l2_normalization_params *)step->params;
+    const int32_t fields[3] = {p->rows, p->depth, p->input_zero_point};
+    return vmcu_crc32_i32s(crc, fields, 3u);
+}
+
+const vmcu_kernel vmcu_l2_normalization_s8_kernel = {vmcu_l2_normalization_s8, l2_normalization_check,
+                                                     l2_normalization_digest};

@@ -12,6 +12,7 @@
  * The zero points are folded into the biases by the converter; sums wrap modulo 2^32 as TFLite's
  * int32 sums do (done in uint32: no signed overflow). Scratch: input_size + units bytes.
  */
+#include "vmcu/vmcu_check.h"
 #include "vmcu/vmcu_kernels.h"
 #include "vmcu/vmcu_support.h"
 
@@ -134,10 +135,7 @@ vmcu_status vmcu_lstm_s8(const vmcu_context *ctx, const void *params, const vmcu
     int8_t *x = ctx->scratch;
     int8_t *h_new = ctx->scratch + p->input_size;
     int32_t b, t;
-    if (ctx->state == 0 || (p->cell_state_offset & 1u) != 0) {
-        return VMCU_ERROR_BAD_MODEL;
-    }
-    if (p->tanh_left_shift < -31 || p->tanh_left_shift > 14) { /* 3 << shift times an int16 must fit int32 */
+    if (ctx->state == 0) {
         return VMCU_ERROR_BAD_MODEL;
     }
     for (b = 0; b < p->batch; ++b) {
@@ -153,3 +151,83 @@ vmcu_status vmcu_lstm_s8(const vmcu_context *ctx, const void *params, const vmcu
     }
     return VMCU_OK;
 }
+
+#define LSTM_GATES 4
+#define LSTM_MAX_TANH_LEFT_SHIFT 14 /* 3 << shift times an int16 must fit int32 */
+#define LSTM_MAX_OUTPUT_SHIFT 1     /* tanh x output gate (below 2^30) shifted left once still fits int32 */
+
+/* 1 when every shift is within what vmcu_requantize takes. */
+static int lstm_shifts_ok(const int32_t *shifts, uint32_t count)
+{
+    uint32_t i;
+    for (i = 0; i < count; ++i) {
+        if (!vmcu_in_range(shifts[i], -31, 31)) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* The shapes against the tensors, the scratch, the state and the emitted weights. */
+static int lstm_shapes_ok(const vmcu_model *model, const vmcu_step *step, const vmcu_lstm_params *p)
+{
+    const int32_t in_shape[3] = {p->batch, p->steps, p->input_size}, out_shape[3] = {p->batch, p->steps, p->units};
+    const int32_t input_weights[3] = {LSTM_GATES, p->units, p->input_size};
+    const int32_t recurrent_weights[3] = {LSTM_GATES, p->units, p->units};
+    const uint32_t in_bytes = vmcu_product(in_shape, 3), out_bytes = vmcu_product(out_shape, 3);
+    const uint32_t state = vmcu_times(p->batch, p->units);
+    return in_bytes != 0u && out_bytes != 0u && in_bytes == vmcu_input_bytes(model, step, 0) &&
+           out_bytes == vmcu_output_bytes(model, step) &&
+           (uint32_t)p->input_size + (uint32_t)p->units <= step->scratch &&
+           vmcu_state_holds(model, p->output_state_offset, state, 1u) &&
+           vmcu_state_holds(model, p->cell_state_offset, 2u * state, 2u) && vmcu_product(input_weights, 3) != 0u &&
+           vmcu_product(recurrent_weights, 3) != 0u && vmcu_times(p->units, LSTM_GATES * 4) != 0u &&
+           p->input_weights != 0 && p->recurrent_weights != 0 && p->input_bias != 0 && p->recurrent_bias != 0;
+}
+
+/*
+ * The input [batch][steps][input_size] (or [steps][batch][input_size]) and the output [..][units]
+ * exactly their tensors' bytes; an input row and a new output state row in the scratch; the int8
+ * output state and the int16 cell state [batch][units] each exactly one variable of the state
+ * region; weights and biases the arrays the converter emitted for these shapes (their lengths are
+ * products the kernel indexes in int32). Every requantization takes any multiplier; the gates' and
+ * the cell's results are saturated to int16, and the output's shift keeps it small enough for the
+ * zero point to be added.
+ */
+static vmcu_status lstm_check(const vmcu_model *model, const vmcu_step *step)
+{
+    const vmcu_lstm_params *p = (const vmcu_lstm_params *)step->params;
+    const int32_t shifts[3] = {p->forget_cell_shift, p->input_cell_shift, p->output_shift};
+    if (!lstm_shapes_ok(model, step, p) || !vmcu_in_range(p->time_major, 0, 1) ||
+        !lstm_shifts_ok(p->input_shift, LSTM_GATES) || !lstm_shifts_ok(p->recurrent_shift, LSTM_GATES) ||
+        !lstm_shifts_ok(shifts, 3u) || p->output_shift > LSTM_MAX_OUTPUT_SHIFT ||
+        !vmcu_in_range(p->output_zero_point, -128, 127) ||
+        !vmcu_in_range(p->tanh_left_shift, -31, LSTM_MAX_TANH_LEFT_SHIFT) || !vmcu_in_range(p->cell_clip, -1, 32767)) {
+        return VMCU_ERROR_BAD_MODEL;
+    }
+    return VMCU_OK;
+}
+
+static uint32_t lstm_digest(const vmcu_step *step, uint32_t crc)
+{
+    const vmcu_lstm_params *p = (const vmcu_lstm_params *)step->params;
+    const uint32_t rows = LSTM_GATES * (uint32_t)p->units;
+    const int32_t scalars[14] = {p->forget_cell_multiplier, p->forget_cell_shift, p->input_cell_multiplier,
+                                 p->input_cell_shift,       p->output_multiplier, p->output_shift,
+                                 p->output_zero_point,      p->tanh_left_shift,   p->cell_clip,
+                                 p->batch,                  p->steps,             p->input_size,
+                                 p->units,                  p->time_major};
+    crc = vmcu_crc32(crc, p->input_weights, rows * (uint32_t)p->input_size);
+    crc = vmcu_crc32(crc, p->recurrent_weights, rows * (uint32_t)p->units);
+    crc = vmcu_crc32(crc, p->input_bias, rows * 4u);
+    crc = vmcu_crc32(crc, p->recurrent_bias, rows * 4u);
+    crc = vmcu_crc32_i32s(crc, p->input_multiplier, LSTM_GATES);
+    crc = vmcu_crc32_i32s(crc, p->input_shift, LSTM_GATES);
+    crc = vmcu_crc32_i32s(crc, p->recurrent_multiplier, LSTM_GATES);
+    crc = vmcu_crc32_i32s(crc, p->recurrent_shift, LSTM_GATES);
+    crc = vmcu_crc32_i32s(crc, scalars, 14u);
+    crc = vmcu_crc32_u32(crc, p->output_state_offset);
+    return vmcu_crc32_u32(crc, p->cell_state_offset);
+}
+
+const vmcu_kernel vmcu_lstm_s8_kernel = {vmcu_lstm_s8, lstm_check, lstm_digest};

@@ -1,16 +1,20 @@
 /*
  * RESIZE_BILINEAR, int8: TFLite's ResizeBilinearInteger (whole tensor: the output is apart).
  *
- * Each output value is the four raw neighbours weighted in 1/1024ths per axis, summed in int32
- * (at most 128 * 2048 * 2048 in magnitude, extrapolated half-pixel borders included) and
- * divided by 2^20, rounding half away from zero; the int8 cast wraps as TFLite's does.
+ * Each output value is the four raw neighbours weighted in 1/1024ths per axis, summed in int32 and
+ * divided by 2^20, rounding half away from zero; the int8 cast wraps as TFLite's does. The
+ * converter's weights lie in -512 .. 1023 (extrapolated half-pixel borders included); the check
+ * allows -1024 .. 1024, where the sum stays below 128 * 3072 * 3072 < 2^31 - 2^19 in magnitude.
  */
+#include "vmcu/vmcu_check.h"
 #include "vmcu/vmcu_kernels.h"
 #include "vmcu/vmcu_support.h"
 
+#define BILINEAR_ONE 1024 /* a weight of one whole pixel */
+
 static int8_t interpolate(int32_t ll, int32_t lu, int32_t rl, int32_t ru, int32_t wy, int32_t wx)
 {
-    const int32_t one = 1 << 10;
+    const int32_t one = BILINEAR_ONE;
     const int32_t total = ll * (one - wy) * (one - wx) + lu * wy * (one - wx) + rl * (one - wy) * wx + ru * wy * wx;
     const int32_t round = total > 0 ? (1 << 19) : -(1 << 19);
     return (int8_t)((total + round) / (1 << 20));
@@ -24,9 +28,6 @@ vmcu_status vmcu_resize_bilinear_s8(const vmcu_context *ctx, const void *params,
     uint32_t out_offset = 0;
     int32_t n, y, x, c;
     (void)ctx;
-    if (channels != p->input.c || p->output.n != p->input.n) {
-        return VMCU_ERROR_BAD_MODEL;
-    }
     for (n = 0; n < p->output.n; ++n) {
         for (y = 0; y < p->output.h; ++y) {
             const int32_t *row = &p->rows[3 * y];
@@ -47,3 +48,50 @@ vmcu_status vmcu_resize_bilinear_s8(const vmcu_context *ctx, const void *params,
     }
     return VMCU_OK;
 }
+
+/* 1 when each of the `count` {first, second, weight} entries has both sources within 0 .. size - 1
+ * and a weight within one pixel either side of 0 (what the interpolation's int32 sum takes). */
+static int interpolation_within(const int32_t *entries, int32_t count, int32_t size)
+{
+    int32_t i;
+    for (i = 0; i < count; ++i) {
+        const int32_t *e = &entries[3 * i];
+        if (!vmcu_in_range(e[0], 0, size - 1) || !vmcu_in_range(e[1], 0, size - 1) ||
+            !vmcu_in_range(e[2], -BILINEAR_ONE, BILINEAR_ONE)) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/*
+ * Both shapes exactly their tensors' bytes, the same batch and channels, and every entry of the
+ * row and column tables ([output.h][3] and [output.w][3], as the converter emits them, indexed in
+ * int32) inside the input with a weight the arithmetic takes.
+ */
+static vmcu_status resize_bilinear_check(const vmcu_model *model, const vmcu_step *step)
+{
+    const vmcu_resize_bilinear_params *p = (const vmcu_resize_bilinear_params *)step->params;
+    const uint32_t in_bytes = vmcu_dims_product(&p->input), out_bytes = vmcu_dims_product(&p->output);
+    if (in_bytes == 0u || out_bytes == 0u || in_bytes != vmcu_input_bytes(model, step, 0) ||
+        out_bytes != vmcu_output_bytes(model, step) || p->output.n != p->input.n || p->output.c != p->input.c ||
+        p->rows == 0 || p->cols == 0 || vmcu_times(p->output.h, 3) == 0u || vmcu_times(p->output.w, 3) == 0u ||
+        !interpolation_within(p->rows, p->output.h, p->input.h) ||
+        !interpolation_within(p->cols, p->output.w, p->input.w)) {
+        return VMCU_ERROR_BAD_MODEL;
+    }
+    return VMCU_OK;
+}
+
+static uint32_t resize_bilinear_digest(const vmcu_step *step, uint32_t crc)
+{
+    const vmcu_resize_bilinear_params *p = (const vmcu_resize_bilinear_params *)step->params;
+    const int32_t fields[8] = {p->input.n,  p->input.h,  p->input.w,  p->input.c,
+                               p->output.n, p->output.h, p->output.w, p->output.c};
+    crc = vmcu_crc32_i32s(crc, fields, 8u);
+    crc = vmcu_crc32(crc, p->rows, (uint32_t)p->output.h * 3u * 4u);
+    return vmcu_crc32(crc, p->cols, (uint32_t)p->output.w * 3u * 4u);
+}
+
+const vmcu_kernel vmcu_resize_bilinear_s8_kernel = {vmcu_resize_bilinear_s8, resize_bilinear_check,
+                                                    resize_bilinear_digest};

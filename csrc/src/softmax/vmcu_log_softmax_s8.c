@@ -5,6 +5,7 @@
  * (TFLite's log_x_for_x_greater_than_or_equal_to_1, Q5.26), then each difference minus that log
  * on the 16/256 output grid around 127. Rows are whole output segments, as for SOFTMAX.
  */
+#include "vmcu/vmcu_check.h"
 #include "vmcu/vmcu_kernels.h"
 #include "vmcu/vmcu_support.h"
 
@@ -58,16 +59,13 @@ vmcu_status vmcu_log_softmax_s8(const vmcu_context *ctx, const void *params, con
 {
     const vmcu_log_softmax_params *p = (const vmcu_log_softmax_params *)params;
     const vmcu_view *in = &inputs[0];
-    const int32_t depth = p->depth, segment = (int32_t)ctx->step->segment;
-    const int32_t chunk = segment < depth ? segment : depth;
+    const int32_t depth = p->depth;
+    /* a row at a time, or segments of it when they are shorter (the check: segment >= 1) */
+    const int32_t chunk = ctx->step->segment < (uint32_t)depth ? (int32_t)ctx->step->segment : depth;
     int32_t r;
-    if (segment < 1 || depth < 1 || p->input_left_shift < 1 || p->input_left_shift > 31 ||
-        p->reverse_scaling_shift > 0 || p->reverse_scaling_shift < -31) {
-        return VMCU_ERROR_BAD_MODEL;
-    }
     for (r = 0; r < p->rows; ++r) {
         const uint32_t row = (uint32_t)(r * depth);
-        int32_t max = -128, sum = 0, log_sum, adjusted_diff_min, reverse, i, first;
+        int32_t max = -128, sum = 0, log_sum, adjusted_diff_min, reverse, i, first, len;
         for (i = 0; i < depth; ++i) {
             max = vmcu_max(max, vmcu_get(in, row + (uint32_t)i));
         }
@@ -81,8 +79,8 @@ vmcu_status vmcu_log_softmax_s8(const vmcu_context *ctx, const void *params, con
         log_sum = log_q5(sum);
         reverse = vmcu_requantize(vmcu_add_wrap(log_sum, INT32_MIN), p->reverse_scaling_divisor, p->reverse_scaling_shift);
         adjusted_diff_min = vmcu_max(p->diff_min - 1, reverse);
-        for (first = 0; first < depth; first += chunk) {
-            const int32_t len = first + chunk < depth ? chunk : depth - first;
+        for (first = 0; first < depth; first += len) {
+            len = depth - first < chunk ? depth - first : chunk;
             for (i = 0; i < len; ++i) {
                 const int32_t diff = vmcu_get(in, row + (uint32_t)(first + i)) - max;
                 int32_t v = -128;
@@ -97,3 +95,32 @@ vmcu_status vmcu_log_softmax_s8(const vmcu_context *ctx, const void *params, con
     }
     return VMCU_OK;
 }
+
+/*
+ * rows x depth bytes in and out, a row (or a segment of it) at a time through the scratch. The
+ * arithmetic takes any multipliers; the shifts are those vmcu_requantize takes (the input's a left
+ * one), and diff_min - 1 must not overflow.
+ */
+static vmcu_status log_softmax_check(const vmcu_model *model, const vmcu_step *step)
+{
+    const vmcu_log_softmax_params *p = (const vmcu_log_softmax_params *)step->params;
+    const uint32_t bytes = vmcu_times(p->rows, p->depth);
+    const uint32_t chunk = step->segment < (uint32_t)p->depth ? step->segment : (uint32_t)p->depth;
+    if (bytes == 0u || bytes != vmcu_input_bytes(model, step, 0) || bytes != vmcu_output_bytes(model, step) ||
+        step->segment < 1u || chunk > step->scratch || !vmcu_in_range(p->input_left_shift, 1, 31) ||
+        p->input_multiplier < 0 || !vmcu_in_range(p->reverse_scaling_shift, -31, 0) ||
+        !vmcu_in_range(p->diff_min, INT32_MIN + 1, 0)) {
+        return VMCU_ERROR_BAD_MODEL;
+    }
+    return VMCU_OK;
+}
+
+static uint32_t log_softmax_digest(const vmcu_step *step, uint32_t crc)
+{
+    const vmcu_log_softmax_params *p = (const vmcu_log_softmax_params *)step->params;
+    const int32_t fields[7] = {p->rows, p->depth, p->input_multiplier, p->input_left_shift,
+                               p->reverse_scaling_divisor, p->reverse_scaling_shift, p->diff_min};
+    return vmcu_crc32_i32s(crc, fields, 7u);
+}
+
+const vmcu_kernel vmcu_log_softmax_s8_kernel = {vmcu_log_softmax_s8, log_softmax_check, log_softmax_digest};
