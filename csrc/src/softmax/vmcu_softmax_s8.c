@@ -40,7 +40,7 @@ vmcu_status vmcu_softmax_s8(const vmcu_context *ctx, const void *params, const v
     for (r = 0; r < p->rows; ++r) {
         const uint32_t row = (uint32_t)(r * depth);
         const int8_t *run = vmcu_span(in, row, (uint32_t)depth);
-        int32_t max = -128, sum_of_exps = 0, num_bits_over_unit, shifted_scale, exponent, i, first;
+        int32_t max = -128, sum_of_exps = 0, num_bits_over_unit, shifted_scale, exponent, i, first, len;
         for (i = 0; i < depth; ++i) {
             const int32_t v = byte_at(in, run, row, i);
             max = v > max ? v : max;
@@ -57,8 +57,8 @@ vmcu_status vmcu_softmax_s8(const vmcu_context *ctx, const void *params, const v
         if (exponent < 0 || exponent > 31) { /* TFLite Micro aborts on such a row */
             return VMCU_ERROR_UNSUPPORTED;
         }
-        for (first = 0; first < depth; first += chunk) {
-            const int32_t len = first + chunk < depth ? chunk : depth - first;
+        for (first = 0; first < depth; first += len) {
+            len = depth - first < chunk ? depth - first : chunk;
             for (i = 0; i < len; ++i) {
                 const int32_t diff = (int32_t)byte_at(in, run, row, first + i) - max;
                 int32_t v = -128;
