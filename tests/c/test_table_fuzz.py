@@ -1,5 +1,5 @@
 """Whatever one integer of its tables says, the runtime refuses a model with a status or runs it
-inside its buffers: every mutant of each fixture below (tests/c/table_fuzz.py) under ASan + UBSan.
+inside its buffers: every mutant of each fixture below (tests/c/table_fuzz/) under ASan + UBSan.
 
 The fixtures together call every hand-written kernel and every generated kind (a chain with and
 without a residual ADD, a lone depthwise, fully connected). A fixture is fuzzed whole, every
