@@ -54,9 +54,11 @@ int vmcu_layer_ok(int32_t input_offset, int32_t output_offset, const vmcu_requan
 
 int vmcu_binary_arith_ok(const vmcu_binary_arith *q)
 {
-    /* |(x + offset) << left| <= 255 * 2^23 < 2^31; the scalings are multiplications below one */
+    /* the scalings are multiplications below one (shifts <= 0), so each scaled input is at most
+     * |(x + offset) << left| <= 255 * 2^22 and their sum (or difference) at most 255 * 2^23 < 2^31
+     * minus the output offset's 128: no wrap before the output scaling, no overflow after it */
     return q != 0 && vmcu_in_range(q->input1_offset, -127, 128) && vmcu_in_range(q->input2_offset, -127, 128) &&
-           vmcu_in_range(q->output_offset, -128, 127) && vmcu_in_range(q->left_shift, 0, 23) &&
+           vmcu_in_range(q->output_offset, -128, 127) && vmcu_in_range(q->left_shift, 0, 22) &&
            vmcu_in_range(q->input1_shift, -31, 0) && vmcu_in_range(q->input2_shift, -31, 0) &&
            vmcu_in_range(q->output_shift, -31, 0) && clamp_ok(q->act_min, q->act_max);
 }

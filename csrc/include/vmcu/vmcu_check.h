@@ -133,8 +133,9 @@ static inline int vmcu_state_holds(const vmcu_model *model, uint32_t offset, uin
  */
 int vmcu_layer_ok(int32_t input_offset, int32_t output_offset, const vmcu_requant *requant);
 
-/** A residual ADD's or a runtime ADD's arithmetic: offsets of int8 zero points, shifts that
- *  neither the scaling nor TFLite's left shift of 20 can overflow, a clamp within int8. */
+/** A residual ADD's or a runtime ADD's (or SUB's) arithmetic: offsets of int8 zero points, shifts
+ *  that neither the scaling nor a left shift (TFLite's: 20) can overflow, a clamp within int8. The
+ *  tables of scaled inputs are constants: vmcu_verify_model() covers their values. */
 int vmcu_binary_arith_ok(const vmcu_binary_arith *arith);
 
 /* -- digests ----------------------------------------------------------------------------------- */

@@ -184,6 +184,7 @@ typedef struct {
     int32_t strides1[VMCU_MAX_DIMS];     /**< operand 1 element stride per output dimension (0: broadcast) */
     int32_t strides2[VMCU_MAX_DIMS];     /**< operand 2 element stride per output dimension (0: broadcast) */
     const int8_t *constant1, *constant2; /**< constant operands, or NULL for an activation */
+    int32_t constant1_size, constant2_size; /**< elements of each constant operand (0 for an activation) */
     vmcu_binary_arith arith;
 } vmcu_elementwise_params;
 

@@ -1,5 +1,6 @@
 /*
- * vmcu-tflite runtime, private: the broadcasting walk shared by ADD and MUL.
+ * vmcu-tflite runtime, private: the broadcasting walk shared by ADD, SUB, MUL, MAXIMUM, MINIMUM and
+ * PRELU, and what their checks and digests share (vmcu_broadcast.c).
  *
  * The output is walked in flat order, `segment` bytes at a time (the planner's `elementwise`
  * pattern): each segment is computed into ctx->scratch, then stored. Inside a segment the walk
@@ -13,6 +14,20 @@
 
 #include "vmcu/vmcu_kernels.h"
 #include "vmcu/vmcu_support.h"
+
+/**
+ * 1 when the step's walk stays inside its buffers (vmcu_check.h): the dimensions multiply to the
+ * output's bytes; the strides, none negative and the innermost 0 or 1, reach exactly the elements
+ * of each operand (an activation: the next input's bytes, in operand order; a constant: its
+ * `size`); a segment of the output fits the scratch. The arithmetic is each kernel's to check.
+ */
+int vmcu_broadcast_walk_ok(const vmcu_model *model, const vmcu_step *step);
+
+/** ADD's and SUB's check: the walk and the arithmetic of vmcu_binary_arith_ok. */
+vmcu_status vmcu_add_sub_check(const vmcu_model *model, const vmcu_step *step);
+
+/** vmcu_elementwise_params in declaration order (its constants, its arithmetic's tables too). */
+uint32_t vmcu_elementwise_digest(const vmcu_step *step, uint32_t crc);
 
 /** out[i] = f(a[i * a_step], b[i * b_step]) for i < len; steps are 0 or 1. */
 typedef void (*vmcu_binary_run)(const vmcu_elementwise_params *p, const int8_t *a, int32_t a_step, const int8_t *b,

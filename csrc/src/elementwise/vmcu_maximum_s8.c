@@ -38,3 +38,12 @@ vmcu_status vmcu_minimum_s8(const vmcu_context *ctx, const void *params, const v
 {
     return vmcu_broadcast_binary(ctx, (const vmcu_elementwise_params *)params, inputs, output, minimum_run);
 }
+
+/* No arithmetic: the walk is all there is to check. */
+static vmcu_status maximum_minimum_check(const vmcu_model *model, const vmcu_step *step)
+{
+    return vmcu_broadcast_walk_ok(model, step) ? VMCU_OK : VMCU_ERROR_BAD_MODEL;
+}
+
+const vmcu_kernel vmcu_maximum_s8_kernel = {vmcu_maximum_s8, maximum_minimum_check, vmcu_elementwise_digest};
+const vmcu_kernel vmcu_minimum_s8_kernel = {vmcu_minimum_s8, maximum_minimum_check, vmcu_elementwise_digest};

@@ -4,6 +4,7 @@
  * (x1 + offset1) * (x2 + offset2) in int32, times one Q31 multiplier, plus the output zero
  * point. Flat output segments, see vmcu_broadcast.h.
  */
+#include "vmcu/vmcu_check.h"
 #include "vmcu/vmcu_kernels.h"
 #include "vmcu/vmcu_support.h"
 
@@ -26,3 +27,22 @@ vmcu_status vmcu_mul_s8(const vmcu_context *ctx, const void *params, const vmcu_
 {
     return vmcu_broadcast_binary(ctx, (const vmcu_elementwise_params *)params, inputs, output, mul_run);
 }
+
+/*
+ * The walk, and MUL's arithmetic: offsets of int8 zero points make |product| <= 255 * 255 < 2^16,
+ * so an output shift of at most 15 keeps it below 2^31 before the multiplier (no wrap) and the
+ * requantized value plus the output offset in int32; a right shift of at most 31; a clamp within
+ * int8. The ADD-only fields are not read.
+ */
+static vmcu_status mul_check(const vmcu_model *model, const vmcu_step *step)
+{
+    const vmcu_binary_arith *q = &((const vmcu_elementwise_params *)step->params)->arith;
+    return vmcu_broadcast_walk_ok(model, step) && vmcu_in_range(q->input1_offset, -127, 128) &&
+                   vmcu_in_range(q->input2_offset, -127, 128) && vmcu_in_range(q->output_offset, -128, 127) &&
+                   vmcu_in_range(q->output_shift, -31, 15) && vmcu_in_range(q->act_min, -128, 127) &&
+                   vmcu_in_range(q->act_max, q->act_min, 127)
+               ? VMCU_OK
+               : VMCU_ERROR_BAD_MODEL;
+}
+
+const vmcu_kernel vmcu_mul_s8_kernel = {vmcu_mul_s8, mul_check, vmcu_elementwise_digest};

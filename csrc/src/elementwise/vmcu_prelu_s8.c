@@ -3,6 +3,7 @@
  * alpha; in the arithmetic, input 1's multiplier scales non-negative inputs and the output
  * multiplier input * alpha. Flat output segments, see vmcu_broadcast.h.
  */
+#include "vmcu/vmcu_check.h"
 #include "vmcu/vmcu_kernels.h"
 #include "vmcu/vmcu_support.h"
 
@@ -25,9 +26,25 @@ static void prelu_run(const vmcu_elementwise_params *p, const int8_t *a, int32_t
 vmcu_status vmcu_prelu_s8(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
                           const vmcu_view *output)
 {
-    const vmcu_binary_arith *q = &((const vmcu_elementwise_params *)params)->arith;
-    if (q->input1_shift > 31 || q->input1_shift < -31 || q->output_shift > 31 || q->output_shift < -31) {
-        return VMCU_ERROR_BAD_MODEL;
-    }
+    /* the shifts were checked before the run (prelu_check) */
     return vmcu_broadcast_binary(ctx, (const vmcu_elementwise_params *)params, inputs, output, prelu_run);
 }
+
+/*
+ * The walk, and PRELU's arithmetic: offsets of int8 zero points make a non-negative input at most
+ * 255 and input x alpha at most 255 * 255 < 2^16 in size, so input 1's shift of at most 23 and
+ * the output shift of at most 15 keep each below 2^31 before its multiplier (no wrap) and the
+ * requantized value plus the output offset in int32; right shifts of at most 31. The result
+ * saturates to int8: the clamp is not read.
+ */
+static vmcu_status prelu_check(const vmcu_model *model, const vmcu_step *step)
+{
+    const vmcu_binary_arith *q = &((const vmcu_elementwise_params *)step->params)->arith;
+    return vmcu_broadcast_walk_ok(model, step) && vmcu_in_range(q->input1_offset, -127, 128) &&
+                   vmcu_in_range(q->input2_offset, -127, 128) && vmcu_in_range(q->output_offset, -128, 127) &&
+                   vmcu_in_range(q->input1_shift, -31, 23) && vmcu_in_range(q->output_shift, -31, 15)
+               ? VMCU_OK
+               : VMCU_ERROR_BAD_MODEL;
+}
+
+const vmcu_kernel vmcu_prelu_s8_kernel = {vmcu_prelu_s8, prelu_check, vmcu_elementwise_digest};

@@ -9,6 +9,8 @@
 #include "vmcu/vmcu_kernels.h"
 #include "vmcu/vmcu_support.h"
 
+#include "vmcu_pool2d.h"
+
 vmcu_status vmcu_max_pool2d_s8(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
                                const vmcu_view *output)
 {
@@ -62,3 +64,5 @@ vmcu_status vmcu_max_pool2d_s8(const vmcu_context *ctx, const void *params, cons
     }
     return VMCU_OK;
 }
+
+const vmcu_kernel vmcu_max_pool2d_s8_kernel = {vmcu_max_pool2d_s8, vmcu_pool2d_check, vmcu_pool2d_digest};

@@ -7,6 +7,7 @@
  * average pool the planner streams ({H*W reduced, C kept}: its `channel_reduction` pattern),
  * output segment q is thus computed from channel segment q of every pixel, then stored.
  */
+#include "vmcu/vmcu_check.h"
 #include "vmcu/vmcu_kernels.h"
 #include "vmcu/vmcu_support.h"
 
@@ -109,3 +110,57 @@ vmcu_status vmcu_mean_s8(const vmcu_context *ctx, const void *params, const vmcu
     }
     return VMCU_OK;
 }
+
+/* Most input values one output sums: |sum| <= 128 x this and, with the zero point's count taken
+ * off, 255 x this shifted left by the output shift stays below 2^31 minus the output zero point. */
+#define MAX_REDUCED (INT32_C(1) << 23)
+
+/*
+ * The input's dimensions to the byte; the kept ones to the output's bytes, of which a segment (at
+ * most the whole output) goes through the scratch; `count` the number of values each output sums
+ * (TFLite's), few enough for the int32 sum and the requantization (MAX_REDUCED); zero points
+ * within int8; the right shift at most 31.
+ */
+static vmcu_status mean_check(const vmcu_model *model, const vmcu_step *step)
+{
+    const vmcu_mean_params *p = (const vmcu_mean_params *)step->params;
+    int32_t kept[VMCU_MAX_DIMS], reduced[VMCU_MAX_DIMS];
+    int32_t d, num_kept = 0, num_reduced = 0;
+    uint32_t outputs, count, chunk;
+    if (!vmcu_in_range(p->rank, 1, VMCU_MAX_DIMS) || vmcu_product(p->dims, p->rank) == 0u ||
+        vmcu_product(p->dims, p->rank) != vmcu_input_bytes(model, step, 0)) {
+        return VMCU_ERROR_BAD_MODEL;
+    }
+    for (d = 0; d < p->rank; ++d) {
+        if (p->reduce[d]) {
+            reduced[num_reduced++] = p->dims[d];
+        } else {
+            kept[num_kept++] = p->dims[d];
+        }
+    }
+    outputs = vmcu_product(kept, num_kept);   /* 1 when every dimension is reduced */
+    count = vmcu_product(reduced, num_reduced); /* 1 when none is */
+    chunk = step->segment < outputs ? step->segment : outputs;
+    if (outputs != vmcu_output_bytes(model, step) || count != (uint32_t)p->count || step->segment < 1u ||
+        step->segment > UINT32_C(0x7FFFFFFF) || chunk > step->scratch ||
+        !vmcu_in_range(p->input_zero_point, -128, 127) || !vmcu_in_range(p->output_zero_point, -128, 127) ||
+        !vmcu_in_range(p->shift, -31, 23) || count > ((uint32_t)MAX_REDUCED >> (p->shift > 0 ? p->shift : 0))) {
+        return VMCU_ERROR_BAD_MODEL;
+    }
+    return VMCU_OK;
+}
+
+static uint32_t mean_digest(const vmcu_step *step, uint32_t crc)
+{
+    const vmcu_mean_params *p = (const vmcu_mean_params *)step->params;
+    const int32_t fields[5] = {p->count, p->input_zero_point, p->output_zero_point, p->multiplier, p->shift};
+    int32_t d;
+    crc = vmcu_crc32_u32(crc, (uint32_t)p->rank);
+    crc = vmcu_crc32_i32s(crc, p->dims, VMCU_MAX_DIMS);
+    for (d = 0; d < VMCU_MAX_DIMS; ++d) {
+        crc = vmcu_crc32_u32(crc, p->reduce[d]);
+    }
+    return vmcu_crc32_i32s(crc, fields, 5u);
+}
+
+const vmcu_kernel vmcu_mean_s8_kernel = {vmcu_mean_s8, mean_check, mean_digest};

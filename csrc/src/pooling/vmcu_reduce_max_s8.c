@@ -3,6 +3,7 @@
  * largest raw input over the reduced dimensions at its kept position. The walk is MEAN's, kept
  * apart from MEAN's tuned loops.
  */
+#include "vmcu/vmcu_check.h"
 #include "vmcu/vmcu_kernels.h"
 #include "vmcu/vmcu_support.h"
 
@@ -95,3 +96,35 @@ vmcu_status vmcu_reduce_max_s8(const vmcu_context *ctx, const void *params, cons
     }
     return VMCU_OK;
 }
+
+/* The input's dimensions to the byte, the kept ones to the output's. */
+static vmcu_status reduce_max_check(const vmcu_model *model, const vmcu_step *step)
+{
+    const vmcu_reduce_params *p = (const vmcu_reduce_params *)step->params;
+    int32_t kept[VMCU_MAX_DIMS];
+    int32_t d, num_kept = 0;
+    if (!vmcu_in_range(p->rank, 1, VMCU_MAX_DIMS) || vmcu_product(p->dims, p->rank) == 0u ||
+        vmcu_product(p->dims, p->rank) != vmcu_input_bytes(model, step, 0)) {
+        return VMCU_ERROR_BAD_MODEL;
+    }
+    for (d = 0; d < p->rank; ++d) {
+        if (!p->reduce[d]) {
+            kept[num_kept++] = p->dims[d];
+        }
+    }
+    return vmcu_product(kept, num_kept) == vmcu_output_bytes(model, step) ? VMCU_OK : VMCU_ERROR_BAD_MODEL;
+}
+
+static uint32_t reduce_max_digest(const vmcu_step *step, uint32_t crc)
+{
+    const vmcu_reduce_params *p = (const vmcu_reduce_params *)step->params;
+    int32_t d;
+    crc = vmcu_crc32_u32(crc, (uint32_t)p->rank);
+    crc = vmcu_crc32_i32s(crc, p->dims, VMCU_MAX_DIMS);
+    for (d = 0; d < VMCU_MAX_DIMS; ++d) {
+        crc = vmcu_crc32_u32(crc, p->reduce[d]);
+    }
+    return crc;
+}
+
+const vmcu_kernel vmcu_reduce_max_s8_kernel = {vmcu_reduce_max_s8, reduce_max_check, reduce_max_digest};

@@ -4,6 +4,7 @@
  * The output is written row by row along its innermost dimension: a row outside the input is
  * all pad value, a row inside is pad, the input's row, pad.
  */
+#include "vmcu/vmcu_check.h"
 #include "vmcu/vmcu_kernels.h"
 #include "vmcu/vmcu_support.h"
 
@@ -58,3 +59,37 @@ vmcu_status vmcu_pad_s8(const vmcu_context *ctx, const void *params, const vmcu_
     }
     return VMCU_OK;
 }
+
+/*
+ * Input and output shapes to the byte; in every dimension the input, after `before` pad
+ * positions, ends inside the output (so each row's pad after it is not negative); the pad value
+ * within int8.
+ */
+static vmcu_status pad_check(const vmcu_model *model, const vmcu_step *step)
+{
+    const vmcu_pad_params *p = (const vmcu_pad_params *)step->params;
+    int32_t d;
+    if (!vmcu_in_range(p->rank, 1, VMCU_MAX_DIMS) || vmcu_product(p->input, p->rank) == 0u ||
+        vmcu_product(p->input, p->rank) != vmcu_input_bytes(model, step, 0) || vmcu_product(p->output, p->rank) == 0u ||
+        vmcu_product(p->output, p->rank) != vmcu_output_bytes(model, step) || !vmcu_in_range(p->pad_value, -128, 127)) {
+        return VMCU_ERROR_BAD_MODEL;
+    }
+    for (d = 0; d < p->rank; ++d) {
+        if (!vmcu_in_range(p->before[d], 0, p->output[d] - p->input[d])) { /* both >= 1: no overflow */
+            return VMCU_ERROR_BAD_MODEL;
+        }
+    }
+    return VMCU_OK;
+}
+
+static uint32_t pad_digest(const vmcu_step *step, uint32_t crc)
+{
+    const vmcu_pad_params *p = (const vmcu_pad_params *)step->params;
+    crc = vmcu_crc32_u32(crc, (uint32_t)p->rank);
+    crc = vmcu_crc32_i32s(crc, p->input, VMCU_MAX_DIMS);
+    crc = vmcu_crc32_i32s(crc, p->output, VMCU_MAX_DIMS);
+    crc = vmcu_crc32_i32s(crc, p->before, VMCU_MAX_DIMS);
+    return vmcu_crc32_u32(crc, (uint32_t)p->pad_value);
+}
+
+const vmcu_kernel vmcu_pad_s8_kernel = {vmcu_pad_s8, pad_check, pad_digest};

@@ -8,6 +8,7 @@
  * loops repeat the index walk on purpose: a shared helper cost MCUNet-VWW's TRANSPOSE 5,280
  * instructions on Cortex-M4.
  */
+#include "vmcu/vmcu_check.h"
 #include "vmcu/vmcu_kernels.h"
 #include "vmcu/vmcu_support.h"
 
@@ -56,3 +57,44 @@ vmcu_status vmcu_strided_copy_s8(const vmcu_context *ctx, const void *params, co
     }
     return VMCU_OK;
 }
+
+/*
+ * The output's dimensions to the byte; every input element the walk reads (from input_start, a
+ * stride per output dimension, negative ones included) inside the input: the lowest and highest
+ * reached are input_start plus the negative and the positive (dims - 1) x strides. Each dims x
+ * strides fits int32 (the walk's carry subtracts it in int32), so the sums fit int64.
+ */
+static vmcu_status strided_copy_check(const vmcu_model *model, const vmcu_step *step)
+{
+    const vmcu_strided_copy_params *p = (const vmcu_strided_copy_params *)step->params;
+    int64_t lowest = p->input_start, highest = p->input_start;
+    int32_t d;
+    if (!vmcu_in_range(p->rank, 1, VMCU_MAX_COPY_DIMS) || vmcu_product(p->output_dims, p->rank) == 0u ||
+        vmcu_product(p->output_dims, p->rank) != vmcu_output_bytes(model, step) || step->num_inputs < 1u) {
+        return VMCU_ERROR_BAD_MODEL;
+    }
+    for (d = 0; d < p->rank; ++d) {
+        const int64_t whole = (int64_t)p->output_dims[d] * p->input_strides[d];
+        const int64_t reach = whole - p->input_strides[d];
+        if (whole > INT32_MAX || whole < INT32_MIN) {
+            return VMCU_ERROR_BAD_MODEL;
+        }
+        if (reach < 0) {
+            lowest += reach;
+        } else {
+            highest += reach;
+        }
+    }
+    return lowest >= 0 && highest < (int64_t)vmcu_input_bytes(model, step, 0) ? VMCU_OK : VMCU_ERROR_BAD_MODEL;
+}
+
+static uint32_t strided_copy_digest(const vmcu_step *step, uint32_t crc)
+{
+    const vmcu_strided_copy_params *p = (const vmcu_strided_copy_params *)step->params;
+    crc = vmcu_crc32_u32(crc, (uint32_t)p->rank);
+    crc = vmcu_crc32_i32s(crc, p->output_dims, VMCU_MAX_COPY_DIMS);
+    crc = vmcu_crc32_i32s(crc, p->input_strides, VMCU_MAX_COPY_DIMS);
+    return vmcu_crc32_u32(crc, (uint32_t)p->input_start);
+}
+
+const vmcu_kernel vmcu_strided_copy_s8_kernel = {vmcu_strided_copy_s8, strided_copy_check, strided_copy_digest};

@@ -7,6 +7,8 @@ kernel's innermost runs are as long as possible.
 """
 from __future__ import annotations
 
+import numpy as np
+
 from ..cwriter import c_number
 from .common import MAX_DIMS, int_array, operand_shapes, row_major_strides, struct
 
@@ -40,13 +42,15 @@ def broadcast_strides(out_shape, operand_shapes_):
 
 
 def broadcast(step, graph, writer, name, p) -> dict[str, str]:
-    """The shape and operand fields of vmcu_elementwise_params (rank .. constant2)."""
+    """The shape and operand fields of vmcu_elementwise_params (rank .. constant2_size): a constant's
+    length lets the runtime check that the walk stays inside it."""
     shapes = operand_shapes(step, graph, p.constants)
     walk, (strides1, strides2) = broadcast_strides(p.output_shape, shapes)
     constants = [writer.array("int8_t", f"{name}_operand{i + 1}", c) if c is not None else "0"
                  for i, c in enumerate(p.constants)]
+    sizes = [int(np.size(c)) if c is not None else 0 for c in p.constants]
     return dict(rank=len(walk), dims=int_array(walk), strides1=int_array(strides1), strides2=int_array(strides2),
-                constant1=constants[0], constant2=constants[1])
+                constant1=constants[0], constant2=constants[1], constant1_size=sizes[0], constant2_size=sizes[1])
 
 
 def scaled_inputs(offset: int, left_shift: int, multiplier: int, shift: int) -> list[int]:
