@@ -1,7 +1,7 @@
 """The runtime's table structs as vmcu_types.h declares them: each struct's fields, in order.
 
 The integrity CRC (integrity.py) folds a params struct's fields in declaration order, and the
-table fuzzer (tests/c/table_fuzz.py) mutates every integer field; both read the order and the
+table fuzzer (tests/c/table_fuzz/) mutates every integer field; both read the order and the
 types from the header itself, so a field added to the runtime is covered without a second list.
 """
 from __future__ import annotations
