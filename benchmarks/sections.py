@@ -1,8 +1,8 @@
 """Sections of BENCHMARKS.md that one script owns inside a file another script writes.
 
 benchmarks/memory.py writes BENCHMARKS.md whole; benchmarks/latency.py, interpreter_time.py,
-mbed.py and cores.py each own the block between `<!-- begin NAME -->` and `<!-- end NAME -->`
-(mbed.py one in README.md too). Each keeps the others' blocks as it found them.
+mbed.py, cores.py, cost_model.py and integrity.py each own the block between `<!-- begin NAME -->`
+and `<!-- end NAME -->` (mbed.py one in README.md too). Each keeps the others' blocks as it found them.
 """
 from __future__ import annotations
 
