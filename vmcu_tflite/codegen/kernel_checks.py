@@ -112,4 +112,4 @@ def kernel_checks(kernel: Kernel, name: str, whole: frozenset[str], params_type:
             f"static uint32_t {name}_digest(const vmcu_step *step, uint32_t crc)\n{{\n    {cast}\n"
             + "".join(f"    {line}\n" for line in walk.digest)
             + f"    return crc;\n}}\n\n"
-            f"static const vmcu_kernel {name}_kernel = {{{name}, {name}_check, {name}_digest}};\n")
+            f"static const vmcu_kernel {name}_kernel = {{.run = {name}, .check = {name}_check, .digest = {name}_digest}};\n")

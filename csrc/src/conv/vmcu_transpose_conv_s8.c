@@ -99,4 +99,5 @@ static uint32_t transpose_conv_digest(const vmcu_step *step, uint32_t crc)
                              (uint32_t)p->output.c, 4u, &p->requant);
 }
 
-const vmcu_kernel vmcu_transpose_conv_s8_kernel = {vmcu_transpose_conv_s8, transpose_conv_check, transpose_conv_digest};
+const vmcu_kernel vmcu_transpose_conv_s8_kernel = {
+    .run = vmcu_transpose_conv_s8, .check = transpose_conv_check, .digest = transpose_conv_digest};

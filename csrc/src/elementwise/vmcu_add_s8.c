@@ -22,4 +22,5 @@ vmcu_status vmcu_add_s8(const vmcu_context *ctx, const void *params, const vmcu_
     return vmcu_broadcast_binary(ctx, (const vmcu_elementwise_params *)params, inputs, output, add_run);
 }
 
-const vmcu_kernel vmcu_add_s8_kernel = {vmcu_add_s8, vmcu_add_sub_check, vmcu_elementwise_digest};
+const vmcu_kernel vmcu_add_s8_kernel = {
+    .run = vmcu_add_s8, .check = vmcu_add_sub_check, .digest = vmcu_elementwise_digest};

@@ -48,4 +48,4 @@ static uint32_t lookup_digest(const vmcu_step *step, uint32_t crc)
     return vmcu_crc32(crc, p->table, LOOKUP_TABLE_LENGTH);
 }
 
-const vmcu_kernel vmcu_lookup_s8_kernel = {vmcu_lookup_s8, lookup_check, lookup_digest};
+const vmcu_kernel vmcu_lookup_s8_kernel = {.run = vmcu_lookup_s8, .check = lookup_check, .digest = lookup_digest};

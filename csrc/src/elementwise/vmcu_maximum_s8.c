@@ -45,5 +45,7 @@ static vmcu_status maximum_minimum_check(const vmcu_model *model, const vmcu_ste
     return vmcu_broadcast_walk_ok(model, step) ? VMCU_OK : VMCU_ERROR_BAD_MODEL;
 }
 
-const vmcu_kernel vmcu_maximum_s8_kernel = {vmcu_maximum_s8, maximum_minimum_check, vmcu_elementwise_digest};
-const vmcu_kernel vmcu_minimum_s8_kernel = {vmcu_minimum_s8, maximum_minimum_check, vmcu_elementwise_digest};
+const vmcu_kernel vmcu_maximum_s8_kernel = {
+    .run = vmcu_maximum_s8, .check = maximum_minimum_check, .digest = vmcu_elementwise_digest};
+const vmcu_kernel vmcu_minimum_s8_kernel = {
+    .run = vmcu_minimum_s8, .check = maximum_minimum_check, .digest = vmcu_elementwise_digest};

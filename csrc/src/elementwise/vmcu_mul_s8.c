@@ -45,4 +45,4 @@ static vmcu_status mul_check(const vmcu_model *model, const vmcu_step *step)
                : VMCU_ERROR_BAD_MODEL;
 }
 
-const vmcu_kernel vmcu_mul_s8_kernel = {vmcu_mul_s8, mul_check, vmcu_elementwise_digest};
+const vmcu_kernel vmcu_mul_s8_kernel = {.run = vmcu_mul_s8, .check = mul_check, .digest = vmcu_elementwise_digest};

@@ -47,4 +47,5 @@ static vmcu_status prelu_check(const vmcu_model *model, const vmcu_step *step)
                : VMCU_ERROR_BAD_MODEL;
 }
 
-const vmcu_kernel vmcu_prelu_s8_kernel = {vmcu_prelu_s8, prelu_check, vmcu_elementwise_digest};
+const vmcu_kernel vmcu_prelu_s8_kernel = {
+    .run = vmcu_prelu_s8, .check = prelu_check, .digest = vmcu_elementwise_digest};

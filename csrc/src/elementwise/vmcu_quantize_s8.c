@@ -57,4 +57,5 @@ static uint32_t quantize_digest(const vmcu_step *step, uint32_t crc)
     return vmcu_crc32_i32s(crc, fields, 5u);
 }
 
-const vmcu_kernel vmcu_quantize_s8_kernel = {vmcu_quantize_s8, quantize_check, quantize_digest};
+const vmcu_kernel vmcu_quantize_s8_kernel = {
+    .run = vmcu_quantize_s8, .check = quantize_check, .digest = quantize_digest};

@@ -94,5 +94,5 @@ static uint32_t l2_normalization_digest(const vmcu_step *step, uint32_t crc)
     return vmcu_crc32_i32s(crc, fields, 3u);
 }
 
-const vmcu_kernel vmcu_l2_normalization_s8_kernel = {vmcu_l2_normalization_s8, l2_normalization_check,
-                                                     l2_normalization_digest};
+const vmcu_kernel vmcu_l2_normalization_s8_kernel = {
+    .run = vmcu_l2_normalization_s8, .check = l2_normalization_check, .digest = l2_normalization_digest};

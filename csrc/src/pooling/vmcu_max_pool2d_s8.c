@@ -65,4 +65,5 @@ vmcu_status vmcu_max_pool2d_s8(const vmcu_context *ctx, const void *params, cons
     return VMCU_OK;
 }
 
-const vmcu_kernel vmcu_max_pool2d_s8_kernel = {vmcu_max_pool2d_s8, vmcu_pool2d_check, vmcu_pool2d_digest};
+const vmcu_kernel vmcu_max_pool2d_s8_kernel = {
+    .run = vmcu_max_pool2d_s8, .check = vmcu_pool2d_check, .digest = vmcu_pool2d_digest};

@@ -163,4 +163,4 @@ static uint32_t mean_digest(const vmcu_step *step, uint32_t crc)
     return vmcu_crc32_i32s(crc, fields, 5u);
 }
 
-const vmcu_kernel vmcu_mean_s8_kernel = {vmcu_mean_s8, mean_check, mean_digest};
+const vmcu_kernel vmcu_mean_s8_kernel = {.run = vmcu_mean_s8, .check = mean_check, .digest = mean_digest};

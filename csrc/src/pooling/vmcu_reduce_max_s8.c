@@ -127,4 +127,5 @@ static uint32_t reduce_max_digest(const vmcu_step *step, uint32_t crc)
     return crc;
 }
 
-const vmcu_kernel vmcu_reduce_max_s8_kernel = {vmcu_reduce_max_s8, reduce_max_check, reduce_max_digest};
+const vmcu_kernel vmcu_reduce_max_s8_kernel = {
+    .run = vmcu_reduce_max_s8, .check = reduce_max_check, .digest = reduce_max_digest};

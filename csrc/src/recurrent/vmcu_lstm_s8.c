@@ -230,4 +230,4 @@ static uint32_t lstm_digest(const vmcu_step *step, uint32_t crc)
     return vmcu_crc32_u32(crc, p->cell_state_offset);
 }
 
-const vmcu_kernel vmcu_lstm_s8_kernel = {vmcu_lstm_s8, lstm_check, lstm_digest};
+const vmcu_kernel vmcu_lstm_s8_kernel = {.run = vmcu_lstm_s8, .check = lstm_check, .digest = lstm_digest};

@@ -94,4 +94,4 @@ static uint32_t svdf_digest(const vmcu_step *step, uint32_t crc)
     return vmcu_crc32(crc, p->bias, (uint32_t)p->units * 4u);
 }
 
-const vmcu_kernel vmcu_svdf_s8_kernel = {vmcu_svdf_s8, svdf_check, svdf_digest};
+const vmcu_kernel vmcu_svdf_s8_kernel = {.run = vmcu_svdf_s8, .check = svdf_check, .digest = svdf_digest};

@@ -88,4 +88,5 @@ static uint32_t concatenation_digest(const vmcu_step *step, uint32_t crc)
     return crc;
 }
 
-const vmcu_kernel vmcu_concatenation_s8_kernel = {vmcu_concatenation_s8, concatenation_check, concatenation_digest};
+const vmcu_kernel vmcu_concatenation_s8_kernel = {
+    .run = vmcu_concatenation_s8, .check = concatenation_check, .digest = concatenation_digest};

@@ -51,4 +51,4 @@ static uint32_t gather_digest(const vmcu_step *step, uint32_t crc)
     return vmcu_crc32(crc, p->indices, (uint32_t)p->count * 4u);
 }
 
-const vmcu_kernel vmcu_gather_s8_kernel = {vmcu_gather_s8, gather_check, gather_digest};
+const vmcu_kernel vmcu_gather_s8_kernel = {.run = vmcu_gather_s8, .check = gather_check, .digest = gather_digest};

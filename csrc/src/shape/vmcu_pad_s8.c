@@ -92,4 +92,4 @@ static uint32_t pad_digest(const vmcu_step *step, uint32_t crc)
     return vmcu_crc32_u32(crc, (uint32_t)p->pad_value);
 }
 
-const vmcu_kernel vmcu_pad_s8_kernel = {vmcu_pad_s8, pad_check, pad_digest};
+const vmcu_kernel vmcu_pad_s8_kernel = {.run = vmcu_pad_s8, .check = pad_check, .digest = pad_digest};

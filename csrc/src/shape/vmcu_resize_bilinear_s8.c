@@ -93,5 +93,5 @@ static uint32_t resize_bilinear_digest(const vmcu_step *step, uint32_t crc)
     return vmcu_crc32(crc, p->cols, (uint32_t)p->output.w * 3u * 4u);
 }
 
-const vmcu_kernel vmcu_resize_bilinear_s8_kernel = {vmcu_resize_bilinear_s8, resize_bilinear_check,
-                                                    resize_bilinear_digest};
+const vmcu_kernel vmcu_resize_bilinear_s8_kernel = {
+    .run = vmcu_resize_bilinear_s8, .check = resize_bilinear_check, .digest = resize_bilinear_digest};

@@ -68,6 +68,5 @@ static uint32_t resize_nearest_neighbor_digest(const vmcu_step *step, uint32_t c
     return vmcu_crc32(crc, p->source_x, (uint32_t)p->output.w * 4u);
 }
 
-const vmcu_kernel vmcu_resize_nearest_neighbor_s8_kernel = {vmcu_resize_nearest_neighbor_s8,
-                                                            resize_nearest_neighbor_check,
-                                                            resize_nearest_neighbor_digest};
+const vmcu_kernel vmcu_resize_nearest_neighbor_s8_kernel = {
+    .run = vmcu_resize_nearest_neighbor_s8, .check = resize_nearest_neighbor_check, .digest = resize_nearest_neighbor_digest};

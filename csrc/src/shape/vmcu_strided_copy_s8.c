@@ -97,4 +97,5 @@ static uint32_t strided_copy_digest(const vmcu_step *step, uint32_t crc)
     return vmcu_crc32_u32(crc, (uint32_t)p->input_start);
 }
 
-const vmcu_kernel vmcu_strided_copy_s8_kernel = {vmcu_strided_copy_s8, strided_copy_check, strided_copy_digest};
+const vmcu_kernel vmcu_strided_copy_s8_kernel = {
+    .run = vmcu_strided_copy_s8, .check = strided_copy_check, .digest = strided_copy_digest};

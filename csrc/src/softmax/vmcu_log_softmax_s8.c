@@ -123,4 +123,5 @@ static uint32_t log_softmax_digest(const vmcu_step *step, uint32_t crc)
     return vmcu_crc32_i32s(crc, fields, 7u);
 }
 
-const vmcu_kernel vmcu_log_softmax_s8_kernel = {vmcu_log_softmax_s8, log_softmax_check, log_softmax_digest};
+const vmcu_kernel vmcu_log_softmax_s8_kernel = {
+    .run = vmcu_log_softmax_s8, .check = log_softmax_check, .digest = log_softmax_digest};

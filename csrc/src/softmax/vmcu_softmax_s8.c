@@ -95,4 +95,4 @@ static uint32_t softmax_digest(const vmcu_step *step, uint32_t crc)
     return vmcu_crc32_i32s(crc, fields, 5u);
 }
 
-const vmcu_kernel vmcu_softmax_s8_kernel = {vmcu_softmax_s8, softmax_check, softmax_digest};
+const vmcu_kernel vmcu_softmax_s8_kernel = {.run = vmcu_softmax_s8, .check = softmax_check, .digest = softmax_digest};
