@@ -1,6 +1,6 @@
 """The model's integrity CRCs: the same CRC-32 (zlib's) the runtime's vmcu_verify_model() computes.
 
-The runtime walks the tables in one canonical order (csrc/src/vmcu_invoke.c, vmcu_check.h):
+The runtime walks the tables in one canonical order (csrc/src/vmcu_verify.c, vmcu_check.h):
 1. the model struct's integers (`header_crc`, checked by every run: it holds the counts of the
    arrays, which only a checksum can catch lying);
 2. continuing from it, every tensor, step, input, output and initial-state entry, field by field;
