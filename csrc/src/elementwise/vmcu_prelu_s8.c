@@ -26,7 +26,11 @@ static void prelu_run(const vmcu_elementwise_params *p, const int8_t *a, int32_t
 vmcu_status vmcu_prelu_s8(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
                           const vmcu_view *output)
 {
-    /* the shifts were checked before the run (prelu_check) */
+    const vmcu_binary_arith *q = &((const vmcu_elementwise_params *)params)->arith;
+    /* checked before the run too (prelu_check); here it tells the compiler the shifts' ranges */
+    if (q->input1_shift > 31 || q->input1_shift < -31 || q->output_shift > 31 || q->output_shift < -31) {
+        return VMCU_ERROR_BAD_MODEL;
+    }
     return vmcu_broadcast_binary(ctx, (const vmcu_elementwise_params *)params, inputs, output, prelu_run);
 }
 

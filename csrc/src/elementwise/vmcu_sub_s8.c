@@ -27,8 +27,13 @@ static void sub_run(const vmcu_elementwise_params *p, const int8_t *a, int32_t a
 vmcu_status vmcu_sub_s8(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
                         const vmcu_view *output)
 {
-    /* the shifts were checked before the run (vmcu_add_sub_check) */
-    return vmcu_broadcast_binary(ctx, (const vmcu_elementwise_params *)params, inputs, output, sub_run);
+    const vmcu_elementwise_params *p = (const vmcu_elementwise_params *)params;
+    const vmcu_binary_arith *q = &p->arith;
+    /* checked before the run too (vmcu_add_sub_check); here it tells the compiler the shifts' ranges */
+    if (q->left_shift < 0 || q->left_shift > 23 || q->input1_shift > 0 || q->input2_shift > 0 || q->output_shift > 0) {
+        return VMCU_ERROR_BAD_MODEL;
+    }
+    return vmcu_broadcast_binary(ctx, p, inputs, output, sub_run);
 }
 
 const vmcu_kernel vmcu_sub_s8_kernel = {

@@ -49,13 +49,6 @@ static int sum_block_lanes(const vmcu_view *in, uint32_t row0, uint32_t row_stri
 #endif
 }
 
-/* The byte of channel c of input pixel (n, y, x): asked only of a window with taps, whose first
- * tap lies inside the input (a window wholly in the padding may start far outside it). */
-static uint32_t first_tap(const vmcu_pool_params *p, int32_t n, int32_t y, int32_t x, int32_t c)
-{
-    return (uint32_t)(((n * p->input.h + y) * p->input.w + x) * p->input.c + c);
-}
-
 vmcu_status vmcu_avg_pool2d_s8(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
                                const vmcu_view *output)
 {
@@ -88,10 +81,14 @@ vmcu_status vmcu_avg_pool2d_s8(const vmcu_context *ctx, const void *params, cons
                         const int32_t len = last - c0 < BLOCK ? last - c0 : BLOCK;
                         int32_t sum[BLOCK];
                         int32_t fy, fx, j;
+                        /* in uint32: a window wholly in a folded PAD's padding may start far outside the
+                         * input, where the product would not fit int32 (and its corner is not read) */
+                        const uint32_t corner =
+                            (((uint32_t)n * (uint32_t)p->input.h + (uint32_t)(y0 + fy_lo)) * (uint32_t)p->input.w +
+                             (uint32_t)(x0 + fx_lo)) * (uint32_t)channels + (uint32_t)c0;
                         if (len == BLOCK && inside > 0 && inside <= LANE_TAPS &&
-                            sum_block_lanes(in, first_tap(p, n, y0 + fy_lo, x0 + fx_lo, c0),
-                                            (uint32_t)(p->input.w * channels), (uint32_t)channels, fy_hi - fy_lo,
-                                            fx_hi - fx_lo, sum)) {
+                            sum_block_lanes(in, corner, (uint32_t)(p->input.w * channels), (uint32_t)channels,
+                                            fy_hi - fy_lo, fx_hi - fx_lo, sum)) {
                             fy = fy_hi; /* summed: the taps' loop below has nothing left */
                         } else {
                             fy = fy_lo;
