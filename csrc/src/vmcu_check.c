@@ -41,6 +41,19 @@ uint32_t vmcu_crc32_i32s(uint32_t crc, const int32_t *values, uint32_t n)
     return crc;
 }
 
+uint32_t vmcu_dims_digest(uint32_t crc, const vmcu_dims *dims)
+{
+    const int32_t fields[4] = {dims->n, dims->h, dims->w, dims->c};
+    return vmcu_crc32_i32s(crc, fields, 4u);
+}
+
+int vmcu_nhwc_ok(const vmcu_model *model, const vmcu_step *step, const vmcu_dims *input, const vmcu_dims *output)
+{
+    const uint32_t in_bytes = vmcu_dims_product(input), out_bytes = vmcu_dims_product(output);
+    return in_bytes != 0u && out_bytes != 0u && in_bytes == vmcu_input_bytes(model, step, 0) &&
+           out_bytes == vmcu_output_bytes(model, step) && output->n == input->n;
+}
+
 static int clamp_ok(int32_t act_min, int32_t act_max)
 {
     return vmcu_in_range(act_min, -128, 127) && vmcu_in_range(act_max, act_min, 127);

@@ -104,6 +104,11 @@ static inline uint32_t vmcu_dims_product(const vmcu_dims *d)
     return vmcu_product(dims, 4);
 }
 
+/** 1 when NHWC shapes `input` and `output` are exactly the bytes of the step's input 0 and output
+ *  (every dimension at least 1) and have the same batch: the shapes of a pool, a resize, a
+ *  transposed convolution. */
+int vmcu_nhwc_ok(const vmcu_model *model, const vmcu_step *step, const vmcu_dims *input, const vmcu_dims *output);
+
 /**
  * 1 when the `bytes` bytes at `offset` of the state region are exactly one variable tensor's (an
  * entry of the model's initial state, which the tables check found inside the region) and
@@ -150,6 +155,9 @@ uint32_t vmcu_crc32_u32(uint32_t crc, uint32_t value);
 /** `n` int32 values (a fixed-size array member, or a struct's fields gathered in declaration
  *  order), each as vmcu_crc32_u32. */
 uint32_t vmcu_crc32_i32s(uint32_t crc, const int32_t *values, uint32_t n);
+
+/** A vmcu_dims in declaration order (n, h, w, c), each as vmcu_crc32_u32. */
+uint32_t vmcu_dims_digest(uint32_t crc, const vmcu_dims *dims);
 
 /** A conv, depthwise or fully connected layer's params in declaration order: the offsets,
  *  `filter_bytes` bytes of filter, `channels` biases of `bias_bytes` bytes each, then the requant

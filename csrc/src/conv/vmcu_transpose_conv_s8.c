@@ -75,10 +75,8 @@ static vmcu_status transpose_conv_check(const vmcu_model *model, const vmcu_step
 {
     const vmcu_transpose_conv_params *p = (const vmcu_transpose_conv_params *)step->params;
     const int32_t filter_shape[4] = {p->output.c, p->filter_h, p->filter_w, p->input.c};
-    const uint32_t in_bytes = vmcu_dims_product(&p->input), out_bytes = vmcu_dims_product(&p->output);
     const uint32_t filter_length = vmcu_product(filter_shape, 4);
-    if (in_bytes == 0u || out_bytes == 0u || in_bytes != vmcu_input_bytes(model, step, 0) ||
-        out_bytes != vmcu_output_bytes(model, step) || p->output.n != p->input.n || filter_length == 0u ||
+    if (!vmcu_nhwc_ok(model, step, &p->input, &p->output) || filter_length == 0u ||
         filter_length != (uint32_t)p->filter_length || p->filter == 0 || p->bias == 0 ||
         p->requant.multiplier == 0 || p->requant.shift == 0 || p->stride_h < 1 || p->stride_w < 1 ||
         !vmcu_in_range(p->pad_h, 0, INT32_MAX - p->output.h) || !vmcu_in_range(p->pad_w, 0, INT32_MAX - p->output.w) ||

@@ -24,14 +24,9 @@ static int axis_ok(int32_t in, int32_t out, int32_t filter, int32_t stride, int3
 vmcu_status vmcu_pool2d_check(const vmcu_model *model, const vmcu_step *step)
 {
     const vmcu_pool_params *p = (const vmcu_pool_params *)step->params;
-    const int32_t in_dims[4] = {p->input.n, p->input.h, p->input.w, p->input.c};
-    const int32_t out_dims[4] = {p->output.n, p->output.h, p->output.w, p->output.c};
-    const uint32_t in_bytes = vmcu_product(in_dims, 4), out_bytes = vmcu_product(out_dims, 4);
     const uint32_t taps = vmcu_times(p->filter_h, p->filter_w);
     const uint32_t chunk = step->segment < (uint32_t)p->output.c ? step->segment : (uint32_t)p->output.c;
-    if (in_bytes == 0u || in_bytes != vmcu_input_bytes(model, step, 0) || out_bytes == 0u ||
-        out_bytes != vmcu_output_bytes(model, step) || p->output.n != p->input.n || p->output.c != p->input.c ||
-        taps == 0u || taps > (uint32_t)VMCU_POOL_MAX_TAPS ||
+    if (!vmcu_nhwc_ok(model, step, &p->input, &p->output) || p->output.c != p->input.c || taps == 0u || taps > (uint32_t)VMCU_POOL_MAX_TAPS ||
         !axis_ok(p->input.h, p->output.h, p->filter_h, p->stride_h, p->pad_h) ||
         !axis_ok(p->input.w, p->output.w, p->filter_w, p->stride_w, p->pad_w) ||
         /* the kernels add the segment to a channel index in int32 */

@@ -72,10 +72,7 @@ static int interpolation_within(const int32_t *entries, int32_t count, int32_t s
 static vmcu_status resize_bilinear_check(const vmcu_model *model, const vmcu_step *step)
 {
     const vmcu_resize_bilinear_params *p = (const vmcu_resize_bilinear_params *)step->params;
-    const uint32_t in_bytes = vmcu_dims_product(&p->input), out_bytes = vmcu_dims_product(&p->output);
-    if (in_bytes == 0u || out_bytes == 0u || in_bytes != vmcu_input_bytes(model, step, 0) ||
-        out_bytes != vmcu_output_bytes(model, step) || p->output.n != p->input.n || p->output.c != p->input.c ||
-        p->rows == 0 || p->cols == 0 || vmcu_times(p->output.h, 3) == 0u || vmcu_times(p->output.w, 3) == 0u ||
+    if (!vmcu_nhwc_ok(model, step, &p->input, &p->output) || p->output.c != p->input.c || p->rows == 0 || p->cols == 0 || vmcu_times(p->output.h, 3) == 0u || vmcu_times(p->output.w, 3) == 0u ||
         !interpolation_within(p->rows, p->output.h, p->input.h) ||
         !interpolation_within(p->cols, p->output.w, p->input.w)) {
         return VMCU_ERROR_BAD_MODEL;
@@ -86,9 +83,7 @@ static vmcu_status resize_bilinear_check(const vmcu_model *model, const vmcu_ste
 static uint32_t resize_bilinear_digest(const vmcu_step *step, uint32_t crc)
 {
     const vmcu_resize_bilinear_params *p = (const vmcu_resize_bilinear_params *)step->params;
-    const int32_t fields[8] = {p->input.n,  p->input.h,  p->input.w,  p->input.c,
-                               p->output.n, p->output.h, p->output.w, p->output.c};
-    crc = vmcu_crc32_i32s(crc, fields, 8u);
+    crc = vmcu_dims_digest(vmcu_dims_digest(crc, &p->input), &p->output);
     crc = vmcu_crc32(crc, p->rows, (uint32_t)p->output.h * 3u * 4u);
     return vmcu_crc32(crc, p->cols, (uint32_t)p->output.w * 3u * 4u);
 }

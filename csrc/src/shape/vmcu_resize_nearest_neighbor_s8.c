@@ -48,10 +48,7 @@ static int sources_within(const int32_t *sources, int32_t count, int32_t size)
 static vmcu_status resize_nearest_neighbor_check(const vmcu_model *model, const vmcu_step *step)
 {
     const vmcu_resize_params *p = (const vmcu_resize_params *)step->params;
-    const uint32_t in_bytes = vmcu_dims_product(&p->input), out_bytes = vmcu_dims_product(&p->output);
-    if (in_bytes == 0u || out_bytes == 0u || in_bytes != vmcu_input_bytes(model, step, 0) ||
-        out_bytes != vmcu_output_bytes(model, step) || p->output.n != p->input.n || p->output.c != p->input.c ||
-        p->source_y == 0 || p->source_x == 0 || !sources_within(p->source_y, p->output.h, p->input.h) ||
+    if (!vmcu_nhwc_ok(model, step, &p->input, &p->output) || p->output.c != p->input.c || p->source_y == 0 || p->source_x == 0 || !sources_within(p->source_y, p->output.h, p->input.h) ||
         !sources_within(p->source_x, p->output.w, p->input.w)) {
         return VMCU_ERROR_BAD_MODEL;
     }
@@ -61,9 +58,7 @@ static vmcu_status resize_nearest_neighbor_check(const vmcu_model *model, const 
 static uint32_t resize_nearest_neighbor_digest(const vmcu_step *step, uint32_t crc)
 {
     const vmcu_resize_params *p = (const vmcu_resize_params *)step->params;
-    const int32_t fields[8] = {p->input.n,  p->input.h,  p->input.w,  p->input.c,
-                               p->output.n, p->output.h, p->output.w, p->output.c};
-    crc = vmcu_crc32_i32s(crc, fields, 8u);
+    crc = vmcu_dims_digest(vmcu_dims_digest(crc, &p->input), &p->output);
     crc = vmcu_crc32(crc, p->source_y, (uint32_t)p->output.h * 4u);
     return vmcu_crc32(crc, p->source_x, (uint32_t)p->output.w * 4u);
 }
