@@ -23,7 +23,7 @@
  *   tensors' bytes, the scratch, the workspace rings, the state; zero points, shifts and clamps
  *   within what the kernel's arithmetic takes without overflow). Whatever the tables say, a run
  *   either returns a status or stays inside the application's buffers and the model's constants.
- *   These checks cost well under 1% of a run (BENCHMARKS.md, Integrity).
+ *   What these checks cost per run is in BENCHMARKS.md (Integrity).
  * - vmcu_verify_model(), on demand (at boot, or periodically as a class B flash self-test), adds
  *   a CRC-32 over every integer of the tables and every weight and constant, in the order the
  *   converter computed it: it catches values that are wrong but plausible (a multiplier, a
@@ -60,8 +60,8 @@ vmcu_status vmcu_invoke(const vmcu_model *model, const vmcu_memory *memory, uint
  * @brief Check the model's tables and constants against the CRC-32 the converter computed
  *        (`model->crc`): every integer of the tables, every weight, bias, multiplier and table of
  *        constants. Runs the checks vmcu_invoke() runs first, so it reads nothing a corrupt table
- *        points past; touches no RAM but its stack. About 30 instructions per byte of constants on
- *        a Cortex-M4 (BENCHMARKS.md, Integrity).
+ *        points past; touches no RAM but its stack. It reads every constant byte of the model:
+ *        its cost per model is in BENCHMARKS.md (Integrity).
  * @return VMCU_OK, VMCU_ERROR_BAD_MODEL (a table or a constant is not what the converter wrote)
  *         or VMCU_ERROR_BAD_ARGUMENT (NULL)
  */
