@@ -21,9 +21,13 @@
  *   and output inside the pool, each step's tensors, scratch and workspace inside theirs, and each
  *   step's params against everything its kernel will touch (element counts and shapes against the
  *   tensors' bytes, the scratch, the workspace rings, the state; zero points, shifts and clamps
- *   within what the kernel's arithmetic takes without overflow). Whatever the tables say, a run
- *   either returns a status or stays inside the application's buffers and the model's constants.
- *   What these checks cost per run is in BENCHMARKS.md (Integrity).
+ *   within what the kernel's arithmetic takes without overflow). Whatever any one integer of the
+ *   tables says, a run either returns a status or stays inside the application's buffers and the
+ *   model's constants (tests/c/test_table_fuzz.py changes each in turn). Several integers changed
+ *   so that they still agree with each other (a resize's output height doubled and its width
+ *   halved) could still send a kernel past the end of a constant array whose length they imply:
+ *   vmcu_verify_model() catches those. What these checks cost per run is in BENCHMARKS.md
+ *   (Integrity).
  * - vmcu_verify_model(), on demand (at boot, or periodically as a class B flash self-test), adds
  *   a CRC-32 over every integer of the tables and every weight and constant, in the order the
  *   converter computed it: it catches values that are wrong but plausible (a multiplier, a
