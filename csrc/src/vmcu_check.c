@@ -54,15 +54,10 @@ int vmcu_nhwc_ok(const vmcu_model *model, const vmcu_step *step, const vmcu_dims
            out_bytes == vmcu_output_bytes(model, step) && output->n == input->n;
 }
 
-static int clamp_ok(int32_t act_min, int32_t act_max)
-{
-    return vmcu_in_range(act_min, -128, 127) && vmcu_in_range(act_max, act_min, 127);
-}
-
 int vmcu_layer_ok(int32_t input_offset, int32_t output_offset, const vmcu_requant *requant)
 {
     return vmcu_in_range(input_offset, -127, 128) && vmcu_in_range(output_offset, -128, 127) && requant != 0 &&
-           clamp_ok(requant->act_min, requant->act_max);
+           vmcu_clamp_ok(requant->act_min, requant->act_max);
 }
 
 int vmcu_binary_arith_ok(const vmcu_binary_arith *q)
@@ -73,7 +68,7 @@ int vmcu_binary_arith_ok(const vmcu_binary_arith *q)
     return q != 0 && vmcu_in_range(q->input1_offset, -127, 128) && vmcu_in_range(q->input2_offset, -127, 128) &&
            vmcu_in_range(q->output_offset, -128, 127) && vmcu_in_range(q->left_shift, 0, 22) &&
            vmcu_in_range(q->input1_shift, -31, 0) && vmcu_in_range(q->input2_shift, -31, 0) &&
-           vmcu_in_range(q->output_shift, -31, 0) && clamp_ok(q->act_min, q->act_max);
+           vmcu_in_range(q->output_shift, -31, 0) && vmcu_clamp_ok(q->act_min, q->act_max);
 }
 
 uint32_t vmcu_layer_digest(uint32_t crc, int32_t input_offset, int32_t output_offset, const void *filter,

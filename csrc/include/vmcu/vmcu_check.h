@@ -97,6 +97,21 @@ static inline uint32_t vmcu_times(int32_t a, int32_t b)
     return vmcu_product(dims, 2);
 }
 
+/**
+ * 1 when the step walks `elements` elements (or bytes) `segment` at a time, at least one, and a
+ * segment of them fits its scratch: the runtime kernels compute each output segment in the scratch.
+ */
+static inline int vmcu_segments_fit(const vmcu_step *step, uint32_t elements)
+{
+    return step->segment >= 1u && (step->segment < elements ? step->segment : elements) <= step->scratch;
+}
+
+/** 1 when [act_min, act_max] is a clamp within int8, in order. */
+static inline int vmcu_clamp_ok(int32_t act_min, int32_t act_max)
+{
+    return vmcu_in_range(act_min, -128, 127) && vmcu_in_range(act_max, act_min, 127);
+}
+
 /** The elements of an NHWC shape: vmcu_product of its four dimensions. */
 static inline uint32_t vmcu_dims_product(const vmcu_dims *d)
 {

@@ -46,15 +46,14 @@ int vmcu_broadcast_walk_ok(const vmcu_model *model, const vmcu_step *step)
 {
     const vmcu_elementwise_params *p = (const vmcu_elementwise_params *)step->params;
     const uint32_t activations = (p->constant1 == 0 ? 1u : 0u) + (p->constant2 == 0 ? 1u : 0u);
-    uint32_t total, chunk;
+    uint32_t total;
     if (!vmcu_in_range(p->rank, 1, VMCU_MAX_DIMS) || step->num_inputs != activations) {
         return 0;
     }
     total = vmcu_product(p->dims, p->rank);
-    chunk = step->segment < total ? step->segment : total;
     /* the walk takes the segment as an int32; operand 2 reads input 1 after an activation operand 1, else input 0 */
-    return total != 0u && total == vmcu_output_bytes(model, step) && step->segment >= 1u &&
-           step->segment <= UINT32_C(0x7FFFFFFF) && chunk <= step->scratch &&
+    return total != 0u && total == vmcu_output_bytes(model, step) && vmcu_segments_fit(step, total) &&
+           step->segment <= UINT32_C(0x7FFFFFFF) &&
            walk_span(p->dims, p->strides1, p->rank) ==
                operand_size(model, step, p->constant1, p->constant1_size, 0u) &&
            walk_span(p->dims, p->strides2, p->rank) ==

@@ -34,8 +34,7 @@ static vmcu_status lookup_check(const vmcu_model *model, const vmcu_step *step)
     const vmcu_lookup_params *p = (const vmcu_lookup_params *)step->params;
     const uint32_t size = (uint32_t)p->size;
     if (p->table == 0 || p->size < 1 || size != vmcu_input_bytes(model, step, 0) ||
-        size != vmcu_output_bytes(model, step) || step->segment < 1u ||
-        (step->segment < size ? step->segment : size) > step->scratch) {
+        size != vmcu_output_bytes(model, step) || !vmcu_segments_fit(step, size)) {
         return VMCU_ERROR_BAD_MODEL;
     }
     return VMCU_OK;

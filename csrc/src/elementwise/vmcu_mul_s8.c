@@ -39,8 +39,7 @@ static vmcu_status mul_check(const vmcu_model *model, const vmcu_step *step)
     const vmcu_binary_arith *q = &((const vmcu_elementwise_params *)step->params)->arith;
     return vmcu_broadcast_walk_ok(model, step) && vmcu_in_range(q->input1_offset, -127, 128) &&
                    vmcu_in_range(q->input2_offset, -127, 128) && vmcu_in_range(q->output_offset, -128, 127) &&
-                   vmcu_in_range(q->output_shift, -31, 15) && vmcu_in_range(q->act_min, -128, 127) &&
-                   vmcu_in_range(q->act_max, q->act_min, 127)
+                   vmcu_in_range(q->output_shift, -31, 15) && vmcu_clamp_ok(q->act_min, q->act_max)
                ? VMCU_OK
                : VMCU_ERROR_BAD_MODEL;
 }

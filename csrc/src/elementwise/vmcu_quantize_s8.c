@@ -42,7 +42,7 @@ static vmcu_status quantize_check(const vmcu_model *model, const vmcu_step *step
     const vmcu_quantize_params *p = (const vmcu_quantize_params *)step->params;
     const uint32_t size = (uint32_t)p->size;
     if (p->size < 1 || size != vmcu_input_bytes(model, step, 0) || size != vmcu_output_bytes(model, step) ||
-        step->segment < 1u || (step->segment < size ? step->segment : size) > step->scratch ||
+        !vmcu_segments_fit(step, size) ||
         !vmcu_in_range(p->input_zero_point, -128, 127) || !vmcu_in_range(p->output_zero_point, -128, 127) ||
         !vmcu_in_range(p->shift, -31, QUANTIZE_MAX_LEFT_SHIFT)) {
         return VMCU_ERROR_BAD_MODEL;

@@ -77,10 +77,9 @@ static vmcu_status l2_normalization_check(const vmcu_model *model, const vmcu_st
 {
     const vmcu_l2_normalization_params *p = (const vmcu_l2_normalization_params *)step->params;
     const uint32_t bytes = vmcu_times(p->rows, p->depth);
-    const uint32_t chunk = step->segment < (uint32_t)p->depth ? step->segment : (uint32_t)p->depth;
     int32_t largest;
     if (bytes == 0u || bytes != vmcu_input_bytes(model, step, 0) || bytes != vmcu_output_bytes(model, step) ||
-        step->segment < 1u || chunk > step->scratch || !vmcu_in_range(p->input_zero_point, -128, 127)) {
+        !vmcu_segments_fit(step, (uint32_t)p->depth) || !vmcu_in_range(p->input_zero_point, -128, 127)) {
         return VMCU_ERROR_BAD_MODEL;
     }
     largest = vmcu_max(127 - p->input_zero_point, p->input_zero_point + 128);

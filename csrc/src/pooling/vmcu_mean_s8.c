@@ -126,7 +126,7 @@ static vmcu_status mean_check(const vmcu_model *model, const vmcu_step *step)
     const vmcu_mean_params *p = (const vmcu_mean_params *)step->params;
     int32_t kept[VMCU_MAX_DIMS], reduced[VMCU_MAX_DIMS];
     int32_t d, num_kept = 0, num_reduced = 0;
-    uint32_t outputs, count, chunk;
+    uint32_t outputs, count;
     if (!vmcu_in_range(p->rank, 1, VMCU_MAX_DIMS) || vmcu_product(p->dims, p->rank) == 0u ||
         vmcu_product(p->dims, p->rank) != vmcu_input_bytes(model, step, 0)) {
         return VMCU_ERROR_BAD_MODEL;
@@ -140,9 +140,8 @@ static vmcu_status mean_check(const vmcu_model *model, const vmcu_step *step)
     }
     outputs = vmcu_product(kept, num_kept);   /* 1 when every dimension is reduced */
     count = vmcu_product(reduced, num_reduced); /* 1 when none is */
-    chunk = step->segment < outputs ? step->segment : outputs;
-    if (outputs != vmcu_output_bytes(model, step) || count != (uint32_t)p->count || step->segment < 1u ||
-        step->segment > UINT32_C(0x7FFFFFFF) || chunk > step->scratch ||
+    if (outputs != vmcu_output_bytes(model, step) || count != (uint32_t)p->count || !vmcu_segments_fit(step, outputs) ||
+        step->segment > UINT32_C(0x7FFFFFFF) ||
         !vmcu_in_range(p->input_zero_point, -128, 127) || !vmcu_in_range(p->output_zero_point, -128, 127) ||
         !vmcu_in_range(p->shift, -31, 23) || count > ((uint32_t)MAX_REDUCED >> (p->shift > 0 ? p->shift : 0))) {
         return VMCU_ERROR_BAD_MODEL;

@@ -25,13 +25,12 @@ vmcu_status vmcu_pool2d_check(const vmcu_model *model, const vmcu_step *step)
 {
     const vmcu_pool_params *p = (const vmcu_pool_params *)step->params;
     const uint32_t taps = vmcu_times(p->filter_h, p->filter_w);
-    const uint32_t chunk = step->segment < (uint32_t)p->output.c ? step->segment : (uint32_t)p->output.c;
     if (!vmcu_nhwc_ok(model, step, &p->input, &p->output) || p->output.c != p->input.c || taps == 0u || taps > (uint32_t)VMCU_POOL_MAX_TAPS ||
         !axis_ok(p->input.h, p->output.h, p->filter_h, p->stride_h, p->pad_h) ||
         !axis_ok(p->input.w, p->output.w, p->filter_w, p->stride_w, p->pad_w) ||
         /* the kernels add the segment to a channel index in int32 */
-        step->segment < 1u || step->segment > (uint32_t)(INT32_MAX - p->output.c) || chunk > step->scratch ||
-        !vmcu_in_range(p->act_min, -128, 127) || !vmcu_in_range(p->act_max, p->act_min, 127) ||
+        !vmcu_segments_fit(step, (uint32_t)p->output.c) || step->segment > (uint32_t)(INT32_MAX - p->output.c) ||
+        !vmcu_clamp_ok(p->act_min, p->act_max) ||
         !vmcu_in_range(p->padded, 0, 1) || !vmcu_in_range(p->pad_value, -128, 127)) {
         return VMCU_ERROR_BAD_MODEL;
     }

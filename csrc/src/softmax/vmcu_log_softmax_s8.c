@@ -105,9 +105,8 @@ static vmcu_status log_softmax_check(const vmcu_model *model, const vmcu_step *s
 {
     const vmcu_log_softmax_params *p = (const vmcu_log_softmax_params *)step->params;
     const uint32_t bytes = vmcu_times(p->rows, p->depth);
-    const uint32_t chunk = step->segment < (uint32_t)p->depth ? step->segment : (uint32_t)p->depth;
     if (bytes == 0u || bytes != vmcu_input_bytes(model, step, 0) || bytes != vmcu_output_bytes(model, step) ||
-        step->segment < 1u || chunk > step->scratch || !vmcu_in_range(p->input_left_shift, 1, 31) ||
+        !vmcu_segments_fit(step, (uint32_t)p->depth) || !vmcu_in_range(p->input_left_shift, 1, 31) ||
         p->input_multiplier < 0 || !vmcu_in_range(p->reverse_scaling_shift, -31, 0) ||
         !vmcu_in_range(p->diff_min, INT32_MIN + 1, 0)) {
         return VMCU_ERROR_BAD_MODEL;

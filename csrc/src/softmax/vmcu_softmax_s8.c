@@ -79,9 +79,8 @@ static vmcu_status softmax_check(const vmcu_model *model, const vmcu_step *step)
 {
     const vmcu_softmax_params *p = (const vmcu_softmax_params *)step->params;
     const uint32_t bytes = vmcu_times(p->rows, p->depth);
-    const uint32_t chunk = step->segment < (uint32_t)p->depth ? step->segment : (uint32_t)p->depth;
     if (bytes == 0u || step->num_inputs < 1u || bytes > vmcu_input_bytes(model, step, 0) ||
-        bytes > vmcu_output_bytes(model, step) || step->segment < 1u || chunk > step->scratch ||
+        bytes > vmcu_output_bytes(model, step) || !vmcu_segments_fit(step, (uint32_t)p->depth) ||
         !vmcu_in_range(p->input_left_shift, 0, 31) || p->input_multiplier < 0 || p->diff_min > 0) {
         return VMCU_ERROR_BAD_MODEL;
     }
