@@ -85,15 +85,15 @@ def render_source(program: Program, prefix: str, header_name: str) -> str:
                 for v in (index[graph.storage_of(p.tensor)], float_bits(t.scale), t.zero_point, t.num_bytes)]
 
     state = state_layout(graph)
-    state_init = ",\n    ".join(f"{{.offset = {o}u, .bytes = {n}u, .fill = {fill - 256 if fill > 127 else fill}}}"
-                                  for o, n, fill in state.initial)
+    initial = [(o, n, fill - 256 if fill > 127 else fill) for o, n, fill in state.initial]  # fill as int8_t
+    state_init = ",\n    ".join(f"{{.offset = {o}u, .bytes = {n}u, .fill = {fill}}}" for o, n, fill in initial)
     state_table = (f"static const vmcu_state_init {prefix}_state_init[{len(state.initial)}] = {{\n    {state_init}\n}};\n\n"
                    if state.initial else "")
     header = header_crc(plan.pool_bytes, scratch, len(index), len(steps), len(graph.inputs), len(graph.outputs),
                         state.bytes, state.tag, len(state.initial))
     crc = crc_ints(header, [v for t in index for v in (plan.offsets[t], plan.buffers[t].size)] + step_ints
                    + io_ints(graph.inputs) + io_ints(graph.outputs)
-                   + [v for o, n, fill in state.initial for v in (o, n, fill - 256 if fill > 127 else fill)])
+                   + [v for entry in initial for v in entry])
     digest = ParamsDigest(writer)
     for ctype, init in step_params:
         crc = digest.struct(crc, ctype, init)
