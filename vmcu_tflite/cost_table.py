@@ -6,7 +6,7 @@ profiled runs of the shared models on the tuning's reference core.
 
 COEFFICIENTS: dict[str, dict[str, float]] = {
     "dsp": {
-        "step": 334.6,
+        "step": 334.5,
         "window MAC": 0.2026,
         "depthwise 3x3 MAC": 2.078,
         "depthwise large MAC": 1.617,
@@ -15,7 +15,7 @@ COEFFICIENTS: dict[str, dict[str, float]] = {
         "depthwise tap": 0.9238,
         "output value": 10.09,
         "depthwise row": 12.42,
-        "chain value": 1.401,
+        "chain value": 1.402,
         "add element": 11.73,
         "element": 6.039,
     },
@@ -29,6 +29,6 @@ COEFFICIENTS: dict[str, dict[str, float]] = {
         "output value": 11.3,
         "in-place cell": 17.6,
         "add element": 8.49,
-        "element": 6.151,
+        "element": 6.15,
     },
 }
