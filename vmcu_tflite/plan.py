@@ -13,6 +13,7 @@ from typing import Any, Mapping
 from .errors import UsageError
 from .graph import Graph
 from .lifetimes import Buffer
+from .streamed_io import StreamedIO
 
 
 def workspace_id(step: int) -> int:
@@ -58,6 +59,7 @@ class Plan:
     steps: tuple[PlannedStep, ...]
     fusion: tuple = ()  # FusionChoice per candidate block (vMCU planner with fusion on)
     tuning: str = "dsp"  # the core family the kernels are shaped for (kernels/tuning.py)
+    streamed_io: StreamedIO = StreamedIO()  # inputs pulled and outputs pushed row by row (streamed_io.py)
 
     @property
     def macs(self) -> int:
@@ -86,6 +88,7 @@ class Plan:
                       for s in self.steps],
             "fused_blocks": [dict(asdict(f), ops=list(f.ops)) for f in self.fusion],
             "state": _state_json(graph),
+            "streamed_io": self.streamed_io.to_json(),
         }
 
     def dumps(self, graph: Graph) -> str:
@@ -118,7 +121,7 @@ def load_plan(text: str) -> Plan:
             steps=tuple(PlannedStep(**{k: v for k, v in s.items() if k != "mode"} | {
                 "ops": tuple(s["ops"]), "streamed_inputs": tuple(s["streamed_inputs"])}) for s in data["steps"]),
             fusion=tuple(FusionChoice(**dict(f, ops=tuple(f["ops"]))) for f in data.get("fused_blocks", ())),
-            tuning=str(data.get("tuning", "dsp")))
+            tuning=str(data.get("tuning", "dsp")), streamed_io=StreamedIO.from_json(data.get("streamed_io")))
     except (ValueError, KeyError, TypeError, AttributeError) as err:
         raise UsageError(f"not a valid plan.json ({type(err).__name__}: {err})") from None
     if plan.tuning not in TUNINGS:

@@ -1,0 +1,65 @@
+"""Inputs and outputs that stream row by row between the application and the run.
+
+A streamed input never exists whole in the pool: the run pulls its rows (its outermost non-batch
+dimension: an image's rows, a spectrogram's frames) from the application through a callback,
+each row once and in increasing order, so a camera line buffer or a DMA half-buffer can serve
+them. Where the step that reads the input is a chain that keeps only the rows its first window
+needs (`LayerChainParams.pulls_input`), the rows go straight into that ring and the input takes
+no pool bytes; elsewhere they are pulled into the input's place in the pool just before that
+step, which then works as if the application had written the input (no saving, same protocol).
+
+A streamed output is handed to the application row by row as soon as the step that makes it
+returns; its bytes are free from then on.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+
+@dataclass(frozen=True)
+class StreamedPort:
+    """One streamed input or output: the model's I/O `index`, its `rows` of `row_bytes` bytes,
+    and `step`, the step that reads it (an input) or makes it (an output). `in_ring`: the step's
+    kernel pulls the input's rows into its own ring (the input has no pool bytes)."""
+
+    index: int
+    rows: int
+    row_bytes: int
+    step: int
+    in_ring: bool = False
+
+
+@dataclass(frozen=True)
+class StreamedIO:
+    inputs: tuple[StreamedPort, ...] = ()
+    outputs: tuple[StreamedPort, ...] = ()
+
+    def __bool__(self) -> bool:
+        return bool(self.inputs or self.outputs)
+
+    def to_json(self) -> dict[str, Any]:
+        port = lambda p: {"index": p.index, "rows": p.rows, "row_bytes": p.row_bytes, "step": p.step,  # noqa: E731
+                          "in_ring": p.in_ring}
+        return {"inputs": [port(p) for p in self.inputs], "outputs": [port(p) for p in self.outputs]}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any] | None) -> "StreamedIO":
+        if not data:
+            return cls()
+        make = lambda p: StreamedPort(int(p["index"]), int(p["rows"]), int(p["row_bytes"]), int(p["step"]),  # noqa: E731
+                                      bool(p.get("in_ring", False)))
+        return cls(tuple(make(p) for p in data.get("inputs", ())), tuple(make(p) for p in data.get("outputs", ())))
+
+
+def row_layout(shape: Sequence[int], itemsize: int = 1) -> tuple[int, int]:
+    """(rows, bytes per row) of a tensor of `shape`: rows along the outermost dimension that is
+    not a batch of one (NHWC: the image rows), the whole tensor as one row for a vector."""
+    dims = list(shape)
+    if len(dims) >= 2 and dims[0] == 1:
+        dims = dims[1:]
+    rows = dims[0] if dims else 1
+    row_bytes = itemsize
+    for d in dims[1:]:
+        row_bytes *= d
+    return rows, row_bytes
