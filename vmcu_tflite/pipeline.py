@@ -3,9 +3,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Sequence
 
 from .fusion import Block, apply_fusion
 from .graph import Graph
+from .lifetimes import Dataflow
 from .kernels.tuning import tuned
 from .passes import simplify
 from .plan import Plan
@@ -13,6 +15,7 @@ from .planner.planners import make_plan
 from .planner.fusion_choice import FusionChoice, choose_fusion
 from .reader import parse_model, read_model
 from .steps import Step, build_steps
+from .streamed_io import StreamedIO, StreamedPort, row_layout
 
 
 @dataclass(frozen=True)
@@ -25,7 +28,7 @@ class Program:
 
 
 def compile_graph(graph: Graph, planner: str = "vmcu", fuse: bool = True, recompute: bool = False,
-                  tuning: str = "dsp") -> Program:
+                  tuning: str = "dsp", stream_inputs: Sequence[int] = (), stream_outputs: Sequence[int] = ()) -> Program:
     """Simplify, prepare the steps, fuse chains where it saves bytes (vMCU planner only), plan;
     the heavy kernels shaped for `tuning`'s cores (kernels/tuning.py).
 
@@ -47,7 +50,26 @@ def compile_graph(graph: Graph, planner: str = "vmcu", fuse: bool = True, recomp
             steps, fusion, plan = fewer, needed, trial
     # One meaning for tensor_level_bytes whatever was fused: the model's layers at whole-tensor level.
     baseline = plan.tensor_level_bytes if steps is layers else make_plan(simple, layers, "tensor").pool_bytes
-    return Program(simple, steps, replace(plan, fusion=fusion, tensor_level_bytes=baseline, tuning=tuning))
+    streamed = streamed_ports(simple, steps, stream_inputs, stream_outputs)
+    return Program(simple, steps, replace(plan, fusion=fusion, tensor_level_bytes=baseline, tuning=tuning,
+                                          streamed_io=streamed))
+
+
+def streamed_ports(graph: Graph, steps: Sequence[Step], inputs: Sequence[int], outputs: Sequence[int]) -> StreamedIO:
+    """Where each streamed input is pulled (before the first step that reads it) and each
+    streamed output pushed (after the step that makes it)."""
+    flow = Dataflow(graph, steps)
+
+    def port(index: int, tensor: int, step: int) -> StreamedPort:
+        rows, row_bytes = row_layout(graph.tensors[tensor].shape, graph.tensors[tensor].num_bytes
+                                     // max(graph.tensors[tensor].num_elements, 1))
+        return StreamedPort(index, rows, row_bytes, step)
+
+    pulled = tuple(port(i, graph.inputs[i].tensor, min(flow.readers(graph.inputs[i].tensor), default=0))
+                   for i in sorted(set(inputs)))
+    pushed = tuple(port(i, graph.outputs[i].tensor, max(flow.writers(graph.outputs[i].tensor), default=0))
+                   for i in sorted(set(outputs)))
+    return StreamedIO(pulled, pushed)
 
 
 def fuse_chosen(graph: Graph, steps: tuple[Step, ...], fusion: tuple[FusionChoice, ...]) -> tuple[Step, ...]:
@@ -64,7 +86,9 @@ def program_for_plan(graph: Graph, plan: Plan) -> Program:
 
 
 def compile_model(model: str | Path | bytes, planner: str = "vmcu", fuse: bool = True,
-                  recompute: bool = False, tuning: str = "dsp") -> Program:
-    """A .tflite path or its bytes -> Program (raises ModelError for models we do not support)."""
+                  recompute: bool = False, tuning: str = "dsp", stream_inputs: Sequence[int] = (),
+                  stream_outputs: Sequence[int] = ()) -> Program:
+    """A .tflite path or its bytes -> Program (raises ModelError for models we do not support).
+    `stream_inputs`/`stream_outputs`: the model's I/O indices that stream row by row (streamed_io.py)."""
     graph = parse_model(model) if isinstance(model, bytes) else read_model(model)
-    return compile_graph(graph, planner, fuse, recompute, tuning)
+    return compile_graph(graph, planner, fuse, recompute, tuning, stream_inputs, stream_outputs)
