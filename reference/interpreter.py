@@ -23,6 +23,7 @@ from .ops import make_kernel
 from .flash import FlashImage, flash_image
 from .kernel_run import WORKSPACE_TAG, Role, Stored, run_kernel
 from .pool import Access, SimulatedPool
+from .row_stream import RowSink, RowSource
 from .streaming import replay_segments
 
 
@@ -72,40 +73,78 @@ class Interpreter:
         self.state.reset()
 
     def run(self, inputs: Sequence[np.ndarray], record: bool = False) -> Result:
+        """One invocation. Streamed inputs (`plan.streamed_io`) are served row by row through the
+        protocol a camera would follow (`row_stream.py`), streamed outputs taken the same way."""
         graph, plan = self.program.graph, self.program.plan
         if len(inputs) != len(graph.inputs):
             raise UsageError(f"the model takes {len(graph.inputs)} inputs, got {len(inputs)}")
         pool = SimulatedPool(plan.pool_bytes, self.trace)
         base = lambda t: plan.offsets[graph.storage_of(t)]  # noqa: E731
         result = Result(outputs=[])
-        for port, value in zip(graph.inputs, inputs):
+        streamed_in = {p.index: p for p in plan.streamed_io.inputs}
+        data = {}
+        for index, (port, value) in enumerate(zip(graph.inputs, inputs)):
             value = np.asarray(value)
             if tuple(value.shape) != tuple(port.shape):
                 raise UsageError(f"input tensor {port.tensor} has shape {tuple(port.shape)}, got {value.shape}")
-            data = to_pool(port, graph.tensors[port.tensor], value)
-            pool.store(self._access(-1, port.tensor), base(port.tensor), 0, data)
+            data[index] = to_pool(port, graph.tensors[port.tensor], value)
+            if index not in streamed_in:
+                pool.store(self._access(-1, port.tensor), base(port.tensor), 0, data[index])
+        source = RowSource(plan.streamed_io.inputs, data, self.trace)
+        sink = RowSink(plan.streamed_io.outputs, self.trace)
+        in_ring = {graph.storage_of(graph.inputs[p.index].tensor): data[p.index] for p in plan.streamed_io.inputs
+                   if p.in_ring}
         dying = self._last_reads()
         for step, kernel in zip(self.program.steps, self.kernels):
-            args = [pool.load(self._access(step.index, t), base(t), 0, graph.tensors[t].num_bytes)
+            for port in plan.streamed_io.inputs:
+                if port.step == step.index and not port.in_ring:
+                    self._pull_rows(pool, source, port, base(graph.inputs[port.index].tensor))
+            args = [(in_ring[graph.storage_of(t)] if graph.storage_of(t) in in_ring
+                     else pool.load(self._access(step.index, t), base(t), 0, graph.tensors[t].num_bytes))
                     .reshape(graph.tensors[t].shape) for t in step.inputs]
             out = kernel.run(*args, state=self.state.tensors) if kernel.stateful else kernel.run(*args)
             t_out = step.outputs[0]
-            out = self._write_output(pool, step, args, out, base)
+            out = self._write_output(pool, step, args, out, base, source)
             if record:
                 result.tensors[t_out] = out
                 result.order.append(t_out)
+            for port in plan.streamed_io.outputs:
+                if port.step == step.index:
+                    self._push_rows(pool, sink, port, base(graph.outputs[port.index].tensor))
             for t in dying.get(step.index, ()):
-                pool.free(self._access(step.index, t), base(t), 0, graph.tensors[t].num_bytes)
+                if graph.storage_of(t) not in in_ring:
+                    pool.free(self._access(step.index, t), base(t), 0, graph.tensors[t].num_bytes)
+        source.finish()
+        sink.finish()
         end = len(self.program.steps)
-        for port in graph.outputs:
+        for index, port in enumerate(graph.outputs):
             tensor = graph.tensors[port.tensor]
-            data = pool.load(self._access(end, port.tensor), base(port.tensor), 0, tensor.num_bytes)
+            if index in sink.data:
+                data = sink.data[index].reshape(-1)
+            else:
+                data = pool.load(self._access(end, port.tensor), base(port.tensor), 0, tensor.num_bytes)
             data = data.reshape(port.shape)
             result.raw_outputs.append(data)
             result.outputs.append(from_pool(port, tensor, data))
         return result
 
-    def _write_output(self, pool: SimulatedPool, step, args: list[np.ndarray], out: np.ndarray, base) -> np.ndarray:
+    def _pull_rows(self, pool: SimulatedPool, source: RowSource, port, at: int) -> None:
+        """The whole input pulled into its place in the pool, row by row, before the step that reads it."""
+        tensor = self.program.graph.inputs[port.index].tensor
+        for row in range(port.rows):
+            address = (at + row * port.row_bytes) % pool.size
+            values = source.pull(port.index, row, port.row_bytes, address)
+            pool.store(self._access(port.step - 1, tensor), at, row * port.row_bytes, values)
+
+    def _push_rows(self, pool: SimulatedPool, sink: RowSink, port, at: int) -> None:
+        """The output handed over row by row, right after the step that made it."""
+        tensor = self.program.graph.outputs[port.index].tensor
+        for row in range(port.rows):
+            values = pool.load(self._access(port.step + 1, tensor), at, row * port.row_bytes, port.row_bytes)
+            sink.push(port.index, row, values)
+
+    def _write_output(self, pool: SimulatedPool, step, args: list[np.ndarray], out: np.ndarray, base,
+                      source: RowSource | None = None) -> np.ndarray:
         """Store the step's output the way its kernel does: at once, by segments, or in place.
         A described kernel computes the output itself, from the bytes it loads; what it stored
         must equal `out`, TFLite's formula on the same inputs. Returns the output as stored."""
@@ -114,7 +153,7 @@ class Interpreter:
         out_who = self._access(step.index, t_out, segment)
         kernel = describe(step.kernel, step.params, segment, planned.in_place, planned.tile_rows)
         if kernel is not None:
-            stored = self._run_described(pool, step, kernel, base)
+            stored = self._run_described(pool, step, kernel, base, source)
             _check_against_formula(step, stored, out)
             return stored.values.reshape(out.shape)
         if planned.streamed_inputs:
@@ -125,7 +164,7 @@ class Interpreter:
             pool.store(out_who, base(t_out), 0, out)
         return out
 
-    def _run_described(self, pool: SimulatedPool, step, kernel, base) -> Stored:
+    def _run_described(self, pool: SimulatedPool, step, kernel, base, source: RowSource | None = None) -> Stored:
         """Check the loads, stores and frees of the step's kernel description, in its order, and
         execute it over the step's params as its C holds them."""
         graph, planned = self.program.graph, self.planned[step.index]
@@ -147,7 +186,7 @@ class Interpreter:
                                  f"the tensor has {roles[name].size}")
         if step.index not in self.images:
             self.images[step.index] = flash_image(step, graph)
-        return run_kernel(pool, kernel, roles, self.images[step.index])
+        return run_kernel(pool, kernel, roles, self.images[step.index], source)
 
     def _last_reads(self) -> dict[int, list[int]]:
         """Step index -> tensors whose storage no later step (nor the application) reads. An

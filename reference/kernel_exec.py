@@ -9,7 +9,8 @@ the reference interpreter certifies the kernel the C executes and not a formula 
 - FlashLoad, InitBias, Requantize and AddResidual read the constants as the generated C holds
   them (`flash.py`), and compute with the C runtime's integer helpers (`c_arith.py`);
 - Widen, Dot, DotLanes, DotLanesPair, DotRow, Accumulate and Average compute what their C computes;
-- RAMStore writes the values its buffer holds, which the pool then holds.
+- RAMStore writes the values its buffer holds, which the pool then holds; PullRow the row the
+  application serves (`rows`: the protocol's checks, `reference/row_stream.py`).
 
 Statements run one at a time in the description's order, each over all its instances at once
 (numpy over the loop variables, `schedule.enter`): a RegAlloc is one buffer per instance of the
@@ -30,7 +31,8 @@ from __future__ import annotations
 import numpy as np
 
 from vmcu_tflite.kernels.ir import (Accumulate, AddResidual, Average, Broadcast, Dot, DotLanes, DotLanesPair, DotRow,
-                                    FlashLoad, InitBias, Kernel, Loop, RAMFree, RAMLoad, RAMStore, RegAlloc, Requantize, Widen)
+                                    FlashLoad, InitBias, Kernel, Loop, PullRow, RAMFree, RAMLoad, RAMStore, RegAlloc, Requantize,
+                                    Widen)
 from vmcu_tflite.kernels.schedule import enter
 
 from . import c_arith
@@ -45,11 +47,11 @@ class Executor:
 
     def __init__(self, kernel: Kernel, image: FlashImage, history: PoolHistory,
                  loads: dict[tuple, tuple[np.ndarray, np.ndarray, np.ndarray]],
-                 stores: dict[tuple, tuple[np.ndarray, np.ndarray, np.ndarray]]) -> None:
+                 stores: dict[tuple, tuple[np.ndarray, np.ndarray, np.ndarray]], rows=None) -> None:
         """`loads` and `stores`: per statement position, each byte's (pool address, time,
         instance) then (logical byte, time, instance), in the order `kernel_run._Events.bytes`
-        gives them."""
-        self.kernel, self.image, self.history = kernel, image, history
+        gives them. `rows`: the streamed inputs' rows (`row_stream.RowSource`), for PullRow."""
+        self.kernel, self.image, self.history, self.rows = kernel, image, history, rows
         self.loads, self.stores = loads, stores
         self.frames: dict[tuple, Frame] = {(): Frame({"__count__": np.int64(1)}, None, None, 0)}
         self.stored: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}  # tensor -> (bytes, values, stmt id)
@@ -136,6 +138,24 @@ class _Semantics(Statement):
             raise DescriptionError(f"RAMStore of {s.tensor} copies {s.src}, a {decl.ctype} buffer, as bytes")
         packed = packed_positions(which, self.frame.count)
         values = self.read(s.src, which, self.value(s.src_index)[which] + packed, "the stored")
+        self.executor.history.record(self.position, values)
+        ids = self.ident * (1 << 40) + which
+        previous = self.executor.stored.get(s.tensor)
+        if previous is not None:
+            byte, values, ids = (np.concatenate(pair) for pair in zip(previous, (byte, values, ids)))
+        self.executor.stored[s.tensor] = (byte, values, ids)
+
+    def _PullRow(self, s: PullRow) -> None:
+        """The rows the application serves, in the order the kernel pulls them (its instances run
+        in loop order): the source checks each is pulled once, in increasing order."""
+        byte, time, which = self.executor.stores[self.position]
+        if self.executor.rows is None:
+            raise ExecutionError(f"PullRow of {s.tensor}: the run has no streamed input {s.input}")
+        rows, length = self.value(s.row), self.value(s.length)
+        served = [self.executor.rows.pull(s.input, int(r), int(n)) for r, n in zip(rows, length)]
+        values = np.concatenate(served).astype(np.int64) if served else np.zeros(0, np.int64)
+        starts = np.cumsum(length) - length
+        values = values[starts[which] + packed_positions(which, self.frame.count)]
         self.executor.history.record(self.position, values)
         ids = self.ident * (1 << 40) + which
         previous = self.executor.stored.get(s.tensor)

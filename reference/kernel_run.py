@@ -141,9 +141,10 @@ def _describe(events: _Events, instance: int) -> str:
     return f"{type(stmt).__name__} of {stmt.tensor}" + (f" at ({loops})" if loops else "")
 
 
-def run_kernel(pool: SimulatedPool, kernel: Kernel, roles: dict[str, Role], image: FlashImage) -> Stored:
+def run_kernel(pool: SimulatedPool, kernel: Kernel, roles: dict[str, Role], image: FlashImage, rows=None) -> Stored:
     """Check one step's memory traffic, execute its arithmetic over the constants `image` (the
-    step's params as its C holds them) and apply it to the pool: what it returns is what it stored."""
+    step's params as its C holds them) and apply it to the pool: what it returns is what it stored.
+    `rows` serves the streamed inputs' rows a PullRow stores (`row_stream.RowSource`)."""
     events = _events(kernel)
     failures: list[tuple[int, str]] = []  # (time, message): the earliest is reported
     for k, e in enumerate(events):
@@ -239,7 +240,7 @@ def run_kernel(pool: SimulatedPool, kernel: Kernel, roles: dict[str, Role], imag
     if failures:
         raise HazardError(min(failures)[1])
 
-    stored = _execute(pool, kernel, roles, events, image)
+    stored = _execute(pool, kernel, roles, events, image, rows)
     # Apply: streamed inputs released, workspace gone, the output in place.
     for role in roles.values():
         if role.consumed and not role.capacity:
@@ -261,7 +262,7 @@ class Stored:
 
 
 def _execute(pool: SimulatedPool, kernel: Kernel, roles: dict[str, Role], events: list[_Events],
-             image: FlashImage) -> Stored:
+             image: FlashImage, rows=None) -> Stored:
     """Run the description's arithmetic over the bytes its loads find in the pool (kernel_exec)."""
     loads, stores, history = {}, {}, {}
     for e in events:
@@ -272,7 +273,7 @@ def _execute(pool: SimulatedPool, kernel: Kernel, roles: dict[str, Role], events
         elif isinstance(e.stmt, RAMStore):
             stores[e.placed.positions] = (byte, time, which)
             history[e.placed.positions] = (role.addresses(pool, byte), time)
-    executor = Executor(kernel, image, PoolHistory(pool.data, history), loads, stores)
+    executor = Executor(kernel, image, PoolHistory(pool.data, history), loads, stores, rows)
     try:
         written = executor.run()
     except DescriptionError as err:

@@ -8,7 +8,8 @@ exactly the bytes the kernel reads and writes, in the kernel's order:
 - `RAMLoad`: `runs` runs of `length` bytes, `run_stride` apart, from a tensor of the pool. In C,
   a pointer into the pool, or (when the bytes cross the end of the circular pool) a copy;
   with `into`, always a copy into a RegAlloc buffer (a gathered window).
-- `RAMStore`: bytes of a RegAlloc buffer to a tensor of the pool.
+- `RAMStore`: bytes of a RegAlloc buffer to a tensor of the pool. `PullRow`: a store of one row
+  of a streamed model input, which the application writes (streamed_io.py).
 - `RAMFree`: the kernel will never read these bytes again; its output may now land on them.
   C emits nothing; the interpreter releases them and so proves the claim.
 - `FlashLoad`: a pointer into a constant array of the params (weights live in flash); or a few
@@ -86,6 +87,17 @@ class RAMStore(_IndexFields):
     length: Ix
     src: str  # a RegAlloc buffer
     src_index: Ix = Const(0)
+
+
+@dataclass(frozen=True)
+class PullRow(RAMStore):
+    """Row `row` of the model's streamed input `input`, pulled from the application straight into
+    a tensor of the pool (a chain's input ring): a store whose bytes come from outside the kernel.
+    The C calls the application's read_row callback with the row's pool address (`vmcu_pull_row`);
+    the interpreter serves the row through the same protocol and checks the order."""
+
+    row: Ix = Const(0)
+    input: int = 0
 
 
 @dataclass(frozen=True)
@@ -280,7 +292,7 @@ class Average(_IndexFields):
     act_max: int
 
 
-Stmt = Union[Loop, RAMLoad, RAMStore, RAMFree, RegAlloc, FlashLoad, Broadcast, Dot, DotLanes, DotLanesPair, DotRow,
+Stmt = Union[Loop, RAMLoad, RAMStore, PullRow, RAMFree, RegAlloc, FlashLoad, Broadcast, Dot, DotLanes, DotLanesPair, DotRow,
              InitBias, Requantize, AddResidual, Widen, Accumulate, Average]
 MEMORY = (RAMLoad, RAMStore, RAMFree)
 
