@@ -309,7 +309,8 @@ def check_target(target: str, profile: bool = False, mbed_os: str | os.PathLike 
 
 
 def convert(model: ModelSource, *, planner: str = "vmcu", fuse: bool = True, allow_recompute: bool = False,
-            ram_budget: int | None = None, plan: str | os.PathLike | None = None, tuning: str = "dsp") -> Program:
+            ram_budget: int | None = None, plan: str | os.PathLike | None = None, tuning: str = "dsp",
+            stream_inputs: bool | Sequence[int] = False, stream_outputs: bool | Sequence[int] = False) -> Program:
     """Read an int8 TFLite model and plan it over the circular pool.
 
     `model`: a path, the flatbuffer's bytes (what `tf.lite.TFLiteConverter.convert()` returns) or
@@ -317,7 +318,9 @@ def convert(model: ModelSource, *, planner: str = "vmcu", fuse: bool = True, all
     baseline); `fuse`: fuse layers into chains where that lowers the pool; `allow_recompute`: let
     a chain recompute pixels instead of keeping rows (fewer bytes, more MACs); `ram_budget`:
     raise BudgetError when the pool needs more bytes; `plan`: a plan.json written before, used
-    as it is instead of planning (its tuning with it); `tuning`: the core family the heavy kernels
+    as it is instead of planning (its tuning and streamed ports with it); `stream_inputs` /
+    `stream_outputs`: True (all) or the indices of the inputs pulled and outputs pushed row by
+    row through the application's callbacks (vmcu_invoke_streamed()); `tuning`: the core family the heavy kernels
     are shaped for, "dsp" (Cortex-M4/M7/M33, the default) or "helium" (Cortex-M55): the C builds
     and runs bit-exact on every core either way. Raises ModelError for a model this tool cannot run.
     """
@@ -337,11 +340,26 @@ def convert(model: ModelSource, *, planner: str = "vmcu", fuse: bool = True, all
             raise UsageError(f"cannot read {plan}: {err.strerror}") from None
         compiled = program_for_plan(graph, load_plan(text))
     else:
-        compiled = compile_graph(graph, planner, fuse, allow_recompute, tuning)
+        compiled = compile_graph(graph, planner, fuse, allow_recompute, tuning,
+                                 _ports(stream_inputs, len(graph.inputs), "input"),
+                                 _ports(stream_outputs, len(graph.outputs), "output"))
     if ram_budget is not None and compiled.plan.pool_bytes > ram_budget:
         need = compiled.plan.pool_bytes
         raise BudgetError(f"the plan needs {need} bytes of pool, {need - ram_budget} more than the budget of {ram_budget}")
     return Program(compiled, data)
+
+
+def _ports(chosen: bool | Sequence[int], count: int, what: str) -> tuple[int, ...]:
+    """The streamed ports: True for all, False for none, else the indices (each checked)."""
+    if chosen is True:
+        return tuple(range(count))
+    if chosen is False or chosen is None:
+        return ()
+    bad = [i for i in chosen if not 0 <= int(i) < count]
+    if bad:
+        raise UsageError(f"the model has {count} {what}{'s' if count != 1 else ''}: no {what} "
+                         f"{', '.join(map(str, bad))} to stream")
+    return tuple(sorted(set(int(i) for i in chosen)))
 
 
 def _read(model: ModelSource) -> tuple[bytes, str]:

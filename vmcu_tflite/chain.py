@@ -7,6 +7,11 @@ and a 1x1 layer needs no ring at all (it is applied to each pixel as it is made)
 its input (consumed row by row), its output (written over consumed input) and the rings: about
 max(input, output) + the rings, where the layers apart hold their largest input + output pair.
 
+Where the chain's input is a streamed model input (`vmcu_tflite/streamed_io.py`), the chain pulls
+its rows from the application into one more ring, as tall as its first layer's window, just before
+the first row that needs them: the input never exists whole, and the step holds its output and
+its rings only.
+
 A TRANSPOSE from NCHW to NHWC may start the chain (a PyTorch export's input): its pixels are
 gathered channel by channel from the planes the application wrote, so the input never exists
 twice. A global average pool may end the chain: the last stage's pixels are then summed per
@@ -83,6 +88,7 @@ class LayerChainParams:
     add: Any = None  # an ADD of the chain's input to its last layer's output (a residual), or None
     residual_first: bool = False  # the chain's input is the ADD's first operand
     recompute: bool = False  # the first stage's pixels are computed again for each window that reads them
+    pulls_input: int | None = None  # the model input whose rows the chain pulls into its input ring (streamed_io.py)
 
     @property
     def input_shape(self) -> tuple[int, ...]:
@@ -106,10 +112,26 @@ class LayerChainParams:
         _, _, w, c = self.stage_output(stage)
         return 0 if self.recompute and stage == self.stages[0] else stage.ring_rows * w * c
 
+    def can_pull(self) -> bool:
+        """The chain can pull its input row by row from the application into a ring as tall as
+        its first layer's window: NHWC rows (not an NCHW transpose's planes), and no residual ADD,
+        which would read each input row again long after the window has passed it."""
+        return not is_transpose(self.layers[0]) and self.add is None and not self.recompute
+
+    @property
+    def input_ring_rows(self) -> int:
+        """Input rows the first layer's window needs at once (0 when the input is in the pool)."""
+        return 0 if self.pulls_input is None else self.layers[0].filter.shape[1]
+
+    @property
+    def input_ring_bytes(self) -> int:
+        _, _, w, c = self.input_shape
+        return self.input_ring_rows * w * c
+
     def can_recompute(self) -> bool:
         """The paper's recomputation (section 5.2) applies: the second stage's head is a depthwise
         layer (multiplier 1) whose window the first stage's pixels can fill directly."""
-        if len(self.stages) < 2 or is_transpose(self.layers[0]):
+        if len(self.stages) < 2 or is_transpose(self.layers[0]) or self.pulls_input is not None:
             return False
         head = self.layers[self.stages[1].first]
         return is_depthwise(head) and head.depth_multiplier == 1
@@ -150,8 +172,8 @@ class LayerChainParams:
 
     @property
     def workspace_bytes(self) -> int:
-        """Every ring, one after another in the step's workspace."""
-        return sum(self.ring_bytes(s) for s in self.stages)
+        """Every ring, one after another in the step's workspace (the input's first, if pulled)."""
+        return self.input_ring_bytes + sum(self.ring_bytes(s) for s in self.stages)
 
 
 def _pixel_macs(layer: Layer) -> int:

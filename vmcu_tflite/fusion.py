@@ -26,6 +26,7 @@ class Block:
 
     steps: tuple[int, ...]
     recompute: bool = False  # the first stage's pixels recomputed per window instead of a ring
+    pulls: int | None = None  # the streamed model input whose rows the chain pulls (streamed_io.py)
 
 
 def _layer(step: Step) -> bool:
@@ -93,17 +94,20 @@ def chain_params(graph: Graph, steps: Sequence[Step], members: Sequence[int]) ->
         params = LayerChainParams(tuple(s.params for s in parts[:-1]), pool=last.params)
     else:
         params = LayerChainParams(tuple(s.params for s in parts))
-    return params if len(params.stages) <= MAX_STAGES else None
+    return params if params.layers and len(params.stages) <= MAX_STAGES else None
 
 
 def chain_step(graph: Graph, steps: Sequence[Step], members: tuple[int, ...], index: int,
-               recompute: bool = False) -> Step:
-    """The single LAYER_CHAIN step that replaces consecutive steps `members`."""
+               recompute: bool = False, pulls: int | None = None) -> Step:
+    """The single LAYER_CHAIN step that replaces consecutive steps `members` (pulling the rows of
+    streamed model input `pulls`, if given)."""
     parts = [steps[i] for i in members]
     params = chain_params(graph, steps, members)
-    if params is None or (recompute and not params.can_recompute()):
-        raise ValueError(f"steps {members} cannot be one chain{' that recomputes' if recompute else ''}")
-    params = replace(params, recompute=recompute)
+    if (params is None or (recompute and not params.can_recompute())
+            or (pulls is not None and (recompute or not params.can_pull()))):
+        what = " that recomputes" if recompute else " that pulls its input" if pulls is not None else ""
+        raise ValueError(f"steps {members} cannot be one chain{what}")
+    params = replace(params, recompute=recompute, pulls_input=pulls)
     return Step(index=index, kernel=KIND, ops=tuple(sorted(op for s in parts for op in s.ops)),
                 inputs=(parts[0].inputs[0],), outputs=parts[-1].outputs, params=params,
                 macs=sum(s.macs for s in parts))
@@ -117,7 +121,7 @@ def apply_fusion(graph: Graph, steps: Sequence[Step], blocks: Sequence[Block]) -
     for step in steps:
         if step.index in first:
             block = first[step.index]
-            result.append(chain_step(graph, steps, block.steps, len(result), block.recompute))
+            result.append(chain_step(graph, steps, block.steps, len(result), block.recompute, block.pulls))
         elif step.index not in inside:
             result.append(replace(step, index=len(result)))
     return tuple(result)

@@ -8,7 +8,7 @@ it is live are all questions about that graph.
 
 A buffer is live from the step that writes it (step 0 for a graph input) to the last step that
 reads it (the last step for a graph output), both included: within a step, inputs and outputs
-coexist.
+coexist. A streamed input that a chain pulls into its own ring is a buffer of no bytes.
 """
 from __future__ import annotations
 
@@ -64,6 +64,11 @@ class Dataflow:
         readers = self.readers(tensor)
         return readers[0] if len(readers) == 1 and not self.is_graph_output(tensor) else None
 
+    def pulled(self, tensor: int) -> bool:
+        """A streamed model input a chain pulls row by row into its own ring: it has no bytes of
+        its own in the pool (`vmcu_tflite/streamed_io.py`)."""
+        return any(getattr(self.steps[i].params, "pulls_input", None) is not None for i in self.readers(tensor))
+
     def lifetimes(self) -> dict[int, Buffer]:
         end = max(len(self.steps) - 1, 0)
         found = {}
@@ -73,7 +78,7 @@ class Dataflow:
             data, writers = self.dag.nodes[kind, t], self.writers(t)
             first = 0 if data.get("graph_input") else min(writers, default=end)
             last = max([first, *writers, *self.readers(t)] + ([end] if data.get("graph_output") else []))
-            found[t] = Buffer(t, self.graph.tensors[t].num_bytes, first, last)
+            found[t] = Buffer(t, 0 if self.pulled(t) else self.graph.tensors[t].num_bytes, first, last)
         return dict(sorted(found.items()))
 
 

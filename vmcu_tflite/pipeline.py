@@ -40,9 +40,12 @@ def compile_graph(graph: Graph, planner: str = "vmcu", fuse: bool = True, recomp
     layers = tuned(build_steps(simple), tuning)
     steps, fusion = layers, ()
     if planner == "vmcu" and fuse:
-        steps, fusion = choose_fusion(simple, layers, recompute)
+        pulled = {simple.storage_of(simple.inputs[i].tensor): i for i in stream_inputs}
+        steps, fusion = choose_fusion(simple, layers, recompute, pulled)
     plan = make_plan(simple, steps, planner)
-    needed = tuple(replace(f, fused=f.fused and f.unfused_bytes > plan.pool_bytes) for f in fusion)
+    # A chain that pulls a streamed input stays: apart, its layers would need the input whole.
+    needed = tuple(replace(f, fused=f.fused and (f.unfused_bytes > plan.pool_bytes or f.pulls is not None))
+                   for f in fusion)
     if needed != fusion:
         fewer = fuse_chosen(simple, layers, needed)
         trial = make_plan(simple, fewer, planner)
@@ -63,7 +66,8 @@ def streamed_ports(graph: Graph, steps: Sequence[Step], inputs: Sequence[int], o
     def port(index: int, tensor: int, step: int) -> StreamedPort:
         rows, row_bytes = row_layout(graph.tensors[tensor].shape, graph.tensors[tensor].num_bytes
                                      // max(graph.tensors[tensor].num_elements, 1))
-        return StreamedPort(index, rows, row_bytes, step)
+        in_ring = getattr(steps[step].params, "pulls_input", None) == index if steps else False
+        return StreamedPort(index, rows, row_bytes, step, in_ring)
 
     pulled = tuple(port(i, graph.inputs[i].tensor, min(flow.readers(graph.inputs[i].tensor), default=0))
                    for i in sorted(set(inputs)))
@@ -74,7 +78,7 @@ def streamed_ports(graph: Graph, steps: Sequence[Step], inputs: Sequence[int], o
 
 def fuse_chosen(graph: Graph, steps: tuple[Step, ...], fusion: tuple[FusionChoice, ...]) -> tuple[Step, ...]:
     """`steps` (one per layer) with the chains `fusion` marks fused fused."""
-    blocks = [Block(tuple(s.index for s in steps if set(s.ops) <= set(f.ops)), recompute=f.recompute)
+    blocks = [Block(tuple(s.index for s in steps if set(s.ops) <= set(f.ops)), recompute=f.recompute, pulls=f.pulls)
               for f in fusion if f.fused]
     return apply_fusion(graph, steps, sorted(blocks, key=lambda b: b.steps))
 

@@ -91,3 +91,24 @@ def new_file(text: str) -> Path:
     if not parent.is_dir() or not os.access(parent, os.W_OK | os.X_OK):
         raise argparse.ArgumentTypeError(f"'{text}': its folder {parent} does not exist or is not writable")
     return path
+
+
+def ports(text: str) -> tuple[int, ...]:
+    """`--stream-input 0,2`: model input (or output) indices."""
+    try:
+        found = tuple(int(part) for part in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected indices like 0 or 0,2, got {text!r}") from None
+    if any(i < 0 for i in found):
+        raise argparse.ArgumentTypeError(f"indices are 0 or more, got {text!r}")
+    return found
+
+
+def add_stream_arguments(parser: argparse.ArgumentParser) -> None:
+    """--stream-input / --stream-output: every port with no value, or the indices given."""
+    parser.add_argument("--stream-input", type=ports, nargs="?", const=True, default=False, metavar="IDX,...",
+                        help="pull these inputs (default: all) row by row from the application: they never "
+                             "exist whole in the pool")
+    parser.add_argument("--stream-output", type=ports, nargs="?", const=True, default=False, metavar="IDX,...",
+                        help="hand these outputs (default: all) to the application row by row as soon as they "
+                             "are made")

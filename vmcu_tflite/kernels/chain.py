@@ -24,8 +24,8 @@ from .conv import conv_pixel
 from .depthwise import depthwise_pair, depthwise_pixel, pairs_pixels
 from .gemm import WIDEN_BYTES, channel_group, pair_bytes, whole_words
 from .index import Const, Ix, Var, floor_div, imax, imin
-from .ir import (Accumulate, AddResidual, Average, Broadcast, Dot, Kernel, RAMLoad, RAMStore, RegAlloc, Requantize,
-                 Widen, Workspace, loop)
+from .ir import (Accumulate, AddResidual, Average, Broadcast, Dot, Kernel, PullRow, RAMLoad, RAMStore, RegAlloc,
+                 Requantize, Widen, Workspace, loop)
 from .offset import dot_offset, kernel_bias
 from .requant import requant_form
 from .tuning import depthwise_lanes, tile_channels
@@ -189,6 +189,35 @@ def _recomputed_pixels(params, row: Ix, col: Ix, count: Ix, tile: int) -> tuple[
     return statements, buf
 
 
+def _pull_rows(params, needed_by: Ix) -> list:
+    """Where the chain pulls its input: the input rows that row `needed_by` of the first stage
+    is the first to need, from the application into the input ring (row r in slot r mod rows)."""
+    if params.pulls_input is None:
+        return []
+    head = params.layers[0]
+    _, h, w, c = params.input_shape
+    lo, hi = new_rows(needed_by, head.stride[0], head.padding[0], head.filter.shape[1], h)
+    return [_pull_loop(params, lo, hi)]
+
+
+def _pull_loop(params, lo: Ix, hi: Ix):
+    _, _, w, c = params.input_shape
+    r = Var("ri")
+    return loop("ri", lo, hi, [PullRow("input0", r * (w * c), w * c, "", row=r, input=params.pulls_input)])
+
+
+def _pull_rest(params) -> list:
+    """The input rows below the last window (no output needs them): pulled all the same, since
+    the application hands over every row of its frame, in order."""
+    if params.pulls_input is None:
+        return []
+    head, first = params.layers[0], params.stages[0]
+    _, h, _, _ = params.input_shape
+    rows = params.stage_output(first)[1]
+    needed = min(h, (rows - 1) * head.stride[0] - head.padding[0] + head.filter.shape[1])
+    return [_pull_loop(params, needed, h)] if needed < h else []
+
+
 def _make_rows(params, i: int, needed_by: Ix):
     """The rows of stage i that row `needed_by` of stage i + 1 is the first to need, into ring i."""
     head = params.layers[params.stages[i + 1].first]
@@ -198,7 +227,7 @@ def _make_rows(params, i: int, needed_by: Ix):
     count = imin(w - x, tile)
     lo, hi = new_rows(needed_by, head.stride[0], head.padding[0], head.filter.shape[1], h)
     pixels, buf = _stage_pixels(params, i, r, x, count)
-    body = [_make_rows(params, i - 1, r)] if _has_ring(params, i - 1) else []
+    body = [_make_rows(params, i - 1, r)] if _has_ring(params, i - 1) else _pull_rows(params, r) if i == 0 else []
     body.append(loop(f"x{i}", 0, w, [*pixels, RAMStore(f"ring{i}", (r * w + x) * c, count * c, buf)], step=tile,
                      interior=_interior(params, i)))
     return loop(f"r{i}", lo, hi, body)
@@ -210,6 +239,9 @@ def layer_chain(params, segment: int) -> Kernel:
     _, h, w, c_in = p.input_shape
     _, o_h, o_w, c_out = p.output_shape
     workspaces, at = [], 0
+    if p.pulls_input is not None:
+        workspaces.append(Workspace("input0", h * w * c_in, p.input_ring_bytes, 0))
+        at = p.input_ring_bytes
     for i, stage in enumerate(p.stages[:-1]):
         if _has_ring(p, i):
             _, s_h, s_w, s_c = p.stage_output(stage)
@@ -222,7 +254,7 @@ def layer_chain(params, segment: int) -> Kernel:
     pixels, buf = _stage_pixels(p, last, y, x, count)
     first, end = q * segment, imin(q * segment + segment, c_out)
     segments = -(-c_out // segment)
-    row_body = [_make_rows(p, last - 1, y)] if _has_ring(p, last - 1) else []
+    row_body = [_make_rows(p, last - 1, y)] if _has_ring(p, last - 1) else _pull_rows(p, y) if last == 0 else []
     if p.pool is None:  # each pixel of the last stage to the output, segment by segment
         residual = [] if p.add is None else [  # the input pixel at the same place, added segment by segment
             RAMLoad("res", "input0", (y * w + x + t) * c_in + first, end - first, max_bytes=segment),
@@ -230,11 +262,11 @@ def layer_chain(params, segment: int) -> Kernel:
         row_body.append(loop("x", 0, cols, [*pixels, loop("t", 0, count, [loop("q", 0, segments, [
             *residual, RAMStore("output", (y * o_w + x + t) * c_out + first, end - first, buf, t * c_out + first)])])],
             step=tile, interior=_interior(p, last)))
-        body = [loop("y", 0, rows, row_body)]
+        body = [loop("y", 0, rows, row_body), *_pull_rest(p)]
     else:  # summed into the pool's accumulators; only the means reach the pool
         row_body.append(loop("x", 0, cols, [*pixels, loop("t", 0, count, [Accumulate("sums", buf, c_out, t * c_out)])],
                              step=tile, interior=_interior(p, last)))
-        body = [RegAlloc("sums", "int32_t", c_out, fill="0"), loop("y", 0, rows, row_body),
+        body = [RegAlloc("sums", "int32_t", c_out, fill="0"), loop("y", 0, rows, row_body), *_pull_rest(p),
                 RegAlloc("means", "int8_t", c_out),
                 Average("means", "sums", c_out, rows * cols, p.pool.act_min, p.pool.act_max),
                 loop("q", 0, segments, [RAMStore("output", first, end - first, "means", first)])]
@@ -242,7 +274,7 @@ def layer_chain(params, segment: int) -> Kernel:
                          else dot_offset(layer, layer_param(p, j))) for j, layer in enumerate(p.layers)
                if not is_transpose(layer)]
     pool = None if p.pool is None else (p.pool.act_min, p.pool.act_max)
-    add = (None if p.add is None else p.residual_first, p.recompute)
+    add = (None if p.add is None else p.residual_first, p.recompute, p.pulls_input)
     signature = ("layer_chain", tuple((type(layer).__name__, tuple(layer.input_shape)) + (
         () if is_transpose(layer) else (tuple(layer.filter.shape), layer.stride, layer.padding, layer.tuning))
         for layer in p.layers),
@@ -250,7 +282,8 @@ def layer_chain(params, segment: int) -> Kernel:
     kinds = "-".join(["nchw" if is_transpose(layer) else "dw" if is_depthwise(layer) else f"conv{layer.filter.shape[1]}"
                       for layer in p.layers]
                      + ([] if p.pool is None else ["mean"]) + ([] if p.add is None else ["add"]))
+    kinds = kinds if p.pulls_input is None else f"pull-{kinds}"
     return Kernel(name="layer_chain", params_type="vmcu_layer_chain_params", signature=signature,
-                  tensors={"input0": h * w * c_in, "output": o_h * o_w * c_out},
+                  tensors=({} if p.pulls_input is not None else {"input0": h * w * c_in}) | {"output": o_h * o_w * c_out},
                   body=(*offsets, *body), workspaces=tuple(workspaces),
                   doc=f"LAYER_CHAIN {kinds} {p.input_shape} -> {p.output_shape}, {segment}-byte segments")

@@ -34,7 +34,7 @@ from functools import lru_cache
 
 from .index import Const, Ix, Sum, Var, loop_bounds, simplify, substitute
 from .ir import (Accumulate, AddResidual, Average, Broadcast, Dot, DotLanes, DotLanesPair, DotRow, FlashLoad, InitBias, Kernel, Loop, RAMFree, RAMLoad,
-                 RAMStore, RegAlloc, Requantize, Widen, Workspace)
+                 PullRow, RAMStore, RegAlloc, Requantize, Widen, Workspace)
 from .c_text import greatest, paren, plus
 from .lower_gemm import GemmAssembly
 from .schedule import loop_range, walk
@@ -203,12 +203,12 @@ class _Lowering(GemmAssembly):
         function. Through the pointers the runtime passes, the compiler would reload a view's
         fields after every byte stored (an int8_t store may alias them); a local struct whose
         fields are never written stays in registers."""
+        if self.kernel.workspace(tensor) is not None:  # a workspace, or the ring a pulled input lives in
+            return f"&{_workspace_view(self.kernel.workspace(tensor))}"
         if tensor == "output":
             source = "*output"
         elif re.fullmatch(r"input\d+", tensor):
             source = f"inputs[{tensor[5:]}]"
-        elif self.kernel.workspace(tensor) is not None:
-            return f"&{_workspace_view(self.kernel.workspace(tensor))}"
         else:
             raise ValueError(f"kernel {self.kernel.name}: unknown tensor {tensor}")
         if tensor not in self.views:
@@ -469,6 +469,18 @@ class _Lowering(GemmAssembly):
             self.line(depth, f"vmcu_put({view}, {off}, {s.src}[{self.at(s.src, s.src_index)}]);")
         else:
             self.line(depth, f"{'vmcu_write_buffer' if local else 'vmcu_write'}({view}, {off}, {src}, {_u32(s.length)});")
+
+    def lower_PullRow(self, s: PullRow, depth: int) -> None:
+        """The application writes the row where the ring keeps it (the planner never lets a pulled
+        row cross the end of the pool); a failed pull ends the step with its status."""
+        view, off = self.view(s.tensor), self.u32_offset(s.tensor, s.offset)
+        call = f"vmcu_pull_row(ctx, {view}, {off}, {s.input}u, {_u32(s.row)}, {_u32(s.length)})"
+        self.line(depth, "{")
+        self.line(depth + 1, f"const vmcu_status pulled = {call};")
+        self.line(depth + 1, "if (pulled != VMCU_OK) {")
+        self.line(depth + 2, "return pulled;")
+        self.line(depth + 1, "}")
+        self.line(depth, "}")
 
     def lower_RAMLoad(self, s: RAMLoad, depth: int) -> None:
         if s.into is not None:

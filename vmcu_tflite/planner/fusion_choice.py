@@ -14,7 +14,7 @@ room for). Each chosen chain is kept only if its exact bound is below the larges
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Sequence
 
 from ..fusion import CHAIN, Block, apply_fusion, chain_params, chain_runs, chain_step
@@ -37,6 +37,7 @@ class FusionChoice:
     fused_bytes: int  # what its fused step must hold
     recompute: bool = False  # its first stage recomputed per window instead of a ring (--allow-recompute)
     recomputed_macs: int = 0  # the multiply-accumulates that adds
+    pulls: int | None = None  # the streamed model input it pulls row by row (streamed_io.py)
 
 
 def _bounds(graph: Graph, steps: Sequence[Step]) -> dict[int, int]:
@@ -44,24 +45,27 @@ def _bounds(graph: Graph, steps: Sequence[Step]) -> dict[int, int]:
     return step_bounds(streamed.buffers, streamed.overlaps)
 
 
-def choose_fusion(graph: Graph, steps: Sequence[Step],
-                  recompute: bool = False) -> tuple[tuple[Step, ...], tuple[FusionChoice, ...]]:
+def choose_fusion(graph: Graph, steps: Sequence[Step], recompute: bool = False,
+                  pulled: dict[int, int] | None = None) -> tuple[tuple[Step, ...], tuple[FusionChoice, ...]]:
     """The steps with the worthwhile chains fused, and the decision for every candidate chain.
     With `recompute`, a chain may drop its first ring and recompute those pixels per window
-    (paper section 5.2) where that makes its estimate smaller."""
-    runs = chain_runs(graph, steps)
+    (paper section 5.2) where that makes its estimate smaller. `pulled`: storage tensor -> model
+    input index of the streamed inputs; a chain that starts at one pulls its rows into a ring, so
+    the input costs it no pool bytes (a lone layer reading one becomes a chain of one for that)."""
+    pulled = pulled or {}
+    flow = Dataflow(graph, steps)
+    runs = _with_pulling_layers(graph, steps, flow, chain_runs(graph, steps), pulled)
     if not runs:
         return tuple(steps), ()
     bounds = _bounds(graph, steps)
     in_runs = {i for run in runs for i in run}
     floor = max((b for i, b in bounds.items() if i not in in_runs), default=0)
-    flow = Dataflow(graph, steps)
     candidates = []
     for run in runs:
-        cost, plain = _chain_costs(graph, steps, flow, run, bounds, recompute)
+        cost, plain, pulls = _chain_costs(graph, steps, flow, run, bounds, recompute, pulled)
         limit = max(floor, _least_largest(len(run), cost))
-        candidates += [Block(run[a:b], plain[a, b] > limit)  # recompute only where the ring does not fit
-                       for a, b in _fewest_fused(len(run), cost, limit) if b - a > 1]
+        candidates += [Block(run[a:b], plain[a, b] > limit, pulls.get((a, b)))  # recompute only where the ring does not fit
+                       for a, b in _fewest_fused(len(run), cost, limit, pulls) if b - a > 1 or (a, b) in pulls]
     candidates = [b for b in candidates if _schedule_fits(graph, steps, b)]
     if not candidates:
         return tuple(steps), ()
@@ -75,14 +79,14 @@ def choose_fusion(graph: Graph, steps: Sequence[Step],
         if after < before:
             kept.append(block)
         choices.append(FusionChoice(ops, CHAIN, after < before, before, after, block.recompute,
-                                    at[ops].params.recomputed_macs()))
+                                    at[ops].params.recomputed_macs(), block.pulls))
     return apply_fusion(graph, steps, kept), tuple(choices)
 
 
 def _schedule_fits(graph: Graph, steps: Sequence[Step], block: Block) -> bool:
     """The chain's kernel, at its smallest segment, has a schedule the checks can time in 64 bits
     (MAX_STAGES keeps nearly every chain within it; this catches the rest)."""
-    step = chain_step(graph, steps, block.steps, 0, block.recompute)
+    step = chain_step(graph, steps, block.steps, 0, block.recompute, block.pulls)
     try:
         clock(describe(step.kernel, step.params, min(segment_candidates(graph, step)))).weights()
     except ValueError:
@@ -90,29 +94,48 @@ def _schedule_fits(graph: Graph, steps: Sequence[Step], block: Block) -> bool:
     return True
 
 
+def _with_pulling_layers(graph: Graph, steps: Sequence[Step], flow: Dataflow, runs: list[tuple[int, ...]],
+                         pulled: dict[int, int]) -> list[tuple[int, ...]]:
+    """The runs, and a run of one for each layer outside them that alone reads a pulled input."""
+    inside = {i for run in runs for i in run}
+    for tensor in pulled:
+        readers = flow.readers(tensor)
+        if len(readers) == 1 and readers[0] not in inside and chain_params(graph, steps, readers) is not None:
+            runs = sorted(runs + [(readers[0],)])
+    return runs
+
+
 def _chain_costs(graph: Graph, steps: Sequence[Step], flow: Dataflow, run: tuple[int, ...],
-                 bounds: dict[int, int], recompute: bool = False) -> tuple[dict, dict]:
+                 bounds: dict[int, int], recompute: bool = False,
+                 pulled: dict[int, int] | None = None) -> tuple[dict, dict, dict]:
     """(a, b) -> what the part run[a:b] must hold: a layer's bound, a chain's estimate (infinite
     for a part that cannot be one chain), the least of with and without recomputation where
-    `recompute`; and the same without recomputation."""
+    `recompute`; the same without recomputation; and the model input the part pulls, for the
+    parts that start at a pulled input (their estimate: the output and the rings, the input's
+    among them)."""
     size = lambda t: graph.tensors[t].num_bytes  # noqa: E731
-    cost, plain = {}, {}
+    cost, plain, pulls = {}, {}, {}
     for a in range(len(run)):
         for b in range(a + 1, len(run) + 1):
-            params = chain_params(graph, steps, run[a:b]) if b - a > 1 else None
+            params = chain_params(graph, steps, run[a:b])
+            x, y = steps[run[a]].inputs[0], steps[run[b - 1]].outputs[0]
+            index = (pulled or {}).get(graph.storage_of(x))
+            if index is not None and params is not None and params.can_pull() and flow.readers(x) == [run[a]]:
+                pulls[a, b] = index
+                cost[a, b] = plain[a, b] = size(y) + replace(params, pulls_input=index).workspace_bytes
+                continue
             if b - a == 1:
                 plain[a, b] = bounds[run[a]]
             elif params is None:
                 plain[a, b] = math.inf
             else:
-                x, y = steps[run[a]].inputs[0], steps[run[b - 1]].outputs[0]
                 # the output lands on consumed input, unless a later step (a residual ADD) still reads it
                 dies = set(flow.readers(x)) <= set(run[a:b]) and not flow.is_graph_output(x)
                 plain[a, b] = (max(size(x), size(y)) if dies else size(x) + size(y)) + params.workspace_bytes
             cost[a, b] = plain[a, b]
-            if recompute and params is not None and params.can_recompute():
+            if recompute and params is not None and b - a > 1 and params.can_recompute():
                 cost[a, b] -= params.ring_bytes(params.stages[0])
-    return cost, plain
+    return cost, plain, pulls
 
 
 def _least_largest(n: int, cost: dict) -> int:
@@ -123,12 +146,12 @@ def _least_largest(n: int, cost: dict) -> int:
     return best[n]
 
 
-def _fewest_fused(n: int, cost: dict, limit: int) -> list[tuple[int, int]]:
+def _fewest_fused(n: int, cost: dict, limit: int, pulls: dict | None = None) -> list[tuple[int, int]]:
     """The cut into parts [a, b) of at most `limit` each that fuses the fewest layers."""
     fused, back = [0] + [math.inf] * n, [0] * (n + 1)
     for b in range(1, n + 1):
         for a in range(b):
-            total = fused[a] + (b - a if b - a > 1 else 0)
+            total = fused[a] + (b - a if b - a > 1 or (a, b) in (pulls or {}) else 0)
             if cost[a, b] <= limit and total < fused[b]:
                 fused[b], back[b] = total, a
     parts, b = [], n

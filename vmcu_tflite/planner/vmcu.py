@@ -72,7 +72,8 @@ def plan_vmcu(graph: Graph, steps: Sequence[Step], segment_override: int | None 
     workspaces = [b for t, b in buffers.items() if t < 0]
     known = dict(baseline.offsets) | {b.tensor: baseline.pool_bytes for b in workspaces}
     known_pool = baseline.pool_bytes + max((b.size for b in workspaces), default=0)
-    io = frozenset(graph.storage_of(p.tensor) for p in graph.inputs + graph.outputs)
+    io = frozenset(graph.storage_of(p.tensor) for p in graph.inputs + graph.outputs) | frozenset(
+        workspace_id(s.index) for s in steps if getattr(s.params, "pulls_input", None) is not None)  # rows pulled whole
     pool, offsets = smallest_pool(buffers, overlaps, known, known_pool, unwrapped=io)
     tiles = {}
     if not in_place_only:
