@@ -29,13 +29,14 @@ class Block:
     pulls: int | None = None  # the streamed model input whose rows the chain pulls (streamed_io.py)
 
 
-def _layer(step: Step) -> bool:
+def is_layer(step: Step) -> bool:
+    """A convolution or depthwise layer a chain can hold."""
     return step.kernel in ("CONV_2D", "DEPTHWISE_CONV_2D") and chainable(step.params)
 
 
 def _starts_chain(step: Step) -> bool:
     """A layer, or a TRANSPOSE from NCHW to NHWC of one image (it can only be a chain's first)."""
-    return _layer(step) or (step.kernel == "TRANSPOSE" and is_transpose(step.params)
+    return is_layer(step) or (step.kernel == "TRANSPOSE" and is_transpose(step.params)
                             and step.params.output_shape[0] == 1)
 
 
@@ -68,7 +69,7 @@ def chain_runs(graph: Graph, steps: Sequence[Step]) -> list[tuple[int, ...]]:
     for step in steps:
         previous = steps[step.index - 1] if step.index else None
         link = (runs and runs[-1][-1] == step.index - 1
-                and (_layer(step) or _ends_chain(graph, step)) and not _ends_chain(graph, previous)
+                and (is_layer(step) or _ends_chain(graph, step)) and not _ends_chain(graph, previous)
                 and flow.only_reader(previous.outputs[0]) == step.index)
         if link:
             runs[-1].append(step.index)

@@ -35,12 +35,34 @@ def compile_graph(graph: Graph, planner: str = "vmcu", fuse: bool = True, recomp
     A chain runs within a few percent of its layers apart, faster or slower depending on the
     layers (BENCHMARKS.md, Latency), so fusion is kept to where the pool needs it: after
     planning, the chains whose layers apart never held more than the pool found are unfused
-    again, and that plan is kept when its pool is no larger."""
+    again, and that plan is kept when its pool is no larger.
+
+    `stream_inputs`/`stream_outputs`: the model's I/O indices that stream row by row
+    (streamed_io.py). A streamed input costs the plan nothing where a chain starting at it pulls
+    its rows into a ring; that plan is taken when its pool is smaller than the plan without."""
     simple = simplify(graph)
     layers = tuned(build_steps(simple), tuning)
+    pulled = {simple.storage_of(simple.inputs[i].tensor): i for i in stream_inputs}
+    steps, fusion, plan = _fused_plan(simple, layers, planner, fuse, recompute, {})
+    if pulled and planner == "vmcu" and fuse:
+        # Chains that pull the streamed inputs into rings, where that lowers the pool; else the
+        # rows are pulled into the input's place in the pool (the same plan as without streaming).
+        trial = _fused_plan(simple, layers, planner, fuse, recompute, pulled)
+        if trial[2].pool_bytes < plan.pool_bytes:
+            steps, fusion, plan = trial
+    # One meaning for tensor_level_bytes whatever was fused: the model's layers at whole-tensor level.
+    baseline = plan.tensor_level_bytes if steps is layers else make_plan(simple, layers, "tensor").pool_bytes
+    streamed = streamed_ports(simple, steps, stream_inputs, stream_outputs)
+    return Program(simple, steps, replace(plan, fusion=fusion, tensor_level_bytes=baseline, tuning=tuning,
+                                          streamed_io=streamed))
+
+
+def _fused_plan(simple: Graph, layers: tuple[Step, ...], planner: str, fuse: bool, recompute: bool,
+                pulled: dict[int, int]):
+    """(steps, fusion choices, plan): the chains chosen (pulling the `pulled` inputs where they
+    start at one), planned, then the chains the plan leaves room for unfused."""
     steps, fusion = layers, ()
     if planner == "vmcu" and fuse:
-        pulled = {simple.storage_of(simple.inputs[i].tensor): i for i in stream_inputs}
         steps, fusion = choose_fusion(simple, layers, recompute, pulled)
     plan = make_plan(simple, steps, planner)
     # A chain that pulls a streamed input stays: apart, its layers would need the input whole.
@@ -51,11 +73,7 @@ def compile_graph(graph: Graph, planner: str = "vmcu", fuse: bool = True, recomp
         trial = make_plan(simple, fewer, planner)
         if trial.pool_bytes <= plan.pool_bytes:
             steps, fusion, plan = fewer, needed, trial
-    # One meaning for tensor_level_bytes whatever was fused: the model's layers at whole-tensor level.
-    baseline = plan.tensor_level_bytes if steps is layers else make_plan(simple, layers, "tensor").pool_bytes
-    streamed = streamed_ports(simple, steps, stream_inputs, stream_outputs)
-    return Program(simple, steps, replace(plan, fusion=fusion, tensor_level_bytes=baseline, tuning=tuning,
-                                          streamed_io=streamed))
+    return steps, fusion, plan
 
 
 def streamed_ports(graph: Graph, steps: Sequence[Step], inputs: Sequence[int], outputs: Sequence[int]) -> StreamedIO:

@@ -17,7 +17,7 @@ import math
 from dataclasses import dataclass, replace
 from typing import Sequence
 
-from ..fusion import CHAIN, Block, apply_fusion, chain_params, chain_runs, chain_step
+from ..fusion import CHAIN, Block, apply_fusion, chain_params, chain_runs, chain_step, is_layer
 from ..graph import Graph
 from ..steps import Step
 from ..kernels import describe
@@ -100,7 +100,7 @@ def _with_pulling_layers(graph: Graph, steps: Sequence[Step], flow: Dataflow, ru
     inside = {i for run in runs for i in run}
     for tensor in pulled:
         readers = flow.readers(tensor)
-        if len(readers) == 1 and readers[0] not in inside and chain_params(graph, steps, readers) is not None:
+        if len(readers) == 1 and readers[0] not in inside and is_layer(steps[readers[0]]):
             runs = sorted(runs + [(readers[0],)])
     return runs
 
