@@ -5,7 +5,8 @@ the same way. --compare-tflm runs TFLite Micro on the same inputs and names the 
 that differs; a plan hazard stops the run at the offending byte (exit code 4). --runs N runs a
 sequence (a model with state, such as an LSTM, carries it from run to run): the .npz then holds
 each input_i stacked as [N, ...], or the seeds are seed, seed + 1, ...; saved outputs are stacked
-the same way.
+the same way. --stream-input / --stream-output serve the inputs' rows and take the outputs' through
+the streaming protocol (each row once, in order, where the plan puts it), as a camera would.
 """
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from typing import Sequence
 import numpy as np
 
 from vmcu_tflite.api import convert
-from vmcu_tflite.cli.common import ToolParser, new_file, positive, run_tool, seed
+from vmcu_tflite.cli.common import ToolParser, add_stream_arguments, new_file, positive, run_tool, seed
 from vmcu_tflite.errors import EXIT_OUTPUTS_DIFFER, DivergenceError
 from vmcu_tflite.kernels.tuning import tuning_for_cpu
 from vmcu_tflite.planner.planners import PLANNERS
@@ -48,7 +49,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--outputs", type=new_file, help="write output_0, ... to this .npz")
     parser.add_argument("--compare-tflm", action="store_true", help="compare every tensor with TFLite Micro (LiteRT's reference kernels for "
                                                                    "the operators it lacks)")
-    parser.add_argument("--trace", action="store_true", help="log every pool load, store and free on stderr")
+    parser.add_argument("--trace", action="store_true", help="log every pool load, store and free (and every row "
+                                                              "pulled or pushed) on stderr")
+    add_stream_arguments(parser)
     return parser
 
 
@@ -58,7 +61,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.plan and args.target:
         parser.error("--target shapes the kernels of a new plan; a --plan holds the tuning it was made with")
     program = convert(args.model, planner=args.planner, fuse=not args.no_fuse, allow_recompute=args.allow_recompute,
-                      plan=args.plan, tuning=tuning_for_cpu(args.target))
+                      plan=args.plan, tuning=tuning_for_cpu(args.target), stream_inputs=args.stream_input,
+                      stream_outputs=args.stream_output)
     runs = _sequence(args, program)
     started = time.perf_counter()
     try:
@@ -69,8 +73,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     sequence = f", {args.runs} runs" if args.runs > 1 else ""
     tuning = program.plan["tuning"]
     kernels = f", {tuning} kernels" if tuning != "dsp" else ""
+    streamed = program.plan["streamed_io"]
+    rows = "".join(f", {what} {p['index']} streamed ({p['rows']} rows{' into a ring' if p['in_ring'] else ''})"
+                   for what in ("input", "output") for p in streamed[f"{what}s"])
     print(f"{args.model.name}: {len(program.steps)} steps over a {program.pool_bytes}-byte pool "
-          f"({program.plan['planner']} plan{kernels}{sequence}), no hazard, {elapsed:.2f} s")
+          f"({program.plan['planner']} plan{kernels}{sequence}{rows}), no hazard, {elapsed:.2f} s")
     for r, run in enumerate(outputs):
         for i, out in enumerate(run):
             flat = out.reshape(-1)

@@ -44,6 +44,7 @@ def compile_graph(graph: Graph, planner: str = "vmcu", fuse: bool = True, recomp
     layers = tuned(build_steps(simple), tuning)
     pulled = {simple.storage_of(simple.inputs[i].tensor): i for i in stream_inputs}
     steps, fusion, plan = _fused_plan(simple, layers, planner, fuse, recompute, {})
+    whole = plan.pool_bytes
     if pulled and planner == "vmcu" and fuse:
         # Chains that pull the streamed inputs into rings, where that lowers the pool; else the
         # rows are pulled into the input's place in the pool (the same plan as without streaming).
@@ -52,7 +53,7 @@ def compile_graph(graph: Graph, planner: str = "vmcu", fuse: bool = True, recomp
             steps, fusion, plan = trial
     # One meaning for tensor_level_bytes whatever was fused: the model's layers at whole-tensor level.
     baseline = plan.tensor_level_bytes if steps is layers else make_plan(simple, layers, "tensor").pool_bytes
-    streamed = streamed_ports(simple, steps, stream_inputs, stream_outputs)
+    streamed = replace(streamed_ports(simple, steps, stream_inputs, stream_outputs), pool_bytes_whole=whole)
     return Program(simple, steps, replace(plan, fusion=fusion, tensor_level_bytes=baseline, tuning=tuning,
                                           streamed_io=streamed))
 
@@ -91,7 +92,7 @@ def streamed_ports(graph: Graph, steps: Sequence[Step], inputs: Sequence[int], o
                    for i in sorted(set(inputs)))
     pushed = tuple(port(i, graph.outputs[i].tensor, max(flow.writers(graph.outputs[i].tensor), default=0))
                    for i in sorted(set(outputs)))
-    return StreamedIO(pulled, pushed)
+    return StreamedIO(pulled, pushed) if pulled or pushed else StreamedIO()
 
 
 def fuse_chosen(graph: Graph, steps: tuple[Step, ...], fusion: tuple[FusionChoice, ...]) -> tuple[Step, ...]:

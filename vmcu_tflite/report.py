@@ -84,8 +84,35 @@ def render_report(program: Program, baseline: LayerBaseline, tflm_head: int | No
     lines += ["", f"Build the `vmcu_model` library for {target} in this folder: `{BUILD[target]}`.",
               "", f"Kernels tuned for {'Helium (Cortex-M55)' if plan.tuning == 'helium' else 'the DSP extension'} "
                   f"(`{plan.tuning}`; they build and run bit-exact on every core)."]
+    lines += _streaming(program)
     peak = max(plan.steps, key=lambda s: s.footprint_bytes, default=None)
     if peak is not None:
         lines += ["", f"Peak: step {peak.index} ({peak.kernel}, TFLite op {', '.join(map(str, peak.ops))}), "
                       f"{peak.footprint_bytes:,} bytes."]
     return "\n".join(lines) + "\n"
+
+
+def _streaming(program: Program) -> list[str]:
+    """Which inputs and outputs stream, where each input's rows go, and what that saved."""
+    streamed, graph = program.plan.streamed_io, program.graph
+    if not streamed:
+        return []
+    lines = ["", "## Streamed inputs and outputs", "",
+             f"Pool {program.plan.pool_bytes:,} B with streaming, {streamed.pool_bytes_whole:,} B with the inputs "
+             "whole in the pool. Rows go through the application's callbacks (`vmcu_invoke_streamed()`), "
+             "each once and in order.", "",
+             "| port | rows x bytes | step | where the rows go |", "|---|---:|---:|---|"]
+    for port in streamed.inputs:
+        step = program.steps[port.step]
+        if port.in_ring:
+            rows = step.params.input_ring_rows
+            where = (f"a ring of {rows} rows ({step.params.input_ring_bytes:,} B) in the workspace of the chain "
+                     "that reads it: the input never exists whole")
+        else:
+            where = (f"its place in the pool, whole, before step {port.step} ({step.kernel}), which cannot "
+                     "pull rows itself or would need more pool doing so: no saving")
+        lines.append(f"| input {port.index} | {port.rows} x {port.row_bytes} | {port.step} | {where} |")
+    for port in streamed.outputs:
+        lines.append(f"| output {port.index} | {port.rows} x {port.row_bytes} | {port.step} | "
+                     f"handed over after step {port.step} makes it |")
+    return lines

@@ -34,6 +34,7 @@ class StreamedPort:
 class StreamedIO:
     inputs: tuple[StreamedPort, ...] = ()
     outputs: tuple[StreamedPort, ...] = ()
+    pool_bytes_whole: int = 0  # the pool of the same model with every input in the pool (what streaming saved)
 
     def __bool__(self) -> bool:
         return bool(self.inputs or self.outputs)
@@ -41,7 +42,8 @@ class StreamedIO:
     def to_json(self) -> dict[str, Any]:
         port = lambda p: {"index": p.index, "rows": p.rows, "row_bytes": p.row_bytes, "step": p.step,  # noqa: E731
                           "in_ring": p.in_ring}
-        return {"inputs": [port(p) for p in self.inputs], "outputs": [port(p) for p in self.outputs]}
+        return {"inputs": [port(p) for p in self.inputs], "outputs": [port(p) for p in self.outputs],
+                "pool_bytes_whole": self.pool_bytes_whole}
 
     @classmethod
     def from_json(cls, data: dict[str, Any] | None) -> "StreamedIO":
@@ -49,7 +51,8 @@ class StreamedIO:
             return cls()
         make = lambda p: StreamedPort(int(p["index"]), int(p["rows"]), int(p["row_bytes"]), int(p["step"]),  # noqa: E731
                                       bool(p.get("in_ring", False)))
-        return cls(tuple(make(p) for p in data.get("inputs", ())), tuple(make(p) for p in data.get("outputs", ())))
+        return cls(tuple(make(p) for p in data.get("inputs", ())), tuple(make(p) for p in data.get("outputs", ())),
+                   int(data.get("pool_bytes_whole", 0)))
 
 
 def row_layout(shape: Sequence[int], itemsize: int = 1) -> tuple[int, int]:
