@@ -2,6 +2,8 @@
 hazard-free (the interpreter replays every ring load and store), the same MACs, fewer bytes."""
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -13,7 +15,7 @@ from vmcu_tflite.fusion import chain_runs, chain_step
 from vmcu_tflite.kernels.tuning import tuned
 from vmcu_tflite.oracle import run_tflm
 from vmcu_tflite.passes import simplify
-from vmcu_tflite.pipeline import Program, compile_model
+from vmcu_tflite.pipeline import Program, compile_model, streamed_ports
 from vmcu_tflite.planner.vmcu import plan_vmcu
 from vmcu_tflite.reader import parse_model
 from vmcu_tflite.steps import build_steps
@@ -51,9 +53,10 @@ def chains(draw, most: int = 5):
     return g.b.build(), data, len(kinds) + transposed
 
 
-def chained_program(model: bytes, recompute: bool = False, tuning: str = "dsp") -> Program:
+def chained_program(model: bytes, recompute: bool = False, tuning: str = "dsp", pulls: bool = False) -> Program:
     """The model's layers as one LAYER_CHAIN step (recomputing its first stage where it can, with
-    `recompute`), its kernels shaped for `tuning`, planned."""
+    `recompute`; pulling its input's rows from the application where it can, with `pulls`), its
+    kernels shaped for `tuning`, planned."""
     graph = simplify(parse_model(model))
     steps = tuned(build_steps(graph), tuning)
     runs = chain_runs(graph, steps)
@@ -61,8 +64,11 @@ def chained_program(model: bytes, recompute: bool = False, tuning: str = "dsp") 
     step = chain_step(graph, steps, runs[0], 0)
     if recompute and step.params.can_recompute():
         step = chain_step(graph, steps, runs[0], 0, recompute=True)
+    if pulls and step.params.can_pull():
+        step = chain_step(graph, steps, runs[0], 0, pulls=0)
     fused = (step,)
-    return Program(graph, fused, plan_vmcu(graph, fused))
+    plan = plan_vmcu(graph, fused)
+    return Program(graph, fused, replace(plan, streamed_io=streamed_ports(graph, fused, [0] if pulls else [], [])))
 
 
 def assert_chain_matches(model: bytes, data: np.ndarray, program: Program) -> tuple[np.ndarray, Program]:
@@ -83,6 +89,11 @@ def test_chain_is_bit_exact_and_hazard_free(case):
     ours, unfused = assert_chain_matches(model, data, program)
     assert len(program.steps[0].params.layers) == layers
     assert (program.steps[0].params.pool is None) == (len(unfused.steps) == layers)
+    pulled = chained_program(model, pulls=True)  # the input's rows pulled into a ring, where it can
+    if pulled.steps[0].params.pulls_input is not None:
+        np.testing.assert_array_equal(Interpreter(pulled).run([data]).outputs[0], ours)
+        assert pulled.plan.buffers[pulled.graph.storage_of(pulled.graph.inputs[0].tensor)].size == 0
+        assert pulled.plan.streamed_io.inputs[0].in_ring
     again = chained_program(model, recompute=True)  # the paper's recomputation, where it applies
     if again.steps[0].params.recompute:
         np.testing.assert_array_equal(Interpreter(again).run([data]).outputs[0], ours)

@@ -1,0 +1,168 @@
+"""Streamed inputs and outputs in the reference interpreter: bit-exact with TFLite Micro, the
+protocol (each row once, in order, where the plan keeps it) checked, and the checks able to fail."""
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from tests.models_under_test import FIXTURES, REAL_MODELS, SHARED
+from tests.tflite_builder import ModelBuilder, random_bias, random_weights
+from vmcu_reference.interpreter import Interpreter
+from vmcu_reference.row_stream import RowSink, RowSource
+from vmcu_tflite import chain as chain_module
+from vmcu_tflite.api import convert
+from vmcu_tflite.errors import HazardError, UsageError
+from vmcu_tflite.kernels import chain as chain_kernel
+from vmcu_tflite.pipeline import compile_model
+from vmcu_tflite.streamed_io import StreamedPort, row_layout
+
+
+def valid_stride2_chain(hw: int = 9) -> bytes:
+    """A 3x3 stride-2 convolution without padding, then a 3x3 depthwise: the input's last row is
+    below every window, so the chain pulls it after its last output row, unread."""
+    rng = np.random.default_rng(5)
+    b = ModelBuilder()
+    x = b.tensor((1, hw, hw, 2), scale=0.05, zero_point=-3)
+    b.inputs = [x]
+    o = (hw - 3) // 2 + 1
+    w = b.const(random_weights(rng, (6, 3, 3, 2)), scale=[0.01] * 6, zero_point=0, axis=0)
+    y = b.tensor((1, o, o, 6), scale=0.1, zero_point=2)
+    b.op("CONV_2D", [x, w, b.const(random_bias(rng, 6), scale=[0.0005] * 6, zero_point=0)], [y],
+         padding=1, stride_h=2, stride_w=2)
+    d = b.const(random_weights(rng, (1, 3, 3, 6)), scale=[0.02] * 6, zero_point=0, axis=3)
+    z = b.tensor((1, o, o, 6), scale=0.2, zero_point=-1)
+    b.op("DEPTHWISE_CONV_2D", [y, d, b.const(random_bias(rng, 6), scale=[0.002] * 6, zero_point=0)], [z],
+         padding=0, stride_h=1, stride_w=1, depth_multiplier=1)
+    b.outputs = [z]
+    return b.build()
+
+
+@pytest.mark.parametrize("path", FIXTURES, ids=lambda p: p.stem)
+def test_every_fixture_streams_bit_exact_with_tflite_micro(path):
+    """Every input pulled and every output pushed row by row: the values TFLite Micro computes,
+    step by step, and never a larger pool than with the inputs whole."""
+    streamed = convert(path, stream_inputs=True, stream_outputs=True)
+    whole = convert(path)
+    x = whole.random_inputs(7)
+    outputs = streamed.run(x, compare_tflm=True)
+    for ours, theirs in zip(outputs, whole.run(x)):
+        np.testing.assert_array_equal(ours, theirs)
+    assert streamed.pool_bytes <= whole.pool_bytes
+    assert streamed.macs == whole.macs
+
+
+def test_a_chain_pulls_the_rows_below_its_last_window_too():
+    model = valid_stride2_chain()
+    program = compile_model(model, stream_inputs=[0])
+    port = program.plan.streamed_io.inputs[0]
+    assert port.in_ring and (port.rows, port.row_bytes) == (9, 18)
+    assert program.steps[0].params.input_ring_rows == 3
+    log = []
+    x = convert(model).random_inputs(1)
+    Interpreter(program, trace=log.append).run(x)
+    pulls = [line for line in log if line.startswith("pull input 0")]
+    assert [int(line.split()[4].rstrip(":")) for line in pulls] == list(range(9))
+    np.testing.assert_array_equal(Interpreter(program).run(x).outputs[0], convert(model).run(x)[0])
+
+
+def test_the_ring_one_row_short_is_a_hazard(monkeypatch):
+    """Mutation: a ring one row shorter than the window lets a pulled row land on a row the window
+    still reads; the interpreter must name it."""
+    model = valid_stride2_chain()
+    monkeypatch.setattr(chain_module.LayerChainParams, "input_ring_rows",
+                        property(lambda self: 0 if self.pulls_input is None else self.layers[0].filter.shape[1] - 1))
+    program = compile_model(model, stream_inputs=[0])
+    assert program.plan.streamed_io.inputs[0].in_ring
+    with pytest.raises(HazardError, match="input0"):
+        Interpreter(program).run(convert(model).random_inputs(1))
+
+
+def test_rows_pulled_out_of_order_are_refused(monkeypatch):
+    """Mutation: a kernel that pulls each window's new rows last first breaks the protocol."""
+    original = chain_kernel._pull_loop
+
+    def backwards(params, lo, hi):
+        made = original(params, lo, hi)
+        pull = made.body[0]
+        row = made.hi - 1 - (pull.row - made.lo)
+        return type(made)(made.var, made.lo, made.hi, (type(pull)(pull.tensor, row * pull.length, pull.length, "",
+                                                                   row=row, input=pull.input),), made.step)
+
+    monkeypatch.setattr(chain_kernel, "_pull_loop", backwards)
+    program = compile_model(valid_stride2_chain(), stream_inputs=[0])
+    with pytest.raises(HazardError, match="rows go once, in order"):
+        Interpreter(program).run(convert(valid_stride2_chain()).random_inputs(1))
+
+
+def test_rows_pulled_after_the_step_that_reads_them_is_a_hazard():
+    """Mutation: a plan that pulls a whole input one step late: the first step reads bytes that are
+    not there."""
+    program = compile_model(FIXTURES[0], stream_inputs=[0])
+    port = program.plan.streamed_io.inputs[0]
+    assert not port.in_ring and port.step == 0
+    late = type(program.plan.streamed_io)((StreamedPort(port.index, port.rows, port.row_bytes, 1),))
+    broken = replace(program, plan=replace(program.plan, streamed_io=late))
+    with pytest.raises(HazardError):
+        Interpreter(broken).run(convert(FIXTURES[0]).random_inputs(0))
+
+
+def test_the_row_source_takes_each_row_once_in_order_and_all_of_them():
+    port = StreamedPort(0, 3, 4, 0)
+    source = RowSource((port,), {0: np.arange(12, dtype=np.int8)})
+    np.testing.assert_array_equal(source.pull(0, 0, 4), [0, 1, 2, 3])
+    with pytest.raises(HazardError, match="again"):
+        source.pull(0, 0, 4)
+    with pytest.raises(HazardError, match="before row 1"):
+        source.pull(0, 2, 4)
+    with pytest.raises(HazardError, match="5 bytes"):
+        source.pull(0, 1, 5)
+    source.pull(0, 1, 4)
+    with pytest.raises(HazardError, match="2 of the 3 rows"):
+        source.finish()
+    sink = RowSink((port,))
+    with pytest.raises(HazardError, match="before row 0"):
+        sink.push(0, 1, np.zeros(4, np.int8))
+
+
+def test_rows_are_the_outermost_dimension_that_is_not_a_batch_of_one():
+    assert row_layout((1, 96, 96, 3)) == (96, 288)
+    assert row_layout((1, 49, 10, 1)) == (49, 10)
+    assert row_layout((1, 640)) == (640, 1)
+    assert row_layout((4, 10)) == (4, 10)
+    assert row_layout((1, 8, 2), itemsize=2) == (8, 4)
+
+
+def test_a_port_that_does_not_exist_is_a_usage_error():
+    with pytest.raises(UsageError, match="no input 3"):
+        convert(FIXTURES[0], stream_inputs=[3])
+    with pytest.raises(UsageError, match="no output 5, 6"):
+        convert(FIXTURES[0], stream_outputs=[5, 6])
+
+
+def test_plans_without_streaming_are_unchanged():
+    """Streaming is opt-in: nothing of a default plan mentions it."""
+    for path in FIXTURES[:6]:
+        plan = compile_model(path).plan
+        assert not plan.streamed_io and plan.streamed_io.to_json()["inputs"] == []
+        assert all(getattr(s.params, "pulls_input", None) is None for s in compile_model(path).steps)
+
+
+SHARED_POOLS = {  # model -> (most pool bytes with its input streamed, msf-CNN's smallest peak)
+    "mcunet-320kb-1mb_imagenet": 56_000,
+    "mcunet-vww1": 15_368,
+}
+
+
+@pytest.mark.skipif(not REAL_MODELS, reason=f"shared models not present in {SHARED}")
+@pytest.mark.parametrize("name", sorted(SHARED_POOLS))
+def test_streamed_image_models_go_below_the_newest_research_at_their_own_macs(name):
+    path = SHARED / f"{name}.tflite"
+    if not path.exists():
+        pytest.skip(f"{path.name} not present")
+    whole, streamed = compile_model(path), compile_model(path, stream_inputs=[0])
+    assert streamed.plan.pool_bytes < SHARED_POOLS[name]
+    assert streamed.plan.macs == whole.plan.macs
+    assert streamed.plan.streamed_io.inputs[0].in_ring
+    assert streamed.plan.streamed_io.pool_bytes_whole == whole.plan.pool_bytes
