@@ -4,6 +4,7 @@ from __future__ import annotations
 from .cost import REFERENCE_CORE, predicted_steps
 from .layer_baseline import LayerBaseline
 from .oracle import NOT_IN_TFLM, TFLM
+from .peak import explain_peak
 from .pipeline import Program
 from .state import state_layout
 
@@ -85,10 +86,8 @@ def render_report(program: Program, baseline: LayerBaseline, tflm_head: int | No
               "", f"Kernels tuned for {'Helium (Cortex-M55)' if plan.tuning == 'helium' else 'the DSP extension'} "
                   f"(`{plan.tuning}`; they build and run bit-exact on every core)."]
     lines += _streaming(program)
-    peak = max(plan.steps, key=lambda s: s.footprint_bytes, default=None)
-    if peak is not None:
-        lines += ["", f"Peak: step {peak.index} ({peak.kernel}, TFLite op {', '.join(map(str, peak.ops))}), "
-                      f"{peak.footprint_bytes:,} bytes."]
+    if plan.steps:
+        lines += ["", f"Peak: {explain_peak(program)}."]
     return "\n".join(lines) + "\n"
 
 
