@@ -49,3 +49,11 @@ def test_the_sentence_under_the_table():
     expected = (f"needs {tinyengine_style_bytes(imagenet):,} bytes for MCUNet-320KB-ImageNet and "
                 f"{tinyengine_style_bytes(SHARED / 'mcunet-vww1.tflite'):,} for MCUNet-VWW")
     assert expected in README
+
+
+def test_the_streaming_sentence():
+    """The camera section's pool, streamed and whole, is what the planner gives today."""
+    imagenet = SHARED / "mcunet-320kb-1mb_imagenet.tflite"
+    whole, streamed = compile_model(imagenet).plan, compile_model(imagenet, stream_inputs=[0]).plan
+    assert f"a {streamed.pool_bytes:,}-byte pool instead of {whole.pool_bytes:,}, at the model's own MACs" in README
+    assert streamed.macs == whole.macs
