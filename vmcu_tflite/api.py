@@ -309,7 +309,8 @@ def check_target(target: str, profile: bool = False, mbed_os: str | os.PathLike 
 
 
 def convert(model: ModelSource, *, planner: str = "vmcu", fuse: bool = True, allow_recompute: bool = False,
-            ram_budget: int | None = None, plan: str | os.PathLike | None = None, tuning: str = "dsp") -> Program:
+            ram_budget: int | None = None, plan: str | os.PathLike | None = None, tuning: str = "dsp",
+            stream_inputs: Sequence[int] | str = (), stream_outputs: Sequence[int] | str = ()) -> Program:
     """Read an int8 TFLite model and plan it over the circular pool.
 
     `model`: a path, the flatbuffer's bytes (what `tf.lite.TFLiteConverter.convert()` returns) or
@@ -319,7 +320,10 @@ def convert(model: ModelSource, *, planner: str = "vmcu", fuse: bool = True, all
     raise BudgetError when the pool needs more bytes; `plan`: a plan.json written before, used
     as it is instead of planning (its tuning with it); `tuning`: the core family the heavy kernels
     are shaped for, "dsp" (Cortex-M4/M7/M33, the default) or "helium" (Cortex-M55): the C builds
-    and runs bit-exact on every core either way. Raises ModelError for a model this tool cannot run.
+    and runs bit-exact on every core either way; `stream_inputs`/`stream_outputs`: the indices of
+    the inputs pulled and the outputs pushed row by row through vmcu_invoke_streamed()'s callbacks
+    (default: none; "all": every one). Raises ModelError for a model this tool
+    cannot run, UsageError for a port index the model does not have.
     """
     from .kernels.tuning import TUNINGS
     from .planner.planners import PLANNERS
@@ -337,11 +341,25 @@ def convert(model: ModelSource, *, planner: str = "vmcu", fuse: bool = True, all
             raise UsageError(f"cannot read {plan}: {err.strerror}") from None
         compiled = program_for_plan(graph, load_plan(text))
     else:
-        compiled = compile_graph(graph, planner, fuse, allow_recompute, tuning)
+        compiled = compile_graph(graph, planner, fuse, allow_recompute, tuning,
+                                 _ports(stream_inputs, len(graph.inputs), "input"),
+                                 _ports(stream_outputs, len(graph.outputs), "output"))
     if ram_budget is not None and compiled.plan.pool_bytes > ram_budget:
         need = compiled.plan.pool_bytes
         raise BudgetError(f"the plan needs {need} bytes of pool, {need - ram_budget} more than the budget of {ram_budget}")
     return Program(compiled, data)
+
+
+def _ports(chosen: Sequence[int] | str, count: int, what: str) -> tuple[int, ...]:
+    """The streamed ports asked for: every one of the `count` for "all", else those named, each checked."""
+    if isinstance(chosen, str):
+        if chosen != "all":
+            raise UsageError(f"stream_{what}s: 'all' or a list of indices, not {chosen!r}")
+        return tuple(range(count))
+    for index in chosen:
+        if not 0 <= index < count:
+            raise UsageError(f"no {what} {index} to stream: the model has {count} {what}s (0 to {count - 1})")
+    return tuple(sorted(set(chosen)))
 
 
 def _read(model: ModelSource) -> tuple[bytes, str]:

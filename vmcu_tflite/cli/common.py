@@ -69,6 +69,20 @@ def positive(text: str) -> int:
     return value
 
 
+def indices(text: str) -> tuple[int, ...] | str:
+    """Port indices, comma-separated: '0', '0,2' (whether the model has them is checked once it is
+    read); 'all' (an option's value when none is given) stays as it is."""
+    if text == "all":
+        return text
+    try:
+        values = tuple(int(part) for part in text.split(","))
+    except ValueError:
+        values = (-1,)
+    if any(v < 0 for v in values):
+        raise argparse.ArgumentTypeError(f"not a list of indices: '{text}' (0, or 0,2)")
+    return values
+
+
 def folder(text: str) -> Path:
     """A folder to write into: it exists as a folder, or can be made (no file in the way)."""
     path = Path(text)

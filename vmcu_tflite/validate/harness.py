@@ -132,6 +132,27 @@ _KEEP = """static int32_t keep(uint32_t output, uint32_t row, const int8_t *src,
 """
 
 
+_READ_ROW = """static int32_t read_row(void *context, uint32_t input, uint32_t row, int8_t *dst, uint32_t bytes)
+{{
+    (void)context;
+    switch (input) {{
+{sources}    default: return stream_error("input (not streamed)", input, row, bytes, 0u, 0u);
+    }}
+}}
+
+"""
+
+_WRITE_ROW = """static int32_t write_row(void *context, uint32_t output, uint32_t row, const int8_t *src, uint32_t bytes)
+{{
+    (void)context;
+    switch (output) {{
+{sinks}    default: return stream_error("output (not streamed)", output, row, bytes, 0u, 0u);
+    }}
+}}
+
+"""
+
+
 def _stream_source(prefix: str, names: Sequence[str], inputs: Sequence[int], outputs: Sequence[int]) -> str:
     """The callbacks of a streamed run: read_row serves each streamed input's rows from its array
     (this run's part of it), write_row keeps each streamed output's rows; both check the protocol."""
@@ -146,8 +167,10 @@ def _stream_source(prefix: str, names: Sequence[str], inputs: Sequence[int], out
         f"        ok &= rows_done(\"output\", {o}u, next_row[{upper}_NUM_INPUTS + {o}u], {upper}_OUTPUT{o}_ROWS);\n"
         for o in outputs)
     kept = "".join(f"    case {o}u: out = streamed_output{o}; break;\n" for o in outputs)
-    serve = _SERVE if inputs else ""  # only what a port calls: -Werror allows no unused function
-    keep = _KEEP.replace("{upper}", upper) if outputs else ""
+    # only the functions a port calls: -Werror allows no unused function or parameter
+    serve, read_fn, read_name = (_SERVE, _READ_ROW.format(sources=sources), "read_row") if inputs else ("", "", "0")
+    keep, write_fn, write_name = ((_KEEP.replace("{upper}", upper), _WRITE_ROW.format(sinks=sinks), "write_row")
+                                  if outputs else ("", "", "0"))
     return f"""
 /* Streamed ports: the rows of the run in progress. `next_row` (inputs, then outputs) is the row
    each port must see next: the protocol is rows 0, 1, 2, ... each once, all of them by the end. */
@@ -164,25 +187,8 @@ static int32_t stream_error(const char *what, uint32_t index, uint32_t row, uint
     return -1;
 }}
 
-{serve}
-{keep}
-static int32_t read_row(void *context, uint32_t input, uint32_t row, int8_t *dst, uint32_t bytes)
-{{
-    (void)context;
-    switch (input) {{
-{sources}    default: return stream_error("input (not streamed)", input, row, bytes, 0u, 0u);
-    }}
-}}
-
-static int32_t write_row(void *context, uint32_t output, uint32_t row, const int8_t *src, uint32_t bytes)
-{{
-    (void)context;
-    switch (output) {{
-{sinks}    default: return stream_error("output (not streamed)", output, row, bytes, 0u, 0u);
-    }}
-}}
-
-static const vmcu_stream stream = {{read_row, write_row, 0}};
+{serve}{keep}
+{read_fn}{write_fn}static const vmcu_stream stream = {{{read_name}, {write_name}, 0}};
 
 /* 1 when the port saw all its rows in the run, else an error line. */
 static int rows_done(const char *what, uint32_t index, uint32_t done, uint32_t rows)
