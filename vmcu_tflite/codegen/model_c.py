@@ -8,6 +8,7 @@ from ..kernels import describe
 from ..ops import SPECS
 from ..pipeline import Program
 from ..state import state_layout
+from .c_layout import structs
 from .cwriter import CWriter, c_float
 from .integrity import MAX_STEP_INPUTS, ParamsDigest, crc_ints, float_bits, header_crc
 from .kernel_checks import kernel_checks
@@ -83,10 +84,16 @@ def render_source(program: Program, prefix: str, header_name: str) -> str:
                         f".zero_point = {t.zero_point}, .bytes = {t.num_bytes}u, .rows = {n}u, .step = {at}}}")
         return ",\n    ".join(rows)
 
-    def io_ints(ports, streamed) -> list[int]:  # vmcu_io's integers in declaration order (vmcu_verify.c)
-        return [v for i, p in enumerate(ports) for t in [graph.tensors[p.tensor]]
-                for v in (index[graph.storage_of(p.tensor)], float_bits(t.scale), t.zero_point, t.num_bytes,
-                          *streamed.get(i, (0, 0)))]
+    def io_ints(ports, streamed) -> list[int]:  # vmcu_io's fields in declaration order (vmcu_verify.c)
+        order = [f.name for f in structs()["vmcu_io"]]
+        values = []
+        for i, p in enumerate(ports):
+            t = graph.tensors[p.tensor]
+            rows, at = streamed.get(i, (0, 0))
+            fields = {"tensor": index[graph.storage_of(p.tensor)], "scale": float_bits(t.scale),
+                      "zero_point": t.zero_point, "bytes": t.num_bytes, "rows": rows, "step": at}
+            values += [fields[name] for name in order]  # a field missing here: a KeyError, not a wrong CRC
+        return values
 
     state = state_layout(graph)
     initial = [(o, n, fill - 256 if fill > 127 else fill) for o, n, fill in state.initial]  # fill as int8_t

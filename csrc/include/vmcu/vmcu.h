@@ -37,7 +37,8 @@
  *   the model struct's own integers (its sizes and the counts of its arrays) against their CRC,
  *   `header_crc`: a count that lies about its array is refused before the array is read.
  * - Before a run, vmcu_invoke() also checks every table against the buffers: each tensor, input
- *   and output inside the pool, each step's tensors, scratch and workspace inside theirs, and each
+ *   and output inside the pool (a streamed one: whole rows, a step that exists, and a tensor that
+ *   holds all of it or, for an input its step's kernel pulls, none), each step's tensors, scratch and workspace inside theirs, and each
  *   step's params against everything its kernel will touch (element counts and shapes against the
  *   tensors' bytes, the scratch, the workspace rings, the state; zero points, shifts and clamps
  *   within what the kernel's arithmetic takes without overflow). Whatever any one integer of the
