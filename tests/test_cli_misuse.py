@@ -32,6 +32,8 @@ def misuse(tmp_path):
         ("vmcu-validate", [MODEL, "--keep", str(a_file)], "is a file, not a folder"),
         ("vmcu-validate", [MODEL, "--seed", "-1"], "not a seed"),
         ("vmcu-validate", [MODEL, "--target", "cortex-a53"], "invalid choice"),
+        ("vmcu-validate", [MODEL, "--stream-input", "1"], "no input 1 to stream"),
+        ("vmcu-validate", [MODEL, "--stream-output", "0,x"], "not a list of indices"),
         ("vmcu-run", [MODEL, "--seed", "-1"], "not a seed"),
         ("vmcu-run", [MODEL, "--seed", "x"], "not a seed"),
         ("vmcu-run", [MODEL, "--inputs", str(truncated)], "cannot read inputs"),

@@ -310,7 +310,7 @@ def check_target(target: str, profile: bool = False, mbed_os: str | os.PathLike 
 
 def convert(model: ModelSource, *, planner: str = "vmcu", fuse: bool = True, allow_recompute: bool = False,
             ram_budget: int | None = None, plan: str | os.PathLike | None = None, tuning: str = "dsp",
-            stream_inputs: bool | Sequence[int] = False, stream_outputs: bool | Sequence[int] = False) -> Program:
+            stream_inputs: bool | str | Sequence[int] = (), stream_outputs: bool | str | Sequence[int] = ()) -> Program:
     """Read an int8 TFLite model and plan it over the circular pool.
 
     `model`: a path, the flatbuffer's bytes (what `tf.lite.TFLiteConverter.convert()` returns) or
@@ -318,11 +318,12 @@ def convert(model: ModelSource, *, planner: str = "vmcu", fuse: bool = True, all
     baseline); `fuse`: fuse layers into chains where that lowers the pool; `allow_recompute`: let
     a chain recompute pixels instead of keeping rows (fewer bytes, more MACs); `ram_budget`:
     raise BudgetError when the pool needs more bytes; `plan`: a plan.json written before, used
-    as it is instead of planning (its tuning and streamed ports with it); `stream_inputs` /
-    `stream_outputs`: True (all) or the indices of the inputs pulled and outputs pushed row by
-    row through the application's callbacks (vmcu_invoke_streamed()); `tuning`: the core family the heavy kernels
+    as it is instead of planning (its tuning and streamed ports with it); `tuning`: the core family the heavy kernels
     are shaped for, "dsp" (Cortex-M4/M7/M33, the default) or "helium" (Cortex-M55): the C builds
-    and runs bit-exact on every core either way. Raises ModelError for a model this tool cannot run.
+    and runs bit-exact on every core either way; `stream_inputs`/`stream_outputs`: the indices of
+    the inputs pulled and the outputs pushed row by row through vmcu_invoke_streamed()'s callbacks
+    (default: none; True or "all": every one). Raises ModelError for a model this tool
+    cannot run, UsageError for a port index the model does not have.
     """
     from .kernels.tuning import TUNINGS
     from .planner.planners import PLANNERS
@@ -349,16 +350,19 @@ def convert(model: ModelSource, *, planner: str = "vmcu", fuse: bool = True, all
     return Program(compiled, data)
 
 
-def _ports(chosen: bool | Sequence[int], count: int, what: str) -> tuple[int, ...]:
-    """The streamed ports: True for all, False for none, else the indices (each checked)."""
-    if chosen is True:
+def _ports(chosen: bool | str | Sequence[int] | None, count: int, what: str) -> tuple[int, ...]:
+    """The streamed ports asked for: every one of the `count` for True or "all", none for False,
+    None or (), else those named, each checked."""
+    if chosen is True or chosen == "all":
         return tuple(range(count))
     if chosen is False or chosen is None:
         return ()
-    bad = [i for i in chosen if not 0 <= int(i) < count]
+    if isinstance(chosen, str):
+        raise UsageError(f"stream_{what}s: True, 'all' or a list of indices, not {chosen!r}")
+    bad = [str(i) for i in chosen if not 0 <= int(i) < count]
     if bad:
-        raise UsageError(f"the model has {count} {what}{'s' if count != 1 else ''}: no {what} "
-                         f"{', '.join(map(str, bad))} to stream")
+        raise UsageError(f"no {what} {', '.join(bad)} to stream: the model has {count} {what}"
+                         f"{'s' if count != 1 else ''} (0 to {count - 1})")
     return tuple(sorted(set(int(i) for i in chosen)))
 
 

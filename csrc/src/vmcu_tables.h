@@ -14,7 +14,8 @@ uint32_t vmcu_header_digest(const vmcu_model *model);
  *  there and its initial state lies in the state region: the counts can be trusted. */
 int vmcu_header_ok(const vmcu_model *model);
 
-/** 1 when input or output `io` is one run of bytes inside the pool. */
+/** 1 when input or output `io` is one run of bytes inside the pool (what vmcu_input()/vmcu_output()
+ *  hand out; a streamed port's other checks are vmcu_check_tables()'). */
 int vmcu_io_in_pool(const vmcu_model *model, const vmcu_io *io);
 
 /**

@@ -20,6 +20,8 @@ static uint32_t io_digest(uint32_t crc, const vmcu_io *io, uint16_t count)
         crc = vmcu_crc32_u32(crc, scale);
         crc = vmcu_crc32_u32(crc, (uint32_t)io[i].zero_point);
         crc = vmcu_crc32_u32(crc, io[i].bytes);
+        crc = vmcu_crc32_u32(crc, io[i].rows);
+        crc = vmcu_crc32_u32(crc, io[i].step);
     }
     return crc;
 }

@@ -69,6 +69,20 @@ def positive(text: str) -> int:
     return value
 
 
+def indices(text: str) -> tuple[int, ...] | str:
+    """Port indices, comma-separated: '0', '0,2' (whether the model has them is checked once it is
+    read); 'all' (an option's value when none is given) stays as it is."""
+    if text == "all":
+        return text
+    try:
+        values = tuple(int(part) for part in text.split(","))
+    except ValueError:
+        values = (-1,)
+    if any(v < 0 for v in values):
+        raise argparse.ArgumentTypeError(f"not a list of indices: '{text}' (0, or 0,2)")
+    return values
+
+
 def folder(text: str) -> Path:
     """A folder to write into: it exists as a folder, or can be made (no file in the way)."""
     path = Path(text)
@@ -93,22 +107,12 @@ def new_file(text: str) -> Path:
     return path
 
 
-def ports(text: str) -> tuple[int, ...]:
-    """`--stream-input 0,2`: model input (or output) indices."""
-    try:
-        found = tuple(int(part) for part in text.split(","))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected indices like 0 or 0,2, got {text!r}") from None
-    if any(i < 0 for i in found):
-        raise argparse.ArgumentTypeError(f"indices are 0 or more, got {text!r}")
-    return found
-
-
 def add_stream_arguments(parser: argparse.ArgumentParser) -> None:
     """--stream-input / --stream-output: every port with no value, or the indices given."""
-    parser.add_argument("--stream-input", type=ports, nargs="?", const=True, default=False, metavar="IDX,...",
-                        help="pull these inputs (default: all) row by row from the application: they never "
-                             "exist whole in the pool")
-    parser.add_argument("--stream-output", type=ports, nargs="?", const=True, default=False, metavar="IDX,...",
-                        help="hand these outputs (default: all) to the application row by row as soon as they "
-                             "are made")
+    parser.add_argument("--stream-input", type=indices, nargs="?", const="all", default=(), metavar="IDX,...",
+                        help="pull these inputs (no value: every input) row by row from the application through "
+                             "vmcu_invoke_streamed()'s read_row callback: where a chain reads one, it never exists "
+                             "whole in the pool")
+    parser.add_argument("--stream-output", type=indices, nargs="?", const="all", default=(), metavar="IDX,...",
+                        help="push these outputs (no value: every output) row by row through the write_row "
+                             "callback as soon as they are made")

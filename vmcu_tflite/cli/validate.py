@@ -14,7 +14,7 @@ from ..errors import EXIT_OUTPUTS_DIFFER
 from ..planner.planners import PLANNERS
 from ..validate.mbed import TARBALL
 from ..validate.targets import TARGETS
-from .common import ToolParser, folder, run_tool, seed
+from .common import ToolParser, add_stream_arguments, folder, run_tool, seed
 
 # How each measurement is printed, in this order; any other measurement follows under its own name.
 MEASUREMENT_LABELS = {
@@ -95,6 +95,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--mbed-os", type=Path, help="mbed-* targets: the Mbed CE source, an extracted tree or a "
                         f"folder holding {TARBALL} (default: $VMCU_MBED_OS, else ../shared/mbed-ce)")
     parser.add_argument("--keep", type=folder, help="build in this folder and keep it")
+    add_stream_arguments(parser)
     parser.add_argument("--profile", action="store_true",
                         help="QEMU targets: also build with a counter around every kernel call and print one line "
                              "per step (totals stay those of the unprofiled run)")
@@ -105,7 +106,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     target = check_target(args.target, args.profile, args.mbed_os)  # before planning: a missing tool fails at once
     program = convert(args.model, planner=args.planner, fuse=not args.no_fuse, allow_recompute=args.allow_recompute,
-                      tuning=target.tuning)  # the kernels shaped for the target's core
+                      tuning=target.tuning,  # the kernels shaped for the target's core
+                      stream_inputs=args.stream_input, stream_outputs=args.stream_output)
     result = program.validate(args.target, args.seed, keep=args.keep, profile=args.profile, mbed_os=args.mbed_os)
     print(f"{args.model.name} on {result.target}: status {result.status}, pool {program.pool_bytes:,} bytes")
     for line in format_measurements(result.measurements):

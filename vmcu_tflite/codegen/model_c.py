@@ -8,6 +8,7 @@ from ..kernels import describe
 from ..ops import SPECS
 from ..pipeline import Program
 from ..state import state_layout
+from .c_layout import structs
 from .cwriter import CWriter, c_float
 from .integrity import MAX_STEP_INPUTS, ParamsDigest, crc_ints, float_bits, header_crc
 from .kernel_checks import kernel_checks
@@ -72,17 +73,27 @@ def render_source(program: Program, prefix: str, header_name: str) -> str:
     checks = "".join(kernel_checks(f.kernel, f.name, f.whole, *step_params[f.step], writer) + "\n"
                      for f in functions.functions)
 
-    def io(ports) -> str:
+    streamed_in, streamed_out = streamed_rows(program)
+
+    def io(ports, streamed) -> str:
         rows = []
-        for p in ports:
+        for i, p in enumerate(ports):
             t = graph.tensors[p.tensor]
+            n, at = streamed.get(i, (0, 0))
             rows.append(f"{{.tensor = {index[graph.storage_of(p.tensor)]}, .scale = {c_float(t.scale)}, "
-                        f".zero_point = {t.zero_point}, .bytes = {t.num_bytes}u}}")
+                        f".zero_point = {t.zero_point}, .bytes = {t.num_bytes}u, .rows = {n}u, .step = {at}}}")
         return ",\n    ".join(rows)
 
-    def io_ints(ports) -> list[int]:
-        return [v for p in ports for t in [graph.tensors[p.tensor]]
-                for v in (index[graph.storage_of(p.tensor)], float_bits(t.scale), t.zero_point, t.num_bytes)]
+    def io_ints(ports, streamed) -> list[int]:  # vmcu_io's fields in declaration order (vmcu_verify.c)
+        order = [f.name for f in structs()["vmcu_io"]]
+        values = []
+        for i, p in enumerate(ports):
+            t = graph.tensors[p.tensor]
+            rows, at = streamed.get(i, (0, 0))
+            fields = {"tensor": index[graph.storage_of(p.tensor)], "scale": float_bits(t.scale),
+                      "zero_point": t.zero_point, "bytes": t.num_bytes, "rows": rows, "step": at}
+            values += [fields[name] for name in order]  # a field missing here: a KeyError, not a wrong CRC
+        return values
 
     state = state_layout(graph)
     initial = [(o, n, fill - 256 if fill > 127 else fill) for o, n, fill in state.initial]  # fill as int8_t
@@ -92,7 +103,7 @@ def render_source(program: Program, prefix: str, header_name: str) -> str:
     header = header_crc(plan.pool_bytes, scratch, len(index), len(steps), len(graph.inputs), len(graph.outputs),
                         state.bytes, state.tag, len(state.initial))
     crc = crc_ints(header, [v for t in index for v in (plan.offsets[t], plan.buffers[t].size)] + step_ints
-                   + io_ints(graph.inputs) + io_ints(graph.outputs)
+                   + io_ints(graph.inputs, streamed_in) + io_ints(graph.outputs, streamed_out)
                    + [v for entry in initial for v in entry])
     digest = ParamsDigest(writer)
     for ctype, init in step_params:
@@ -107,8 +118,8 @@ def render_source(program: Program, prefix: str, header_name: str) -> str:
         f"static const vmcu_tensor {prefix}_tensors[{len(index)}] = {{\n    {tensors}\n}};\n\n",
         f"static const vmcu_step {prefix}_steps[{max(len(steps), 1)}] = {{\n    " + (",\n    ".join(steps) or "{0}")
         + "\n};\n\n",
-        f"static const vmcu_io {prefix}_inputs[{len(graph.inputs)}] = {{\n    {io(graph.inputs)}\n}};\n\n",
-        f"static const vmcu_io {prefix}_outputs[{len(graph.outputs)}] = {{\n    {io(graph.outputs)}\n}};\n\n",
+        f"static const vmcu_io {prefix}_inputs[{len(graph.inputs)}] = {{\n    {io(graph.inputs, streamed_in)}\n}};\n\n",
+        f"static const vmcu_io {prefix}_outputs[{len(graph.outputs)}] = {{\n    {io(graph.outputs, streamed_out)}\n}};\n\n",
         state_table,
         f"const vmcu_model {prefix}_model = {{\n"
         f"    .pool_bytes = {plan.pool_bytes}u, .scratch_bytes = {scratch}u, .num_tensors = {len(index)}, "
@@ -119,6 +130,13 @@ def render_source(program: Program, prefix: str, header_name: str) -> str:
         f".state_init = {prefix + '_state_init' if state.initial else '0'},\n"
         f"    .header_crc = 0x{header:08x}u, .crc = 0x{crc:08x}u\n}};\n",
     ])
+
+
+def streamed_rows(program: Program) -> tuple[dict[int, tuple[int, int]], dict[int, tuple[int, int]]]:
+    """The streamed inputs and outputs by I/O index: (rows, step) of each, vmcu_io's `rows` and
+    `step` (a port not listed is whole in the pool: 0 and 0)."""
+    streamed = program.plan.streamed_io
+    return ({p.index: (p.rows, p.step) for p in streamed.inputs}, {p.index: (p.rows, p.step) for p in streamed.outputs})
 
 
 def _step_scratch(step, planned) -> int:
@@ -153,6 +171,8 @@ def render_header(program: Program, prefix: str) -> str:
              f"its variable tensors, reset on the first run and by vmcu_reset_state(). */\n"
              f"#define {upper}_STATE_BYTES {state_layout(graph).bytes}u\n",
              f"#define {upper}_NUM_INPUTS {len(graph.inputs)}\n#define {upper}_NUM_OUTPUTS {len(graph.outputs)}\n"]
+    streamed = {kind: {p.index: (p.rows, p.row_bytes) for p in ports}
+                for kind, ports in (("INPUT", plan.streamed_io.inputs), ("OUTPUT", plan.streamed_io.outputs))}
     for kind, ports in (("INPUT", graph.inputs), ("OUTPUT", graph.outputs)):
         for i, p in enumerate(ports):
             t = graph.tensors[p.tensor]
@@ -162,6 +182,11 @@ def render_header(program: Program, prefix: str) -> str:
                          f"#define {upper}_{kind}{i}_BYTES {t.num_bytes}u\n"
                          f"#define {upper}_{kind}{i}_SCALE {c_float(t.scale)}\n"
                          f"#define {upper}_{kind}{i}_ZERO_POINT {t.zero_point}\n")
+            if i in streamed[kind]:
+                rows, row_bytes = streamed[kind][i]
+                lines.append(f"/** {kind.lower()} {i} is streamed: {rows} rows of {row_bytes} bytes, through the "
+                             f"vmcu_stream of vmcu_invoke_streamed() (vmcu_{kind.lower()}() returns NULL for it) */\n"
+                             f"#define {upper}_{kind}{i}_ROWS {rows}u\n#define {upper}_{kind}{i}_ROW_BYTES {row_bytes}u\n")
     lines += [f"\n/** The model's tables (const, in flash), for vmcu_invoke(), vmcu_input() and vmcu_output(). */\n"
               f"extern const vmcu_model {prefix}_model;\n\n",
               "#ifdef __cplusplus\n}\n#endif\n\n", f"#endif /* {guard} */\n"]

@@ -27,7 +27,7 @@ import numpy as np
 
 from ..codegen.cwriter import CWriter
 from ..errors import UsageError
-from .targets import QEMU_TOOLS, Target, _run, _sections, _symbol_sizes, cmake, header_bytes
+from .targets import QEMU_TOOLS, Target, _run, _sections, _symbol_sizes, cmake, header_bytes, streamed_ports
 
 TARBALL = "mbed-ce-trimmed.tar.gz"
 MARKER = Path("tools") / "cmake" / "mbed_toolchain_setup.cmake"  # what makes a folder an Mbed CE tree
@@ -121,6 +121,8 @@ class MbedTarget(Target):
     def build(self, work: Path, model_dir: Path, prefix: str, inputs_int8: list[np.ndarray], pool_shrink: int) -> Path:
         if pool_shrink:
             raise UsageError(f"{self.name} runs the plan's pool as the example declares it")
+        if any(streamed_ports(model_dir, prefix).values()):
+            raise UsageError(f"{self.name} runs the example, which passes whole inputs and outputs: no streamed ports")
         tree = mbed_tree(find_mbed_source(self.mbed_os))
         header = work / "inputs.h"
         header.write_text(inputs_header(inputs_int8))

@@ -41,9 +41,11 @@ class Target:
     def build(self, work: Path, model_dir: Path, prefix: str, inputs_int8: list[np.ndarray], pool_shrink: int) -> Path:
         """Build the program that runs the model written in `model_dir` once on `inputs_int8` and
         prints its outputs (`harness.py`); return the executable. The default: the harness."""
+        streamed = streamed_ports(model_dir, prefix)
         (work / "main.c").write_text(render_main(f"{prefix}_model.h", prefix, inputs_int8, pool_shrink, self.pre_run,
                                                  self.post_run, self.harness_prelude, self.pre_verify,
-                                                 self.post_verify, self.report))
+                                                 self.post_verify, self.report, streamed["INPUT"],
+                                                 streamed["OUTPUT"]))
         (work / "CMakeLists.txt").write_text(harness_cmake(model_dir.name, self.harness_cmake))
         build = work / "build"
         cmake([str(work), str(build), "-DCMAKE_BUILD_TYPE=Release", *self.cmake_args], build, self.name)
@@ -62,6 +64,14 @@ def header_bytes(model_dir: Path, prefix: str) -> dict[str, int]:
     """The generated header's `<PREFIX>_<NAME>_BYTES` constants by NAME (POOL, SCRATCH, STATE, INPUT0, ...)."""
     text = (model_dir / f"{prefix}_model.h").read_text()
     return {name: int(value) for name, value in re.findall(rf"#define {prefix.upper()}_(\w+?)_BYTES (\d+)u", text)}
+
+
+def streamed_ports(model_dir: Path, prefix: str) -> dict[str, list[int]]:
+    """The streamed inputs and outputs of the generated model (its header's `<PREFIX>_INPUT<i>_ROWS`
+    and `<PREFIX>_OUTPUT<i>_ROWS`), by "INPUT" and "OUTPUT"."""
+    text = (model_dir / f"{prefix}_model.h").read_text()
+    found = re.findall(rf"#define {prefix.upper()}_(INPUT|OUTPUT)(\d+)_ROWS \d+u", text)
+    return {kind: sorted(int(i) for k, i in found if k == kind) for kind in ("INPUT", "OUTPUT")}
 
 
 def cmake(configure: list[str], build: Path, target: str) -> None:

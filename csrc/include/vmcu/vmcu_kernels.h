@@ -26,6 +26,7 @@ struct vmcu_context {
     uint32_t pool_size;    /**< the plan's pool size: the modulus of every view */
     int8_t *scratch;       /**< the application's scratch: at least `step->scratch` bytes */
     int8_t *state;         /**< the application's state region (4-byte aligned), NULL without state */
+    const vmcu_stream *stream; /**< the application's row callbacks (vmcu_pull_row()), NULL when the model streams nothing */
 };
 
 /**

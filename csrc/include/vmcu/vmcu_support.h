@@ -232,6 +232,20 @@ static inline void vmcu_copy(const vmcu_view *dst, uint32_t dst_offset, const vm
     }
 }
 
+/**
+ * @brief Pull row `row` of streamed input `input` from the application (ctx->stream->read_row)
+ *        straight into the view at byte `offset`: pool address (view->base + offset) % view->size.
+ *
+ * A generated kernel that reads a streamed input row by row into its own ring calls it once per
+ * row, rows in increasing order, each once. The row is one run of pool bytes: the planner never
+ * places a pulled row across the end of the pool, so one that would cross it is a bad model.
+ * @return VMCU_OK; VMCU_ERROR_BAD_MODEL (the row would cross the end of the pool: nothing called);
+ *         VMCU_ERROR_BAD_ARGUMENT (no stream or no read_row); VMCU_ERROR_STREAM (the callback
+ *         returned non-zero)
+ */
+vmcu_status vmcu_pull_row(const vmcu_context *ctx, const vmcu_view *view, uint32_t offset, uint32_t input,
+                          uint32_t row, uint32_t bytes);
+
 /** Set `len` bytes of the view, from `offset` on, to `value`. */
 static inline void vmcu_fill(const vmcu_view *v, uint32_t offset, int8_t value, uint32_t len)
 {

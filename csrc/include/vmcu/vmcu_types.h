@@ -23,7 +23,9 @@ typedef enum {
     VMCU_ERROR_UNSUPPORTED = 3,       /**< a step kind or mode this build does not implement */
     VMCU_ERROR_BAD_ARGUMENT = 4,      /**< a NULL model, memory or pool, or no scratch where the model needs one */
     VMCU_ERROR_SCRATCH_TOO_SMALL = 5, /**< the scratch given is smaller than the model's scratch_bytes */
-    VMCU_ERROR_STATE_TOO_SMALL = 6    /**< no state region, or smaller than state_bytes, or not 4-byte aligned */
+    VMCU_ERROR_STATE_TOO_SMALL = 6,   /**< no state region, or smaller than state_bytes, or not 4-byte aligned */
+    VMCU_ERROR_STREAM = 7             /**< a stream callback returned non-zero: the run stopped at the step that was
+                                           waiting (failed_step) */
 } vmcu_status;
 
 /** How a step moves its bytes (see the planner): the kernel's loop order is the same in every mode. */
@@ -348,13 +350,41 @@ typedef struct {
     int8_t fill;
 } vmcu_state_init;
 
-/** A model's input or output as the application sees it. */
+/**
+ * A model's input or output as the application sees it.
+ *
+ * A streamed port (rows > 0) never passes through vmcu_input()/vmcu_output(): an input whose
+ * tensor holds `bytes` bytes is pulled whole into it (row r at tensor byte r * bytes / rows), row
+ * by row in order, just before step `step` runs; an input whose tensor has 0 bytes is pulled by
+ * step `step`'s own kernel, row by row into its ring (vmcu_pull_row()); an output is pushed row by
+ * row (row r from tensor byte r * bytes / rows), in order, right after step `step` returns VMCU_OK.
+ */
 typedef struct {
     uint16_t tensor;
     float scale;
     int32_t zero_point;
     uint32_t bytes;
+    uint32_t rows;  /**< 0: whole in the pool (vmcu_input()/vmcu_output()); > 0: streamed, `rows` rows of
+                         bytes / rows bytes each, through vmcu_stream */
+    uint16_t step;  /**< streamed: the step that reads the input first, or makes the output */
 } vmcu_io;
+
+/** Writes row `row` (0, 1, ... in order, each once) of streamed input `input` to `dst`, `bytes` bytes;
+ *  0 on success. May block. */
+typedef int32_t (*vmcu_read_row_fn)(void *context, uint32_t input, uint32_t row, int8_t *dst, uint32_t bytes);
+
+/** Takes row `row` of streamed output `output` (`bytes` bytes at `src`, valid only during the call);
+ *  0 on success. */
+typedef int32_t (*vmcu_write_row_fn)(void *context, uint32_t output, uint32_t row, const int8_t *src,
+                                     uint32_t bytes);
+
+/** The application's side of the streamed inputs and outputs (vmcu_invoke_streamed()): `context`
+ *  is passed back to both callbacks as it is. */
+typedef struct {
+    vmcu_read_row_fn read_row;   /**< NULL when the model streams no input */
+    vmcu_write_row_fn write_row; /**< NULL when the model streams no output */
+    void *context;
+} vmcu_stream;
 
 /** A generated model: every table the runtime walks (const: it holds no RAM). */
 struct vmcu_model {

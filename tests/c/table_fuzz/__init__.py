@@ -10,8 +10,10 @@ pointers and the I/O's float scale are not mutated.
 
 A mutant is one site set to one value. The program reads mutants from its standard input; for
 each it restores every copy from the const tables, applies the mutant, asks vmcu_verify_model()
-about it (it must be refused), runs vmcu_invoke() in buffers sized from the original model, with
-a fresh zeroed state and random pool bytes, then vmcu_reset_state(), and prints the statuses.
+about it (it must be refused), runs vmcu_invoke_streamed() in buffers sized from the original
+model, with a fresh zeroed state, random pool bytes and row callbacks that write random rows in and
+read every byte of the rows out (a mutant that makes a port streamed runs them), then
+vmcu_reset_state(), and prints the statuses.
 A sanitizer report or a crash ends the program; the driver records the mutant it was running and
 starts again after it, so that one run reports every failing mutant.
 
