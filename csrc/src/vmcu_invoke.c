@@ -6,6 +6,7 @@
 #include "vmcu/vmcu_kernels.h"
 #include "vmcu/vmcu_support.h"
 
+#include "vmcu_stream.h"
 #include "vmcu_tables.h"
 
 static vmcu_view view_of(const vmcu_model *model, int8_t *pool, uint16_t tensor)
@@ -58,66 +59,6 @@ vmcu_status vmcu_reset_state(const vmcu_model *model, const vmcu_memory *memory)
     return status;
 }
 
-/* Every streamed port has the callback it needs: checked before anything runs. */
-static int stream_ready(const vmcu_model *model, const vmcu_stream *stream)
-{
-    uint16_t i;
-    for (i = 0; i < model->num_inputs; ++i) {
-        if (model->inputs[i].rows > 0 && (stream == 0 || stream->read_row == 0)) {
-            return 0;
-        }
-    }
-    for (i = 0; i < model->num_outputs; ++i) {
-        if (model->outputs[i].rows > 0 && (stream == 0 || stream->write_row == 0)) {
-            return 0;
-        }
-    }
-    return 1;
-}
-
-/* The streamed inputs whose tensor step `s` reads whole: every row pulled into it, in order (an
- * input with a tensor of 0 bytes is pulled by the step's kernel instead). */
-static vmcu_status pull_inputs(const vmcu_model *model, const vmcu_context *ctx, uint16_t s)
-{
-    uint16_t i;
-    for (i = 0; i < model->num_inputs; ++i) {
-        const vmcu_io *io = &model->inputs[i];
-        if (io->rows > 0 && io->step == s && model->tensors[io->tensor].bytes > 0) {
-            const vmcu_view view = view_of(model, ctx->pool, io->tensor);
-            const uint32_t row_bytes = io->bytes / io->rows;
-            uint32_t r;
-            for (r = 0; r < io->rows; ++r) {
-                const vmcu_status status = vmcu_pull_row(ctx, &view, r * row_bytes, i, r, row_bytes);
-                if (status != VMCU_OK) {
-                    return status;
-                }
-            }
-        }
-    }
-    return VMCU_OK;
-}
-
-/* The streamed outputs step `s` made: every row handed to the application, in order (the checks
- * found each output's tensor one run of pool bytes). */
-static vmcu_status push_outputs(const vmcu_model *model, const int8_t *pool, const vmcu_stream *stream, uint16_t s)
-{
-    uint16_t o;
-    for (o = 0; o < model->num_outputs; ++o) {
-        const vmcu_io *io = &model->outputs[o];
-        if (io->rows > 0 && io->step == s) {
-            const int8_t *src = pool + model->tensors[io->tensor].offset;
-            const uint32_t row_bytes = io->bytes / io->rows;
-            uint32_t r;
-            for (r = 0; r < io->rows; ++r) {
-                if (stream->write_row(stream->context, o, r, src + r * row_bytes, row_bytes) != 0) {
-                    return VMCU_ERROR_STREAM;
-                }
-            }
-        }
-    }
-    return VMCU_OK;
-}
-
 vmcu_status vmcu_invoke(const vmcu_model *model, const vmcu_memory *memory, uint16_t *failed_step)
 {
     return vmcu_invoke_streamed(model, memory, (const vmcu_stream *)0, failed_step);
@@ -145,7 +86,7 @@ vmcu_status vmcu_invoke_streamed(const vmcu_model *model, const vmcu_memory *mem
     if (status != VMCU_OK) {
         return status;
     }
-    if (!stream_ready(model, stream)) {
+    if (!vmcu_stream_ready(model, stream)) {
         return VMCU_ERROR_BAD_ARGUMENT;
     }
     status = check_state(model, memory);
@@ -174,7 +115,7 @@ vmcu_status vmcu_invoke_streamed(const vmcu_model *model, const vmcu_memory *mem
 #ifdef VMCU_PROFILE
         vmcu_profile_step(s); /* the rows pulled before the step and pushed after it count as its time */
 #endif
-        status = pull_inputs(model, &ctx, s);
+        status = vmcu_pull_inputs(model, &ctx, s);
 #ifdef VMCU_TRACE_ACCESS
         vmcu_trace_step(s, inputs, step->num_inputs, &output);
 #endif
@@ -182,7 +123,7 @@ vmcu_status vmcu_invoke_streamed(const vmcu_model *model, const vmcu_memory *mem
             status = step->kernel->run(&ctx, step->params, inputs, &output);
         }
         if (status == VMCU_OK) {
-            status = push_outputs(model, memory->pool, stream, s);
+            status = vmcu_push_outputs(model, memory->pool, stream, s);
         }
         if (status != VMCU_OK) {
             *failed_step = s;
