@@ -68,6 +68,7 @@ vmcu_status vmcu_invoke_streamed(const vmcu_model *model, const vmcu_memory *mem
                                  uint16_t *failed_step)
 {
     uint16_t s, unused;
+    int32_t streamed;
     vmcu_status status;
     if (failed_step == 0) {
         failed_step = &unused;
@@ -86,7 +87,8 @@ vmcu_status vmcu_invoke_streamed(const vmcu_model *model, const vmcu_memory *mem
     if (status != VMCU_OK) {
         return status;
     }
-    if (!vmcu_stream_ready(model, stream)) {
+    streamed = vmcu_stream_ready(model, stream);
+    if (streamed < 0) {
         return VMCU_ERROR_BAD_ARGUMENT;
     }
     status = check_state(model, memory);
@@ -115,14 +117,14 @@ vmcu_status vmcu_invoke_streamed(const vmcu_model *model, const vmcu_memory *mem
 #ifdef VMCU_PROFILE
         vmcu_profile_step(s); /* the rows pulled before the step and pushed after it count as its time */
 #endif
-        status = vmcu_pull_inputs(model, &ctx, s);
+        status = streamed > 0 ? vmcu_pull_inputs(model, &ctx, s) : VMCU_OK;
 #ifdef VMCU_TRACE_ACCESS
         vmcu_trace_step(s, inputs, step->num_inputs, &output);
 #endif
         if (status == VMCU_OK) {
             status = step->kernel->run(&ctx, step->params, inputs, &output);
         }
-        if (status == VMCU_OK) {
+        if (status == VMCU_OK && streamed > 0) {
             status = vmcu_push_outputs(model, memory->pool, stream, s);
         }
         if (status != VMCU_OK) {

@@ -32,20 +32,27 @@ vmcu_status vmcu_pull_row(const vmcu_context *ctx, const vmcu_view *view, uint32
 }
 
 /* Every streamed port has the callback it needs: checked before anything runs. */
-int vmcu_stream_ready(const vmcu_model *model, const vmcu_stream *stream)
+int32_t vmcu_stream_ready(const vmcu_model *model, const vmcu_stream *stream)
 {
+    int32_t ports = 0;
     uint16_t i;
     for (i = 0; i < model->num_inputs; ++i) {
-        if (model->inputs[i].rows > 0 && (stream == 0 || stream->read_row == 0)) {
-            return 0;
+        if (model->inputs[i].rows > 0) {
+            if (stream == 0 || stream->read_row == 0) {
+                return -1;
+            }
+            ++ports;
         }
     }
     for (i = 0; i < model->num_outputs; ++i) {
-        if (model->outputs[i].rows > 0 && (stream == 0 || stream->write_row == 0)) {
-            return 0;
+        if (model->outputs[i].rows > 0) {
+            if (stream == 0 || stream->write_row == 0) {
+                return -1;
+            }
+            ++ports;
         }
     }
-    return 1;
+    return ports;
 }
 
 /* The streamed inputs whose tensor step `s` reads whole: every row pulled into it, in order (an

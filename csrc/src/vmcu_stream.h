@@ -7,8 +7,9 @@
 
 #include "vmcu/vmcu_types.h"
 
-/** 1 when `stream` has a read_row for every streamed input and a write_row for every streamed output. */
-int vmcu_stream_ready(const vmcu_model *model, const vmcu_stream *stream);
+/** -1 when a streamed port lacks its callback in `stream`; else the number of streamed ports (0: the
+ *  run never looks at `stream`). */
+int32_t vmcu_stream_ready(const vmcu_model *model, const vmcu_stream *stream);
 
 /** Every row of the streamed inputs step `s` reads whole from the pool, pulled into their tensors in order. */
 vmcu_status vmcu_pull_inputs(const vmcu_model *model, const vmcu_context *ctx, uint16_t s);

@@ -15,7 +15,9 @@
  *   VMCU_STATE_BYTES         <NAME>_STATE_BYTES, what the model keeps between frames (LSTM, SVDF)
  *   VMCU_THREAD_STACK_BYTES  the inference thread's stack
  *   VMCU_FRAMES              inferences to run (0: for ever)
- * and optionally VMCU_INPUT_HEADER (recorded inputs: vmcu_example_inputs[i] for input i, instead
+ * A model converted with --stream-input takes its input rows from a simulated camera (camera_row)
+ * through vmcu_invoke_streamed(), so the frame never exists whole; the other models ignore the
+ * callbacks. And optionally VMCU_INPUT_HEADER (recorded inputs: vmcu_example_inputs[i] for input i, instead
  * of a made-up pattern), VMCU_PRINT_OUTPUTS (print every output byte) and VMCU_SEMIHOST_EXIT
  * (end with a semihosting exit, for QEMU). vmcu-validate --target mbed-qemu-cortex-m4 uses all
  * three and reads the lines this program prints.
@@ -56,20 +58,63 @@ uint32_t stack_high_water()
 }
 #endif
 
-// The input of frame `frame`: the recorded one, or a pattern that stands for a sensor.
-void fill_input(uint32_t index, uint32_t frame)
+// Byte `at` of input `index` in frame `frame`: the recorded one, or a pattern that stands for a sensor.
+int8_t input_byte(uint32_t index, uint32_t frame, uint32_t at)
 {
-    int8_t *input = vmcu_input(&model, pool, index);
 #ifdef VMCU_INPUT_HEADER
     // one frame's bytes after another (a sequence, for a model with state), over and over
     const uint32_t frames = vmcu_example_input_bytes[index] / model.inputs[index].bytes;
-    std::memcpy(input, vmcu_example_inputs[index] + (frame % frames) * model.inputs[index].bytes,
-                model.inputs[index].bytes);
+    return vmcu_example_inputs[index][(frame % frames) * model.inputs[index].bytes + at];
 #else
-    for (uint32_t i = 0; i < model.inputs[index].bytes; ++i) {
-        input[i] = static_cast<int8_t>(static_cast<int32_t>((i * 31u + frame * 7u) % 256u) - 128);
-    }
+    (void)index;
+    return static_cast<int8_t>(static_cast<int32_t>((at * 31u + frame * 7u) % 256u) - 128);
 #endif
+}
+
+// Inputs live in the pool (zero copy): written just before each vmcu_invoke(). A streamed input
+// (vmcu-convert --stream-input) is not there: the camera hands it over row by row (camera_row).
+void fill_input(uint32_t index, uint32_t frame)
+{
+    int8_t *input = vmcu_input(&model, pool, index);
+    if (input == nullptr) {
+        return;
+    }
+    for (uint32_t i = 0; i < model.inputs[index].bytes; ++i) {
+        input[i] = input_byte(index, frame, i);
+    }
+}
+
+// A simulated camera: row `row` of input `input` computed when the run asks for it, as a line
+// interrupt would deliver it (rows 0, 1, ... in order, each once; a real driver may block here).
+int32_t camera_row(void *context, uint32_t input, uint32_t row, int8_t *dst, uint32_t bytes)
+{
+    const uint32_t frame = *static_cast<const uint32_t *>(context);
+    for (uint32_t i = 0; i < bytes; ++i) {
+        dst[i] = input_byte(input, frame, row * bytes + i);
+    }
+    return 0;
+}
+
+// A streamed output's rows (vmcu-convert --stream-output), printed as they come: with
+// VMCU_PRINT_OUTPUTS, the same line print_outputs() prints for a whole output (its rows come in
+// order, all after the step that makes them).
+int32_t output_row(void *context, uint32_t output, uint32_t row, const int8_t *src, uint32_t bytes)
+{
+    (void)context;
+#ifdef VMCU_PRINT_OUTPUTS
+    if (row == 0) {
+        std::printf("output %lu:", static_cast<unsigned long>(output));
+    }
+    for (uint32_t i = 0; i < bytes; ++i) {
+        std::printf(" %d", static_cast<int>(src[i]));
+    }
+    if ((row + 1) * bytes == model.outputs[output].bytes) {
+        std::printf("\n");
+    }
+#else
+    (void)output, (void)row, (void)src, (void)bytes;
+#endif
+    return 0;
 }
 
 // Index of the largest int8 score. The output's scale is positive, so this is also the argmax
@@ -90,6 +135,9 @@ void print_outputs()
 #ifdef VMCU_PRINT_OUTPUTS
     for (uint32_t o = 0; o < model.num_outputs; ++o) {
         const int8_t *out = vmcu_output(&model, pool, o);
+        if (out == nullptr) {  // streamed: printed row by row as the run handed it over
+            continue;
+        }
         std::printf("output %lu:", static_cast<unsigned long>(o));
         for (uint32_t i = 0; i < model.outputs[o].bytes; ++i) {
             std::printf(" %d", static_cast<int>(out[i]));
@@ -104,15 +152,16 @@ void run_frames()
     const vmcu_memory memory = {pool, static_cast<uint32_t>(sizeof pool), scratch, static_cast<uint32_t>(sizeof scratch),
                                 reinterpret_cast<int8_t *>(state), VMCU_STATE_BYTES};
     mbed::Timer timer;
-    for (uint32_t frame = 0; VMCU_FRAMES == 0 || frame < VMCU_FRAMES; ++frame) {
-        // Inputs live in the pool (zero copy): write them just before each vmcu_invoke().
+    uint32_t frame = 0;
+    const vmcu_stream camera = {camera_row, output_row, &frame};
+    for (; VMCU_FRAMES == 0 || frame < VMCU_FRAMES; ++frame) {
         for (uint32_t i = 0; i < model.num_inputs; ++i) {
             fill_input(i, frame);
         }
         timer.reset();
         timer.start();
         uint16_t failed_step = 0;
-        const vmcu_status status = vmcu_invoke(&model, &memory, &failed_step);
+        const vmcu_status status = vmcu_invoke_streamed(&model, &memory, &camera, &failed_step);
         timer.stop();
         std::printf("status %d\n", static_cast<int>(status));
         if (status != VMCU_OK) {
@@ -121,10 +170,12 @@ void run_frames()
         }
         const auto elapsed = std::chrono::duration_cast<std::chrono::microseconds>(timer.elapsed_time());
         const int8_t *scores = vmcu_output(&model, pool, 0);
-        const uint32_t best = argmax(scores, model.outputs[0].bytes);
-        std::printf("frame %lu: argmax %lu (score %d) in %lu us\n", static_cast<unsigned long>(frame),
-                    static_cast<unsigned long>(best), static_cast<int>(scores[best]),
-                    static_cast<unsigned long>(elapsed.count()));
+        if (scores != nullptr) {
+            const uint32_t best = argmax(scores, model.outputs[0].bytes);
+            std::printf("frame %lu: argmax %lu (score %d) in %lu us\n", static_cast<unsigned long>(frame),
+                        static_cast<unsigned long>(best), static_cast<int>(scores[best]),
+                        static_cast<unsigned long>(elapsed.count()));
+        }
         std::printf("measure invoke_us %lu\n", static_cast<unsigned long>(elapsed.count()));
         print_outputs();
         if (VMCU_FRAMES == 0) {

@@ -121,8 +121,6 @@ class MbedTarget(Target):
     def build(self, work: Path, model_dir: Path, prefix: str, inputs_int8: list[np.ndarray], pool_shrink: int) -> Path:
         if pool_shrink:
             raise UsageError(f"{self.name} runs the plan's pool as the example declares it")
-        if any(streamed_ports(model_dir, prefix).values()):
-            raise UsageError(f"{self.name} runs the example, which passes whole inputs and outputs: no streamed ports")
         tree = mbed_tree(find_mbed_source(self.mbed_os))
         header = work / "inputs.h"
         header.write_text(inputs_header(inputs_int8))
