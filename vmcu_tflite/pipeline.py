@@ -53,7 +53,8 @@ def compile_graph(graph: Graph, planner: str = "vmcu", fuse: bool = True, recomp
             steps, fusion, plan = trial
     # One meaning for tensor_level_bytes whatever was fused: the model's layers at whole-tensor level.
     baseline = plan.tensor_level_bytes if steps is layers else make_plan(simple, layers, "tensor").pool_bytes
-    streamed = replace(streamed_ports(simple, steps, stream_inputs, stream_outputs), pool_bytes_whole=whole)
+    streamed = streamed_ports(simple, steps, stream_inputs, stream_outputs)
+    streamed = replace(streamed, pool_bytes_whole=whole) if streamed else streamed
     return Program(simple, steps, replace(plan, fusion=fusion, tensor_level_bytes=baseline, tuning=tuning,
                                           streamed_io=streamed))
 

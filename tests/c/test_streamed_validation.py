@@ -3,8 +3,9 @@
 The harness serves each streamed input's rows from its baked-in array through read_row and
 collects each streamed output's rows from write_row, checking the protocol (vmcu_tflite/validate/
 harness.py); the outputs must be bit-exact with the reference interpreter and TFLite Micro, as
-the whole-pool runs are (tests/c/test_models_c.py). For now every input is pulled whole into the
-pool before the step that reads it (no kernel pulls into its ring yet).
+the whole-pool runs are (tests/c/test_models_c.py). Where a chain starts at a streamed input,
+its generated kernel pulls the rows into its ring (vmcu_pull_row); elsewhere the runtime pulls
+them whole into the pool before the step that reads it.
 """
 from __future__ import annotations
 
@@ -13,9 +14,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from tests.models_under_test import FIXTURES, REAL_MODELS
 from vmcu_tflite.codegen.model_c import c_identifier
 from vmcu_tflite.codegen.project import write_project
 from vmcu_tflite.pipeline import compile_model
+from vmcu_tflite.reader import read_model
 from vmcu_tflite.validate.harness import parse_run
 from vmcu_tflite.validate.run import validate_program
 from vmcu_tflite.validate.targets import HOST, SANITIZED_HOST
@@ -26,6 +29,19 @@ STREAM = 7  # VMCU_ERROR_STREAM
 # (fixture, streamed inputs, streamed outputs): a fused chain, a model with state run as a
 # sequence (the rows start again at 0 each run), two outputs of which one streams
 CASES = [("kws_like", [0], [0]), ("svdf_keyword", [0], [0]), ("activations", [0], [1])]
+
+
+@pytest.mark.parametrize("model", FIXTURES + REAL_MODELS, ids=lambda p: p.stem)
+def test_every_model_streamed_is_bit_exact_on_the_sanitized_host(model, tmp_path):
+    """Every input pulled and every output pushed row by row, through the generated C built with
+    ASan and UBSan: the chains that pull rows into their rings among them."""
+    graph = read_model(model)
+    program = compile_model(model, stream_inputs=range(len(graph.inputs)), stream_outputs=range(len(graph.outputs)))
+    result = validate_program(program, model.read_bytes(), SANITIZED_HOST, seed=3, work=tmp_path)
+    assert result.status == 0
+    assert result.matches_reference and result.matches_tflm
+    pulled = [p for p in program.plan.streamed_io.inputs if p.in_ring]
+    assert ("vmcu_pull_row(" in "".join(f.read_text() for f in (tmp_path / "model").glob("*_model.c"))) == bool(pulled)
 
 
 @pytest.mark.parametrize("stem,inputs,outputs", CASES, ids=[c[0] for c in CASES])

@@ -143,3 +143,22 @@ def test_a_whole_tensor_1x1_layer_takes_its_widest_segment():
     data = rng.integers(-128, 128, (1, 6, 6, 16)).astype(np.int8)
     ours = Interpreter(program).run([data]).outputs[0]
     np.testing.assert_array_equal(ours, run_tflm(model, [data], 1)[0][0])
+
+
+@settings(max_examples=30, deadline=None)
+@given(random_graphs())
+def test_random_graphs_streamed_are_hazard_free_bit_exact_and_never_larger(case):
+    """The input pulled and the output pushed row by row: the same values as whole, in at most the
+    pool of the plan without streaming, at the same MACs; a ring, where a chain pulls the input,
+    never crosses the end of the pool."""
+    model, data = case
+    whole = compile_model(model, "vmcu")
+    streamed = compile_model(model, "vmcu", stream_inputs=[0], stream_outputs=[0])
+    ours = Interpreter(streamed).run([data]).outputs
+    for a, b in zip(ours, Interpreter(whole).run([data]).outputs):
+        np.testing.assert_array_equal(a, b)
+    assert streamed.plan.pool_bytes <= whole.plan.pool_bytes and streamed.plan.macs == whole.plan.macs
+    for port in streamed.plan.streamed_io.inputs:
+        if port.in_ring:
+            ring = streamed.plan.buffers[-1 - port.step]
+            assert streamed.plan.offsets[ring.tensor] + ring.size <= streamed.plan.pool_bytes
