@@ -73,7 +73,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     sequence = f", {args.runs} runs" if args.runs > 1 else ""
     tuning = program.plan["tuning"]
     kernels = f", {tuning} kernels" if tuning != "dsp" else ""
-    streamed = program.plan["streamed_io"]
+    streamed = program.plan.get("streamed_io", {"inputs": [], "outputs": []})
     rows = "".join(f", {what} {p['index']} streamed ({p['rows']} rows{' into a ring' if p['in_ring'] else ''})"
                    for what in ("input", "output") for p in streamed[f"{what}s"])
     print(f"{args.model.name}: {len(program.steps)} steps over a {program.pool_bytes}-byte pool "

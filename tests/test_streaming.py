@@ -166,3 +166,17 @@ def test_streamed_image_models_go_below_the_newest_research_at_their_own_macs(na
     assert streamed.plan.macs == whole.plan.macs
     assert streamed.plan.streamed_io.inputs[0].in_ring
     assert streamed.plan.streamed_io.pool_bytes_whole == whole.plan.pool_bytes
+
+
+def test_a_streamed_plan_json_runs_again_as_it_was_planned(tmp_path):
+    """plan.json carries the streamed ports and the chains that pull: `--plan` runs the same program."""
+    model = FIXTURES[[p.stem for p in FIXTURES].index("kws_like")]
+    program = convert(model, stream_inputs=True, stream_outputs=True)
+    program.write(tmp_path)
+    again = convert(model, plan=tmp_path / "plan.json")
+    assert again.plan["streamed_io"] == program.plan["streamed_io"] and again.plan["streamed_io"]["inputs"][0]["in_ring"]
+    assert again.pool_bytes == program.pool_bytes
+    x = program.random_inputs(2)
+    for ours, theirs in zip(again.run(x, compare_tflm=True), program.run(x)):
+        np.testing.assert_array_equal(ours, theirs)
+    assert "streamed_io" not in convert(model).plan

@@ -88,8 +88,7 @@ class Plan:
                       for s in self.steps],
             "fused_blocks": [dict(asdict(f), ops=list(f.ops)) for f in self.fusion],
             "state": _state_json(graph),
-            "streamed_io": self.streamed_io.to_json(),
-        }
+        } | ({"streamed_io": self.streamed_io.to_json()} if self.streamed_io else {})
 
     def dumps(self, graph: Graph) -> str:
         return json.dumps(self.to_json(graph), indent=1) + "\n"
