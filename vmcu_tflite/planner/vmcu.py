@@ -90,7 +90,8 @@ def plan_vmcu(graph: Graph, steps: Sequence[Step], segment_override: int | None 
         streaming, buffers, offsets = _widen_in_place_segments(steps, streaming, buffers, overlaps, pool, offsets, io)
         tiles, streaming, offsets = choose_tiles(graph, steps, streaming, buffers, pool, offsets, io)
     if any(getattr(s.params, "pulls_input", None) is not None for s in steps):
-        offsets = _unwrapped_where_it_fits(buffers, overlaps, pool, offsets)
+        # the overlaps the final streaming allows (the tiles may have widened some distances)
+        offsets = _unwrapped_where_it_fits(buffers, stream_overlaps(graph, steps, streaming), pool, offsets)
     footprints = step_footprints(buffers, offsets, pool)
     planned = []
     for step in steps:
