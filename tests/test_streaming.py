@@ -129,7 +129,8 @@ def test_the_row_source_takes_each_row_once_in_order_and_all_of_them():
 def test_rows_are_the_outermost_dimension_that_is_not_a_batch_of_one():
     assert row_layout((1, 96, 96, 3)) == (96, 288)
     assert row_layout((1, 49, 10, 1)) == (49, 10)
-    assert row_layout((1, 640)) == (640, 1)
+    assert row_layout((1, 640)) == (1, 640)  # a vector is one row
+    assert row_layout((640,)) == (1, 640)
     assert row_layout((4, 10)) == (4, 10)
     assert row_layout((1, 8, 2), itemsize=2) == (8, 4)
 

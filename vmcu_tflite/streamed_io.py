@@ -61,7 +61,9 @@ def row_layout(shape: Sequence[int], itemsize: int = 1) -> tuple[int, int]:
     dims = list(shape)
     if len(dims) >= 2 and dims[0] == 1:
         dims = dims[1:]
-    rows = dims[0] if dims else 1
+    if len(dims) < 2:  # a vector: one row (its elements are not rows of one byte)
+        dims = [1, *dims]
+    rows = dims[0]
     row_bytes = itemsize
     for d in dims[1:]:
         row_bytes *= d

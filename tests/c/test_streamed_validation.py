@@ -69,7 +69,7 @@ def test_the_harness_fails_a_run_that_breaks_the_protocol(tmp_path):
     header = model_dir / f"{prefix}_model.h"
     port = program.plan.streamed_io.outputs[0]
     text = header.read_text()
-    wrong = f"#define {prefix.upper()}_OUTPUT0_ROW_BYTES {port.row_bytes + 1}u"
+    wrong = f"#define {prefix.upper()}_OUTPUT0_ROW_BYTES {port.row_bytes - 1}u"
     header.write_text(text.replace(f"#define {prefix.upper()}_OUTPUT0_ROW_BYTES {port.row_bytes}u", wrong))
     assert wrong in header.read_text()
     inputs = [np.zeros(p.shape, np.int8).reshape(-1) for p in program.graph.inputs]
