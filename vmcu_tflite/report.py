@@ -93,7 +93,7 @@ def render_report(program: Program, baseline: LayerBaseline, tflm_head: int | No
 
 def _streaming(program: Program) -> list[str]:
     """Which inputs and outputs stream, where each input's rows go, and what that saved."""
-    streamed, graph = program.plan.streamed_io, program.graph
+    streamed = program.plan.streamed_io
     if not streamed:
         return []
     lines = ["", "## Streamed inputs and outputs", "",

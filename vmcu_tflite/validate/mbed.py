@@ -27,7 +27,7 @@ import numpy as np
 
 from ..codegen.cwriter import CWriter
 from ..errors import UsageError
-from .targets import QEMU_TOOLS, Target, _run, _sections, _symbol_sizes, cmake, header_bytes, streamed_ports
+from .targets import QEMU_TOOLS, Target, _run, _sections, _symbol_sizes, cmake, header_bytes
 
 TARBALL = "mbed-ce-trimmed.tar.gz"
 MARKER = Path("tools") / "cmake" / "mbed_toolchain_setup.cmake"  # what makes a folder an Mbed CE tree
