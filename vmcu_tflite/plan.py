@@ -86,12 +86,21 @@ class Plan:
                         for b in self.buffers.values()],
             "steps": [dict(asdict(s), ops=list(s.ops), streamed_inputs=list(s.streamed_inputs), mode=s.mode)
                       for s in self.steps],
-            "fused_blocks": [dict(asdict(f), ops=list(f.ops)) for f in self.fusion],
+            "fused_blocks": [_fusion_json(f) for f in self.fusion],
             "state": _state_json(graph),
         } | ({"streamed_io": self.streamed_io.to_json()} if self.streamed_io else {})
 
     def dumps(self, graph: Graph) -> str:
         return json.dumps(self.to_json(graph), indent=1) + "\n"
+
+
+def _fusion_json(choice) -> dict[str, Any]:
+    """A fusion choice; `pulls` only for a chain that pulls a streamed input (the plans of models
+    without streaming stay as they were)."""
+    found = dict(asdict(choice), ops=list(choice.ops))
+    if found.get("pulls") is None:
+        found.pop("pulls", None)
+    return found
 
 
 def _state_json(graph: Graph) -> dict[str, Any]:
