@@ -26,20 +26,24 @@ from vmcu_tflite.validate.targets import HOST, SANITIZED_HOST
 ROOT = Path(__file__).resolve().parents[2]
 STREAM = 7  # VMCU_ERROR_STREAM
 
-# (fixture, streamed inputs, streamed outputs): a fused chain, a model with state run as a
-# sequence (the rows start again at 0 each run), two outputs of which one streams
-CASES = [("kws_like", [0], [0]), ("svdf_keyword", [0], [0]), ("activations", [0], [1])]
+# (fixture, streamed inputs, streamed outputs): two outputs of which one streams (every port of
+# every model streams in the test above, a model with state among them)
+CASES = [("activations", [0], [1])]
 
 
-@pytest.mark.parametrize("model", FIXTURES + REAL_MODELS, ids=lambda p: p.stem)
+@pytest.mark.parametrize("model", FIXTURES + [m for m in REAL_MODELS if m.stem == "mlperf-kws-dscnn"],
+                         ids=lambda p: p.stem)
 def test_every_model_streamed_is_bit_exact_on_the_sanitized_host(model, tmp_path):
     """Every input pulled and every output pushed row by row, through the generated C built with
-    ASan and UBSan: the chains that pull rows into their rings among them."""
+    ASan and UBSan: the chains that pull rows into their rings among them. (The other shared
+    models' streamed plans run bit-exact on every board in benchmarks/streaming.py; here they
+    would double the file's time.)"""
     graph = read_model(model)
     program = compile_model(model, stream_inputs=range(len(graph.inputs)), stream_outputs=range(len(graph.outputs)))
-    result = validate_program(program, model.read_bytes(), SANITIZED_HOST, seed=3, work=tmp_path)
+    # against the reference interpreter, whose streamed runs tests/test_streaming.py holds to TFLite Micro
+    result = validate_program(program, model.read_bytes(), SANITIZED_HOST, seed=3, work=tmp_path, compare_tflm=False)
     assert result.status == 0
-    assert result.matches_reference and result.matches_tflm
+    assert result.matches_reference
     pulled = [p for p in program.plan.streamed_io.inputs if p.in_ring]
     assert ("vmcu_pull_row(" in "".join(f.read_text() for f in (tmp_path / "model").glob("*_model.c"))) == bool(pulled)
 

@@ -145,7 +145,7 @@ def test_a_whole_tensor_1x1_layer_takes_its_widest_segment():
     np.testing.assert_array_equal(ours, run_tflm(model, [data], 1)[0][0])
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=20, deadline=None)
 @given(random_graphs(), st.sampled_from(["dsp", "helium"]))
 def test_random_graphs_streamed_are_hazard_free_bit_exact_and_never_larger(case, tuning):
     """The input pulled and the output pushed row by row: the same values as whole, in at most the
