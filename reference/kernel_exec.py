@@ -138,12 +138,7 @@ class _Semantics(Statement):
             raise DescriptionError(f"RAMStore of {s.tensor} copies {s.src}, a {decl.ctype} buffer, as bytes")
         packed = packed_positions(which, self.frame.count)
         values = self.read(s.src, which, self.value(s.src_index)[which] + packed, "the stored")
-        self.executor.history.record(self.position, values)
-        ids = self.ident * (1 << 40) + which
-        previous = self.executor.stored.get(s.tensor)
-        if previous is not None:
-            byte, values, ids = (np.concatenate(pair) for pair in zip(previous, (byte, values, ids)))
-        self.executor.stored[s.tensor] = (byte, values, ids)
+        self._keep(s.tensor, byte, which, values)
 
     def _PullRow(self, s: PullRow) -> None:
         """The rows the application serves, in the order the kernel pulls them (its instances run
@@ -156,12 +151,17 @@ class _Semantics(Statement):
         values = np.concatenate(served).astype(np.int64) if served else np.zeros(0, np.int64)
         starts = np.cumsum(length) - length
         values = values[starts[which] + packed_positions(which, self.frame.count)]
+        self._keep(s.tensor, byte, which, values)
+
+    def _keep(self, tensor: str, byte: np.ndarray, which: np.ndarray, values: np.ndarray) -> None:
+        """What a store put in the pool: for later loads of this step (the history) and for the
+        step's output, with the statement instance that stored each byte."""
         self.executor.history.record(self.position, values)
         ids = self.ident * (1 << 40) + which
-        previous = self.executor.stored.get(s.tensor)
+        previous = self.executor.stored.get(tensor)
         if previous is not None:
             byte, values, ids = (np.concatenate(pair) for pair in zip(previous, (byte, values, ids)))
-        self.executor.stored[s.tensor] = (byte, values, ids)
+        self.executor.stored[tensor] = (byte, values, ids)
 
     def _RAMFree(self, s: RAMFree) -> None:
         """Nothing to compute: `kernel_run` proves the kernel never reads these bytes again."""
