@@ -125,12 +125,12 @@ def main(argv: list[str]) -> int:
         "`--allow-recompute` asks otherwise.", "", *pools, "",
         "What sets each streamed pool: the step that holds the most and what it holds (`vmcu_tflite/peak.py`; "
         "also the last line of report.md).", "", *floors, "",
-        "Below these floors: every ring is as tall as the window that reads it, the least a schedule that makes "
-        "whole rows on demand can keep, and a tensor a residual ADD reads again stays whole. Two ways go lower, "
-        "neither built yet: rings made pixel by pixel just ahead of a stride-1 window (a line buffer: the "
-        "window's rows less one, and a window's width of pixels), which would shave MCUNet-VWW's input ring and "
-        "first ring (its second, read at stride 2, keeps three rows); and column tiles whose halos are "
-        "recomputed, which MCUNet-320KB-ImageNet's 7x7 rings over 44 columns would need (today "
+        "Below these floors: in a chain that pulls the input, the ring its last stage reads is a line buffer "
+        "(its last new row made a few pixels at a time just ahead of the windows: the window's rows less one "
+        "and about a window's width of pixels); every other ring is as tall as the window that reads it, the "
+        "least a schedule that makes whole rows on demand can keep, and a tensor a residual ADD reads again "
+        "stays whole. Lower still needs line buffers in the chain's other rings, or column tiles whose halos "
+        "are recomputed, which MCUNet-320KB-ImageNet's 7x7 rings over 44 columns would need (today "
         "`--allow-recompute` recomputes only a chain's first stage, which the chain that pulls the input does "
         "not do)."]
     if not args.no_run:

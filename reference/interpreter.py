@@ -11,7 +11,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from vmcu_tflite.errors import MismatchError, UsageError
+from vmcu_tflite.errors import HazardError, MismatchError, UsageError
 from vmcu_tflite.kernels import describe
 from vmcu_tflite.pipeline import Program
 from vmcu_tflite.plan import workspace_id
@@ -178,8 +178,11 @@ class Interpreter:
         for ws in kernel.workspaces:
             who = Access(step.index, step.kernel, step.ops, WORKSPACE_TAG - step.index,
                          f"{ws.name} (workspace of step {step.index})", segment)
-            roles[ws.name] = Role(who, self.program.plan.offsets[workspace_id(step.index)] + ws.at, ws.size, ws.capacity,
-                                  consumed=True)
+            at = self.program.plan.offsets[workspace_id(step.index)] + ws.at
+            if ws.wraps and at % pool.size + ws.capacity > pool.size:
+                raise HazardError(f"plan hazard: step {step.index} ({step.kernel}): its line ring {ws.name} crosses "
+                                  f"the end of the pool, where it cannot wrap at its own end")
+            roles[ws.name] = Role(who, at, ws.size, ws.capacity, consumed=True)
         for name, size in kernel.tensors.items():
             if roles[name].size != size:
                 raise UsageError(f"step {step.index} ({step.kernel}): its kernel addresses {size} bytes of {name}, "

@@ -28,7 +28,7 @@ from typing import Callable
 import numpy as np
 
 from vmcu_tflite.errors import HazardError, MismatchError
-from vmcu_tflite.kernels.ir import Kernel, RAMFree, RAMLoad, RAMStore
+from vmcu_tflite.kernels.ir import Kernel, PullRow, RAMFree, RAMLoad, RAMStore
 from vmcu_tflite.kernels.schedule import clock, instances, time_of, values, walk
 
 from .flash import FlashImage
@@ -240,7 +240,7 @@ def run_kernel(pool: SimulatedPool, kernel: Kernel, roles: dict[str, Role], imag
     if failures:
         raise HazardError(min(failures)[1])
 
-    stored = _execute(pool, kernel, roles, events, image, rows)
+    stored = _execute(pool, kernel, roles, events, image, None if rows is None else _pulled_in_order(events, rows))
     # Apply: streamed inputs released, workspace gone, the output in place.
     for role in roles.values():
         if role.consumed and not role.capacity:
@@ -249,6 +249,25 @@ def run_kernel(pool: SimulatedPool, kernel: Kernel, roles: dict[str, Role], imag
         b = np.flatnonzero(first_store["output"] != NEVER)
         pool.place(roles["output"].who, roles["output"].base, b, stored.values[b])
     return stored
+
+
+class _Served:
+    """The rows a kernel's PullRow statements took, by (input, row): the executor runs statement
+    by statement, so the rows are pulled first, all of them in the order the C pulls them."""
+
+    def __init__(self, rows: dict[tuple[int, int], np.ndarray]) -> None:
+        self.rows = rows
+
+    def pull(self, index: int, row: int, length: int) -> np.ndarray:
+        return self.rows[index, row][:length]
+
+
+def _pulled_in_order(events: list[_Events], source) -> _Served:
+    """Every row the kernel pulls, asked of `source` (`row_stream.RowSource`) in time order
+    across the PullRow statements (a chain with a line ring pulls from two)."""
+    pulls = [(int(t), e.stmt.input, int(r), int(n)) for e in events if isinstance(e.stmt, PullRow)
+             for t, r, n in zip(e.time, values(e.stmt.row, e.env), e.length)]
+    return _Served({(i, r): source.pull(i, r, n) for _, i, r, n in sorted(pulls)})
 
 
 @dataclass

@@ -150,10 +150,43 @@ def test_plans_without_streaming_are_unchanged():
         assert all(getattr(s.params, "pulls_input", None) is None for s in compile_model(path).steps)
 
 
-SHARED_POOLS = {  # model -> (most pool bytes with its input streamed, msf-CNN's smallest peak)
+SHARED_POOLS = {  # model -> most pool bytes with its input streamed (below msf-CNN's 63,456 and 15,368)
     "mcunet-320kb-1mb_imagenet": 56_000,
-    "mcunet-vww1": 15_368,
+    "mcunet-vww1": 14_000,
 }
+
+
+def conv_stack_streamed():
+    """conv_stack with its input pulled: the chain's last stage (a 3x3 stride-2 convolution) reads
+    its ring as a line buffer."""
+    model = FIXTURES[[p.stem for p in FIXTURES].index("conv_stack")]
+    program = compile_model(model, stream_inputs=[0])
+    return model, program, next(s.params for s in program.steps if s.kernel == "LAYER_CHAIN")
+
+
+def test_a_line_ring_keeps_its_window_less_a_row_and_a_window_of_pixels():
+    model, program, chain = conv_stack_streamed()
+    stage = chain.stages[chain.line_ring]
+    _, _, w, c = chain.stage_output(stage)
+    head = chain.layers[chain.stages[chain.line_ring + 1].first]
+    assert chain.line_ring == len(chain.stages) - 2
+    assert (stage.ring_rows - 1) * w * c < chain.ring_bytes(stage) < stage.ring_rows * w * c
+    assert chain.ring_bytes(stage) <= ((stage.ring_rows - 1) * w + 2 * head.filter.shape[2] + 2 * head.stride[1]) * c
+    x = convert(model).random_inputs(3)
+    np.testing.assert_array_equal(Interpreter(program).run(x).outputs[0], convert(model).run(x)[0])
+    assert all(getattr(s.params, "line_ring", None) is None for s in compile_model(model).steps)  # opt-in
+
+
+def test_a_line_ring_one_pixel_short_is_a_hazard(monkeypatch):
+    """Mutation: one pixel fewer lets the last row's newest pixel land on one the window's top
+    row still has to give; the interpreter must name the ring."""
+    line_ring_pixels = chain_module.LayerChainParams.line_ring_pixels
+    monkeypatch.setattr(chain_module.LayerChainParams, "line_ring_pixels",
+                        lambda self, i=None: line_ring_pixels(self, i) - 1)
+    model, program, chain = conv_stack_streamed()
+    assert chain.line_ring is not None
+    with pytest.raises(HazardError, match="ring1"):
+        Interpreter(program).run(convert(model).random_inputs(3))
 
 
 @pytest.mark.skipif(not REAL_MODELS, reason=f"shared models not present in {SHARED}")

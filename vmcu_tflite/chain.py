@@ -10,7 +10,9 @@ max(input, output) + the rings, where the layers apart hold their largest input 
 Where the chain's input is a streamed model input (`vmcu_tflite/streamed_io.py`), the chain pulls
 its rows from the application into one more ring, as tall as its first layer's window, just before
 the first row that needs them: the input never exists whole, and the step holds its output and
-its rings only.
+its rings only. Such a chain also keeps the ring its last stage reads as a line buffer: the last
+row an output row's window needs is made a few pixels at a time just ahead of the windows, so
+the ring holds the window's rows less one and about a window's width of pixels.
 
 A TRANSPOSE from NCHW to NHWC may start the chain (a PyTorch export's input): its pixels are
 gathered channel by channel from the planes the application wrote, so the input never exists
@@ -110,7 +112,38 @@ class LayerChainParams:
 
     def ring_bytes(self, stage: Stage) -> int:
         _, _, w, c = self.stage_output(stage)
-        return 0 if self.recompute and stage == self.stages[0] else stage.ring_rows * w * c
+        if self.recompute and stage == self.stages[0]:
+            return 0
+        if self.line_ring is not None and stage == self.stages[self.line_ring]:
+            return self.line_ring_pixels() * c
+        return stage.ring_rows * w * c
+
+    @cached_property
+    def line_ring(self) -> int | None:
+        """The ring kept as a line buffer, or None: in a chain that pulls its input (whose pool is
+        the tightest; other plans keep the rings their figures were measured with), the ring the
+        last stage reads, where a line buffer is smaller than its rows. The last new row that an
+        output row's window needs is made pixel by pixel just ahead of the output pixels that read
+        it, so the ring holds the window's rows less one and a window's width of pixels
+        (`line_ring_pixels`); it wraps at its own end, not at a row's."""
+        i = len(self.stages) - 2
+        if self.pulls_input is None or i < 0 or self.recompute:
+            return None
+        _, _, w, _ = self.stage_output(self.stages[i])
+        return i if self.line_ring_pixels(i) < self.stages[i].ring_rows * w else None
+
+    def line_ring_pixels(self, i: int | None = None) -> int:
+        """Pixels of ring i (default: the line ring) as a line buffer. The last stage's tile of T
+        output pixels at column x reads its window's columns up to (x + T - 1)s - p + k, made
+        ahead in whole tiles of ring i's stage; that tile's pixels overwrite the ring's oldest,
+        which the window's top row must no longer need: (k_h - 1) rows and
+        (T - 1)s + k_w + tile - 1 pixels."""
+        i = self.line_ring if i is None else i
+        head = self.layers[self.stages[i + 1].first]
+        _, k_h, k_w, _ = head.filter.shape
+        _, _, w, _ = self.stage_output(self.stages[i])
+        return ((k_h - 1) * w + (self.stage_tile(i + 1) - 1) * head.stride[1] + k_w
+                + self.stage_tile(i) - 1)
 
     def can_pull(self) -> bool:
         """The chain can pull its input row by row from the application into a ring as tall as

@@ -98,7 +98,7 @@ def kernel_checks(kernel: Kernel, name: str, whole: frozenset[str], params_type:
     inputs = 1 + max([int(r[5:]) for r in roles if r != "output"], default=-1)
     conditions = [f"step->num_inputs < {inputs}u"] if inputs else []
     conditions += [_role_check(r, kernel.tensors[r], r in whole) for r in sorted(roles)]
-    conditions += [f"!vmcu_workspace_holds(model, step, {w.at}u, {w.capacity}u, {int(w.name in whole)})"
+    conditions += [f"!vmcu_workspace_holds(model, step, {w.at}u, {w.capacity}u, {int(w.name in whole or w.wraps)})"
                    for w in kernel.workspaces]
     walk = _Walk(writer)
     walk.struct("p", params_type, init)

@@ -53,8 +53,12 @@ def whole_roles(program: Program, step, kernel: Kernel) -> frozenset[str]:
     if "input0" in kernel.tensors:  # not where the kernel pulls its input into a ring
         spans["input0"] = (graph.storage_of(step.inputs[0]), 0, kernel.tensors["input0"])
     spans.update({w.name: (workspace_id(step.index), w.at, w.capacity) for w in kernel.workspaces})
-    return frozenset(role for role, (buffer, at, size) in spans.items()
-                     if plan.offsets[buffer] + at + size <= plan.pool_bytes)
+    whole = frozenset(role for role, (buffer, at, size) in spans.items()
+                      if plan.offsets[buffer] + at + size <= plan.pool_bytes)
+    wraps = {w.name for w in kernel.workspaces if w.wraps}
+    if not wraps <= whole:
+        raise ValueError(f"step {step.index}: the plan puts a line ring across the end of the pool")
+    return whole - wraps  # a line ring wraps at its own end: its reads and writes check for it
 
 
 def kernel_functions(program: Program, prefix: str) -> KernelFunctions:

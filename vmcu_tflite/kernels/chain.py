@@ -11,6 +11,10 @@ layer of the stage applied to that pixel in registers. Where the chain recompute
 section 5.2), the first stage keeps no ring: for each tile of the second stage's depthwise pixels
 (up to eight, `LayerChainParams.stage_tile`), the first stage's pixels of their windows are made
 again into one register window.
+Where the ring the last stage reads is a line buffer (`LayerChainParams.line_ring`), the last of
+an output row's new rows of it is made inside the output loop instead, just ahead of each tile
+of output pixels: the columns that tile's windows reach first, in whole tiles of the ring's
+stage, the rest of the row with the last tile.
 The last stage's pixels go to the output segment by segment (each segment added to the input's
 at its place first where a residual ADD ends the chain), or, where a global average pool
 ends the chain, into one int32 sum per channel whose means are stored at the end. The input is
@@ -19,12 +23,14 @@ consumed input.
 """
 from __future__ import annotations
 
+from typing import Callable
+
 from ..chain import PIXELS, is_depthwise, is_transpose
 from .conv import conv_pixel
 from .depthwise import depthwise_pair, depthwise_pixel, pairs_pixels
 from .gemm import WIDEN_BYTES, channel_group, pair_bytes, whole_words
 from .index import Const, Ix, Var, floor_div, imax, imin
-from .ir import (Accumulate, AddResidual, Average, Broadcast, Dot, Kernel, PullRow, RAMLoad, RAMStore, RegAlloc,
+from .ir import (Accumulate, AddResidual, Average, Broadcast, Dot, Kernel, Loop, PullRow, RAMLoad, RAMStore, RegAlloc,
                  Requantize, Widen, Workspace, loop)
 from .offset import dot_offset, kernel_bias
 from .requant import requant_form
@@ -218,19 +224,76 @@ def _pull_rest(params) -> list:
     return [_pull_loop(params, needed, h)] if needed < h else []
 
 
+def _row_needs(params, i: int, r: Ix) -> list:
+    """What row r of stage i reads made first: the rows of stage i - 1 it is the first to need,
+    or the input rows it is the first to need where the chain pulls them."""
+    return [_make_rows(params, i - 1, r)] if _has_ring(params, i - 1) else _pull_rows(params, r) if i == 0 else []
+
+
+def _row_pixels(params, i: int, r: Ix, lo: Ix | int = 0, hi: Ix | int | None = None) -> list[Loop]:
+    """Pixels [lo, hi) (default: the whole row) of row r of stage i into ring i, a tile at a
+    time. A whole row's loop carries the stage's interior hint (the C folds the clamps away
+    there). Columns that vary (a line ring's few at a time) go as three loops: those before the
+    stage's interior, those in it (clamp-free) and those after it, in whole tiles: `lo` and
+    `hi` are multiples of the tile (or the row's end), and so are the interior's whole-tile
+    bounds, so the C has no partial tile to branch on (the row's last, where the tile does not
+    divide the row, goes pixel by pixel)."""
+    _, _, w, c = params.stage_output(params.stages[i])
+    x, tile = Var(f"x{i}"), params.stage_tile(i)
+    interior = _interior(params, i)
+
+    def pixels(first: Ix, end: Ix, size: int, count: Ix, hint=None) -> Loop:
+        made, buf = _stage_pixels(params, i, r, x, count, tile=size if size == 1 else None)
+        return loop(f"x{i}", first, end, [*made, RAMStore(f"ring{i}", (r * w + x) * c, count * c, buf)],
+                    step=size, interior=hint)
+    if hi is None:
+        return [pixels(Const(lo), Const(w), tile, imin(w - x, tile), interior)]
+    a, b = (-(-interior[0] // tile) * tile, interior[1] // tile * tile) if interior else (0, 0)
+    if a >= b:
+        return [pixels(lo, hi, tile, imin(hi - x, tile))]
+    right = (tile, Const(tile)) if w % tile == 0 else (1, Const(1))
+    return [pixels(lo, imin(hi, a), tile, Const(tile)), pixels(imax(lo, a), imin(hi, b), tile, Const(tile)),
+            pixels(imax(lo, b), hi, *right)]
+
+
 def _make_rows(params, i: int, needed_by: Ix):
     """The rows of stage i that row `needed_by` of stage i + 1 is the first to need, into ring i."""
     head = params.layers[params.stages[i + 1].first]
-    _, h, w, c = params.stage_output(params.stages[i])
-    r, x = Var(f"r{i}"), Var(f"x{i}")
-    tile = params.stage_tile(i)
-    count = imin(w - x, tile)
+    _, h, w, _ = params.stage_output(params.stages[i])
+    r = Var(f"r{i}")
     lo, hi = new_rows(needed_by, head.stride[0], head.padding[0], head.filter.shape[1], h)
-    pixels, buf = _stage_pixels(params, i, r, x, count)
-    body = [_make_rows(params, i - 1, r)] if _has_ring(params, i - 1) else _pull_rows(params, r) if i == 0 else []
-    body.append(loop(f"x{i}", 0, w, [*pixels, RAMStore(f"ring{i}", (r * w + x) * c, count * c, buf)], step=tile,
-                     interior=_interior(params, i)))
-    return loop(f"r{i}", lo, hi, body)
+    return loop(f"r{i}", lo, hi, [*_row_needs(params, i, r), *_row_pixels(params, i, r)])
+
+
+def _line_rows(params, y: Ix) -> tuple[list, Callable[[Ix], list]]:
+    """Output row y's new rows of the line ring (`LayerChainParams.line_ring`): the statements
+    before the output pixels (each new row's own needs; the pixels of all but the last), and
+    those that the output loop runs before its tile at column x (the last row's pixels that
+    tile's windows reach first; the rest of the row with the last tile). The interpreter runs a
+    kernel statement by statement, so a row's pixels are made in the loop that made its needs."""
+    i = params.line_ring
+    head = params.layers[params.stages[i + 1].first]
+    _, h, w, _ = params.stage_output(params.stages[i])
+    _, k_h, k_w, _ = head.filter.shape
+    cols, outputs = params.stage_tile(i + 1), params.layers[-1].output_shape[2]
+    tile = params.stage_tile(i)
+    lo, hi = new_rows(y, head.stride[0], head.padding[0], k_h, h)
+    last = imax(lo, hi - 1)  # [last, hi): the last new row, or none
+    final = (outputs - 1) // cols * cols  # the output loop's last tile
+    r = Var(f"r{i}")
+
+    def made(x: Ix) -> Ix:
+        """Columns made once the tile at x has run: its windows' reach in whole tiles; all of
+        them with the last tile."""
+        reach = (x + cols - 1) * head.stride[1] - head.padding[1] + k_w
+        return imax(imin(w, floor_div(reach + tile - 1, tile) * tile), imin(w, (x - final + cols) * w))
+
+    def ahead(x: Ix) -> list:
+        start = imax(0, imin(x * w, made(x - cols)))  # 0 for the first tile
+        return [loop(f"r{i}", last, hi, _row_pixels(params, i, r, start, made(x)))]
+    # each row's needs, and the whole row where it is not the last (a loop of one trip or none)
+    but_last = loop(f"g{i}", r, imin(r + 1, last), _row_pixels(params, i, r))
+    return [loop(f"r{i}", lo, hi, [*_row_needs(params, i, r), but_last])], ahead
 
 
 def layer_chain(params, segment: int) -> Kernel:
@@ -245,7 +308,7 @@ def layer_chain(params, segment: int) -> Kernel:
     for i, stage in enumerate(p.stages[:-1]):
         if _has_ring(p, i):
             _, s_h, s_w, s_c = p.stage_output(stage)
-            workspaces.append(Workspace(f"ring{i}", s_h * s_w * s_c, p.ring_bytes(stage), at))
+            workspaces.append(Workspace(f"ring{i}", s_h * s_w * s_c, p.ring_bytes(stage), at, wraps=i == p.line_ring))
             at += p.ring_bytes(stage)
     y, x, q, t = Var("y"), Var("x"), Var("q"), Var("t")
     _, rows, cols, _ = p.layers[-1].output_shape
@@ -254,18 +317,23 @@ def layer_chain(params, segment: int) -> Kernel:
     pixels, buf = _stage_pixels(p, last, y, x, count)
     first, end = q * segment, imin(q * segment + segment, c_out)
     segments = -(-c_out // segment)
-    row_body = [_make_rows(p, last - 1, y)] if _has_ring(p, last - 1) else _pull_rows(p, y) if last == 0 else []
+    if p.line_ring is not None:  # the last new row made pixel by pixel just ahead of the windows
+        row_body, made_ahead = _line_rows(p, y)
+        ahead = made_ahead(x)
+    else:
+        row_body = [_make_rows(p, last - 1, y)] if _has_ring(p, last - 1) else _pull_rows(p, y) if last == 0 else []
+        ahead = []
     if p.pool is None:  # each pixel of the last stage to the output, segment by segment
         residual = [] if p.add is None else [  # the input pixel at the same place, added segment by segment
             RAMLoad("res", "input0", (y * w + x + t) * c_in + first, end - first, max_bytes=segment),
             AddResidual(buf, t * c_out + first, "res", 0, end - first, "p->add", p.residual_first)]
-        row_body.append(loop("x", 0, cols, [*pixels, loop("t", 0, count, [loop("q", 0, segments, [
+        row_body.append(loop("x", 0, cols, [*ahead, *pixels, loop("t", 0, count, [loop("q", 0, segments, [
             *residual, RAMStore("output", (y * o_w + x + t) * c_out + first, end - first, buf, t * c_out + first)])])],
             step=tile, interior=_interior(p, last)))
         body = [loop("y", 0, rows, row_body), *_pull_rest(p)]
     else:  # summed into the pool's accumulators; only the means reach the pool
-        row_body.append(loop("x", 0, cols, [*pixels, loop("t", 0, count, [Accumulate("sums", buf, c_out, t * c_out)])],
-                             step=tile, interior=_interior(p, last)))
+        row_body.append(loop("x", 0, cols, [*ahead, *pixels, loop("t", 0, count, [
+            Accumulate("sums", buf, c_out, t * c_out)])], step=tile, interior=_interior(p, last)))
         body = [RegAlloc("sums", "int32_t", c_out, fill="0"), loop("y", 0, rows, row_body), *_pull_rest(p),
                 RegAlloc("means", "int8_t", c_out),
                 Average("means", "sums", c_out, rows * cols, p.pool.act_min, p.pool.act_max),
@@ -274,7 +342,8 @@ def layer_chain(params, segment: int) -> Kernel:
                          else dot_offset(layer, layer_param(p, j))) for j, layer in enumerate(p.layers)
                if not is_transpose(layer)]
     pool = None if p.pool is None else (p.pool.act_min, p.pool.act_max)
-    add = (None if p.add is None else p.residual_first, p.recompute, p.pulls_input)
+    add = (None if p.add is None else p.residual_first, p.recompute, p.pulls_input) + (
+        () if p.line_ring is None else (p.line_ring_pixels(),))
     signature = ("layer_chain", tuple((type(layer).__name__, tuple(layer.input_shape)) + (
         () if is_transpose(layer) else (tuple(layer.filter.shape), layer.stride, layer.padding, layer.tuning))
         for layer in p.layers),

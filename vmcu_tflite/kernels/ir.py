@@ -32,7 +32,7 @@ exactly the bytes the kernel reads and writes, in the kernel's order:
 Tensors are named by role: "input0", "input1", ... and "output" in the pool, plus workspaces
 declared by the kernel (`Workspace`): a logical tensor kept in `capacity` bytes of the step's
 workspace from byte `at` on, byte b at workspace offset at + b mod capacity (a ring of rows, a
-channel plane).
+line buffer, a channel plane).
 """
 from __future__ import annotations
 
@@ -305,6 +305,9 @@ class Workspace:
     size: int  # logical bytes
     capacity: int  # workspace bytes it occupies
     at: int = 0  # where it starts in the step's workspace (a fused chain keeps one ring per layer)
+    # A ring whose rows do not divide its capacity (a line buffer) wraps at its own end, inside a
+    # row: the plan keeps it in one piece of the pool and the C gives it a view of its own.
+    wraps: bool = False
 
 
 @dataclass(frozen=True)

@@ -233,7 +233,7 @@ class _Lowering(GemmAssembly):
             split = self.ring_split(offset, ws.capacity)
             if split is not None:
                 row, byte = split
-                return f"(uint32_t)({self.ring_row(row, ws.capacity)} + {paren(byte.c())})"
+                return f"(uint32_t)({self.ring_row(row, ws.capacity, ws.wraps)} + {paren(byte.c())})"
         return f"(uint32_t)({offset.c()} % {ws.capacity})"
 
     def ring_split(self, offset: Sum, capacity: int) -> tuple[Ix, Ix] | None:
@@ -256,20 +256,22 @@ class _Lowering(GemmAssembly):
                 return row + (offset.const - const), byte + const
         return None
 
-    def ring_row(self, row: Ix, capacity: int) -> str:
+    def ring_row(self, row: Ix, capacity: int, line: bool = False) -> str:
         """`row % capacity` in C. Where the row's innermost variable (a kernel row ky) runs in a loop
         inside others the row does not depend on (a pixel's columns and channel groups), the
         remainders of its few values are made once into a table at the start of the loop around
         those (the output row's), and the kernel rows read them from it: a load instead of a
         division and its operands at every row of every channel group. Windows of fewer than five
-        rows keep the division, which GCC makes cheaper than the table there (KWS's 3x3 windows)."""
+        rows keep the division, which GCC makes cheaper than the table there (KWS's 3x3 windows),
+        except in a line ring (`line`), whose rows do not divide its capacity: there the division
+        is inside the channel groups' loop (the byte within a pixel pair is the remainder's part)."""
         plain = f"{paren(row.c())} % {capacity}"
         levels = sorted(k for k, (var, _, _) in enumerate(self.loops) if var in row.variables())
         if len(levels) < 2 or levels[-1] - levels[-2] < 3:  # fewer than two loops in between: no gain
             return plain
         var = self.loops[levels[-1]][0]
         lo, hi = self.ranges[var]
-        if not 4 <= hi - lo < 16:
+        if not (2 if line else 4) <= hi - lo < 16:
             return plain
         start, depth, seen = self.bodies[levels[-2]]
         key = f"ring rows {row.c()} {capacity}"
@@ -338,7 +340,10 @@ class _Lowering(GemmAssembly):
         self.line(1, f"const {k.params_type} *p = (const {k.params_type} *)params;")
         for ws in k.workspaces:
             base = "ctx->step->workspace" if ws.at == 0 else f"(ctx->step->workspace + {ws.at}u) % ctx->pool_size"
-            self.line(1, f"const vmcu_view {_workspace_view(ws)} = {{ctx->pool, ctx->pool_size, {base}}};")
+            if ws.wraps:  # in one piece of the pool (the step's check): a view that wraps at the ring's end
+                self.line(1, f"const vmcu_view {_workspace_view(ws)} = {{ctx->pool + {base}, {ws.capacity}u, 0u}};")
+            else:
+                self.line(1, f"const vmcu_view {_workspace_view(ws)} = {{ctx->pool, ctx->pool_size, {base}}};")
         self.line(1, "(void)ctx;")
         self.line(1, "(void)p;")
         self.line(1, "(void)inputs;")
@@ -1069,6 +1074,8 @@ def _simplified(body, scope: dict[str, tuple[int, int]], loops: tuple = ()) -> t
         if isinstance(stmt, Loop):
             for bounded in _pieces(Loop(stmt.var, simplify(stmt.lo, scope, loops), simplify(stmt.hi, scope, loops), (),
                                         stmt.step, stmt.interior)):
+                if bounded.lo.bounds(scope)[0] >= bounded.hi.bounds(scope)[1]:
+                    continue  # runs no iteration (a line ring's piece outside this part of the row)
                 inner = {**scope, bounded.var: loop_range(bounded, scope)}
                 within = (*loops, (bounded.var, bounded.lo, greatest(bounded)))
                 out.append(replace(bounded, body=_simplified(stmt.body, inner, within)))
