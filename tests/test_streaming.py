@@ -177,6 +177,18 @@ def test_a_line_ring_keeps_its_window_less_a_row_and_a_window_of_pixels():
     assert all(getattr(s.params, "line_ring", None) is None for s in compile_model(model).steps)  # opt-in
 
 
+def test_a_line_ring_is_in_plan_json_and_runs_again_from_it(tmp_path):
+    """Line rings cost instructions, so a plan takes them only where the pool gets smaller:
+    plan.json says where, and `--plan` makes the same chains again."""
+    model, _, _ = conv_stack_streamed()
+    program = convert(model, stream_inputs=True)
+    program.write(tmp_path)
+    again = convert(model, plan=tmp_path / "plan.json")
+    assert [f.get("line_ring") for f in again.plan["fused_blocks"]] == [True]
+    assert again.pool_bytes == program.pool_bytes
+    assert all("line_ring" not in f for f in convert(model).plan["fused_blocks"])
+
+
 def test_a_line_ring_one_pixel_short_is_a_hazard(monkeypatch):
     """Mutation: one pixel fewer lets the last row's newest pixel land on one the window's top
     row still has to give; the interpreter must name the ring."""

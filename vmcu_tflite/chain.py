@@ -91,6 +91,7 @@ class LayerChainParams:
     residual_first: bool = False  # the chain's input is the ADD's first operand
     recompute: bool = False  # the first stage's pixels are computed again for each window that reads them
     pulls_input: int | None = None  # the model input whose rows the chain pulls into its input ring (streamed_io.py)
+    line_buffer: bool = False  # a chain that pulls keeps the ring its last stage reads as a line buffer
 
     @property
     def input_shape(self) -> tuple[int, ...]:
@@ -120,14 +121,15 @@ class LayerChainParams:
 
     @cached_property
     def line_ring(self) -> int | None:
-        """The ring kept as a line buffer, or None: in a chain that pulls its input (whose pool is
-        the tightest; other plans keep the rings their figures were measured with), the ring the
-        last stage reads, where a line buffer is smaller than its rows. The last new row that an
+        """The ring kept as a line buffer, or None: with `line_buffer`, which the planner sets in a
+        chain that pulls its input where that lowers the pool (it costs instructions; other plans
+        keep the rings their figures were measured with), the ring the last stage reads, where a
+        line buffer is smaller than its rows. The last new row that an
         output row's window needs is made pixel by pixel just ahead of the output pixels that read
         it, so the ring holds the window's rows less one and a window's width of pixels
         (`line_ring_pixels`); it wraps at its own end, not at a row's."""
         i = len(self.stages) - 2
-        if self.pulls_input is None or i < 0 or self.recompute:
+        if not self.line_buffer or self.pulls_input is None or i < 0 or self.recompute:
             return None
         _, _, w, _ = self.stage_output(self.stages[i])
         return i if self.line_ring_pixels(i) < self.stages[i].ring_rows * w else None

@@ -27,6 +27,7 @@ class Block:
     steps: tuple[int, ...]
     recompute: bool = False  # the first stage's pixels recomputed per window instead of a ring
     pulls: int | None = None  # the streamed model input whose rows the chain pulls (streamed_io.py)
+    line_ring: bool = False  # a pulling chain keeps the ring its last stage reads as a line buffer
 
 
 def is_layer(step: Step) -> bool:
@@ -99,16 +100,16 @@ def chain_params(graph: Graph, steps: Sequence[Step], members: Sequence[int]) ->
 
 
 def chain_step(graph: Graph, steps: Sequence[Step], members: tuple[int, ...], index: int,
-               recompute: bool = False, pulls: int | None = None) -> Step:
+               recompute: bool = False, pulls: int | None = None, line_ring: bool = False) -> Step:
     """The single LAYER_CHAIN step that replaces consecutive steps `members` (pulling the rows of
-    streamed model input `pulls`, if given)."""
+    streamed model input `pulls`, if given, with a line ring if `line_ring`)."""
     parts = [steps[i] for i in members]
     params = chain_params(graph, steps, members)
     if (params is None or (recompute and not params.can_recompute())
             or (pulls is not None and (recompute or not params.can_pull()))):
         what = " that recomputes" if recompute else " that pulls its input" if pulls is not None else ""
         raise ValueError(f"steps {members} cannot be one chain{what}")
-    params = replace(params, recompute=recompute, pulls_input=pulls)
+    params = replace(params, recompute=recompute, pulls_input=pulls, line_buffer=line_ring and pulls is not None)
     return Step(index=index, kernel=KIND, ops=tuple(sorted(op for s in parts for op in s.ops)),
                 inputs=(parts[0].inputs[0],), outputs=parts[-1].outputs, params=params,
                 macs=sum(s.macs for s in parts))
@@ -122,7 +123,8 @@ def apply_fusion(graph: Graph, steps: Sequence[Step], blocks: Sequence[Block]) -
     for step in steps:
         if step.index in first:
             block = first[step.index]
-            result.append(chain_step(graph, steps, block.steps, len(result), block.recompute, block.pulls))
+            result.append(chain_step(graph, steps, block.steps, len(result), block.recompute, block.pulls,
+                                     block.line_ring))
         elif step.index not in inside:
             result.append(replace(step, index=len(result)))
     return tuple(result)

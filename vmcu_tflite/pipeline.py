@@ -48,9 +48,11 @@ def compile_graph(graph: Graph, planner: str = "vmcu", fuse: bool = True, recomp
     if pulled and planner == "vmcu" and fuse:
         # Chains that pull the streamed inputs into rings, where that lowers the pool; else the
         # rows are pulled into the input's place in the pool (the same plan as without streaming).
-        trial = _fused_plan(simple, layers, planner, fuse, recompute, pulled)
-        if trial[2].pool_bytes < plan.pool_bytes:
-            steps, fusion, plan = trial
+        # Line rings (chain.py) where they lower the pool further: they cost instructions.
+        for line_rings in (False, True):
+            trial = _fused_plan(simple, layers, planner, fuse, recompute, pulled, line_rings)
+            if trial[2].pool_bytes < plan.pool_bytes:
+                steps, fusion, plan = trial
     # One meaning for tensor_level_bytes whatever was fused: the model's layers at whole-tensor level.
     baseline = plan.tensor_level_bytes if steps is layers else make_plan(simple, layers, "tensor").pool_bytes
     streamed = streamed_ports(simple, steps, stream_inputs, stream_outputs)
@@ -60,12 +62,13 @@ def compile_graph(graph: Graph, planner: str = "vmcu", fuse: bool = True, recomp
 
 
 def _fused_plan(simple: Graph, layers: tuple[Step, ...], planner: str, fuse: bool, recompute: bool,
-                pulled: dict[int, int]):
+                pulled: dict[int, int], line_rings: bool = False):
     """(steps, fusion choices, plan): the chains chosen (pulling the `pulled` inputs where they
-    start at one), planned, then the chains the plan leaves room for unfused."""
+    start at one, with line rings if `line_rings`), planned, then the chains the plan leaves room
+    for unfused."""
     steps, fusion = layers, ()
     if planner == "vmcu" and fuse:
-        steps, fusion = choose_fusion(simple, layers, recompute, pulled)
+        steps, fusion = choose_fusion(simple, layers, recompute, pulled, line_rings)
     plan = make_plan(simple, steps, planner)
     # A chain that pulls a streamed input stays: apart, its layers would need the input whole.
     needed = tuple(replace(f, fused=f.fused and (f.unfused_bytes > plan.pool_bytes or f.pulls is not None))
@@ -98,8 +101,8 @@ def streamed_ports(graph: Graph, steps: Sequence[Step], inputs: Sequence[int], o
 
 def fuse_chosen(graph: Graph, steps: tuple[Step, ...], fusion: tuple[FusionChoice, ...]) -> tuple[Step, ...]:
     """`steps` (one per layer) with the chains `fusion` marks fused fused."""
-    blocks = [Block(tuple(s.index for s in steps if set(s.ops) <= set(f.ops)), recompute=f.recompute, pulls=f.pulls)
-              for f in fusion if f.fused]
+    blocks = [Block(tuple(s.index for s in steps if set(s.ops) <= set(f.ops)), recompute=f.recompute, pulls=f.pulls,
+                    line_ring=f.line_ring) for f in fusion if f.fused]
     return apply_fusion(graph, steps, sorted(blocks, key=lambda b: b.steps))
 
 

@@ -95,11 +95,13 @@ class Plan:
 
 
 def _fusion_json(choice) -> dict[str, Any]:
-    """A fusion choice; `pulls` only for a chain that pulls a streamed input (the plans of models
-    without streaming stay as they were)."""
+    """A fusion choice; `pulls` only for a chain that pulls a streamed input, `line_ring` only for
+    one that keeps a line buffer (the plans of models without streaming stay as they were)."""
     found = dict(asdict(choice), ops=list(choice.ops))
     if found.get("pulls") is None:
         found.pop("pulls", None)
+    if not found.get("line_ring"):
+        found.pop("line_ring", None)
     return found
 
 

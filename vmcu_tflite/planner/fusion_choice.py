@@ -38,6 +38,7 @@ class FusionChoice:
     recompute: bool = False  # its first stage recomputed per window instead of a ring (--allow-recompute)
     recomputed_macs: int = 0  # the multiply-accumulates that adds
     pulls: int | None = None  # the streamed model input it pulls row by row (streamed_io.py)
+    line_ring: bool = False  # it keeps the ring its last stage reads as a line buffer (LayerChainParams.line_ring)
 
 
 def _bounds(graph: Graph, steps: Sequence[Step]) -> dict[int, int]:
@@ -45,13 +46,14 @@ def _bounds(graph: Graph, steps: Sequence[Step]) -> dict[int, int]:
     return step_bounds(streamed.buffers, streamed.overlaps)
 
 
-def choose_fusion(graph: Graph, steps: Sequence[Step], recompute: bool = False,
-                  pulled: dict[int, int] | None = None) -> tuple[tuple[Step, ...], tuple[FusionChoice, ...]]:
+def choose_fusion(graph: Graph, steps: Sequence[Step], recompute: bool = False, pulled: dict[int, int] | None = None,
+                  line_rings: bool = False) -> tuple[tuple[Step, ...], tuple[FusionChoice, ...]]:
     """The steps with the worthwhile chains fused, and the decision for every candidate chain.
     With `recompute`, a chain may drop its first ring and recompute those pixels per window
     (paper section 5.2) where that makes its estimate smaller. `pulled`: storage tensor -> model
     input index of the streamed inputs; a chain that starts at one pulls its rows into a ring, so
-    the input costs it no pool bytes (a lone layer reading one becomes a chain of one for that)."""
+    the input costs it no pool bytes (a lone layer reading one becomes a chain of one for that),
+    and with `line_rings` keeps the ring its last stage reads as a line buffer."""
     pulled = pulled or {}
     flow = Dataflow(graph, steps)
     runs = _with_pulling_layers(graph, steps, flow, chain_runs(graph, steps), pulled)
@@ -62,9 +64,10 @@ def choose_fusion(graph: Graph, steps: Sequence[Step], recompute: bool = False,
     floor = max((b for i, b in bounds.items() if i not in in_runs), default=0)
     candidates = []
     for run in runs:
-        cost, plain, pulls = _chain_costs(graph, steps, flow, run, bounds, recompute, pulled)
+        cost, plain, pulls = _chain_costs(graph, steps, flow, run, bounds, recompute, pulled, line_rings)
         limit = max(floor, _least_largest(len(run), cost))
-        candidates += [Block(run[a:b], plain[a, b] > limit, pulls.get((a, b)))  # recompute only where the ring does not fit
+        candidates += [Block(run[a:b], plain[a, b] > limit, pulls.get((a, b)),  # recompute only where the ring does not fit
+                             line_rings and (a, b) in pulls)
                        for a, b in _fewest_fused(len(run), cost, limit, pulls) if b - a > 1 or (a, b) in pulls]
     candidates = [b for b in candidates if _schedule_fits(graph, steps, b)]
     if not candidates:
@@ -79,14 +82,14 @@ def choose_fusion(graph: Graph, steps: Sequence[Step], recompute: bool = False,
         if after < before:
             kept.append(block)
         choices.append(FusionChoice(ops, CHAIN, after < before, before, after, block.recompute,
-                                    at[ops].params.recomputed_macs(), block.pulls))
+                                    at[ops].params.recomputed_macs(), block.pulls, block.line_ring))
     return apply_fusion(graph, steps, kept), tuple(choices)
 
 
 def _schedule_fits(graph: Graph, steps: Sequence[Step], block: Block) -> bool:
     """The chain's kernel, at its smallest segment, has a schedule the checks can time in 64 bits
     (MAX_STAGES keeps nearly every chain within it; this catches the rest)."""
-    step = chain_step(graph, steps, block.steps, 0, block.recompute, block.pulls)
+    step = chain_step(graph, steps, block.steps, 0, block.recompute, block.pulls, block.line_ring)
     try:
         clock(describe(step.kernel, step.params, min(segment_candidates(graph, step)))).weights()
     except ValueError:
@@ -106,13 +109,13 @@ def _with_pulling_layers(graph: Graph, steps: Sequence[Step], flow: Dataflow, ru
 
 
 def _chain_costs(graph: Graph, steps: Sequence[Step], flow: Dataflow, run: tuple[int, ...],
-                 bounds: dict[int, int], recompute: bool = False,
-                 pulled: dict[int, int] | None = None) -> tuple[dict, dict, dict]:
+                 bounds: dict[int, int], recompute: bool = False, pulled: dict[int, int] | None = None,
+                 line_rings: bool = False) -> tuple[dict, dict, dict]:
     """(a, b) -> what the part run[a:b] must hold: a layer's bound, a chain's estimate (infinite
     for a part that cannot be one chain), the least of with and without recomputation where
     `recompute`; the same without recomputation; and the model input the part pulls, for the
     parts that start at a pulled input (their estimate: the output and the rings, the input's
-    among them)."""
+    among them; with `line_rings`, the ring the last stage reads a line buffer)."""
     size = lambda t: graph.tensors[t].num_bytes  # noqa: E731
     cost, plain, pulls = {}, {}, {}
     for a in range(len(run)):
@@ -122,7 +125,8 @@ def _chain_costs(graph: Graph, steps: Sequence[Step], flow: Dataflow, run: tuple
             index = (pulled or {}).get(graph.storage_of(x))
             if index is not None and params is not None and params.can_pull() and flow.readers(x) == [run[a]]:
                 pulls[a, b] = index
-                cost[a, b] = plain[a, b] = size(y) + replace(params, pulls_input=index).workspace_bytes
+                pulling = replace(params, pulls_input=index, line_buffer=line_rings)
+                cost[a, b] = plain[a, b] = size(y) + pulling.workspace_bytes
                 continue
             if b - a == 1:
                 plain[a, b] = bounds[run[a]]
