@@ -32,6 +32,19 @@ def compile_graph(graph: Graph, planner: str = "vmcu", fuse: bool = True, recomp
     """Simplify, prepare the steps, fuse chains where it saves bytes (vMCU planner only), plan;
     the heavy kernels shaped for `tuning`'s cores (kernels/tuning.py).
 
+    `recompute` allows the paper's recomputation; the plan that recomputes is taken only where
+    its pool is smaller than the plan without (multiply-accumulates bought nothing otherwise)."""
+    plain = _compile(graph, planner, fuse, False, tuning, stream_inputs, stream_outputs)
+    if not recompute:
+        return plain
+    allowed = _compile(graph, planner, fuse, True, tuning, stream_inputs, stream_outputs)
+    return allowed if allowed.plan.pool_bytes < plain.plan.pool_bytes else plain
+
+
+def _compile(graph: Graph, planner: str, fuse: bool, recompute: bool, tuning: str, stream_inputs: Sequence[int],
+             stream_outputs: Sequence[int]) -> Program:
+    """compile_graph's plan with or without recomputation.
+
     A chain runs within a few percent of its layers apart, faster or slower depending on the
     layers (BENCHMARKS.md, Latency), so fusion is kept to where the pool needs it: after
     planning, the chains whose layers apart never held more than the pool found are unfused
