@@ -32,6 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..codegen.project import runtime_dir
 from ..errors import UsageError
 from ..kernels.tuning import tuning_for_cpu
 from .cache import cache_dir, extract_once, find_source
@@ -117,6 +118,13 @@ def zephyr_python() -> str:
     return str(python)
 
 
+def instructions_per_tick(machine: str) -> tuple[int, int]:
+    """QEMU's instructions per SysTick tick on `machine` under -icount shift=0, as a fraction."""
+    text = (runtime_dir() / "targets" / machine / "board.cmake").read_text()
+    found = dict(re.findall(r"set\(VMCU_BOARD_INSNS_PER_TICK_(NUM|DEN) (\d+)\)", text))
+    return int(found["NUM"]), int(found["DEN"])
+
+
 def _gnuarmemb_path() -> str:
     """The prefix under which bin/arm-none-eabi-gcc lives (/usr for Debian's), for Zephyr's gnuarmemb."""
     return str(Path(os.path.realpath(shutil.which("arm-none-eabi-gcc"))).parent.parent)
@@ -184,8 +192,11 @@ class ZephyrTarget(Target):
 
     def measure(self, executable: Path, measured: dict[str, int]) -> dict[str, int]:
         """RAM and flash from the image, the rest from what the example printed. The instructions
-        of vmcu_invoke() are its cycle counter's span in QEMU's virtual time (one instruction per
-        ns; the counter runs at `cycles_per_sec`), Zephyr's timer interrupts during the call included."""
+        of vmcu_invoke() are its span on the cycle counter (SysTick) times the instructions per
+        tick of QEMU's board, as the bare-metal harness calibrates them (csrc/targets/<machine>/
+        board.cmake), Zephyr's timer interrupts during the call included. Not Zephyr's
+        `cycles_per_sec`: on mps3/corstone300/an547 Zephyr takes the counter for 25 MHz, QEMU
+        runs it at 32 MHz."""
         ram, flash = _ram_and_flash(executable)
         symbols = _symbol_sizes(executable)
         ours = {name: symbols.get(name, 0) for name in ("pool", "scratch", "state", "inference_stack")}
@@ -201,9 +212,9 @@ class ZephyrTarget(Target):
             "flash_model_bytes": libraries["model"],
             "flash_runtime_bytes": libraries["runtime"],
         }
-        if "invoke_cycles" in measured and measured.get("cycles_per_sec"):
-            ns = measured["invoke_cycles"] * 1_000_000_000 // measured["cycles_per_sec"]
-            result["instructions"] = ns  # one instruction per virtual ns
+        if "invoke_cycles" in measured:
+            numerator, denominator = instructions_per_tick(self.machine)
+            result["instructions"] = measured["invoke_cycles"] * numerator // denominator
         return result
 
 
