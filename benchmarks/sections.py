@@ -1,7 +1,7 @@
 """Sections of BENCHMARKS.md that one script owns inside a file another script writes.
 
 benchmarks/memory.py writes BENCHMARKS.md whole; benchmarks/latency.py, interpreter_time.py,
-mbed.py, cores.py, cost_model.py, integrity.py and streaming.py each own the block between `<!-- begin NAME -->`
+mbed.py, zephyr.py, cores.py, cost_model.py, integrity.py and streaming.py each own the block between `<!-- begin NAME -->`
 and `<!-- end NAME -->` (mbed.py one in README.md too). Each keeps the others' blocks as it found them.
 """
 from __future__ import annotations

@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-apt_packages=(cmake ninja-build gcc-arm-none-eabi libnewlib-arm-none-eabi libstdc++-arm-none-eabi-newlib qemu-system-arm
+apt_packages=(cmake ninja-build device-tree-compiler gcc-arm-none-eabi libnewlib-arm-none-eabi libstdc++-arm-none-eabi-newlib qemu-system-arm
               gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf qemu-system-misc)
 missing=()
 for pkg in "${apt_packages[@]}"; do

@@ -1,5 +1,5 @@
 """The wheel must carry the whole C runtime (vmcu-convert copies it next to every generated model)
-and the Mbed example (vmcu-validate builds it)."""
+, the Mbed example and the Zephyr module and example (vmcu-validate builds them)."""
 from __future__ import annotations
 
 import configparser
@@ -10,7 +10,9 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 
 
-@pytest.mark.parametrize("package, folder", [("vmcu_tflite.csrc", "csrc"), ("vmcu_tflite.mbed_example", "examples/mbed")])
+@pytest.mark.parametrize("package, folder", [("vmcu_tflite.csrc", "csrc"), ("vmcu_tflite.mbed_example", "examples/mbed"),
+                                             ("vmcu_tflite.zephyr", "zephyr"),
+                                             ("vmcu_tflite.zephyr_example", "examples/zephyr")])
 def test_package_data_covers_every_file(package, folder):
     """The runtime (copied next to every generated model) and the Mbed example (vmcu-validate builds it)."""
     config = configparser.ConfigParser()

@@ -67,7 +67,7 @@ class Validation:
     outputs: list[np.ndarray]  # int8, as the C program left them in the pool
     measurements: dict[str, int] = field(default_factory=dict)  # RAM, flash, instructions (boards only)
     step_instructions: list[int] | None = None  # with profile=True
-    baseline: "Validation | None" = None  # an Mbed target's: the bare-metal harness on the same board
+    baseline: "Validation | None" = None  # an Mbed or Zephyr target's: the bare-metal harness on the same board
 
     @property
     def bit_exact(self) -> bool:
@@ -237,21 +237,22 @@ class Program:
         return [out / "plan.json", out / "report.md", out / "memory.png", *written]
 
     def validate(self, target: str = "host", seed: int = 0, *, keep: str | os.PathLike | None = None,
-                 profile: bool = False, mbed_os: str | os.PathLike | None = None) -> Validation:
+                 profile: bool = False, mbed_os: str | os.PathLike | None = None,
+                 zephyr: str | os.PathLike | None = None) -> Validation:
         """Build the C for `target` (vmcu-validate's targets: "host", "qemu-cortex-m4", ...,
-        "mbed-qemu-cortex-m4"), run it on seeded inputs and compare with the reference interpreter
-        and TFLite Micro; `keep` builds in that folder and keeps it."""
-        from .validate.mbed import MbedTarget
+        "mbed-qemu-cortex-m4", "zephyr-qemu-cortex-m4"), run it on seeded inputs and compare with the
+        reference interpreter and TFLite Micro; `keep` builds in that folder and keeps it; `mbed_os`
+        and `zephyr`: where the mbed-* and zephyr-* targets take Mbed CE and Zephyr from."""
         from .validate.run import validate_program
         from .validate.targets import TARGETS
 
-        chosen = check_target(target, profile, mbed_os)
+        chosen = check_target(target, profile, mbed_os, zephyr)
         work = Path(keep) if keep else None
         if work:
             work.mkdir(parents=True, exist_ok=True)
         done = validate_program(self._compiled, self._model, chosen, seed, work, profile=profile)
         baseline = None
-        if isinstance(chosen, MbedTarget):  # what Mbed costs: the same model on the same board without it
+        if getattr(chosen, "compare_with", ""):  # what Mbed or Zephyr costs: the model on the board without it
             baseline = _published(validate_program(self._compiled, self._model, TARGETS[chosen.compare_with], seed,
                                                    work / "bare-metal" if work else None))
         return _published(done, baseline)
@@ -289,12 +290,14 @@ class Program:
             return None
 
 
-def check_target(target: str, profile: bool = False, mbed_os: str | os.PathLike | None = None):
+def check_target(target: str, profile: bool = False, mbed_os: str | os.PathLike | None = None,
+                 zephyr: str | os.PathLike | None = None):
     """vmcu-validate's target `target`, its tools checked (UsageError, one line, when one is missing)."""
     from dataclasses import replace
 
     from .validate.mbed import MbedTarget
     from .validate.run import require
+    from .validate.zephyr import ZephyrTarget
     from .validate.targets import TARGETS
 
     if target not in TARGETS:
@@ -304,6 +307,10 @@ def check_target(target: str, profile: bool = False, mbed_os: str | os.PathLike 
         chosen = replace(chosen, mbed_os=Path(mbed_os) if mbed_os else None)
     elif mbed_os:
         raise UsageError(f"--mbed-os goes with the mbed-* targets, not {target}")
+    if isinstance(chosen, ZephyrTarget):
+        chosen = replace(chosen, zephyr=Path(zephyr) if zephyr else None)
+    elif zephyr:
+        raise UsageError(f"--zephyr goes with the zephyr-* targets, not {target}")
     require(chosen, profile)
     return chosen
 

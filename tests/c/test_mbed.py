@@ -17,7 +17,8 @@ from tests.models_under_test import ROOT, SHARED
 from vmcu_tflite.cli.common import run_tool
 from vmcu_tflite.cli.validate import main as validate_main
 from vmcu_tflite.errors import EXIT_BAD_INPUT
-from vmcu_tflite.validate.mbed import TARBALL, TOOLS, cache_dir
+from vmcu_tflite.validate.cache import cache_dir
+from vmcu_tflite.validate.mbed import TARBALL, TOOLS
 from vmcu_tflite.validate.run import validate
 from vmcu_tflite.validate.targets import TARGETS
 

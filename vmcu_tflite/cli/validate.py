@@ -14,6 +14,7 @@ from ..errors import EXIT_OUTPUTS_DIFFER
 from ..planner.planners import PLANNERS
 from ..validate.mbed import TARBALL
 from ..validate.targets import TARGETS
+from ..validate.zephyr import TARBALL as ZEPHYR_TARBALL
 from .common import ToolParser, add_stream_arguments, folder, run_tool, seed
 
 # How each measurement is printed, in this order; any other measurement follows under its own name.
@@ -21,10 +22,11 @@ MEASUREMENT_LABELS = {
     "pool_bytes": "RAM   pool (static array in .bss)",
     "scratch_bytes": "RAM   scratch (static array in .bss)",
     "mbed_data_bss_bytes": "RAM   Mbed's own .data + .bss (RTOS, drivers, stdio, main stack)",
+    "zephyr_data_bss_bytes": "RAM   Zephyr's own .data + .bss + noinit (kernel, drivers, main, idle and ISR stacks)",
     "thread_stack_reserved_bytes": "RAM   the inference thread's stack (static array in .bss)",
     "data_bss_without_pool_bytes": "RAM   .data + .bss without the pool",
     "data_bss_bytes": "RAM   .data + .bss with the pool",
-    "stack_bytes": "RAM   stack high-water mark (Mbed: the inference thread's)",
+    "stack_bytes": "RAM   stack high-water mark (Mbed, Zephyr: the inference thread's)",
     "heap_bytes": "RAM   heap (newlib stdio before printing; Mbed: its heap statistics' high-water mark)",
     "ram_total_bytes": "RAM   total (.data + .bss + stack + heap)",
     "flash_bytes": "flash image (.text + .rodata + .data load)",
@@ -34,7 +36,7 @@ MEASUREMENT_LABELS = {
     "instructions": "instructions (QEMU -icount, not cycles)",
 }
 
-# What an Mbed build costs, beside the bare-metal harness on the same board: (label, Mbed's
+# What an Mbed or Zephyr build costs, beside the bare-metal harness on the same board: (label, the RTOS build's
 # measurement, the bare-metal one).
 MBED_COMPARISON = (
     ("pool", "pool_bytes", "pool_bytes"),
@@ -42,6 +44,15 @@ MBED_COMPARISON = (
     ("stack high-water mark", "stack_bytes", "stack_bytes"),
     ("heap", "heap_bytes", "heap_bytes"),
     ("flash", "flash_bytes", "flash_bytes"),
+    ("instructions of vmcu_invoke()", "instructions", "instructions"),
+)
+ZEPHYR_COMPARISON = (
+    ("pool", "pool_bytes", "pool_bytes"),
+    (".data + .bss besides pool, scratch, state, thread stack", "zephyr_data_bss_bytes", "data_bss_without_pool_bytes"),
+    ("stack high-water mark", "stack_bytes", "stack_bytes"),
+    ("flash", "flash_bytes", "flash_bytes"),
+    ("flash of it: the model", "flash_model_bytes", "flash_model_bytes"),
+    ("flash of it: the runtime", "flash_runtime_bytes", "flash_runtime_bytes"),
     ("instructions of vmcu_invoke()", "instructions", "instructions"),
 )
 
@@ -56,9 +67,10 @@ def format_measurements(measurements: dict[str, int]) -> list[str]:
 
 
 def format_comparison(mbed: dict[str, int], bare: dict[str, int], target: str, baseline: str) -> list[str]:
-    """Mbed's figures beside the bare-metal harness's, line by line, with the difference."""
-    rows = [("", target, baseline, "Mbed costs")]
-    for label, ours, theirs in MBED_COMPARISON:
+    """An Mbed or Zephyr build's figures beside the bare-metal harness's, line by line, with the difference."""
+    system = "Zephyr" if target.startswith("zephyr-") else "Mbed"
+    rows = [("", target, baseline, f"{system} costs")]
+    for label, ours, theirs in ZEPHYR_COMPARISON if system == "Zephyr" else MBED_COMPARISON:
         if ours in mbed and theirs in bare:
             rows.append((label, f"{mbed[ours]:,}", f"{bare[theirs]:,}", f"{mbed[ours] - bare[theirs]:+,}"))
     return _aligned(rows, left={0})
@@ -94,6 +106,8 @@ def build_parser() -> argparse.ArgumentParser:
                              "(fewer bytes, more multiply-accumulates: the report counts them)")
     parser.add_argument("--mbed-os", type=Path, help="mbed-* targets: the Mbed CE source, an extracted tree or a "
                         f"folder holding {TARBALL} (default: $VMCU_MBED_OS, else ../shared/mbed-ce)")
+    parser.add_argument("--zephyr", type=Path, help="zephyr-* targets: the Zephyr source, a west workspace or a "
+                        f"folder holding {ZEPHYR_TARBALL} (default: $VMCU_ZEPHYR_BASE, else ../shared/zephyr)")
     parser.add_argument("--keep", type=folder, help="build in this folder and keep it")
     add_stream_arguments(parser)
     parser.add_argument("--profile", action="store_true",
@@ -104,15 +118,16 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    target = check_target(args.target, args.profile, args.mbed_os)  # before planning: a missing tool fails at once
+    target = check_target(args.target, args.profile, args.mbed_os, args.zephyr)  # before planning: a missing tool fails at once
     program = convert(args.model, planner=args.planner, fuse=not args.no_fuse, allow_recompute=args.allow_recompute,
                       tuning=target.tuning,  # the kernels shaped for the target's core
                       stream_inputs=args.stream_input, stream_outputs=args.stream_output)
-    result = program.validate(args.target, args.seed, keep=args.keep, profile=args.profile, mbed_os=args.mbed_os)
+    result = program.validate(args.target, args.seed, keep=args.keep, profile=args.profile, mbed_os=args.mbed_os,
+                             zephyr=args.zephyr)
     print(f"{args.model.name} on {result.target}: status {result.status}, pool {program.pool_bytes:,} bytes")
     for line in format_measurements(result.measurements):
         print(line)
-    if result.baseline is not None:  # an Mbed build: the same model on the same board without Mbed
+    if result.baseline is not None:  # an Mbed or Zephyr build: the same model on the same board without it
         for line in format_comparison(result.measurements, result.baseline.measurements, result.target,
                                       result.baseline.target):
             print(line)

@@ -15,11 +15,7 @@ build reuses both.
 """
 from __future__ import annotations
 
-import hashlib
-import os
 import shutil
-import tarfile
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,6 +23,7 @@ import numpy as np
 
 from ..codegen.cwriter import CWriter
 from ..errors import UsageError
+from .cache import extract_once, find_source
 from .targets import QEMU_TOOLS, Target, _run, _sections, _symbol_sizes, cmake, header_bytes
 
 TARBALL = "mbed-ce-trimmed.tar.gz"
@@ -42,23 +39,12 @@ def example_dir() -> Path:
     return installed if (installed / "main.cpp").is_file() else ROOT / "examples" / "mbed"
 
 
-def cache_dir() -> Path:
-    return Path(os.environ.get("VMCU_CACHE_DIR") or Path.home() / ".cache" / "vmcu-tflite")
-
-
 def find_mbed_source(given: Path | None = None) -> Path:
     """The folder the Mbed source comes from (a tree or a tarball's folder), by the module's order."""
-    if given:
-        candidates, where = [given], str(given)
-    elif os.environ.get("VMCU_MBED_OS"):
-        candidates = [Path(os.environ["VMCU_MBED_OS"])]
-        where = f"$VMCU_MBED_OS ({candidates[0]})"
-    else:
-        candidates = [ROOT.parent / "shared" / "mbed-ce", Path.cwd().parent / "shared" / "mbed-ce"]
-        where = " or ".join(str(c) for c in candidates)
-    for folder in candidates:
-        if _tree_in(folder) or (folder / TARBALL).is_file():
-            return folder
+    found, where = find_source(given, "VMCU_MBED_OS", "mbed-ce",
+                               lambda folder: _tree_in(folder) is not None or (folder / TARBALL).is_file())
+    if found is not None:
+        return found
     raise UsageError(f"no Mbed CE source in {where}: give --mbed-os PATH, an extracted Mbed CE tree or a folder "
                      f"holding {TARBALL}")
 
@@ -75,20 +61,8 @@ def mbed_tree(source: Path) -> Path:
     tree = _tree_in(source)
     if tree is not None:
         return tree
-    tarball = source / TARBALL
-    digest = hashlib.sha256(tarball.read_bytes()).hexdigest()[:16]
-    home = cache_dir() / f"mbed-ce-{digest}"
-    if not (home / "mbed-os" / MARKER).is_file():
-        home.parent.mkdir(parents=True, exist_ok=True)
-        staging = Path(tempfile.mkdtemp(prefix="extracting-", dir=home.parent))
-        with tarfile.open(tarball) as archive:
-            archive.extractall(staging, **({"filter": "data"} if hasattr(tarfile, "data_filter") else {}))
-        try:
-            staging.rename(home)  # atomic: a concurrent extraction of the same tarball wins or loses whole
-        except OSError:
-            shutil.rmtree(staging, ignore_errors=True)
-        if not (home / "mbed-os" / MARKER).is_file():
-            raise UsageError(f"{tarball} holds no Mbed CE tree (mbed-os/{MARKER})")
+    home = extract_once(source / TARBALL, "mbed-ce", lambda home: (home / "mbed-os" / MARKER).is_file(),
+                        f"Mbed CE tree (mbed-os/{MARKER})")
     return home / "mbed-os"
 
 

@@ -1,5 +1,5 @@
-"""Where a validation build runs: the host compiler, an Arm board emulated by QEMU, or an Mbed
-application on that board (`mbed.py`).
+"""Where a validation build runs: the host compiler, an Arm board emulated by QEMU, or an Mbed or
+Zephyr application on such a board (`mbed.py`, `zephyr.py`).
 
 A target says how to configure CMake (toolchain, flags, extra sources) and how to run the
 program it built, returning what the program printed. After the run, `measure()` may add
@@ -208,8 +208,9 @@ def _symbol_sizes(elf: Path, demangle: bool = False, tools: str = "arm-none-eabi
 
 
 def _library_flash(map_file: Path) -> dict[str, int]:
-    """Flash bytes (.text, .rodata, .data image) linked from libvmcu_model.a (the model's tables)
-    and libvmcu_runtime.a (the kernels), keyed `model` and `runtime`.
+    """Flash bytes (.text, .rodata, .data image) linked from libvmcu_model.a (the model's tables;
+    libvmcu_model_<name>.a in a Zephyr build) and libvmcu_runtime.a (the kernels), keyed `model`
+    and `runtime`.
 
     Reads the input sections of the linker map: ` .rodata.x  0xADDR  0xSIZE  lib(obj)`, where a
     long section name pushes the address and size onto the next line.
@@ -218,7 +219,7 @@ def _library_flash(map_file: Path) -> dict[str, int]:
     text = text[text.find("Linker script and memory map"):]
     totals = {"model": 0, "runtime": 0}
     for m in re.finditer(r"^ \.(?:text|rodata|data)\S*\s+0x[0-9a-f]+\s+0x([0-9a-f]+)\s+(\S+)$", text, re.M):
-        if library := re.search(r"libvmcu_(model|runtime)\.a\(", m.group(2)):
+        if library := re.search(r"libvmcu_(model|runtime)(?:_\w+)?\.a\(", m.group(2)):
             totals[library.group(1)] += int(m.group(1), 16)
     return totals
 
@@ -310,11 +311,12 @@ QEMU_TARGETS = (
 )
 
 def __getattr__(name: str):
-    """`TARGETS`, every target by name, made on first use: the Mbed targets (`mbed.py`) build on
-    the classes of this module, so it cannot import them while it loads."""
+    """`TARGETS`, every target by name, made on first use: the Mbed and Zephyr targets (`mbed.py`,
+    `zephyr.py`) build on the classes of this module, so it cannot import them while it loads."""
     if name != "TARGETS":
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     from .mbed import MBED_TARGETS
-    targets: dict[str, Target] = {"host": HOST, **{t.name: t for t in (*QEMU_TARGETS, *MBED_TARGETS)}}
+    from .zephyr import ZEPHYR_TARGETS
+    targets: dict[str, Target] = {"host": HOST, **{t.name: t for t in (*QEMU_TARGETS, *MBED_TARGETS, *ZEPHYR_TARGETS)}}
     globals()["TARGETS"] = targets
     return targets
