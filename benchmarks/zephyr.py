@@ -100,7 +100,8 @@ def main(argv: list[str]) -> int:
         "## Zephyr", "",
         "Measured by `python benchmarks/zephyr.py`: the example application (`examples/zephyr/`, this repository "
         "as a Zephyr module) built against Zephyr 4.1 at -O2 (`CONFIG_SPEED_OPTIMIZATIONS`) with its minimal "
-        "libc and Debian's arm-none-eabi-gcc for `mps2/an386` (M4), `mps2/an385` (M3) and `mps3/corstone300/an547` (M55), run on QEMU beside the bare-metal "
+        "libc and Debian's arm-none-eabi-gcc for `mps2/an386` (M4), `mps2/an385` (M3) and "
+        "`mps3/corstone300/an547` (M55), run on QEMU beside the bare-metal "
         "harness on the same board (`qemu-cortex-m4`, `-m3`, `-m55`); every run bit-exact with the reference "
         "interpreter and TFLite Micro (a model with state: its runs back to back, the state carried). Instructions "
         "under `-icount shift=0`: the Zephyr example reads `vmcu_invoke()`'s span from `k_cycle_get_32()` "
