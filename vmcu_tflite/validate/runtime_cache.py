@@ -38,14 +38,20 @@ OBJECTS_FILE = "vmcu_runtime_objects.cmake"  # in the entry's build folder; the 
 READY = "ready"  # written last: the entry's build is complete
 
 # The runtime alone; the file it generates gives a harness's runtime target these objects.
+# CMake lists a static library's objects ($<TARGET_OBJECTS>) since 3.15: an older one writes an
+# empty file, and each harness compiles its runtime copy as without the cache.
 PROJECT = """# The runtime's objects for validation harnesses (vmcu_tflite/validate/runtime_cache.py).
 cmake_minimum_required(VERSION 3.13)
 project(vmcu_runtime_objects C)
 add_subdirectory({runtime} runtime)
-file(GENERATE OUTPUT ${{CMAKE_CURRENT_BINARY_DIR}}/{objects} CONTENT
+if(CMAKE_VERSION VERSION_LESS 3.15)
+  file(WRITE ${{CMAKE_CURRENT_BINARY_DIR}}/{objects} "")
+else()
+  file(GENERATE OUTPUT ${{CMAKE_CURRENT_BINARY_DIR}}/{objects} CONTENT
 "set_property(TARGET vmcu_runtime PROPERTY SOURCES \\"$<JOIN:$<TARGET_OBJECTS:vmcu_runtime>,\\" \\">\\")
 set_property(TARGET vmcu_runtime PROPERTY LINKER_LANGUAGE C)
 ")
+endif()
 """
 
 
