@@ -18,6 +18,7 @@ VMCU_ERROR_STREAM. Without streamed ports main.c is what it always was.
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import Sequence
 
 import numpy as np
@@ -251,12 +252,15 @@ def parse_run(text: str) -> tuple[int, list[np.ndarray], dict[str, int]]:
     return status, [np.concatenate(outputs[i]) for i in sorted(outputs)], extra
 
 
-def harness_cmake(model_dir: str, extra: str = "") -> str:
+def harness_cmake(model_dir: str, extra: str = "", runtime_objects: Path | None = None) -> str:
+    """The harness's CMakeLists.txt; with `runtime_objects` (a file of runtime_cache.py) the runtime
+    target is archived from objects compiled before instead of its sources."""
+    cached = f'include("{runtime_objects.as_posix()}")\n' if runtime_objects else ""
     return f"""# vmcu-validate harness. Generated; do not edit.
 cmake_minimum_required(VERSION 3.13)
 project(vmcu_validate C)
 add_subdirectory({model_dir} model)
-add_executable(vmcu_validate main.c)
+{cached}add_executable(vmcu_validate main.c)
 target_link_libraries(vmcu_validate PRIVATE vmcu_model)
 set_target_properties(vmcu_validate PROPERTIES C_STANDARD 99 C_STANDARD_REQUIRED ON C_EXTENSIONS OFF)
 target_compile_options(vmcu_validate PRIVATE -Wall -Wextra -Werror -pedantic)

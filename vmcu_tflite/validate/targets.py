@@ -7,17 +7,20 @@ what only the built program can tell (section sizes of the image).
 """
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Sequence
 
 import numpy as np
 
 from ..kernels.tuning import tuning_for_cpu
 from ..errors import BudgetError, UsageError
 from .harness import harness_cmake, render_main
+from .runtime_cache import cache_root, cached_objects
 
 
 @dataclass(frozen=True)
@@ -46,10 +49,21 @@ class Target:
                                                  self.post_run, self.harness_prelude, self.pre_verify,
                                                  self.post_verify, self.report, streamed["INPUT"],
                                                  streamed["OUTPUT"]))
-        (work / "CMakeLists.txt").write_text(harness_cmake(model_dir.name, self.harness_cmake))
+        configure = ("-DCMAKE_BUILD_TYPE=Release", *self.cmake_args)
+        root = cache_root()
+        objects = (cached_objects(root, model_dir / "vmcu_runtime", model_dir.name, configure, self.c_compiler(),
+                                  self._cmake) if root else None)
+        (work / "CMakeLists.txt").write_text(harness_cmake(model_dir.name, self.harness_cmake, objects))
         build = work / "build"
-        cmake([str(work), str(build), "-DCMAKE_BUILD_TYPE=Release", *self.cmake_args], build, self.name)
+        self._cmake(work, build, configure)
         return build / "vmcu_validate"
+
+    def _cmake(self, source: Path, build: Path, configure: Sequence[str]) -> None:
+        cmake([str(source), str(build), *configure], build, self.name)
+
+    def c_compiler(self) -> str:
+        """The C compiler CMake picks for this target (the runtime cache's key names it)."""
+        return os.environ.get("CC") or "cc"
 
     def run(self, executable: Path) -> str:
         """Run the program and return its standard output."""
@@ -149,6 +163,9 @@ class QemuTarget(Target):
         if missing:
             raise UsageError(f"target {self.name} needs {', '.join(missing)} on PATH (Debian: apt install "
                              f"cmake {self.apt})")
+
+    def c_compiler(self) -> str:
+        return f"{self.tools}gcc"  # the toolchain file's
 
     def run(self, executable: Path) -> str:
         return _run([*self.qemu, "-M", self.board, "-display", "none", "-monitor", "none",
