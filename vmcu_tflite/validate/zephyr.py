@@ -16,8 +16,10 @@ is extracted once into the cache (cache.py). The build uses Debian's Arm GCC (Ze
 Python when it has them, else a virtual environment made once in the cache from PyPI.
 
 The example is built with Zephyr's minimal libc: it needs nothing of picolibc, whose ~1,000
-objects would make every build 3 to 6 times slower; the module compiles the runtime hosted and at
--O3, so the C library does not change what the kernels run.
+objects would make every build 3 to 6 times slower. The module compiles the runtime hosted and at
+-O3; the libc's memcpy() and memmove(), which the kernels call for rows and window pieces, are
+compiled at the application's level, which the example's prj.conf sets to -O2
+(examples/zephyr/README.md says what -Os costs).
 """
 from __future__ import annotations
 
