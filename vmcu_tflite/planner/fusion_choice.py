@@ -66,8 +66,8 @@ def choose_fusion(graph: Graph, steps: Sequence[Step], recompute: bool = False, 
     for run in runs:
         cost, plain, pulls = _chain_costs(graph, steps, flow, run, bounds, recompute, pulled, line_rings)
         limit = max(floor, _least_largest(len(run), cost))
-        candidates += [Block(run[a:b], plain[a, b] > limit, pulls.get((a, b)),  # recompute only where the ring does not fit
-                             line_rings and (a, b) in pulls)
+        # recompute only where the ring does not fit
+        candidates += [Block(run[a:b], plain[a, b] > limit, pulls.get((a, b)), line_rings and (a, b) in pulls)
                        for a, b in _fewest_fused(len(run), cost, limit, pulls) if b - a > 1 or (a, b) in pulls]
     candidates = [b for b in candidates if _schedule_fits(graph, steps, b)]
     if not candidates:
