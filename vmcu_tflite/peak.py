@@ -52,13 +52,14 @@ def _workspace_parts(step, size: int) -> list[Part]:
         parts.append(Part(f"input ring: {params.input_ring_rows} rows x {w} x {c}", params.input_ring_bytes))
     for i, stage in enumerate(params.stages):
         ring = params.ring_bytes(stage)
-        if ring and i == params.line_ring:
-            _, _, w, c = params.stage_output(stage)
+        if not ring:
+            continue
+        _, _, w, c = params.stage_output(stage)
+        if i == params.line_ring:
             rows = stage.ring_rows - 1
             parts.append(Part(f"ring {i}, a line buffer: ({rows} rows x {w} + {ring // c - rows * w} pixels) x {c}",
                               ring))
-        elif ring:
-            _, _, w, c = params.stage_output(stage)
+        else:
             parts.append(Part(f"ring {i}: {stage.ring_rows} rows x {w} x {c}", ring))
     return parts
 
