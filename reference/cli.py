@@ -41,7 +41,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help="run a sequence of this many inputs, the model's state carried (default: %(default)s)")
     parser.add_argument("--no-fuse", action="store_true", help="plan without fused chains")
     parser.add_argument("--allow-recompute", action="store_true",
-                        help="let a chain recompute its first layers' pixels per window instead of keeping their rows "
+                        help="let a chain recompute some layers' pixels per window instead of keeping their rows "
                              "(fewer bytes, more multiply-accumulates: the report counts them)")
     parser.add_argument("--target", choices=sorted(BUILD),
                         help="run the kernels as vmcu-convert --target shapes them for that core (cortex-m55: "

@@ -89,7 +89,7 @@ class LayerChainParams:
     pool: Any = None  # a global AVERAGE_POOL_2D's PoolParams after the last layer, or None
     add: Any = None  # an ADD of the chain's input to its last layer's output (a residual), or None
     residual_first: bool = False  # the chain's input is the ADD's first operand
-    recompute: bool = False  # the first stage's pixels are computed again for each window that reads them
+    recompute: bool = False  # a stage's pixels are computed again for each window that reads them (`recomputed`)
     pulls_input: int | None = None  # the model input whose rows the chain pulls into its input ring (streamed_io.py)
     line_buffer: bool = False  # a chain that pulls keeps the ring its last stage reads as a line buffer
 
@@ -103,17 +103,45 @@ class LayerChainParams:
 
     @cached_property
     def stages(self) -> tuple[Stage, ...]:
-        heads = [i for i, layer in enumerate(self.layers) if i == 0 or not is_pointwise(layer)]
+        """A recomputed run of 1x1 layers is a stage of its own, with no ring: the ring before it
+        is as tall as the window after it (a 1x1 layer maps rows one to one)."""
+        again = self._recomputed_layer() if self.recompute else None
+        heads = [i for i, layer in enumerate(self.layers) if i == 0 or not is_pointwise(layer) or i == again]
         ends = heads[1:] + [len(self.layers)]
-        rows = [self.layers[h].filter.shape[1] for h in heads[1:]] + [0]
+        readers = [ends[n] if h == again and n < len(heads) - 1 else h for n, h in enumerate(heads)]
+        rows = [self.layers[readers[n]].filter.shape[1] for n in range(1, len(heads))] + [0]
         return tuple(Stage(a, b, r) for a, b, r in zip(heads, ends, rows))
+
+    @cached_property
+    def recomputed(self) -> int | None:
+        """The stage whose pixels are made again for every window of the next stage that reads
+        them (no ring), or None."""
+        again = self._recomputed_layer() if self.recompute else None
+        return None if again is None else next(i for i, s in enumerate(self.stages) if s.first == again)
+
+    def _recomputed_layer(self) -> int | None:
+        """The first layer of the stage a recomputing chain keeps no ring for, or None where it
+        cannot. A chain that reads its input from the pool: its first stage (the paper's section
+        5.2), where a depthwise layer (multiplier 1) heads the second. A chain that pulls its input
+        keeps the pulled rows' ring, so there: a run of 1x1 layers ending at such a depthwise layer
+        (an inverted bottleneck's expansion), the one after the narrowest pixels; the ring before
+        it then keeps those narrow pixels as tall as the depthwise window."""
+        if is_transpose(self.layers[0]):
+            return None
+        heads = [i for i, layer in enumerate(self.layers) if i == 0 or not is_pointwise(layer)]
+        if self.pulls_input is None:
+            return 0 if len(heads) > 1 and _multiplier_one(self.layers[heads[1]]) else None
+        after = lambda j: next((h for h in heads if h > j), None)  # noqa: E731 (the head that ends j's run)
+        runs = [j for j in range(1, len(self.layers)) if is_pointwise(self.layers[j])
+                and after(j) is not None and _multiplier_one(self.layers[after(j)])]
+        return min(runs, key=lambda j: (self.layers[j].input_shape[3], -j), default=None)
 
     def stage_output(self, stage: Stage) -> tuple[int, ...]:
         return self.layers[stage.end - 1].output_shape
 
     def ring_bytes(self, stage: Stage) -> int:
         _, _, w, c = self.stage_output(stage)
-        if self.recompute and stage == self.stages[0]:
+        if self.recomputed is not None and stage == self.stages[self.recomputed]:
             return 0
         if self.line_ring is not None and stage == self.stages[self.line_ring]:
             return self.line_ring_pixels() * c
@@ -151,7 +179,7 @@ class LayerChainParams:
         """The chain can pull its input row by row from the application into a ring as tall as
         its first layer's window: NHWC rows (not an NCHW transpose's planes), and no residual ADD,
         which would read each input row again long after the window has passed it."""
-        return not is_transpose(self.layers[0]) and self.add is None and not self.recompute
+        return not is_transpose(self.layers[0]) and self.add is None
 
     @property
     def input_ring_rows(self) -> int:
@@ -164,12 +192,9 @@ class LayerChainParams:
         return self.input_ring_rows * w * c
 
     def can_recompute(self) -> bool:
-        """The paper's recomputation (section 5.2) applies: the second stage's head is a depthwise
-        layer (multiplier 1) whose window the first stage's pixels can fill directly."""
-        if len(self.stages) < 2 or is_transpose(self.layers[0]) or self.pulls_input is not None:
-            return False
-        head = self.layers[self.stages[1].first]
-        return is_depthwise(head) and head.depth_multiplier == 1
+        """The paper's recomputation (section 5.2) applies: some stage's pixels can fill the
+        window of the depthwise layer after them directly (`_recomputed_layer`)."""
+        return self._recomputed_layer() is not None
 
     def stage_tile(self, i: int) -> int:
         """Output pixels per iteration of stage i: PIXELS where their values of its widest layer fit
@@ -180,7 +205,7 @@ class LayerChainParams:
         RECOMPUTE_PIXELS, whose window and pixels fit RECOMPUTE_STACK."""
         stage = self.stages[i]
         widest = max(self.layers[j].output_shape[3] for j in range(stage.first, stage.end))
-        if i == 1 and self.recompute:
+        if self.recomputed is not None and i == self.recomputed + 1:
             head = self.layers[stage.first]
             _, k_h, k_w, _ = head.filter.shape
             for tile in range(RECOMPUTE_PIXELS, PIXELS, -2):
@@ -189,17 +214,18 @@ class LayerChainParams:
         return PIXELS if PIXELS * widest <= PAIR_BYTES else 1
 
     def recomputed_macs(self) -> int:
-        """The multiply-accumulates recomputation adds: per output row of the second stage, each
-        first-stage pixel of the in-bounds rows of its window is made once per window of
-        `stage_tile(1)` pixels whose columns hold it, instead of once in all."""
-        if not self.recompute:
+        """The multiply-accumulates recomputation adds: per output row of the stage after the
+        recomputed one, each recomputed pixel of the in-bounds rows of its window is made once per
+        window of that stage's tile of pixels whose columns hold it, instead of once in all."""
+        if self.recomputed is None:
             return 0
-        stage, head = self.stages[0], self.layers[self.stages[1].first]
+        k = self.recomputed
+        stage, head = self.stages[k], self.layers[self.stages[k + 1].first]
         _, h, w, _ = self.stage_output(stage)
         per_pixel = sum(_pixel_macs(self.layers[j]) for j in range(stage.first, stage.end))
         _, o_h, o_w, _ = head.output_shape
         (s_h, s_w), (p_h, p_w), (_, k_h, k_w, _) = head.stride, head.padding, head.filter.shape
-        tile = self.stage_tile(1)
+        tile = self.stage_tile(k + 1)
         columns = sum(min((min(x + tile, o_w) - 1) * s_w - p_w + k_w, w) - max(x * s_w - p_w, 0)
                       for x in range(0, o_w, tile))
         reads = _tap_count(o_h, s_h, p_h, k_h, h) * columns
@@ -209,6 +235,10 @@ class LayerChainParams:
     def workspace_bytes(self) -> int:
         """Every ring, one after another in the step's workspace (the input's first, if pulled)."""
         return self.input_ring_bytes + sum(self.ring_bytes(s) for s in self.stages)
+
+
+def _multiplier_one(layer: Layer) -> bool:
+    return is_depthwise(layer) and layer.depth_multiplier == 1
 
 
 def _pixel_macs(layer: Layer) -> int:

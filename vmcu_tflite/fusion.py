@@ -105,11 +105,12 @@ def chain_step(graph: Graph, steps: Sequence[Step], members: tuple[int, ...], in
     streamed model input `pulls`, if given, with a line ring if `line_ring`)."""
     parts = [steps[i] for i in members]
     params = chain_params(graph, steps, members)
+    params = None if params is None else replace(params, pulls_input=pulls)
     if (params is None or (recompute and not params.can_recompute())
-            or (pulls is not None and (recompute or not params.can_pull()))):
+            or (pulls is not None and not params.can_pull())):
         what = " that recomputes" if recompute else " that pulls its input" if pulls is not None else ""
         raise ValueError(f"steps {members} cannot be one chain{what}")
-    params = replace(params, recompute=recompute, pulls_input=pulls, line_buffer=line_ring and pulls is not None)
+    params = replace(params, recompute=recompute, line_buffer=line_ring and pulls is not None)
     return Step(index=index, kernel=KIND, ops=tuple(sorted(op for s in parts for op in s.ops)),
                 inputs=(parts[0].inputs[0],), outputs=parts[-1].outputs, params=params,
                 macs=sum(s.macs for s in parts))

@@ -61,14 +61,13 @@ def chained_program(model: bytes, recompute: bool = False, tuning: str = "dsp", 
     steps = tuned(build_steps(graph), tuning)
     runs = chain_runs(graph, steps)
     assert runs == [tuple(range(len(steps)))]
-    step = chain_step(graph, steps, runs[0], 0)
-    if recompute and step.params.can_recompute():
-        step = chain_step(graph, steps, runs[0], 0, recompute=True)
-    if pulls and step.params.can_pull():
-        step = chain_step(graph, steps, runs[0], 0, pulls=0)
-    fused = (step,)
+    params = chain_step(graph, steps, runs[0], 0).params
+    pull = 0 if pulls and params.can_pull() else None
+    again = recompute and replace(params, pulls_input=pull).can_recompute()
+    fused = (chain_step(graph, steps, runs[0], 0, recompute=again, pulls=pull),)
     plan = plan_vmcu(graph, fused)
-    return Program(graph, fused, replace(plan, streamed_io=streamed_ports(graph, fused, [0] if pulls else [], [])))
+    streamed = streamed_ports(graph, fused, [] if pull is None else [0], [])
+    return Program(graph, fused, replace(plan, streamed_io=streamed))
 
 
 def assert_chain_matches(model: bytes, data: np.ndarray, program: Program) -> tuple[np.ndarray, Program]:
@@ -99,6 +98,10 @@ def test_chain_is_bit_exact_and_hazard_free(case):
         np.testing.assert_array_equal(Interpreter(again).run([data]).outputs[0], ours)
         assert again.steps[0].params.workspace_bytes < program.steps[0].params.workspace_bytes
         assert again.steps[0].params.recomputed_macs() >= 0
+    both = chained_program(model, recompute=True, pulls=True)  # pulled rows, an expansion recomputed
+    if both.steps[0].params.recompute and both.steps[0].params.pulls_input is not None:
+        np.testing.assert_array_equal(Interpreter(both).run([data]).outputs[0], ours)
+        assert both.steps[0].params.recomputed > 0 and both.steps[0].params.recomputed_macs() >= 0
 
 
 def test_rings_are_as_tall_as_the_next_window_and_pointwise_layers_need_none():
@@ -189,6 +192,33 @@ def test_a_recomputed_window_serves_eight_pixels_and_the_report_counts_its_macs(
     np.testing.assert_array_equal(Interpreter(program).run([data]).outputs[0], run_tflm(model, [data], 1)[0][0])
     wide = compile_model(lead_depthwise_project(rng, 6, 4, mid=300, lead_k=1, c_out=4), recompute=True)
     assert wide.steps[0].params.recompute and wide.steps[0].params.stage_tile(1) == 1  # as its stage without it
+
+
+def test_a_pulling_chain_recomputes_its_expansion_from_a_narrow_ring():
+    """MCUNet's stem: 3x3 stride-2 conv -> 1x1 project to 4 -> 1x1 expand to 24 -> 5x5 stride-2
+    depthwise -> 1x1. Pulling its input, the chain keeps the pulled rows' ring, so with
+    recomputation it is the expansion that keeps no ring: the ring before it holds the 4-channel
+    pixels as tall as the depthwise window (5 rows), not the 24-channel ones, and each tile of
+    the depthwise's pixels makes its windows' expanded pixels again. Bit-exact, hazard-free, its
+    extra MACs counted."""
+    rng = np.random.default_rng(7)
+    g = GraphBuilder(rng, 14, 3)
+    for kind, k, stride, c_out in [("conv", 3, 2, 8), ("conv", 1, 1, 4), ("conv", 1, 1, 24), ("dw", 5, 2, 24),
+                                   ("conv", 1, 1, 8)]:
+        g.x, g.shape, g.scale, g.zp = g.conv(g.x, g.shape, c_out, k, stride, depthwise=kind == "dw")
+    g.b.outputs = [g.x]
+    model = g.b.build()
+    plain, program = chained_program(model, pulls=True), chained_program(model, recompute=True, pulls=True)
+    params = program.steps[0].params
+    assert params.pulls_input == 0 and params.recomputed == 1
+    assert [(s.first, s.end, s.ring_rows) for s in params.stages] == [(0, 2, 5), (2, 3, 5), (3, 5, 0)]
+    assert params.workspace_bytes == 3 * 14 * 3 + 5 * 7 * 4  # the pulled rows, then 5 rows of 7 x 4
+    assert plain.steps[0].params.workspace_bytes == 3 * 14 * 3 + 5 * 7 * 24
+    # the depthwise's 4 output rows read 3 + 5 + 5 + 3 of the 7 rows; its tiles of 2 pixels
+    # columns 0-4 and 2-6; each of those 16 x 10 pixels costs the expansion 24 x 4 MACs
+    assert params.stage_tile(2) == 2 and params.recomputed_macs() == 24 * 4 * (16 * 10 - 7 * 7)
+    data = rng.integers(-128, 128, (1, 14, 14, 3)).astype(np.int8)
+    np.testing.assert_array_equal(Interpreter(program).run([data]).outputs[0], run_tflm(model, [data], 1)[0][0])
 
 
 def test_a_chain_has_at_most_max_stages_and_then_fits_the_schedule():

@@ -27,7 +27,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help="fail with exit code 3 if the pool needs more (e.g. 128K)")
     parser.add_argument("--no-fuse", action="store_true", help="never fuse layers into chains")
     parser.add_argument("--allow-recompute", action="store_true",
-                        help="let a chain recompute its first layers' pixels per window instead of keeping their rows "
+                        help="let a chain recompute some layers' pixels per window instead of keeping their rows "
                              "(fewer bytes, more multiply-accumulates: the report counts them)")
     parser.add_argument("--prefix", help="C symbol prefix (default: the model's file name)")
     parser.add_argument("--target", choices=sorted(BUILD), default="host",

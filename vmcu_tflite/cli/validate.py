@@ -102,7 +102,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--planner", choices=sorted(PLANNERS), default="vmcu")
     parser.add_argument("--no-fuse", action="store_true", help="plan without fused chains")
     parser.add_argument("--allow-recompute", action="store_true",
-                        help="let a chain recompute its first layers' pixels per window instead of keeping their rows "
+                        help="let a chain recompute some layers' pixels per window instead of keeping their rows "
                              "(fewer bytes, more multiply-accumulates: the report counts them)")
     parser.add_argument("--mbed-os", type=Path, help="mbed-* targets: the Mbed CE source, an extracted tree or a "
                         f"folder holding {TARBALL} (default: $VMCU_MBED_OS, else ../shared/mbed-ce)")

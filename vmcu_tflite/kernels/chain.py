@@ -8,9 +8,10 @@ down to the step's input: every row of every layer is computed once, when first 
 stage's pixel is its head layer's pixel (a depthwise pixel, a convolution's window read as
 `conv_pixel` reads it, or, for an NCHW TRANSPOSE, one byte of each channel plane), then each 1x1
 layer of the stage applied to that pixel in registers. Where the chain recomputes (the paper's
-section 5.2), the first stage keeps no ring: for each tile of the second stage's depthwise pixels
-(up to eight, `LayerChainParams.stage_tile`), the first stage's pixels of their windows are made
-again into one register window.
+section 5.2), one stage keeps no ring (the first, or an expansion's 1x1 layers in a chain that
+pulls its input: `LayerChainParams.recomputed`): for each tile of the next stage's depthwise
+pixels (up to eight, `LayerChainParams.stage_tile`), that stage's pixels of their windows are made
+again into one register window, from the step's input or the ring before it.
 Where the ring the last stage reads is a line buffer (`LayerChainParams.line_ring`), the last of
 an output row's new rows of it is made inside the output loop instead, just ahead of each tile
 of output pixels: the columns that tile's windows reach first, in whole tiles of the ring's
@@ -136,8 +137,8 @@ def _pointwise_pairs(params, j: int, src: str, count: Ix, tile: int) -> tuple[li
 
 
 def _has_ring(params, i: int) -> bool:
-    """Stage i keeps its rows in a ring (not the last stage; not a recomputed first stage)."""
-    return 0 <= i < len(params.stages) - 1 and not (i == 0 and params.recompute)
+    """Stage i keeps its rows in a ring (not the last stage; not a recomputed stage)."""
+    return 0 <= i < len(params.stages) - 1 and i != params.recomputed
 
 
 def _interior(params, i: int) -> tuple[int, int] | None:
@@ -153,8 +154,8 @@ def _stage_pixels(params, i: int, row: Ix, col: Ix, count: Ix, into=None, tile: 
     stage = params.stages[i]
     tile = tile or (1 if into else params.stage_tile(i))
     last = stage.end - 1
-    if i == 1 and params.recompute:
-        return _recomputed_pixels(params, row, col, count, tile)
+    if params.recomputed is not None and i == params.recomputed + 1:
+        return _recomputed_pixels(params, i, row, col, count, tile)
     statements, buf = _head_pixels(params, stage.first, "input0" if i == 0 else f"ring{i - 1}", row, col, count,
                                    tile, into if last == stage.first else None)
     for j in range(stage.first + 1, stage.end):
@@ -163,13 +164,13 @@ def _stage_pixels(params, i: int, row: Ix, col: Ix, count: Ix, into=None, tile: 
     return statements, buf
 
 
-def _recomputed_pixels(params, row: Ix, col: Ix, count: Ix, tile: int) -> tuple[list, str]:
-    """Stage 1's pixels where stage 0 keeps no ring (paper section 5.2): per tile of stage 1's
-    output pixels, the first stage's pixels of their depthwise windows are computed again into one
+def _recomputed_pixels(params, i: int, row: Ix, col: Ix, count: Ix, tile: int) -> tuple[list, str]:
+    """Stage i's pixels where stage i - 1 keeps no ring (paper section 5.2): per tile of stage i's
+    output pixels, stage i - 1's pixels of their depthwise windows are computed again into one
     register window (the tile's windows overlap: eight pixels at stride 1 take 3 x 10 pixels, not
     8 x 3 x 3), taps outside the input left at the zero point (they add 0), then the depthwise
     reads each pixel's part of the window and the stage's 1x1 layers take its pixels in pairs."""
-    stage, first = params.stages[1], params.stages[0]
+    stage, first = params.stages[i], params.stages[i - 1]
     head = params.layers[stage.first]
     _, h, w, c = params.stage_output(first)
     _, k_h, k_w, _ = head.filter.shape
@@ -179,8 +180,8 @@ def _recomputed_pixels(params, row: Ix, col: Ix, count: Ix, tile: int) -> tuple[
     rows = taps(row, head.stride[0], head.padding[0], 1, k_h, h)
     origin = taps(col, s_w, head.padding[1], 1, k_w, w).origin  # input column of the window's column 0
     lo, hi = imax(-origin, 0), imin(k_w + (count - 1) * s_w, w - origin)  # its columns inside the input
-    pair = params.stage_tile(0)  # the window's pixels two at a time where the stage pairs its pixels
-    made, _ = _stage_pixels(params, 0, rows.origin + wy, origin + wx, imin(hi - wx, pair),
+    pair = params.stage_tile(i - 1)  # the window's pixels two at a time where the stage pairs its pixels
+    made, _ = _stage_pixels(params, i - 1, rows.origin + wy, origin + wx, imin(hi - wx, pair),
                             into=("win", (wy * span + wx) * c), tile=pair)
     buf, c_out = f"px{stage.first}", head.output_shape[3]
     zero = f"(int8_t)(-{layer_param(params, stage.first)}->input_offset)"
@@ -225,9 +226,13 @@ def _pull_rest(params) -> list:
 
 
 def _row_needs(params, i: int, r: Ix) -> list:
-    """What row r of stage i reads made first: the rows of stage i - 1 it is the first to need,
-    or the input rows it is the first to need where the chain pulls them."""
-    return [_make_rows(params, i - 1, r)] if _has_ring(params, i - 1) else _pull_rows(params, r) if i == 0 else []
+    """What row r of stage i reads made first: the rows of stage i - 1 it is the first to need
+    (of stage i - 2 where stage i - 1 is recomputed from that ring, row for row), or the input
+    rows it is the first to need where the chain pulls them."""
+    for before in (i - 1, i - 2 if i - 1 == params.recomputed else -1):
+        if _has_ring(params, before):
+            return [_make_rows(params, before, r)]
+    return _pull_rows(params, r) if i == 0 else []
 
 
 def _row_pixels(params, i: int, r: Ix, lo: Ix | int = 0, hi: Ix | int | None = None) -> list[Loop]:
@@ -257,8 +262,9 @@ def _row_pixels(params, i: int, r: Ix, lo: Ix | int = 0, hi: Ix | int | None = N
 
 
 def _make_rows(params, i: int, needed_by: Ix):
-    """The rows of stage i that row `needed_by` of stage i + 1 is the first to need, into ring i."""
-    head = params.layers[params.stages[i + 1].first]
+    """The rows of stage i that row `needed_by` of the stage reading ring i is the first to need
+    (of stage i + 2 where stage i + 1 is recomputed: its 1x1 layers map rows one to one)."""
+    head = params.layers[params.stages[i + 2 if i + 1 == params.recomputed else i + 1].first]
     _, h, w, _ = params.stage_output(params.stages[i])
     r = Var(f"r{i}")
     lo, hi = new_rows(needed_by, head.stride[0], head.padding[0], head.filter.shape[1], h)
@@ -321,7 +327,7 @@ def layer_chain(params, segment: int) -> Kernel:
         row_body, made_ahead = _line_rows(p, y)
         ahead = made_ahead(x)
     else:
-        row_body = [_make_rows(p, last - 1, y)] if _has_ring(p, last - 1) else _pull_rows(p, y) if last == 0 else []
+        row_body = _row_needs(p, last, y)
         ahead = []
     if p.pool is None:  # each pixel of the last stage to the output, segment by segment
         residual = [] if p.add is None else [  # the input pixel at the same place, added segment by segment

@@ -35,7 +35,7 @@ class FusionChoice:
     fused: bool
     unfused_bytes: int  # the most any of its layers' steps must hold
     fused_bytes: int  # what its fused step must hold
-    recompute: bool = False  # its first stage recomputed per window instead of a ring (--allow-recompute)
+    recompute: bool = False  # a stage recomputed per window instead of a ring (--allow-recompute)
     recomputed_macs: int = 0  # the multiply-accumulates that adds
     pulls: int | None = None  # the streamed model input it pulls row by row (streamed_io.py)
     line_ring: bool = False  # it keeps the ring its last stage reads as a line buffer (LayerChainParams.line_ring)
@@ -49,7 +49,7 @@ def _bounds(graph: Graph, steps: Sequence[Step]) -> dict[int, int]:
 def choose_fusion(graph: Graph, steps: Sequence[Step], recompute: bool = False, pulled: dict[int, int] | None = None,
                   line_rings: bool = False) -> tuple[tuple[Step, ...], tuple[FusionChoice, ...]]:
     """The steps with the worthwhile chains fused, and the decision for every candidate chain.
-    With `recompute`, a chain may drop its first ring and recompute those pixels per window
+    With `recompute`, a chain may drop a ring and recompute those pixels per window
     (paper section 5.2) where that makes its estimate smaller. `pulled`: storage tensor -> model
     input index of the streamed inputs; a chain that starts at one pulls its rows into a ring, so
     the input costs it no pool bytes (a lone layer reading one becomes a chain of one for that),
@@ -127,6 +127,8 @@ def _chain_costs(graph: Graph, steps: Sequence[Step], flow: Dataflow, run: tuple
                 pulls[a, b] = index
                 pulling = replace(params, pulls_input=index, line_buffer=line_rings)
                 cost[a, b] = plain[a, b] = size(y) + pulling.workspace_bytes
+                if recompute and pulling.can_recompute():
+                    cost[a, b] = min(cost[a, b], size(y) + replace(pulling, recompute=True).workspace_bytes)
                 continue
             if b - a == 1:
                 plain[a, b] = bounds[run[a]]
