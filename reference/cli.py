@@ -74,8 +74,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     tuning = program.plan["tuning"]
     kernels = f", {tuning} kernels" if tuning != "dsp" else ""
     streamed = program.plan.get("streamed_io", {"inputs": [], "outputs": []})
-    rows = "".join(f", {what} {p['index']} streamed ({p['rows']} rows{' into a ring' if p['in_ring'] else ''})"
-                   for what in ("input", "output") for p in streamed[f"{what}s"])
+    rows = "".join(f", {what} {p['index']} streamed ({p['rows']} rows{ring if p['in_ring'] else ''})"
+                   for what, ring in (("input", " into a ring"), ("output", " from a ring"))
+                   for p in streamed[f"{what}s"])
     print(f"{args.model.name}: {len(program.steps)} steps over a {program.pool_bytes}-byte pool "
           f"({program.plan['planner']} plan{kernels}{sequence}{rows}), no hazard, {elapsed:.2f} s")
     for r, run in enumerate(outputs):

@@ -104,12 +104,12 @@ class Interpreter:
                     .reshape(graph.tensors[t].shape) for t in step.inputs]
             out = kernel.run(*args, state=self.state.tensors) if kernel.stateful else kernel.run(*args)
             t_out = step.outputs[0]
-            out = self._write_output(pool, step, args, out, base, source)
+            out = self._write_output(pool, step, args, out, base, source, sink)
             if record:
                 result.tensors[t_out] = out
                 result.order.append(t_out)
             for port in plan.streamed_io.outputs:
-                if port.step == step.index:
+                if port.step == step.index and not port.in_ring:
                     self._push_rows(pool, sink, port, base(graph.outputs[port.index].tensor))
             for t in dying.get(step.index, ()):
                 if graph.storage_of(t) not in in_ring:
@@ -144,7 +144,7 @@ class Interpreter:
             sink.push(port.index, row, values)
 
     def _write_output(self, pool: SimulatedPool, step, args: list[np.ndarray], out: np.ndarray, base,
-                      source: RowSource | None = None) -> np.ndarray:
+                      source: RowSource | None = None, sink: RowSink | None = None) -> np.ndarray:
         """Store the step's output the way its kernel does: at once, by segments, or in place.
         A described kernel computes the output itself, from the bytes it loads; what it stored
         must equal `out`, TFLite's formula on the same inputs. Returns the output as stored."""
@@ -153,7 +153,7 @@ class Interpreter:
         out_who = self._access(step.index, t_out, segment)
         kernel = describe(step.kernel, step.params, segment, planned.in_place, planned.tile_rows)
         if kernel is not None:
-            stored = self._run_described(pool, step, kernel, base, source)
+            stored = self._run_described(pool, step, kernel, base, source, sink)
             _check_against_formula(step, stored, out)
             return stored.values.reshape(out.shape)
         if planned.streamed_inputs:
@@ -164,9 +164,11 @@ class Interpreter:
             pool.store(out_who, base(t_out), 0, out)
         return out
 
-    def _run_described(self, pool: SimulatedPool, step, kernel, base, source: RowSource | None = None) -> Stored:
+    def _run_described(self, pool: SimulatedPool, step, kernel, base, source: RowSource | None = None,
+                       sink: RowSink | None = None) -> Stored:
         """Check the loads, stores and frees of the step's kernel description, in its order, and
-        execute it over the step's params as its C holds them."""
+        execute it over the step's params as its C holds them (the rows it pulls from `source`,
+        those it pushes to `sink`)."""
         graph, planned = self.program.graph, self.planned[step.index]
         segment = planned.segment_bytes
         x = step.inputs[0]  # described kernels read one activation tensor
@@ -189,7 +191,7 @@ class Interpreter:
                                  f"the tensor has {roles[name].size}")
         if step.index not in self.images:
             self.images[step.index] = flash_image(step, graph)
-        return run_kernel(pool, kernel, roles, self.images[step.index], source)
+        return run_kernel(pool, kernel, roles, self.images[step.index], source, sink)
 
     def _last_reads(self) -> dict[int, list[int]]:
         """Step index -> tensors whose storage no later step (nor the application) reads. An

@@ -10,7 +10,8 @@ the reference interpreter certifies the kernel the C executes and not a formula 
   them (`flash.py`), and compute with the C runtime's integer helpers (`c_arith.py`);
 - Widen, Dot, DotLanes, DotLanesPair, DotRow, Accumulate and Average compute what their C computes;
 - RAMStore writes the values its buffer holds, which the pool then holds; PullRow the row the
-  application serves (`rows`: the protocol's checks, `reference/row_stream.py`).
+  application serves (`rows`: the protocol's checks, `reference/row_stream.py`); PushRow hands
+  the application the row the pool holds when it runs.
 
 Statements run one at a time in the description's order, each over all its instances at once
 (numpy over the loop variables, `schedule.enter`): a RegAlloc is one buffer per instance of the
@@ -31,8 +32,8 @@ from __future__ import annotations
 import numpy as np
 
 from vmcu_tflite.kernels.ir import (Accumulate, AddResidual, Average, Broadcast, Dot, DotLanes, DotLanesPair, DotRow,
-                                    FlashLoad, InitBias, Kernel, Loop, PullRow, RAMFree, RAMLoad, RAMStore, RegAlloc, Requantize,
-                                    Widen)
+                                    FlashLoad, InitBias, Kernel, Loop, PullRow, PushRow, RAMFree, RAMLoad, RAMStore,
+                                    RegAlloc, Requantize, Widen)
 from vmcu_tflite.kernels.schedule import enter
 
 from . import c_arith
@@ -55,6 +56,7 @@ class Executor:
         self.loads, self.stores = loads, stores
         self.frames: dict[tuple, Frame] = {(): Frame({"__count__": np.int64(1)}, None, None, 0)}
         self.stored: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}  # tensor -> (bytes, values, stmt id)
+        self.pushed: list[tuple[int, int, int, np.ndarray]] = []  # PushRow: (time, output, row, bytes)
         self.statements: list[tuple[object, Frame]] = []  # stmt id -> (stmt, frame), for messages
 
     def run(self) -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]:
@@ -130,6 +132,18 @@ class _Semantics(Statement):
         loaded = np.full((self.frame.count, max(1, int(total.max(initial=0)))), UNSET, np.int64)
         loaded[which, packed] = values
         self.scope[s.name] = Loaded(s.name, self.frame, loaded, length, runs, self.value(s.run_stride))
+
+    def _PushRow(self, s: PushRow) -> None:
+        """The row as the pool holds it when the kernel hands it over is what the application
+        gets: (time, output, row, bytes) per instance, given to the sink in time order."""
+        address, time, which = self.executor.loads[self.position]
+        values = self.executor.history.read(address, time)
+        self.check(which, values == UNSET, lambda k: "pushes a pool byte whose store has not run yet",
+                   ExecutionError)
+        rows = self.value(s.row)
+        for n in np.unique(which):
+            mine = which == n
+            self.executor.pushed.append((int(time[mine][0]), s.output, int(rows[n]), values[mine]))
 
     def _RAMStore(self, s: RAMStore) -> None:
         byte, time, which = self.executor.stores[self.position]

@@ -141,10 +141,12 @@ def _describe(events: _Events, instance: int) -> str:
     return f"{type(stmt).__name__} of {stmt.tensor}" + (f" at ({loops})" if loops else "")
 
 
-def run_kernel(pool: SimulatedPool, kernel: Kernel, roles: dict[str, Role], image: FlashImage, rows=None) -> Stored:
+def run_kernel(pool: SimulatedPool, kernel: Kernel, roles: dict[str, Role], image: FlashImage, rows=None,
+               sink=None) -> Stored:
     """Check one step's memory traffic, execute its arithmetic over the constants `image` (the
     step's params as its C holds them) and apply it to the pool: what it returns is what it stored.
-    `rows` serves the streamed inputs' rows a PullRow stores (`row_stream.RowSource`)."""
+    `rows` serves the streamed inputs' rows a PullRow stores (`row_stream.RowSource`); `sink`
+    takes the streamed outputs' rows a PushRow loads (`row_stream.RowSink`), in time order."""
     events = _events(kernel)
     failures: list[tuple[int, str]] = []  # (time, message): the earliest is reported
     for k, e in enumerate(events):
@@ -240,12 +242,13 @@ def run_kernel(pool: SimulatedPool, kernel: Kernel, roles: dict[str, Role], imag
     if failures:
         raise HazardError(min(failures)[1])
 
-    stored = _execute(pool, kernel, roles, events, image, None if rows is None else _pulled_in_order(events, rows))
+    stored = _execute(pool, kernel, roles, events, image, None if rows is None else _pulled_in_order(events, rows),
+                      sink)
     # Apply: streamed inputs released, workspace gone, the output in place.
     for role in roles.values():
         if role.consumed and not role.capacity:
             pool.release(pool.addresses_of(role.who.tensor, role.base, role.size))
-    if "output" in first_store:
+    if "output" in first_store and not roles["output"].capacity:  # (an output pushed from a ring left with it)
         b = np.flatnonzero(first_store["output"] != NEVER)
         pool.place(roles["output"].who, roles["output"].base, b, stored.values[b])
     return stored
@@ -281,7 +284,7 @@ class Stored:
 
 
 def _execute(pool: SimulatedPool, kernel: Kernel, roles: dict[str, Role], events: list[_Events],
-             image: FlashImage, rows=None) -> Stored:
+             image: FlashImage, rows=None, sink=None) -> Stored:
     """Run the description's arithmetic over the bytes its loads find in the pool (kernel_exec)."""
     loads, stores, history = {}, {}, {}
     for e in events:
@@ -299,6 +302,11 @@ def _execute(pool: SimulatedPool, kernel: Kernel, roles: dict[str, Role], events
         raise MismatchError(f"{_prefix(roles['output'].who)}: wrong kernel description: {err}") from None
     except ExecutionError as err:
         raise ExecutionError(f"{_prefix(roles['output'].who)}: {err}") from None
+    for _, index, row, pushed in sorted(executor.pushed, key=lambda push: push[0]):
+        if sink is None:
+            raise ExecutionError(f"{_prefix(roles['output'].who)}: PushRow of output {index}, but the run "
+                                 "streams no output")
+        sink.push(index, row, pushed.astype(np.int8))
     size = roles["output"].size
     values, stored, by = np.zeros(size, np.int8), np.zeros(size, bool), np.full(size, -1, np.int64)
     if "output" in written:

@@ -83,3 +83,21 @@ def signed_scales_block(hw: int = 10, seed: int = 0) -> bytes:
     return _block((("CONV_2D", 8, 3, True), ("DEPTHWISE_CONV_2D", 8, 3, False), ("CONV_2D", 8, 1, True)),
                   lambda rng, shape, channels, taps: random_weights(rng, shape),
                   lambda channels: 0.01 * np.array([1.0, -0.8, 0.6, 0.0, -1.3, 0.9, 1.1, -0.5]), 400, hw, seed)
+
+
+def expanding_head(hw: int = 8, seed: int = 3) -> bytes:
+    """A 3x3 convolution to 4 channels, then a 1x1 to 16 (a segmentation head's logits): the
+    output is four times the tensor it is made from, so the pool holds it whole unless it is
+    handed to the application row by row as it is made (--stream-output)."""
+    rng = np.random.default_rng(seed)
+    b = ModelBuilder()
+    x = b.tensor((1, hw, hw, 3), scale=0.05, zero_point=-3)
+    b.inputs = [x]
+    for c_in, c_out, k in ((3, 4, 3), (4, 16, 1)):
+        w = b.const(random_weights(rng, (c_out, k, k, c_in)), scale=[0.01] * c_out, zero_point=0, axis=0)
+        bias = b.const(random_bias(rng, c_out), scale=[0.0005] * c_out, zero_point=0)
+        y = b.tensor((1, hw, hw, c_out), scale=0.1, zero_point=2)
+        b.op("CONV_2D", [x, w, bias], [y], padding=0, stride_h=1, stride_w=1)  # SAME
+        x = y
+    b.outputs = [x]
+    return b.build()

@@ -52,8 +52,11 @@ def test_the_sentence_under_the_table():
 
 
 def test_the_streaming_sentence():
-    """The camera section's pool, streamed and whole, is what the planner gives today."""
+    """The camera section's pool, streamed and whole, and streamed with recomputation, is what the
+    planner gives today."""
     imagenet = SHARED / "mcunet-320kb-1mb_imagenet.tflite"
     whole, streamed = compile_model(imagenet).plan, compile_model(imagenet, stream_inputs=[0]).plan
+    recomputing = compile_model(imagenet, stream_inputs=[0], recompute=True).plan
     assert f"a {streamed.pool_bytes:,}-byte pool instead of {whole.pool_bytes:,}, at the model's own MACs" in README
+    assert f"{recomputing.pool_bytes:,} with `--allow-recompute`" in README
     assert streamed.macs == whole.macs

@@ -14,6 +14,7 @@ from vmcu_reference.row_stream import RowSink, RowSource
 from vmcu_tflite import chain as chain_module
 from vmcu_tflite.api import convert
 from vmcu_tflite.errors import HazardError, UsageError
+from vmcu_tflite.oracle import run_tflm
 from vmcu_tflite.kernels import chain as chain_kernel
 from vmcu_tflite.pipeline import compile_model
 from vmcu_tflite.streamed_io import StreamedPort, row_layout
@@ -51,6 +52,54 @@ def test_every_fixture_streams_bit_exact_with_tflite_micro(path):
         np.testing.assert_array_equal(ours, theirs)
     assert streamed.pool_bytes <= whole.pool_bytes
     assert streamed.macs == whole.macs
+
+
+def test_an_output_larger_than_its_input_is_pushed_from_a_ring_of_one_row(tmp_path):
+    """The head's 1x1 layer becomes a chain of one that hands each output row to the application
+    as soon as it is made, from a ring of one row in its workspace: the output never exists
+    whole, so the pool holds the layer's input and one row. Bit-exact, rows once and in order,
+    in plan.json, and rebuilt from it."""
+    from tests.models_under_test import expanding_head
+    from vmcu_tflite.plan import load_plan
+    from vmcu_tflite.pipeline import program_for_plan
+
+    model = expanding_head()
+    whole, pushed = compile_model(model), compile_model(model, stream_outputs=[0])
+    port = pushed.plan.streamed_io.outputs[0]
+    assert port.in_ring and (port.rows, port.row_bytes) == (8, 8 * 16)
+    step = pushed.steps[port.step]
+    assert step.kernel == "LAYER_CHAIN" and step.params.pushes_output == 0 and step.params.output_ring_bytes == 128
+    assert pushed.plan.pool_bytes == 8 * 8 * 4 + 128 < whole.plan.pool_bytes == 8 * 8 * 16
+    x = np.random.default_rng(1).integers(-128, 128, (1, 8, 8, 3)).astype(np.int8)
+    trace: list[str] = []
+    got = Interpreter(pushed, trace=trace.append).run([x]).outputs[0]
+    np.testing.assert_array_equal(got, run_tflm(model, [x], 1)[0][0])
+    assert [line for line in trace if line.startswith("push")] == [
+        f"push output 0 row {r}: 128 bytes" for r in range(8)]
+    again = program_for_plan(pushed.graph, load_plan(pushed.plan.dumps(pushed.graph)))
+    assert again.steps[port.step].params.pushes_output == 0
+    np.testing.assert_array_equal(Interpreter(again).run([x]).outputs[0], got)
+
+
+def test_an_output_row_pushed_before_it_is_made_is_a_hazard(monkeypatch):
+    """The checks can fail: a PushRow moved ahead of the row's pixels reads bytes not stored yet."""
+    from tests.models_under_test import expanding_head
+    from vmcu_tflite import kernels
+    from vmcu_tflite.kernels.ir import Loop, PushRow
+
+    program = compile_model(expanding_head(), stream_outputs=[0])
+    made = kernels.layer_chain
+
+    def early(params, segment):
+        kernel = made(params, segment)
+        rows = next(s for s in kernel.body if isinstance(s, Loop) and s.var == "y")
+        push = next(s for s in rows.body if isinstance(s, PushRow))
+        body = (push, *(s for s in rows.body if s is not push))
+        return replace(kernel, body=tuple(replace(rows, body=body) if s is rows else s for s in kernel.body))
+    monkeypatch.setattr(kernels, "layer_chain", early)
+    x = np.zeros((1, 8, 8, 3), np.int8)
+    with pytest.raises(HazardError, match="not stored yet"):
+        Interpreter(program).run([x])
 
 
 def test_a_chain_pulls_the_rows_below_its_last_window_too():

@@ -7,6 +7,9 @@ and a 1x1 layer needs no ring at all (it is applied to each pixel as it is made)
 its input (consumed row by row), its output (written over consumed input) and the rings: about
 max(input, output) + the rings, where the layers apart hold their largest input + output pair.
 
+Where the chain's output is a streamed model output, it keeps one output row, which it hands to
+the application as soon as the row is made: the output never exists whole either.
+
 Where the chain's input is a streamed model input (`vmcu_tflite/streamed_io.py`), the chain pulls
 its rows from the application into one more ring, as tall as its first layer's window, just before
 the first row that needs them: the input never exists whole, and the step holds its output and
@@ -92,6 +95,7 @@ class LayerChainParams:
     recompute: bool = False  # a stage's pixels are computed again for each window that reads them (`recomputed`)
     pulls_input: int | None = None  # the model input whose rows the chain pulls into its input ring (streamed_io.py)
     line_buffer: bool = False  # a chain that pulls keeps the ring its last stage reads as a line buffer
+    pushes_output: int | None = None  # the model output whose rows the chain pushes from its output ring
 
     @property
     def input_shape(self) -> tuple[int, ...]:
@@ -181,6 +185,18 @@ class LayerChainParams:
         which would read each input row again long after the window has passed it."""
         return not is_transpose(self.layers[0]) and self.add is None
 
+    def can_push(self) -> bool:
+        """The chain can hand its output to the application row by row as each is made: an
+        image's rows (not a global average pool's one pixel)."""
+        return self.pool is None
+
+    @property
+    def output_ring_bytes(self) -> int:
+        """One output row, where the chain pushes its output: it is handed over as soon as it is
+        made, and the next row takes its place (0 when the output is in the pool)."""
+        _, _, w, c = self.output_shape
+        return 0 if self.pushes_output is None else w * c
+
     @property
     def input_ring_rows(self) -> int:
         """Input rows the first layer's window needs at once (0 when the input is in the pool)."""
@@ -233,8 +249,9 @@ class LayerChainParams:
 
     @property
     def workspace_bytes(self) -> int:
-        """Every ring, one after another in the step's workspace (the input's first, if pulled)."""
-        return self.input_ring_bytes + sum(self.ring_bytes(s) for s in self.stages)
+        """Every ring, one after another in the step's workspace (the input's first, if pulled; the
+        output's last, if pushed)."""
+        return self.input_ring_bytes + sum(self.ring_bytes(s) for s in self.stages) + self.output_ring_bytes
 
 
 def _multiplier_one(layer: Layer) -> bool:

@@ -16,6 +16,7 @@ from .chain import KIND, MAX_STAGES, LayerChainParams, chainable, is_global_aver
 from .graph import Graph
 from .lifetimes import Dataflow
 from .steps import Step
+from .streamed_io import row_layout
 
 CHAIN = "chain"  # the label of a chain in the fusion choices (plan.json's `fused_blocks`)
 
@@ -114,6 +115,29 @@ def chain_step(graph: Graph, steps: Sequence[Step], members: tuple[int, ...], in
     return Step(index=index, kernel=KIND, ops=tuple(sorted(op for s in parts for op in s.ops)),
                 inputs=(parts[0].inputs[0],), outputs=parts[-1].outputs, params=params,
                 macs=sum(s.macs for s in parts))
+
+
+def push_outputs(graph: Graph, steps: Sequence[Step], outputs: Sequence[int], lone: bool = True) -> tuple[Step, ...]:
+    """The steps with each streamed model output in `outputs` pushed row by row by the chain that
+    makes it, from a ring of one row (`LayerChainParams.pushes_output`), where a chain that can
+    push makes it and nothing else reads it; with `lone`, a layer alone making one becomes a
+    chain of one for that. The others are pushed after their step, from their place in the pool."""
+    flow, result = Dataflow(graph, steps), list(steps)
+    for index in outputs:
+        tensor = graph.outputs[index].tensor
+        writers = flow.writers(tensor)
+        if len(writers) != 1 or flow.readers(tensor):
+            continue
+        step = result[writers[0]]
+        _, o_h, o_w, c_out = graph.tensors[step.outputs[0]].shape if step.kernel in (KIND, "CONV_2D",
+                                                                                     "DEPTHWISE_CONV_2D") else (0,) * 4
+        if row_layout(graph.tensors[tensor].shape) != (o_h, o_w * c_out):  # rows as the chain makes them
+            continue
+        if step.kernel != KIND and lone and is_layer(step):
+            step = chain_step(graph, result, (step.index,), step.index)
+        if step.kernel == KIND and step.params.can_push() and step.params.pushes_output is None:
+            result[step.index] = replace(step, params=replace(step.params, pushes_output=index))
+    return tuple(result)
 
 
 def apply_fusion(graph: Graph, steps: Sequence[Step], blocks: Sequence[Block]) -> tuple[Step, ...]:

@@ -69,6 +69,11 @@ class Dataflow:
         its own in the pool (`vmcu_tflite/streamed_io.py`)."""
         return any(getattr(self.steps[i].params, "pulls_input", None) is not None for i in self.readers(tensor))
 
+    def pushed(self, tensor: int) -> bool:
+        """A streamed model output a chain pushes row by row from its own ring: it has no bytes of
+        its own in the pool either."""
+        return any(getattr(self.steps[i].params, "pushes_output", None) is not None for i in self.writers(tensor))
+
     def lifetimes(self) -> dict[int, Buffer]:
         end = max(len(self.steps) - 1, 0)
         found = {}
@@ -78,7 +83,8 @@ class Dataflow:
             data, writers = self.dag.nodes[kind, t], self.writers(t)
             first = 0 if data.get("graph_input") else min(writers, default=end)
             last = max([first, *writers, *self.readers(t)] + ([end] if data.get("graph_output") else []))
-            found[t] = Buffer(t, 0 if self.pulled(t) else self.graph.tensors[t].num_bytes, first, last)
+            found[t] = Buffer(t, 0 if self.pulled(t) or self.pushed(t) else self.graph.tensors[t].num_bytes, first,
+                              last)
         return dict(sorted(found.items()))
 
 

@@ -61,6 +61,9 @@ def _workspace_parts(step, size: int) -> list[Part]:
                               ring))
         else:
             parts.append(Part(f"ring {i}: {stage.ring_rows} rows x {w} x {c}", ring))
+    if params.output_ring_bytes:
+        _, _, w, c = params.output_shape
+        parts.append(Part(f"output ring: 1 row x {w} x {c}", params.output_ring_bytes))
     return parts
 
 

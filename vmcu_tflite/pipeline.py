@@ -5,7 +5,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Sequence
 
-from .fusion import Block, apply_fusion
+from .fusion import Block, apply_fusion, push_outputs
 from .graph import Graph
 from .lifetimes import Dataflow
 from .kernels.tuning import tuned
@@ -66,6 +66,16 @@ def _compile(graph: Graph, planner: str, fuse: bool, recompute: bool, tuning: st
             trial = _fused_plan(simple, layers, planner, fuse, recompute, pulled, line_rings)
             if trial[2].pool_bytes < plan.pool_bytes:
                 steps, fusion, plan = trial
+    if stream_outputs and planner == "vmcu" and fuse:
+        # The chain that makes a streamed output pushes its rows as it makes them, from a ring of
+        # one row, where the pool is no larger; a layer alone becomes a chain of one for that only
+        # where the pool gets smaller (its own kernel may be faster).
+        for lone in (False, True):
+            pushing = push_outputs(simple, steps, stream_outputs, lone)
+            trial = make_plan(simple, pushing, planner) if pushing != steps else plan
+            if trial.pool_bytes < plan.pool_bytes or (trial is not plan and not lone
+                                                      and trial.pool_bytes == plan.pool_bytes):
+                steps, plan = pushing, trial
     # One meaning for tensor_level_bytes whatever was fused: the model's layers at whole-tensor level.
     baseline = plan.tensor_level_bytes if steps is layers else make_plan(simple, layers, "tensor").pool_bytes
     streamed = streamed_ports(simple, steps, stream_inputs, stream_outputs)
@@ -99,16 +109,16 @@ def streamed_ports(graph: Graph, steps: Sequence[Step], inputs: Sequence[int], o
     streamed output pushed (after the step that makes it)."""
     flow = Dataflow(graph, steps)
 
-    def port(index: int, tensor: int, step: int) -> StreamedPort:
+    def port(index: int, tensor: int, step: int, ring: str) -> StreamedPort:
         rows, row_bytes = row_layout(graph.tensors[tensor].shape, graph.tensors[tensor].num_bytes
                                      // max(graph.tensors[tensor].num_elements, 1))
-        in_ring = getattr(steps[step].params, "pulls_input", None) == index if steps else False
+        in_ring = getattr(steps[step].params, ring, None) == index if steps else False
         return StreamedPort(index, rows, row_bytes, step, in_ring)
 
-    pulled = tuple(port(i, graph.inputs[i].tensor, min(flow.readers(graph.inputs[i].tensor), default=0))
-                   for i in sorted(set(inputs)))
-    pushed = tuple(port(i, graph.outputs[i].tensor, max(flow.writers(graph.outputs[i].tensor), default=0))
-                   for i in sorted(set(outputs)))
+    pulled = tuple(port(i, graph.inputs[i].tensor, min(flow.readers(graph.inputs[i].tensor), default=0),
+                        "pulls_input") for i in sorted(set(inputs)))
+    pushed = tuple(port(i, graph.outputs[i].tensor, max(flow.writers(graph.outputs[i].tensor), default=0),
+                        "pushes_output") for i in sorted(set(outputs)))
     return StreamedIO(pulled, pushed) if pulled or pushed else StreamedIO()
 
 
@@ -122,7 +132,8 @@ def fuse_chosen(graph: Graph, steps: tuple[Step, ...], fusion: tuple[FusionChoic
 def program_for_plan(graph: Graph, plan: Plan) -> Program:
     """The steps a saved plan was made for (same simplification, same fused chains), with that plan."""
     simple = simplify(graph)
-    return Program(simple, fuse_chosen(simple, tuned(build_steps(simple), plan.tuning), plan.fusion), plan)
+    steps = fuse_chosen(simple, tuned(build_steps(simple), plan.tuning), plan.fusion)
+    return Program(simple, push_outputs(simple, steps, [p.index for p in plan.streamed_io.outputs if p.in_ring]), plan)
 
 
 def compile_model(model: str | Path | bytes, planner: str = "vmcu", fuse: bool = True,

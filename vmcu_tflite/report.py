@@ -98,7 +98,7 @@ def _streaming(program: Program) -> list[str]:
         return []
     lines = ["", "## Streamed inputs and outputs", "",
              f"Pool {program.plan.pool_bytes:,} B with streaming, {streamed.pool_bytes_whole:,} B with the inputs "
-             "whole in the pool. Rows go through the application's callbacks (`vmcu_invoke_streamed()`), "
+             "and outputs whole in the pool. Rows go through the application's callbacks (`vmcu_invoke_streamed()`), "
              "each once and in order.", "",
              "| port | rows x bytes | step | where the rows go |", "|---|---:|---:|---|"]
     for port in streamed.inputs:
@@ -112,6 +112,8 @@ def _streaming(program: Program) -> list[str]:
                      "pull rows itself or would need more pool doing so: no saving")
         lines.append(f"| input {port.index} | {port.rows} x {port.row_bytes} | {port.step} | {where} |")
     for port in streamed.outputs:
-        lines.append(f"| output {port.index} | {port.rows} x {port.row_bytes} | {port.step} | "
-                     f"handed over after step {port.step} makes it |")
+        where = (f"handed over by step {port.step} as it makes each row, from a ring of one row "
+                 f"({program.steps[port.step].params.output_ring_bytes:,} B) in its workspace: the output never "
+                 "exists whole" if port.in_ring else f"handed over after step {port.step} makes it")
+        lines.append(f"| output {port.index} | {port.rows} x {port.row_bytes} | {port.step} | {where} |")
     return lines

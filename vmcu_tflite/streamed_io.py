@@ -8,8 +8,10 @@ needs (`LayerChainParams.pulls_input`), the rows go straight into that ring and 
 no pool bytes; elsewhere they are pulled into the input's place in the pool just before that
 step, which then works as if the application had written the input (no saving, same protocol).
 
-A streamed output is handed to the application row by row as soon as the step that makes it
-returns; its bytes are free from then on.
+A streamed output is handed to the application row by row: where a chain makes it
+(`LayerChainParams.pushes_output`), each row as soon as the chain has made it, from a ring of
+one row, so the output takes no pool bytes either; elsewhere as soon as the step that makes it
+returns, its bytes free from then on.
 """
 from __future__ import annotations
 
@@ -21,7 +23,8 @@ from typing import Any, Sequence
 class StreamedPort:
     """One streamed input or output: the model's I/O `index`, its `rows` of `row_bytes` bytes,
     and `step`, the step that reads it (an input) or makes it (an output). `in_ring`: the step's
-    kernel pulls the input's rows into its own ring (the input has no pool bytes)."""
+    kernel pulls the input's rows into its own ring, or pushes the output's from one (the port
+    has no pool bytes)."""
 
     index: int
     rows: int
@@ -34,7 +37,7 @@ class StreamedPort:
 class StreamedIO:
     inputs: tuple[StreamedPort, ...] = ()
     outputs: tuple[StreamedPort, ...] = ()
-    pool_bytes_whole: int = 0  # the pool of the same model with every input in the pool (what streaming saved)
+    pool_bytes_whole: int = 0  # the pool of the same model with every port in the pool (what streaming saved)
 
     def __bool__(self) -> bool:
         return bool(self.inputs or self.outputs)

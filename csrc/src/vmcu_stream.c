@@ -9,26 +9,51 @@
 
 #include "vmcu_stream.h"
 
-/* Called once per input row, so kept to a few compares: no division unless `offset` is past the
- * pool (a plan never asks for that, but a wrong offset must still land inside the pool). */
-vmcu_status vmcu_pull_row(const vmcu_context *ctx, const vmcu_view *view, uint32_t offset, uint32_t input,
-                          uint32_t row, uint32_t bytes)
+/* The pool address of a row at view byte `offset`, or -1 where the row would cross the end of the
+ * view. Called once per row, so kept to a few compares: no division unless `offset` is past the
+ * view (a plan never asks for that, but a wrong offset must still land inside the pool). */
+static int32_t row_address(const vmcu_view *view, uint32_t offset, uint32_t bytes)
 {
     uint32_t at;
-    if (ctx->stream == 0 || ctx->stream->read_row == 0) {
-        return VMCU_ERROR_BAD_ARGUMENT;
-    }
     if (view->size == 0 || view->base >= view->size) {
-        return VMCU_ERROR_BAD_MODEL;
+        return -1;
     }
     at = offset < view->size ? offset : offset % view->size;
     at = at < view->size - view->base ? view->base + at : at - (view->size - view->base);
-    if (bytes > view->size - at) {
+    return bytes > view->size - at ? -1 : (int32_t)at;
+}
+
+/* A row between the application and the view at byte `offset`: pulled (read_row writes it there)
+ * or pushed (write_row reads it there). */
+static vmcu_status stream_row(const vmcu_context *ctx, const vmcu_view *view, uint32_t offset, uint32_t port,
+                              uint32_t row, uint32_t bytes, int push)
+{
+    const vmcu_stream *stream = ctx->stream;
+    const int32_t at = row_address(view, offset, bytes);
+    if (stream == 0 || (push ? stream->write_row == 0 : stream->read_row == 0)) {
+        return VMCU_ERROR_BAD_ARGUMENT;
+    }
+    if (at < 0) {
         return VMCU_ERROR_BAD_MODEL;
     }
-    VMCU_TRACE(view, offset, bytes, 1);
-    return ctx->stream->read_row(ctx->stream->context, input, row, view->pool + at, bytes) == 0 ? VMCU_OK
-                                                                                                 : VMCU_ERROR_STREAM;
+    VMCU_TRACE(view, offset, bytes, !push);
+    if (push) {
+        return stream->write_row(stream->context, port, row, view->pool + at, bytes) == 0 ? VMCU_OK
+                                                                                          : VMCU_ERROR_STREAM;
+    }
+    return stream->read_row(stream->context, port, row, view->pool + at, bytes) == 0 ? VMCU_OK : VMCU_ERROR_STREAM;
+}
+
+vmcu_status vmcu_pull_row(const vmcu_context *ctx, const vmcu_view *view, uint32_t offset, uint32_t input,
+                          uint32_t row, uint32_t bytes)
+{
+    return stream_row(ctx, view, offset, input, row, bytes, 0);
+}
+
+vmcu_status vmcu_push_row(const vmcu_context *ctx, const vmcu_view *view, uint32_t offset, uint32_t output,
+                          uint32_t row, uint32_t bytes)
+{
+    return stream_row(ctx, view, offset, output, row, bytes, 1);
 }
 
 /* Every streamed port has the callback it needs: checked before anything runs. */
@@ -77,14 +102,15 @@ vmcu_status vmcu_pull_inputs(const vmcu_model *model, const vmcu_context *ctx, u
     return VMCU_OK;
 }
 
-/* The streamed outputs step `s` made: every row handed to the application, in order (the checks
- * found each output's tensor one run of pool bytes). */
+/* The streamed outputs step `s` made in the pool: every row handed to the application, in order
+ * (the checks found each such output's tensor one run of pool bytes; an output whose tensor has
+ * 0 bytes was pushed by the step's own kernel, row by row from its ring). */
 vmcu_status vmcu_push_outputs(const vmcu_model *model, const int8_t *pool, const vmcu_stream *stream, uint16_t s)
 {
     uint16_t o;
     for (o = 0; o < model->num_outputs; ++o) {
         const vmcu_io *io = &model->outputs[o];
-        if (io->rows > 0 && io->step == s) {
+        if (io->rows > 0 && io->step == s && model->tensors[io->tensor].bytes > 0) {
             const int8_t *src = pool + model->tensors[io->tensor].offset;
             const uint32_t row_bytes = io->bytes / io->rows;
             uint32_t r;

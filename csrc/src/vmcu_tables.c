@@ -22,22 +22,22 @@ int vmcu_io_in_pool(const vmcu_model *model, const vmcu_io *io)
 }
 
 /* A streamed port (rows > 0): whole rows, a step that exists, and its tensor either holds it as one
- * run of pool bytes (pulled or pushed there) or, for an input a kernel pulls into its own ring,
- * has no bytes at all. */
-static int streamed_io_ok(const vmcu_model *model, const vmcu_io *io, int is_input)
+ * run of pool bytes (pulled or pushed there) or, for a port a kernel pulls into its own ring or
+ * pushes from it, has no bytes at all. */
+static int streamed_io_ok(const vmcu_model *model, const vmcu_io *io)
 {
     if (io->bytes % io->rows != 0 || io->step >= model->num_steps || !tensor_in_pool(model, io->tensor)) {
         return 0;
     }
-    if (is_input && model->tensors[io->tensor].bytes == 0) {
+    if (model->tensors[io->tensor].bytes == 0) {
         return 1;
     }
     return model->tensors[io->tensor].bytes == io->bytes && vmcu_io_in_pool(model, io);
 }
 
-static int io_ok(const vmcu_model *model, const vmcu_io *io, int is_input)
+static int io_ok(const vmcu_model *model, const vmcu_io *io)
 {
-    return io->rows == 0 ? vmcu_io_in_pool(model, io) : streamed_io_ok(model, io, is_input);
+    return io->rows == 0 ? vmcu_io_in_pool(model, io) : streamed_io_ok(model, io);
 }
 
 static int step_in_pool(const vmcu_model *model, const vmcu_step *step)
@@ -96,12 +96,12 @@ vmcu_status vmcu_check_tables(const vmcu_model *model, uint16_t *failed_step)
         return VMCU_ERROR_BAD_MODEL;
     }
     for (i = 0; i < model->num_inputs; ++i) {
-        if (!io_ok(model, &model->inputs[i], 1)) {
+        if (!io_ok(model, &model->inputs[i])) {
             return VMCU_ERROR_BAD_MODEL;
         }
     }
     for (i = 0; i < model->num_outputs; ++i) {
-        if (!io_ok(model, &model->outputs[i], 0)) {
+        if (!io_ok(model, &model->outputs[i])) {
             return VMCU_ERROR_BAD_MODEL;
         }
     }

@@ -5,8 +5,10 @@ the same model whole in the pool. Built with ASan and UBSan, it checks the proto
 application's side: a missing callback is refused before anything runs, rows come in order and
 once each, a callback's failure stops the run at the step that was waiting, the pushed rows are
 the bytes vmcu_output() shows after the whole run, vmcu_input()/vmcu_output() hand out no
-pointer for a streamed port. vmcu_pull_row(), which a chain kernel calls for each row it pulls
-into its ring, is tried on its own against a small pool whose view wraps.
+pointer for a streamed port. `h`, a head whose chain pushes its output rows from a ring as it
+makes them, shows a failing write_row stopping that chain's step. vmcu_pull_row() and
+vmcu_push_row(), which chain kernels call for each row they pull into a ring or push from one,
+are tried on their own against a small pool whose view wraps.
 """
 from __future__ import annotations
 
@@ -18,12 +20,14 @@ import numpy as np
 import pytest
 
 from reference.inputs import random_inputs
+from tests.models_under_test import expanding_head
 from vmcu_tflite.codegen.cwriter import CWriter
 from vmcu_tflite.codegen.project import render_project, runtime_dir
 from vmcu_tflite.pipeline import compile_model
 
 ROOT = Path(__file__).resolve().parents[2]
 MODEL = ROOT / "models" / "kws_like.tflite"
+HEAD_INPUT = np.random.default_rng(4).integers(-128, 128, 8 * 8 * 3).astype(np.int8)
 CC = shutil.which("gcc")
 pytestmark = pytest.mark.skipif(CC is None, reason="no gcc")
 OK, BAD_MODEL, BAD_ARGUMENT, STREAM = 0, 2, 4, 7
@@ -32,6 +36,7 @@ MAIN = r"""
 #include <stdio.h>
 #include <string.h>
 
+#include "h_model.h"
 #include "s_model.h"
 #include "w_model.h"
 #include "vmcu/vmcu_kernels.h"
@@ -157,6 +162,54 @@ static void streamed_equals_whole(void)
            vmcu_input(&w_model, pool, 0) != NULL, vmcu_output(&w_model, pool, 0) != NULL);
 }
 
+/* `h`, a head whose chain pushes each output row from its ring as it makes it: write_row fails at
+ * row `h_fail_at`, or every row is kept in h_out. */
+static int8_t h_pool[H_POOL_BYTES];
+static int8_t h_scratch[H_SCRATCH_BYTES + 1];
+static int8_t h_out[H_OUTPUT0_BYTES];
+static uint32_t h_rows, h_fail_at, h_errors;
+
+static int32_t h_write(void *context, uint32_t output, uint32_t row, const int8_t *src, uint32_t bytes)
+{
+    (void)context;
+    if (output != 0u || row != h_rows || bytes != H_OUTPUT0_ROW_BYTES || row >= H_OUTPUT0_ROWS) {
+        ++h_errors;
+        return -1;
+    }
+    if (row == h_fail_at) {
+        return -1;
+    }
+    memcpy(h_out + row * H_OUTPUT0_ROW_BYTES, src, bytes);
+    ++h_rows;
+    return 0;
+}
+
+static void head_run(const char *name, uint32_t fail_at)
+{
+    const vmcu_memory memory = {h_pool, sizeof h_pool, h_scratch, sizeof h_scratch, NULL, 0};
+    const vmcu_stream stream = {NULL, h_write, NULL};
+    uint16_t failed = 9999;
+    vmcu_status status;
+    memset(h_pool, 0x55, sizeof h_pool);
+    memcpy(vmcu_input(&h_model, h_pool, 0), head_bytes, H_INPUT0_BYTES);
+    h_rows = h_errors = 0;
+    h_fail_at = fail_at;
+    status = vmcu_invoke_streamed(&h_model, &memory, &stream, &failed);
+    printf("%%s %%d %%u %%u %%u\n", name, (int)status, (unsigned)failed, (unsigned)h_rows, (unsigned)h_errors);
+}
+
+static void pushed_from_ring(void)
+{
+    int i;
+    head_run("ring_fails", 3u);
+    head_run("ring", 0xFFFFFFFFu);
+    printf("ring_rows");
+    for (i = 0; i < (int)H_OUTPUT0_BYTES; ++i) {
+        printf(" %%d", (int)h_out[i]);
+    }
+    printf("\n");
+}
+
 /* vmcu_pull_row on a 16-byte pool viewed from byte 12: where each row lands, and what is refused. */
 static int8_t small[16];
 static uint32_t pulls;
@@ -172,16 +225,22 @@ static int32_t fill_row(void *context, uint32_t input, uint32_t row, int8_t *dst
     return row == 99u ? -1 : 0;
 }
 
-static void pull_row(void)
+/* A kernel's context over the 16-byte pool, with `stream`'s callbacks. */
+static void small_context(vmcu_context *ctx, const vmcu_stream *stream)
+{
+    memset(ctx, 0, sizeof *ctx);
+    ctx->pool = small;
+    ctx->pool_size = 16u;
+    ctx->stream = stream;
+}
+
+static void pulled_row(void)
 {
     const vmcu_stream stream = {fill_row, NULL, NULL}, no_read = {NULL, NULL, NULL};
     vmcu_context ctx;
     const vmcu_view view = {small, 16u, 12u};
     int i;
-    memset(&ctx, 0, sizeof ctx);
-    ctx.pool = small;
-    ctx.pool_size = 16u;
-    ctx.stream = &stream;
+    small_context(&ctx, &stream);
     printf("pull_end %%d\n", (int)vmcu_pull_row(&ctx, &view, 2u, 1u, 2u, 2u));     /* pool 14..15 */
     printf("pull_wrapped %%d\n", (int)vmcu_pull_row(&ctx, &view, 4u, 1u, 3u, 3u)); /* pool 0..2 */
     printf("pull_past %%d\n", (int)vmcu_pull_row(&ctx, &view, 21u, 2u, 4u, 1u));  /* 21 %% 16 = 5: pool 1 */
@@ -198,12 +257,44 @@ static void pull_row(void)
     printf("\n");
 }
 
+/* vmcu_push_row on the same view: the bytes it hands over, and what is refused. */
+static int32_t take_row(void *context, uint32_t output, uint32_t row, const int8_t *src, uint32_t bytes)
+{
+    uint32_t b;
+    int32_t *sum = (int32_t *)context;
+    for (b = 0; b < bytes; ++b) {
+        *sum += (int32_t)src[b] * (int32_t)(b + 1);
+    }
+    (void)output;
+    return row == 99u ? -1 : 0;
+}
+
+static void push_row(void)
+{
+    int32_t sum = 0;
+    const vmcu_stream stream = {NULL, take_row, &sum}, no_write = {NULL, NULL, NULL};
+    vmcu_context ctx;
+    const vmcu_view view = {small, 16u, 12u};
+    vmcu_status status;
+    small_context(&ctx, &stream);
+    status = vmcu_push_row(&ctx, &view, 2u, 0u, 0u, 2u); /* pool 14..15 */
+    printf("push_end %%d %%d\n", (int)status, (int)sum);
+    sum = 0;
+    status = vmcu_push_row(&ctx, &view, 3u, 0u, 1u, 2u);
+    printf("push_crossing %%d %%d\n", (int)status, (int)sum);
+    printf("push_fails %%d\n", (int)vmcu_push_row(&ctx, &view, 0u, 0u, 99u, 1u));
+    ctx.stream = &no_write;
+    printf("push_no_write_row %%d\n", (int)vmcu_push_row(&ctx, &view, 0u, 0u, 2u, 1u));
+}
+
 int main(void)
 {
     refusals();
     failures();
     streamed_equals_whole();
-    pull_row();
+    pulled_row();
+    pushed_from_ring();
+    push_row();
     return 0;
 }
 """
@@ -212,19 +303,21 @@ int main(void)
 def _build_and_run(tmp_path: Path) -> tuple[dict[str, list[int]], object, np.ndarray]:
     streamed = compile_model(MODEL, stream_inputs=[0], stream_outputs=[0])
     whole = compile_model(MODEL)
+    head = compile_model(expanding_head(), stream_outputs=[0])
     x = random_inputs(whole.graph, 3)[0].astype(np.int8).reshape(-1)
-    for prefix, program in (("s", streamed), ("w", whole)):
+    for prefix, program in (("s", streamed), ("w", whole), ("h", head)):
         for name, text in render_project(program, prefix).items():
             if name.endswith((".c", ".h")):
                 (tmp_path / name.replace(program.plan.model, prefix, 1)).write_text(
                     text.replace(f'"{program.plan.model}_model.h"', f'"{prefix}_model.h"'))
     writer = CWriter("test")
     name = writer.array("int8_t", "input", x)
-    arrays = f"{writer.text()}\n#define input_bytes {name}\n"
+    head_name = writer.array("int8_t", "head_input", HEAD_INPUT)
+    arrays = f"{writer.text()}\n#define input_bytes {name}\n#define head_bytes {head_name}\n"
     main = tmp_path / "main.c"
     main.write_text(MAIN % {"arrays": arrays})
     runtime = runtime_dir()
-    sources = [str(main), str(tmp_path / "s_model.c"), str(tmp_path / "w_model.c"),
+    sources = [str(main), str(tmp_path / "s_model.c"), str(tmp_path / "w_model.c"), str(tmp_path / "h_model.c"),
                *(str(p) for p in sorted((runtime / "src").rglob("*.c")))]
     exe = tmp_path / "streamed"
     build = subprocess.run([CC, "-std=c99", "-pedantic", "-O1", "-g", "-Wall", "-Wextra", "-Werror",
@@ -234,7 +327,7 @@ def _build_and_run(tmp_path: Path) -> tuple[dict[str, list[int]], object, np.nda
     done = subprocess.run([str(exe)], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0 and not done.stderr, done.stderr[-3000:]
     got = {line.split()[0]: [int(v) for v in line.split()[1:]] for line in done.stdout.splitlines()}
-    return got, streamed, x
+    return got, (streamed, head), x
 
 
 @pytest.fixture(scope="module")
@@ -243,14 +336,14 @@ def run(tmp_path_factory):
 
 
 def test_a_missing_callback_is_refused_before_anything_runs(run):
-    got, program, _ = run
+    got, (program, _), _ = run
     steps = len(program.plan.steps)
     for case in ("null_stream", "no_read_row", "no_write_row", "plain_invoke"):
         assert got[case] == [BAD_ARGUMENT, steps, 0, 0, 0, 0], case  # no callback called
 
 
 def test_a_failing_callback_stops_the_run_at_the_waiting_step(run):
-    got, program, _ = run
+    got, (program, _), _ = run
     pulled, pushed = program.plan.streamed_io.inputs[0], program.plan.streamed_io.outputs[0]
     assert pulled.step != pushed.step  # the test tells the two apart
     # read_row fails at row 5: the step that pulls the input waited for it; rows 0..4 came in order
@@ -261,7 +354,7 @@ def test_a_failing_callback_stops_the_run_at_the_waiting_step(run):
 
 
 def test_rows_come_in_order_once_each_and_the_pushed_rows_are_the_output(run):
-    got, program, x = run
+    got, (program, _), x = run
     pulled, pushed = program.plan.streamed_io.inputs[0], program.plan.streamed_io.outputs[0]
     expected = [OK, len(program.plan.steps), pulled.rows + pushed.rows, pulled.rows, pushed.rows, 0]
     assert got["streamed"] == got["streamed_again"] == expected
@@ -284,3 +377,26 @@ def test_pull_row_lands_in_the_pool_and_refuses_a_row_across_its_end(run):
     small[1] = 24              # input 2 row 4 at view byte 21 = 5 (mod 16): pool 1
     small[12] = 1 * 10 + 99    # the failed pull at view byte 0 (pool 12) wrote before returning -1
     assert got["small"] == small
+
+
+def test_a_chain_pushes_each_row_as_it_makes_it_and_stops_where_write_row_fails(run):
+    """The head's chain hands its output rows to write_row from its one-row ring: all of them, in
+    order, the bytes the reference interpreter gets; write_row failing at row 3 stops the run
+    with VMCU_ERROR_STREAM at that chain's step, rows 0-2 taken."""
+    got, (_, head), _ = run
+    port = head.plan.streamed_io.outputs[0]
+    assert port.in_ring
+    assert got["ring_fails"] == [STREAM, port.step, 3, 0]
+    assert got["ring"] == [OK, len(head.plan.steps), port.rows, 0]
+    from reference.interpreter import Interpreter
+    reference = Interpreter(head).run([HEAD_INPUT.reshape(head.graph.inputs[0].shape)]).raw_outputs[0]
+    assert got["ring_rows"] == [int(v) for v in np.asarray(reference).reshape(-1)]
+
+
+def test_push_row_hands_over_the_row_and_refuses_one_across_the_pool_end(run):
+    got, _, _ = run
+    # pool bytes 14 and 15 (the pull above left 12 12 there): 12 * 1 + 12 * 2
+    assert got["push_end"] == [OK, 36]
+    assert got["push_crossing"] == [BAD_MODEL, 0]  # the callback was not called
+    assert got["push_fails"] == [STREAM]
+    assert got["push_no_write_row"] == [BAD_ARGUMENT]

@@ -49,7 +49,9 @@ class KernelFunctions:
 def whole_roles(program: Program, step, kernel: Kernel) -> frozenset[str]:
     """The kernel's pool roles whose bytes lie in one piece in the step's plan (no wrap)."""
     plan, graph = program.plan, program.graph
-    spans = {"output": (graph.storage_of(step.outputs[0]), 0, kernel.tensors["output"])}
+    spans = {}
+    if "output" in kernel.tensors:  # not where the kernel pushes its output from a ring
+        spans["output"] = (graph.storage_of(step.outputs[0]), 0, kernel.tensors["output"])
     if "input0" in kernel.tensors:  # not where the kernel pulls its input into a ring
         spans["input0"] = (graph.storage_of(step.inputs[0]), 0, kernel.tensors["input0"])
     spans.update({w.name: (workspace_id(step.index), w.at, w.capacity) for w in kernel.workspaces})

@@ -31,8 +31,8 @@ from .conv import conv_pixel
 from .depthwise import depthwise_pair, depthwise_pixel, pairs_pixels
 from .gemm import WIDEN_BYTES, channel_group, pair_bytes, whole_words
 from .index import Const, Ix, Var, floor_div, imax, imin
-from .ir import (Accumulate, AddResidual, Average, Broadcast, Dot, Kernel, Loop, PullRow, RAMLoad, RAMStore, RegAlloc,
-                 Requantize, Widen, Workspace, loop)
+from .ir import (Accumulate, AddResidual, Average, Broadcast, Dot, Kernel, Loop, PullRow, PushRow, RAMLoad, RAMStore,
+                 RegAlloc, Requantize, Widen, Workspace, loop)
 from .offset import dot_offset, kernel_bias
 from .requant import requant_form
 from .tuning import depthwise_lanes, tile_channels
@@ -316,6 +316,8 @@ def layer_chain(params, segment: int) -> Kernel:
             _, s_h, s_w, s_c = p.stage_output(stage)
             workspaces.append(Workspace(f"ring{i}", s_h * s_w * s_c, p.ring_bytes(stage), at, wraps=i == p.line_ring))
             at += p.ring_bytes(stage)
+    if p.pushes_output is not None:  # one output row, handed over once made (unwrapped: the application reads it)
+        workspaces.append(Workspace("output", o_h * o_w * c_out, p.output_ring_bytes, at))
     y, x, q, t = Var("y"), Var("x"), Var("q"), Var("t")
     _, rows, cols, _ = p.layers[-1].output_shape
     tile = p.stage_tile(last)
@@ -336,6 +338,8 @@ def layer_chain(params, segment: int) -> Kernel:
         row_body.append(loop("x", 0, cols, [*ahead, *pixels, loop("t", 0, count, [loop("q", 0, segments, [
             *residual, RAMStore("output", (y * o_w + x + t) * c_out + first, end - first, buf, t * c_out + first)])])],
             step=tile, interior=_interior(p, last)))
+        if p.pushes_output is not None:  # the row is final: to the application, and its bytes free again
+            row_body.append(PushRow("row", "output", y * o_w * c_out, o_w * c_out, row=y, output=p.pushes_output))
         body = [loop("y", 0, rows, row_body), *_pull_rest(p)]
     else:  # summed into the pool's accumulators; only the means reach the pool
         row_body.append(loop("x", 0, cols, [*ahead, *pixels, loop("t", 0, count, [
@@ -349,7 +353,8 @@ def layer_chain(params, segment: int) -> Kernel:
                if not is_transpose(layer)]
     pool = None if p.pool is None else (p.pool.act_min, p.pool.act_max)
     add = (None if p.add is None else p.residual_first, p.recompute, p.pulls_input) + (
-        () if p.line_ring is None else (p.line_ring_pixels(),))
+        () if p.line_ring is None else (p.line_ring_pixels(),)) + (() if p.pushes_output is None else
+                                                                   ("push", p.pushes_output))
     signature = ("layer_chain", tuple((type(layer).__name__, tuple(layer.input_shape)) + (
         () if is_transpose(layer) else (tuple(layer.filter.shape), layer.stride, layer.padding, layer.tuning))
         for layer in p.layers),
@@ -357,8 +362,9 @@ def layer_chain(params, segment: int) -> Kernel:
     kinds = "-".join(["nchw" if is_transpose(layer) else "dw" if is_depthwise(layer) else f"conv{layer.filter.shape[1]}"
                       for layer in p.layers]
                      + ([] if p.pool is None else ["mean"]) + ([] if p.add is None else ["add"]))
-    kinds = kinds if p.pulls_input is None else f"pull-{kinds}"
+    kinds = (kinds if p.pulls_input is None else f"pull-{kinds}") + ("" if p.pushes_output is None else "-push")
     return Kernel(name="layer_chain", params_type="vmcu_layer_chain_params", signature=signature,
-                  tensors=({} if p.pulls_input is not None else {"input0": h * w * c_in}) | {"output": o_h * o_w * c_out},
+                  tensors=({} if p.pulls_input is not None else {"input0": h * w * c_in})
+                  | ({} if p.pushes_output is not None else {"output": o_h * o_w * c_out}),
                   body=(*offsets, *body), workspaces=tuple(workspaces),
                   doc=f"LAYER_CHAIN {kinds} {p.input_shape} -> {p.output_shape}, {segment}-byte segments")

@@ -9,7 +9,8 @@ exactly the bytes the kernel reads and writes, in the kernel's order:
   a pointer into the pool, or (when the bytes cross the end of the circular pool) a copy;
   with `into`, always a copy into a RegAlloc buffer (a gathered window).
 - `RAMStore`: bytes of a RegAlloc buffer to a tensor of the pool. `PullRow`: a store of one row
-  of a streamed model input, which the application writes (streamed_io.py).
+  of a streamed model input, which the application writes (streamed_io.py); `PushRow`: a load of
+  one row of a streamed model output, which the application takes.
 - `RAMFree`: the kernel will never read these bytes again; its output may now land on them.
   C emits nothing; the interpreter releases them and so proves the claim.
 - `FlashLoad`: a pointer into a constant array of the params (weights live in flash); or a few
@@ -98,6 +99,17 @@ class PullRow(RAMStore):
 
     row: Ix = Const(0)
     input: int = 0
+
+
+@dataclass(frozen=True)
+class PushRow(RAMLoad):
+    """Row `row` of the model's streamed output `output`, handed to the application from where the
+    kernel just finished it (a chain's output ring): a load whose bytes leave the kernel. The C
+    calls the application's write_row callback with the row's pool address (`vmcu_push_row`); the
+    interpreter takes the row through the same protocol and checks the order. `name` is unused."""
+
+    row: Ix = Const(0)
+    output: int = 0
 
 
 @dataclass(frozen=True)
@@ -292,8 +304,8 @@ class Average(_IndexFields):
     act_max: int
 
 
-Stmt = Union[Loop, RAMLoad, RAMStore, PullRow, RAMFree, RegAlloc, FlashLoad, Broadcast, Dot, DotLanes, DotLanesPair, DotRow,
-             InitBias, Requantize, AddResidual, Widen, Accumulate, Average]
+Stmt = Union[Loop, RAMLoad, RAMStore, PullRow, PushRow, RAMFree, RegAlloc, FlashLoad, Broadcast, Dot, DotLanes,
+             DotLanesPair, DotRow, InitBias, Requantize, AddResidual, Widen, Accumulate, Average]
 MEMORY = (RAMLoad, RAMStore, RAMFree)
 
 

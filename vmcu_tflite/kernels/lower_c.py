@@ -33,8 +33,8 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from .index import Const, Ix, Sum, Var, loop_bounds, simplify, substitute
-from .ir import (Accumulate, AddResidual, Average, Broadcast, Dot, DotLanes, DotLanesPair, DotRow, FlashLoad, InitBias, Kernel, Loop, RAMFree, RAMLoad,
-                 PullRow, RAMStore, RegAlloc, Requantize, Widen, Workspace)
+from .ir import (Accumulate, AddResidual, Average, Broadcast, Dot, DotLanes, DotLanesPair, DotRow, FlashLoad, InitBias,
+                 Kernel, Loop, PullRow, PushRow, RAMFree, RAMLoad, RAMStore, RegAlloc, Requantize, Widen, Workspace)
 from .c_text import greatest, paren, plus
 from .lower_gemm import GemmAssembly
 from .schedule import loop_range, walk
@@ -476,14 +476,21 @@ class _Lowering(GemmAssembly):
             self.line(depth, f"{'vmcu_write_buffer' if local else 'vmcu_write'}({view}, {off}, {src}, {_u32(s.length)});")
 
     def lower_PullRow(self, s: PullRow, depth: int) -> None:
-        """The application writes the row where the ring keeps it (the planner never lets a pulled
-        row cross the end of the pool); a failed pull ends the step with its status."""
+        self.row_call(s, depth, "vmcu_pull_row", s.input, "pulled")
+
+    def lower_PushRow(self, s: PushRow, depth: int) -> None:
+        self.row_call(s, depth, "vmcu_push_row", s.output, "pushed")
+
+    def row_call(self, s: PullRow | PushRow, depth: int, function: str, port: int, status: str) -> None:
+        """A row the application writes into the ring or reads from it, where the ring keeps it
+        (the planner never lets such a row cross the end of the pool); a failed callback ends the
+        step with its status."""
         view, off = self.view(s.tensor), self.u32_offset(s.tensor, s.offset)
-        call = f"vmcu_pull_row(ctx, {view}, {off}, {s.input}u, {_u32(s.row)}, {_u32(s.length)})"
         self.line(depth, "{")
-        self.line(depth + 1, f"const vmcu_status pulled = {call};")
-        self.line(depth + 1, "if (pulled != VMCU_OK) {")
-        self.line(depth + 2, "return pulled;")
+        self.line(depth + 1, f"const vmcu_status {status} = {function}(ctx, {view}, {off}, {port}u, {_u32(s.row)}, "
+                             f"{_u32(s.length)});")
+        self.line(depth + 1, f"if ({status} != VMCU_OK) {{")
+        self.line(depth + 2, f"return {status};")
         self.line(depth + 1, "}")
         self.line(depth, "}")
 

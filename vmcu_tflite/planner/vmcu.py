@@ -72,6 +72,12 @@ def streamed_buffers(graph: Graph, steps: Sequence[Step], segment_override: int 
     return Streamed(buffers | workspaces, overlaps, streaming)
 
 
+def _streams_rows(step: Step) -> bool:
+    """The step's kernel pulls or pushes rows of a model input or output through its workspace,
+    where the application reads or writes each row as one run of bytes."""
+    return any(getattr(step.params, name, None) is not None for name in ("pulls_input", "pushes_output"))
+
+
 def plan_vmcu(graph: Graph, steps: Sequence[Step], segment_override: int | None = None,
               in_place_only: bool = False) -> Plan:
     """`in_place_only`: the TinyEngine-style baseline (whole tensors, in-place depthwise) instead."""
@@ -83,13 +89,13 @@ def plan_vmcu(graph: Graph, steps: Sequence[Step], segment_override: int | None 
     known = dict(baseline.offsets) | {b.tensor: baseline.pool_bytes for b in workspaces}
     known_pool = baseline.pool_bytes + max((b.size for b in workspaces), default=0)
     io = frozenset(graph.storage_of(p.tensor) for p in graph.inputs + graph.outputs) | frozenset(
-        workspace_id(s.index) for s in steps if getattr(s.params, "pulls_input", None) is not None)  # rows pulled whole
+        workspace_id(s.index) for s in steps if _streams_rows(s))  # rows pulled and pushed whole
     pool, offsets = smallest_pool(buffers, overlaps, known, known_pool, unwrapped=io)
     tiles = {}
     if not in_place_only:
         streaming, buffers, offsets = _widen_in_place_segments(steps, streaming, buffers, overlaps, pool, offsets, io)
         tiles, streaming, offsets = choose_tiles(graph, steps, streaming, buffers, pool, offsets, io)
-    if any(getattr(s.params, "pulls_input", None) is not None for s in steps):
+    if any(_streams_rows(s) for s in steps):
         # the overlaps the final streaming allows (the tiles may have widened some distances)
         offsets = _unwrapped_where_it_fits(buffers, stream_overlaps(graph, steps, streaming), pool, offsets)
     footprints = step_footprints(buffers, offsets, pool)

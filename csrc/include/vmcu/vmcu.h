@@ -28,7 +28,8 @@
  * The protocol: read_row is asked for rows 0, 1, 2, ... of each streamed input, each once and in
  * increasing order, `bytes` = the input's bytes / rows; it may block until the row exists (a
  * camera's line, a DMA half-buffer), and writes it straight into the pool. write_row gets the rows
- * of each streamed output in the same order as soon as the step that makes it has returned. A
+ * of each streamed output in the same order: as soon as each is made where the step that makes
+ * the output pushes it from its ring (vmcu_push_row()), else as soon as that step has returned. A
  * callback returning non-zero stops the run with VMCU_ERROR_STREAM. vmcu_input() and vmcu_output()
  * return NULL for a streamed port.
  *
@@ -92,6 +93,7 @@ vmcu_status vmcu_invoke(const vmcu_model *model, const vmcu_memory *memory, uint
  *         is NULL; VMCU_ERROR_STREAM when a callback returned non-zero, with *failed_step the step
  *         that was waiting for it: the step about to run for an input pulled before it, the step
  *         just run for an output pushed after it, the running step for a row its kernel pulls
+ *         or pushes
  */
 vmcu_status vmcu_invoke_streamed(const vmcu_model *model, const vmcu_memory *memory, const vmcu_stream *stream,
                                  uint16_t *failed_step);

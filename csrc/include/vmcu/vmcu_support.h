@@ -246,6 +246,19 @@ static inline void vmcu_copy(const vmcu_view *dst, uint32_t dst_offset, const vm
 vmcu_status vmcu_pull_row(const vmcu_context *ctx, const vmcu_view *view, uint32_t offset, uint32_t input,
                           uint32_t row, uint32_t bytes);
 
+/**
+ * @brief Push row `row` of streamed output `output` to the application (ctx->stream->write_row)
+ *        straight from the view at byte `offset`, as vmcu_pull_row() pulls one.
+ *
+ * A generated kernel that makes a streamed output row by row in its own ring calls it once per
+ * row, as soon as the row is made, rows in increasing order, each once.
+ * @return VMCU_OK; VMCU_ERROR_BAD_MODEL (the row would cross the end of the pool: nothing called);
+ *         VMCU_ERROR_BAD_ARGUMENT (no stream or no write_row); VMCU_ERROR_STREAM (the callback
+ *         returned non-zero)
+ */
+vmcu_status vmcu_push_row(const vmcu_context *ctx, const vmcu_view *view, uint32_t offset, uint32_t output,
+                          uint32_t row, uint32_t bytes);
+
 /** Set `len` bytes of the view, from `offset` on, to `value`. */
 static inline void vmcu_fill(const vmcu_view *v, uint32_t offset, int8_t value, uint32_t len)
 {

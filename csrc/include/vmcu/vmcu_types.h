@@ -357,7 +357,9 @@ typedef struct {
  * tensor holds `bytes` bytes is pulled whole into it (row r at tensor byte r * bytes / rows), row
  * by row in order, just before step `step` runs; an input whose tensor has 0 bytes is pulled by
  * step `step`'s own kernel, row by row into its ring (vmcu_pull_row()); an output is pushed row by
- * row (row r from tensor byte r * bytes / rows), in order, right after step `step` returns VMCU_OK.
+ * row (row r from tensor byte r * bytes / rows), in order, right after step `step` returns VMCU_OK,
+ * or, where its tensor has 0 bytes, by step `step`'s own kernel as it makes each row, from its
+ * ring (vmcu_push_row()).
  */
 typedef struct {
     uint16_t tensor;
