@@ -128,12 +128,13 @@ def push_outputs(graph: Graph, steps: Sequence[Step], outputs: Sequence[int], lo
         writers = flow.writers(tensor)
         if len(writers) != 1 or flow.readers(tensor):
             continue
-        step = result[writers[0]]
-        _, o_h, o_w, c_out = graph.tensors[step.outputs[0]].shape if step.kernel in (KIND, "CONV_2D",
-                                                                                     "DEPTHWISE_CONV_2D") else (0,) * 4
-        if row_layout(graph.tensors[tensor].shape) != (o_h, o_w * c_out):  # rows as the chain makes them
+        step, port = result[writers[0]], graph.tensors[tensor]
+        if not (step.kernel == KIND or (lone and is_layer(step))):
             continue
-        if step.kernel != KIND and lone and is_layer(step):
+        _, rows, cols, channels = graph.tensors[step.outputs[0]].shape
+        if row_layout(port.shape, port.num_bytes // max(port.num_elements, 1)) != (rows, cols * channels):
+            continue  # the application's rows are not the int8 rows the chain makes
+        if step.kernel != KIND:
             step = chain_step(graph, result, (step.index,), step.index)
         if step.kernel == KIND and step.params.can_push() and step.params.pushes_output is None:
             result[step.index] = replace(step, params=replace(step.params, pushes_output=index))

@@ -72,9 +72,10 @@ def _compile(graph: Graph, planner: str, fuse: bool, recompute: bool, tuning: st
         # where the pool gets smaller (its own kernel may be faster).
         for lone in (False, True):
             pushing = push_outputs(simple, steps, stream_outputs, lone)
-            trial = make_plan(simple, pushing, planner) if pushing != steps else plan
-            if trial.pool_bytes < plan.pool_bytes or (trial is not plan and not lone
-                                                      and trial.pool_bytes == plan.pool_bytes):
+            if pushing == steps:
+                continue
+            trial = make_plan(simple, pushing, planner)
+            if trial.pool_bytes < plan.pool_bytes or (not lone and trial.pool_bytes == plan.pool_bytes):
                 steps, plan = pushing, trial
     # One meaning for tensor_level_bytes whatever was fused: the model's layers at whole-tensor level.
     baseline = plan.tensor_level_bytes if steps is layers else make_plan(simple, layers, "tensor").pool_bytes
