@@ -9,51 +9,49 @@
 
 #include "vmcu_stream.h"
 
-/* The pool address of a row at view byte `offset`, or -1 where the row would cross the end of the
- * view. Called once per row, so kept to a few compares: no division unless `offset` is past the
- * view (a plan never asks for that, but a wrong offset must still land inside the pool). */
-static int32_t row_address(const vmcu_view *view, uint32_t offset, uint32_t bytes)
+/* Where a row at view byte `offset` lies in the pool (*at), or 0 where it would cross the end of
+ * the view. Called once per row, so kept to a few compares: no division unless `offset` is past
+ * the view (a plan never asks for that, but a wrong offset must still land inside the pool). */
+static int row_at(const vmcu_view *view, uint32_t offset, uint32_t bytes, uint32_t *at)
 {
-    uint32_t at;
+    uint32_t a;
     if (view->size == 0 || view->base >= view->size) {
-        return -1;
+        return 0;
     }
-    at = offset < view->size ? offset : offset % view->size;
-    at = at < view->size - view->base ? view->base + at : at - (view->size - view->base);
-    return bytes > view->size - at ? -1 : (int32_t)at;
-}
-
-/* A row between the application and the view at byte `offset`: pulled (read_row writes it there)
- * or pushed (write_row reads it there). */
-static vmcu_status stream_row(const vmcu_context *ctx, const vmcu_view *view, uint32_t offset, uint32_t port,
-                              uint32_t row, uint32_t bytes, int push)
-{
-    const vmcu_stream *stream = ctx->stream;
-    const int32_t at = row_address(view, offset, bytes);
-    if (stream == 0 || (push ? stream->write_row == 0 : stream->read_row == 0)) {
-        return VMCU_ERROR_BAD_ARGUMENT;
-    }
-    if (at < 0) {
-        return VMCU_ERROR_BAD_MODEL;
-    }
-    VMCU_TRACE(view, offset, bytes, !push);
-    if (push) {
-        return stream->write_row(stream->context, port, row, view->pool + at, bytes) == 0 ? VMCU_OK
-                                                                                          : VMCU_ERROR_STREAM;
-    }
-    return stream->read_row(stream->context, port, row, view->pool + at, bytes) == 0 ? VMCU_OK : VMCU_ERROR_STREAM;
+    a = offset < view->size ? offset : offset % view->size;
+    a = a < view->size - view->base ? view->base + a : a - (view->size - view->base);
+    *at = a;
+    return bytes <= view->size - a;
 }
 
 vmcu_status vmcu_pull_row(const vmcu_context *ctx, const vmcu_view *view, uint32_t offset, uint32_t input,
                           uint32_t row, uint32_t bytes)
 {
-    return stream_row(ctx, view, offset, input, row, bytes, 0);
+    uint32_t at;
+    if (ctx->stream == 0 || ctx->stream->read_row == 0) {
+        return VMCU_ERROR_BAD_ARGUMENT;
+    }
+    if (!row_at(view, offset, bytes, &at)) {
+        return VMCU_ERROR_BAD_MODEL;
+    }
+    VMCU_TRACE(view, offset, bytes, 1);
+    return ctx->stream->read_row(ctx->stream->context, input, row, view->pool + at, bytes) == 0 ? VMCU_OK
+                                                                                                 : VMCU_ERROR_STREAM;
 }
 
 vmcu_status vmcu_push_row(const vmcu_context *ctx, const vmcu_view *view, uint32_t offset, uint32_t output,
                           uint32_t row, uint32_t bytes)
 {
-    return stream_row(ctx, view, offset, output, row, bytes, 1);
+    uint32_t at;
+    if (ctx->stream == 0 || ctx->stream->write_row == 0) {
+        return VMCU_ERROR_BAD_ARGUMENT;
+    }
+    if (!row_at(view, offset, bytes, &at)) {
+        return VMCU_ERROR_BAD_MODEL;
+    }
+    VMCU_TRACE(view, offset, bytes, 0);
+    return ctx->stream->write_row(ctx->stream->context, output, row, view->pool + at, bytes) == 0 ? VMCU_OK
+                                                                                                   : VMCU_ERROR_STREAM;
 }
 
 /* Every streamed port has the callback it needs: checked before anything runs. */
