@@ -250,6 +250,6 @@ def test_a_float_constant_output_without_an_int8_source_is_refused():
     shaped = b.tensor((1, 4), dtype="float32", name="table")
     b.op("RESHAPE", [floats, b.const(np.array([1, 4], np.int32))], [shaped], new_shape=[1, 4])
     b.inputs, b.outputs = [x], [y, shaped]
-    with pytest.raises(ModelError, match="^graph output 1 \\(tensor 4 'table'\\) is a FLOAT32 constant; only int8 "
-                                         "constant outputs are supported$"):
+    with pytest.raises(ModelError, match="^graph output 1 \\(tensor 4 'table'\\) is a constant of type FLOAT32; only "
+                                         "int8 constant outputs are supported$"):
         compile_model(b.build())

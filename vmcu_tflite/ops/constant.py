@@ -29,8 +29,8 @@ class ConstantParams:
 def check_writable(tensor: Tensor, output: int) -> None:
     """Only int8 goes into the pool (a float32 or uint8 boundary converts from int8 outside it)."""
     if tensor.dtype != "int8" or tensor.data is None or tensor.data.shape != tensor.shape:
-        raise ModelError(f"graph output {output} (tensor {tensor.index} '{tensor.name}') is a {tensor.dtype.upper()} "
-                         f"constant; only int8 constant outputs are supported")
+        raise ModelError(f"graph output {output} (tensor {tensor.index} '{tensor.name}') is a constant of type "
+                         f"{tensor.dtype.upper()}; only int8 constant outputs are supported")
 
 
 def constant_op(tensor: Tensor) -> Op:
