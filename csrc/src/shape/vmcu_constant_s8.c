@@ -37,4 +37,5 @@ static uint32_t constant_digest(const vmcu_step *step, uint32_t crc)
     return p->data != 0 && p->bytes > 0 ? vmcu_crc32(crc, p->data, (uint32_t)p->bytes) : crc;
 }
 
-const vmcu_kernel vmcu_constant_s8_kernel = {.run = vmcu_constant_s8, .check = constant_check, .digest = constant_digest};
+const vmcu_kernel vmcu_constant_s8_kernel = {
+    .run = vmcu_constant_s8, .check = constant_check, .digest = constant_digest};
