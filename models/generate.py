@@ -372,6 +372,98 @@ def detector_tile():
     return tf.keras.Model(inp, layers.Reshape((128, 6))(boxes))
 
 
+def ssd_detector():
+    """A tiny SSD: an int8 conv backbone with two feature maps (8x8 and 4x4), two anchors per
+    cell, and box (4 values) and class (3 scores) heads, each reshaped to [1, cells x anchors, n]
+    and concatenated over both maps, as ST's SSD-MobileNet exports end. Their third output, the
+    anchors, is added by `with_constant_anchors` after conversion."""
+    x = inp = layers.Input((16, 16, 3), batch_size=1)
+    x = conv(8, 3, strides=2, activation="relu")(x)
+    big = conv(16, 3, strides=1, activation="relu")(x)
+    small = conv(16, 3, strides=2, activation="relu")(big)
+    boxes, classes = [], []
+    for features, cells in ((big, 64), (small, 16)):
+        boxes.append(layers.Reshape((cells * ANCHORS_PER_CELL, 4))(conv(ANCHORS_PER_CELL * 4, 1)(features)))
+        classes.append(layers.Reshape((cells * ANCHORS_PER_CELL, 3))(conv(ANCHORS_PER_CELL * 3, 1)(features)))
+    return tf.keras.Model(inp, [layers.Concatenate(axis=1)(boxes), layers.Concatenate(axis=1)(classes)])
+
+
+ANCHORS_PER_CELL = 2
+
+
+def with_constant_anchors(data):
+    """The converted `ssd_detector` with the anchor output ST's SSD exports have: computed from
+    constants alone at every run, RESHAPE of the 8x8 map's anchors and TILE of the 4x4 map's two
+    anchor boxes over its 16 cells, joined by an int8 CONCATENATION and dequantized to a float32
+    output ([1, 160, 4]: centre y, centre x, height, width, as fractions of the image).
+
+    The TFLite converter folds such a subgraph into one constant, so it is written into the
+    converted model here, as an older export left it."""
+    import flatbuffers
+    from tensorflow.lite.python import schema_py_generated as schema
+
+    model = schema.ModelT.InitFromPackedBuf(data, 0)
+    graph = model.subgraphs[0]
+    scale, zero_point = 1.0 / 255, -128  # fractions in [0, 1], as uint8 anchors shifted to int8
+
+    def quantized(values):
+        return np.clip(np.round(np.asarray(values) / scale) + zero_point, -128, 127).astype(np.int8)
+
+    def tensor(shape, dtype, name, values=None, quantize=True):
+        t = schema.TensorT()
+        t.shape, t.name = list(shape), name.encode()
+        t.type = {"int8": schema.TensorType.INT8, "int32": schema.TensorType.INT32,
+                  "float32": schema.TensorType.FLOAT32}[dtype]
+        if quantize:
+            t.quantization = schema.QuantizationParametersT()
+            t.quantization.scale, t.quantization.zeroPoint = [scale], [zero_point]
+        t.buffer = 0
+        if values is not None:
+            buffer = schema.BufferT()
+            buffer.data = np.ascontiguousarray(values, dtype=dtype).tobytes()
+            t.buffer = len(model.buffers)
+            model.buffers.append(buffer)
+        graph.tensors.append(t)
+        return len(graph.tensors) - 1
+
+    def op(kind, inputs, outputs, options=None, options_type=0):
+        codes = [max(c.builtinCode, c.deprecatedBuiltinCode) for c in model.operatorCodes]
+        code = getattr(schema.BuiltinOperator, kind)
+        if code not in codes:
+            c = schema.OperatorCodeT()
+            c.builtinCode, c.deprecatedBuiltinCode, c.version = code, min(code, 127), 1
+            model.operatorCodes.append(c)
+            codes.append(code)
+        o = schema.OperatorT()
+        o.opcodeIndex, o.inputs, o.outputs = codes.index(code), list(inputs), list(outputs)
+        o.builtinOptionsType, o.builtinOptions = options_type, options
+        graph.operators.append(o)
+
+    sizes = np.array([[0.2, 0.2], [0.3, 0.15]])  # (height, width) of the two anchors per cell
+    grid = (np.arange(8) + 0.5) / 8
+    big = np.array([[y, x, h, w] for y in grid for x in grid for h, w in sizes])  # [128, 4]
+    big_flat = tensor((512,), "int8", "anchors/8x8", quantized(big.reshape(-1)))
+    big_shape = tensor((3,), "int32", "anchors/8x8/shape", np.array([1, 128, 4]), quantize=False)
+    big_out = tensor((1, 128, 4), "int8", "anchors/8x8/reshaped")
+    reshape = schema.ReshapeOptionsT()
+    reshape.newShape = [1, 128, 4]
+    op("RESHAPE", [big_flat, big_shape], [big_out], reshape, schema.BuiltinOptions.ReshapeOptions)
+    small_boxes = tensor((1, 2, 4), "int8", "anchors/4x4", quantized([[0.5, 0.5, 0.6, 0.6], [0.5, 0.5, 0.8, 0.4]]))
+    multiples = tensor((3,), "int32", "anchors/4x4/multiples", np.array([1, 16, 1]), quantize=False)
+    small_out = tensor((1, 32, 4), "int8", "anchors/4x4/tiled")
+    op("TILE", [small_boxes, multiples], [small_out], schema.TileOptionsT(), schema.BuiltinOptions.TileOptions)
+    joined = tensor((1, 160, 4), "int8", "anchors/int8")
+    concat = schema.ConcatenationOptionsT()
+    concat.axis = 1
+    op("CONCATENATION", [big_out, small_out], [joined], concat, schema.BuiltinOptions.ConcatenationOptions)
+    anchors = tensor((1, 160, 4), "float32", "anchors", quantize=False)
+    op("DEQUANTIZE", [joined], [anchors], schema.DequantizeOptionsT(), schema.BuiltinOptions.DequantizeOptions)
+    graph.outputs = list(graph.outputs) + [anchors]
+    builder = flatbuffers.Builder(len(data) + 4096)
+    builder.Finish(model.Pack(builder), file_identifier=b"TFL3")
+    return bytes(builder.Output())
+
+
 def svdf_keyword():
     """A keyword model in the shape of TFLite Micro's SVDF one: two SVDF layers (rank 1 and 2,
     int16 state kept between runs) over a 40-feature frame, a FULLY_CONNECTED and a SOFTMAX.
@@ -442,6 +534,7 @@ class Fixture:
     float_io: bool = False
     per_channel_dense: bool = False
     freeze_shapes: bool = False  # drop the dynamic shape signature, keeping the static shapes
+    edit: Callable[[bytes], bytes] | None = None  # applied to the converted flatbuffer
 
 
 FIXTURES = [
@@ -467,6 +560,7 @@ FIXTURES = [
     Fixture("lstm_sequence", lstm_sequence),
     Fixture("detector_tile", detector_tile),
     Fixture("svdf_keyword", None, flatbuffer=svdf_keyword),
+    Fixture("ssd_detector", ssd_detector, edit=with_constant_anchors),
 ]
 
 
@@ -545,7 +639,8 @@ def generate(fixture):
     samples = calibration_data(input_shape(model), rng)
     calibrate_batch_norm(model, samples)
     data = convert(model, samples, fixture)
-    return freeze_shapes(data) if fixture.freeze_shapes else data
+    data = freeze_shapes(data) if fixture.freeze_shapes else data
+    return fixture.edit(data) if fixture.edit is not None else data
 
 
 def main(names):

@@ -121,7 +121,9 @@ def test_op_on_constants_only_is_refused(tmp_path, capsys):
     b.op("ADD", [x, y], [z])
     b.inputs, b.outputs = [x], [z]
     code, err, out = convert(tmp_path, b.build(), capsys)
-    assert code == 2 and "operator QUANTIZE at index 0 reads only constants" in err and err.count("\n") == 1
+    assert code == 2 and err.count("\n") == 1
+    assert err.endswith("operator QUANTIZE at index 0 reads only constants, and folding QUANTIZE of these constants "
+                        "is not supported\n")
     assert not out.exists()
 
 
@@ -152,3 +154,19 @@ def test_an_operator_refused_for_a_reason_says_why(tmp_path, capsys):
     code, err, _ = convert(tmp_path, b.build(), capsys)
     assert code == 2 and err.count("\n") == 1
     assert "unsupported operator RELU_N1_TO_1 (op 0: TFLite Micro has no kernel for it" in err
+
+
+def test_a_constant_output_of_another_type_is_refused(tmp_path, capsys):
+    """A folded int32 output (a shape vector) cannot be written into the int8 pool: one line."""
+    b = ModelBuilder()
+    x = b.tensor((1, 4), scale=0.1, zero_point=0)
+    y = b.tensor((1, 4), scale=0.1, zero_point=0)
+    b.op("RELU", [x], [y])
+    shape = b.tensor((2,), dtype="int32", name="shape")
+    b.op("SHAPE", [x], [shape], out_type=2)
+    b.inputs, b.outputs = [x], [y, shape]
+    code, err, out = convert(tmp_path, b.build(), capsys)
+    assert code == 2 and err.count("\n") == 1
+    assert err.endswith("graph output 1 (tensor 2 'shape') is a constant of type INT32; only int8 constant outputs "
+                        "are supported\n")
+    assert not out.exists()

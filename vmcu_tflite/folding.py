@@ -6,6 +6,13 @@ constant operand of an elementwise op. With static shapes (TFLite Micro
 runs at the stored batch) every value in such a chain is known when converting, so the chain
 becomes a constant and never reaches the planner or the C: no kernel for SHAPE or PACK is needed.
 A folded value must have the shape and type its tensor declares, else the model is refused.
+
+Detectors (ST's SSD-MobileNet exports) compute an anchor output from constants alone: RESHAPE and
+TILE of constant tables joined by an int8 CONCATENATION, dequantized to float32. That chain folds
+too, whatever it feeds; an output that ends up constant is written into the pool by a step of its
+own (`vmcu_tflite.ops.constant`), and a DEQUANTIZE into a float32 graph output stays the boundary
+conversion the application does (`passes.strip_boundary_quantization`), with TFLite's formula.
+Each folded tensor remembers the operators that computed it, for the reports.
 """
 from __future__ import annotations
 
@@ -18,7 +25,9 @@ from .errors import ModelError
 from .graph import Op, Tensor
 from .model_rules import check_arity
 
-MAX_FOLDED_ELEMENTS = 1 << 16  # shape vectors and small tables, not tensors
+MAX_FOLDED_ELEMENTS = 1 << 16  # shape vectors and small tables (a detector's anchors), not tensors
+_QUANTIZED_TYPES = ("int8", "uint8", "int16")
+_COPIED_TYPES = ("int32", "int64", "float32") + _QUANTIZED_TYPES
 TENSOR_TYPES = range(19)  # the TensorType values TFLite Micro parses (SHAPE's out_type option)
 
 
@@ -71,7 +80,26 @@ def _pack(op: Op, values: list, tensors: Mapping[int, Tensor]) -> np.ndarray:
 def _concatenation(op: Op, values: list, tensors: Mapping[int, Tensor]) -> np.ndarray | None:
     if op.options.get("fused_activation_function", 0):
         return None
+    out = tensors[op.outputs[0]]
+    if out.dtype not in _COPIED_TYPES:
+        return None
+    if out.dtype in _QUANTIZED_TYPES:
+        # TFLite Micro copies int8 bytes: its Prepare wants each input quantized as the output
+        other = next((t for t in op.inputs if tensors[t].quant != out.quant), None)
+        if other is not None:
+            raise ModelError(f"operator CONCATENATION at index {op.index} joins tensor {other}, quantized unlike "
+                             f"its output; TFLite Micro does not requantize")
     return np.concatenate(values, axis=op.options.get("axis", 0))
+
+
+def _dequantize(op: Op, values: list, tensors: Mapping[int, Tensor]) -> np.ndarray | None:
+    """TFLite's Dequantize: float(double(scale) * (q - zero_point)), per tensor, to float32."""
+    source, out = tensors[op.inputs[0]], tensors[op.outputs[0]]
+    if out.dtype != "float32" or source.dtype not in _QUANTIZED_TYPES or source.quant is None \
+            or source.quant.per_channel:
+        return None
+    diff = values[0].astype(np.int64) - source.zero_point
+    return (np.float64(source.scale) * diff.astype(np.float64)).astype(np.float32)
 
 
 def _gather(op: Op, values: list, tensors: Mapping[int, Tensor]) -> np.ndarray | None:
@@ -114,17 +142,20 @@ FOLDABLE: dict[str, tuple[tuple[int, ...] | None, tuple[int, ...] | None, Callab
     "TILE": ((0, 1), (0,), _tile),
     "RESHAPE": ((0,), (0,), _reshape),
     "SQUEEZE": ((0,), (0,), _reshape),
+    "DEQUANTIZE": ((0,), (), _dequantize),
 }
 
 
 def fold_constants(ops: tuple[Op, ...], tensors: Mapping[int, Tensor],
                    outputs: tuple[int, ...]) -> tuple[tuple[Op, ...], dict[int, Tensor]]:
     """`ops` without the foldable operators whose inputs are known, `tensors` with their outputs
-    as constants. Graph outputs are never folded away."""
+    as constants (`folded_from`: the operators that computed each). A DEQUANTIZE into a graph
+    output is kept: it is the model's float boundary, converted by the application."""
     tensors = dict(tensors)
     kept = []
     for op in ops:
-        folded = _fold(op, tensors) if op.kind in FOLDABLE and len(op.outputs) == 1 and op.outputs[0] not in outputs else None
+        boundary = op.kind == "DEQUANTIZE" and op.outputs[0] in outputs
+        folded = _fold(op, tensors) if op.kind in FOLDABLE and len(op.outputs) == 1 and not boundary else None
         if folded is None:
             kept.append(op)
             continue
@@ -135,7 +166,8 @@ def fold_constants(ops: tuple[Op, ...], tensors: Mapping[int, Tensor],
                              f"its output tensor {out.index} '{out.name}' declares {out.shape}")
         data = value.astype(out.dtype)
         data.flags.writeable = False
-        tensors[out.index] = replace(out, data=data)
+        sources = {i for t in op.inputs if t >= 0 for i in tensors[t].folded_from}
+        tensors[out.index] = replace(out, data=data, folded_from=tuple(sorted(sources | {op.index})))
     return tuple(kept), tensors
 
 
@@ -149,8 +181,8 @@ def _fold(op: Op, tensors: Mapping[int, Tensor]) -> np.ndarray | None:
     if any(position >= len(op.inputs) or not tensors[op.inputs[position]].is_constant for position in positions):
         return None
     out = tensors[op.outputs[0]]
-    if out.dtype not in ("int32", "int64") and op.kind in ("STRIDED_SLICE", "PACK", "CONCATENATION"):
-        return None  # shape arithmetic only: an int8 CONCATENATION of constants keeps its quantization rules
+    if out.dtype not in ("int32", "int64") and op.kind in ("STRIDED_SLICE", "PACK"):
+        return None  # shape arithmetic only
     copied = range(len(op.inputs)) if copied is None else copied
     other = next((t for t in (op.inputs[k] for k in copied if k < len(op.inputs)) if tensors[t].dtype != out.dtype), None)
     if other is not None:

@@ -34,6 +34,8 @@ class Tensor:
 
     A variable (`is_variable`: an LSTM's or SVDF's state) keeps its bytes from one run to the next,
     so it lives in the application's state region (`vmcu_tflite.state`), never in the pool.
+    `folded_from` names the model's operators that computed a constant when converting
+    (`vmcu_tflite.folding`); empty for the model's own constants and for activations.
     """
 
     index: int
@@ -43,6 +45,7 @@ class Tensor:
     quant: Quantization | None = None
     data: np.ndarray | None = field(default=None, repr=False)
     is_variable: bool = False
+    folded_from: tuple[int, ...] = ()
 
     @property
     def is_constant(self) -> bool:

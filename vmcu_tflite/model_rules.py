@@ -27,6 +27,7 @@ from .graph import Graph, Op, Tensor
 from .oracle import NOT_IN_TFLM
 from .ops import SPECS
 from .ops.common import INT16_MAX
+from .ops.constant import check_writable
 from .ops.spec import Arity
 
 MAX_TENSOR_BYTES = 16 << 20  # far above any MCU's RAM; keeps a corrupt shape from allocating gigabytes
@@ -82,8 +83,10 @@ def _check_ports(graph: Graph) -> None:
         indices = [p.tensor for p in ports]
         if len(set(indices)) != len(indices):
             raise ModelError(f"the model lists graph {what} tensor {_repeated(indices)} twice")
-        for t in indices:
-            if graph.tensors[t].is_constant:
+        for index, t in enumerate(indices):
+            if graph.tensors[t].is_constant and what == "output":
+                check_writable(graph.tensors[t], index)  # a CONSTANT step writes it (ops/constant.py)
+            elif graph.tensors[t].is_constant:
                 raise ModelError(f"graph {what} tensor {t} '{graph.tensors[t].name}' is a constant")
             if graph.tensors[t].is_variable:
                 raise ModelError(f"graph {what} tensor {t} '{graph.tensors[t].name}' is a variable (state kept "

@@ -14,6 +14,8 @@
 - A SPLIT or SPLIT_V becomes one op per output (each a slice of the input, with the part's first
   index along the axis as the option `split_begin`): a step writes one tensor. The parts keep
   the original op's index, so messages and reports name the model's operator.
+- A graph output that folding made a constant (a detector's anchors) becomes a pool tensor that a
+  CONSTANT op writes from flash, before its first reader or at the end.
 
 Each pass returns a new `Graph`; the original is never modified.
 """
@@ -23,6 +25,7 @@ from dataclasses import replace
 from types import MappingProxyType
 
 from .graph import Graph, IOPort, Op
+from .ops.constant import KIND as CONSTANT, check_writable, constant_op
 
 _PAD_CONSUMERS = ("CONV_2D", "DEPTHWISE_CONV_2D", "MAX_POOL_2D", "AVERAGE_POOL_2D")
 _POOLS = ("MAX_POOL_2D", "AVERAGE_POOL_2D")
@@ -31,7 +34,7 @@ VALID = 1  # TFLite's Padding enum
 
 def simplify(graph: Graph) -> Graph:
     """All passes, in the order that lets each see the previous one's result."""
-    return one_output_per_split(fold_pads(alias_reshapes(strip_boundary_quantization(graph))))
+    return one_output_per_split(fold_pads(alias_reshapes(write_constant_outputs(strip_boundary_quantization(graph)))))
 
 
 def strip_boundary_quantization(graph: Graph) -> Graph:
@@ -54,6 +57,24 @@ def strip_boundary_quantization(graph: Graph) -> Graph:
         outputs.append(port)
     ops = tuple(op for op in graph.ops if op.index not in removed)
     return replace(graph, ops=ops, inputs=tuple(inputs), outputs=tuple(outputs))
+
+
+def write_constant_outputs(graph: Graph) -> Graph:
+    """Each constant graph output made a pool tensor, written by a CONSTANT op placed before the
+    first op that reads it (that op then reads it from the pool), else after every op, where it
+    holds pool bytes the shortest time."""
+    tensors, ops = dict(graph.tensors), list(graph.ops)
+    for index, port in enumerate(graph.outputs):
+        t = graph.tensors[port.tensor]
+        if not t.is_constant or any(op.kind == CONSTANT and op.outputs == (t.index,) for op in ops):
+            continue
+        check_writable(t, index)
+        readers = [position for position, op in enumerate(ops) if t.index in op.inputs]
+        ops.insert(readers[0] if readers else len(ops), constant_op(t))
+        tensors[t.index] = replace(t, data=None)
+    if len(ops) == len(graph.ops):
+        return graph
+    return replace(graph, ops=tuple(ops), tensors=MappingProxyType(tensors))
 
 
 def _rescaling_uint8_as_int8(graph: Graph) -> Graph:

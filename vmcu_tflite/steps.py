@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from . import ops as op_registry
+from .ops import constant
 from .errors import ModelError
 from .graph import Graph
 
@@ -31,9 +32,14 @@ def build_steps(graph: Graph) -> tuple[Step, ...]:
     """One step per remaining op, params prepared once (TFLite Micro's Prepare, done ahead of time)."""
     steps = []
     for position, op in enumerate(graph.ops):
+        if op.kind == constant.KIND:  # a folded output: it reads nothing but its flash table
+            steps.append(Step(index=position, kernel=op.kind, ops=tuple(sorted(i for i in (op.index,) + op.folded
+                                                                                if i >= 0)),
+                              inputs=(), outputs=op.outputs, params=constant.prepare(graph, op), macs=0))
+            continue
         if not graph.activations(op):
-            raise ModelError(f"operator {op.kind} at index {op.index} reads only constants; fold it into a "
-                             "constant before converting (TFLite's converter does by default)")
+            raise ModelError(f"operator {op.kind} at index {op.index} reads only constants, and folding {op.kind} "
+                             "of these constants is not supported")
         kind, params = _as_convolution(op.kind, op_registry.prepare(graph, op))
         steps.append(Step(index=position, kernel=kind, ops=tuple(sorted((op.index,) + op.folded)),
                           inputs=graph.activations(op), outputs=op.outputs, params=params,

@@ -20,6 +20,7 @@ from tests.ops.test_op_svdf import build_svdf
 from tests.ops.test_op_tile import build_tile
 from tests.ops.test_op_unidirectional_sequence_lstm import EXPLICIT as LSTM_EXPLICIT, build_lstm
 from tests.random_graphs import GraphBuilder
+from tests.test_folding import anchor_model
 from vmcu_tflite.ops import SPECS
 from vmcu_tflite.pipeline import compile_model
 from vmcu_tflite.validate.run import validate
@@ -38,6 +39,8 @@ MODELS = {
     "svdf": lambda: build_svdf(dict(batch=2, input_size=13, units=5, rank=2, memory=7, runs=1, seed=11))[0],
     "lstm": lambda: build_lstm(LSTM_EXPLICIT[1])[0],
     "tile": lambda: build_tile(dict(shape=[2, 1, 3, 5], multiples=[1, 4, 2, 1], int64=False, seed=3))[0],
+    # a folded output written from flash (CONSTANT) before an ADD reads it from the pool
+    "constant": lambda: anchor_model(tile=False, reader="add"),
 }
 
 
@@ -70,7 +73,7 @@ def test_models_use_every_kind_and_mode():
     assert kinds == runtime, sorted(runtime ^ kinds)  # chains: tests/c/test_fused_host.py
     whole = {"TRANSPOSE", "RESIZE_NEAREST_NEIGHBOR", "RESIZE_BILINEAR", "PAD", "PADV2", "LOGISTIC", "STRIDED_SLICE",
              "SPLIT", "SPLIT_V", "GATHER", "REDUCE_MAX", "TRANSPOSE_CONV", "SVDF", "UNIDIRECTIONAL_SEQUENCE_LSTM",
-             "TILE"}
+             "TILE", "CONSTANT"}
     for name in runtime - whole:
         assert (name, "segment") in modes, name
     assert ("DEPTHWISE_CONV_2D", "in-place") in modes

@@ -30,6 +30,7 @@ FIXTURES = {
     "activations": "lookup tables, LOG_SOFTMAX, QUANTIZE, SUB, MAXIMUM, MINIMUM, PRELU, ADD, L2_NORMALIZATION",
     "slices_resize": "RESIZE_BILINEAR, SPLIT, STRIDED_SLICE, GATHER, PADV2, REDUCE_MAX, MUL, TRANSPOSE_CONV",
     "resize_transpose": "RESIZE_NEAREST_NEIGHBOR, TRANSPOSE",
+    "ssd_detector": "CONV_2D, CONCATENATION, CONSTANT (a folded output copied from flash)",
 }
 MUTANTS = 2000
 pytestmark = pytest.mark.skipif(CC is None, reason="no gcc")

@@ -46,7 +46,8 @@ typedef enum {
     VMCU_KIND_UNIDIRECTIONAL_SEQUENCE_LSTM = 36,
     VMCU_KIND_SVDF = 37,
     VMCU_KIND_TILE = 38,
-    VMCU_KIND_COUNT = 39
+    VMCU_KIND_CONSTANT = 39,
+    VMCU_KIND_COUNT = 40
 } vmcu_kind;
 
 #endif /* VMCU_KINDS_H */

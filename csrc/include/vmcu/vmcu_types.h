@@ -284,6 +284,12 @@ typedef struct {
     const int32_t *indices; /**< [count], each in 0..axis_size - 1 */
 } vmcu_gather_params;
 
+/** CONSTANT: a model output computed from constants when converting, copied from flash at each run. */
+typedef struct {
+    int32_t bytes;      /**< the output's bytes */
+    const int8_t *data; /**< [bytes] */
+} vmcu_constant_params;
+
 #define VMCU_MAX_COPY_DIMS 5
 
 /**
