@@ -252,6 +252,29 @@ def _tile_model(mutate) -> bytes:
     return b.build()
 
 
+def _folded_tile_model(target, axis: int = 0) -> bytes:
+    """x + RESHAPE(TILE(constant)): the constant chain folds away, but LiteRT, the oracle of a model
+    with TILE, still loads and prepares it."""
+    b = ModelBuilder()
+    x = b.tensor((4, 3), scale=0.05, zero_point=1, name="x")
+    c = b.const(np.array([[1, 2, 3]], np.int8), scale=0.05, zero_point=1, axis=axis)
+    t = b.tensor((4, 3), scale=0.05, zero_point=1, name="tiled")
+    r = b.tensor((4, 3), scale=0.05, zero_point=1, name="reshaped")
+    y = b.tensor((4, 3), scale=0.1, zero_point=0, name="y")
+    b.op("TILE", [c, b.const(np.array([4, 1], np.int32))], [t])
+    b.op("RESHAPE", [t, b.const(np.array(target, np.int32))], [r])
+    b.op("ADD", [x, r], [y])
+    b.inputs, b.outputs = [x], [y]
+    return b.build()
+
+
+def test_what_litert_refuses_is_refused_before_folding_takes_it_away():
+    assert [op.kind for op in parse_model(_folded_tile_model([4, 3])).ops] == ["ADD"]  # the chain folded
+    assert "negative dimension" in refused(_folded_tile_model([-2, -6]))
+    assert "negative dimension" in refused(_folded_tile_model([-1, -1]))
+    assert "quantized along dimension 5" in refused(_folded_tile_model([4, 3], axis=5))
+
+
 def test_what_litert_refuses_is_refused_in_the_models_it_checks():
     assert [op.kind for op in parse_model(_tile_model(lambda b, ports: None)).ops] == ["TILE", "RESHAPE"]
     assert "targets shape [5, 3]" in refused(_tile_model(lambda b, ports: ports.update(target=[5, 3])))

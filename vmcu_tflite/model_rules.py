@@ -12,7 +12,7 @@ the operator or tensor, whatever TFLite Micro would refuse or a later stage coul
 | shapes | an activation has a dimension below 1, or more than `MAX_TENSOR_BYTES` bytes; a RESHAPE or SQUEEZE changes the type or the number of elements |
 | quantization | an int8 activation has not exactly one scale, a scale is not finite (an activation's: not positive), a zero point is outside int8, a per-channel int8 tensor's scales do not match its dimension `quantized_dimension` |
 | state | a variable tensor (kept between runs) is a graph input or output |
-| LiteRT | in a model checked against LiteRT (`oracle.NOT_IN_TFLM`), what LiteRT's loader refuses and TFLite Micro does not: a tensor with unequal counts of scales and zero points (the reader checks the raw vectors: an empty one counts), a per-channel one whose `quantized_dimension` is outside its shape or whose scales are not one per index along it (biases too), a RESHAPE whose constant target shape disagrees with its output's element count or whose second input is omitted (-1; LiteRT reads it as the shape) |
+| LiteRT | in a model checked against LiteRT (`oracle.NOT_IN_TFLM`), what LiteRT's loader refuses and TFLite Micro does not: a tensor with unequal counts of scales and zero points (the reader checks the raw vectors: an empty one counts), a quantized one whose `quantized_dimension` is outside its shape (per-tensor too) or whose scales are not one per index along it (biases too), a RESHAPE whose constant target shape disagrees with its output's element count, holds a negative dimension other than one -1, or whose second input is omitted (-1; LiteRT reads it as the shape); checked on the model's own operators, before folding takes any away |
 | options | an operator TFLite Micro cannot run on zero defaults (its spec's `options_required`: convolutions, pools, SOFTMAX, LEAKY_RELU, TRANSPOSE_CONV) without its options table; a quantized bias type other than INT32; a stride, dilation, filter size or depth multiplier outside 1 to 32767 (TFLite keeps them, and paddings, in 16 bits), a padding other than SAME or VALID, a fused activation other than NONE, RELU, RELU_N1_TO_1 or RELU6 |
 
 Each operator's `prepare` (`ops/`) then checks what is particular to it (shape relations,
@@ -21,10 +21,10 @@ parameter ranges its arithmetic needs).
 from __future__ import annotations
 
 import math
+from typing import Mapping, Sequence
 
 from .errors import ModelError
 from .graph import Graph, Op, Tensor
-from .oracle import NOT_IN_TFLM
 from .ops import SPECS
 from .ops.common import INT16_MAX
 from .ops.constant import check_writable
@@ -74,8 +74,6 @@ def check_model(graph: Graph) -> None:
     used = {t for op in graph.ops for t in op.inputs + op.outputs if t >= 0} | {p.tensor for p in graph.inputs}
     for t in sorted(used):
         _check_tensor(graph.tensors[t])
-    if {op.kind for op in graph.ops} & NOT_IN_TFLM:
-        _check_for_litert(graph, used)
 
 
 def _check_ports(graph: Graph) -> None:
@@ -223,13 +221,16 @@ def _check_tensor(t: Tensor) -> None:
             raise ModelError(f"{where} has {len(q.scale)} scales along dimension {q.axis} of shape {t.shape}")
 
 
-def _check_for_litert(graph: Graph, used: set[int]) -> None:
-    """What LiteRT's loader refuses and TFLite Micro accepts, for the models LiteRT checks."""
-    names = [t for t in sorted(graph.tensors) if "\ufffd" in graph.tensors[t].name]  # the reader's stand-in
+def check_for_litert(tensors: Mapping[int, Tensor], ops: Sequence[Op]) -> None:
+    """What LiteRT's loader refuses and TFLite Micro accepts, for the models LiteRT checks
+    (`oracle.NOT_IN_TFLM`): the model's own operators and tensors, before folding takes any away,
+    since LiteRT loads and prepares them all."""
+    names = [t for t in sorted(tensors) if "\ufffd" in tensors[t].name]  # the reader's stand-in
     if names:
         raise ModelError(f"tensor {names[0]}'s name is not UTF-8 (LiteRT, this model's oracle, reads every name)")
+    used = {t for op in ops for t in op.inputs + op.outputs if t >= 0}
     for t in sorted(used):
-        tensor, where = graph.tensors[t], f"tensor {t} '{graph.tensors[t].name}'"
+        tensor, where = tensors[t], f"tensor {t} '{tensors[t].name}'"
         q = tensor.quant
         if q is None:
             continue
@@ -241,23 +242,27 @@ def _check_for_litert(graph: Graph, used: set[int]) -> None:
         if len(q.scale) > 1 and tensor.shape[q.axis] != len(q.scale):  # any type: a bias's too
             raise ModelError(f"{where} has {len(q.scale)} scales along dimension {q.axis} of shape {tensor.shape} "
                              "(LiteRT, this model's oracle, needs one or one per index)")
-    for op in graph.ops:
+    for op in ops:
         if op.kind == "RESHAPE" and len(op.inputs) > 1 and op.inputs[1] < 0:
             raise ModelError(f"operator RESHAPE at index {op.index} omits its shape input (-1): LiteRT, this model's "
                              "oracle, reads a shape tensor whenever there are two inputs")
         if op.kind == "RESHAPE":
-            _check_reshape_target(graph, op)
+            _check_reshape_target(tensors, op)
 
 
-def _check_reshape_target(graph: Graph, op: Op) -> None:
+def _check_reshape_target(tensors: Mapping[int, Tensor], op: Op) -> None:
     """LiteRT reshapes to the constant shape input (else the new_shape option), TFLite Micro to the
-    output tensor's shape: they must agree on the element count (one -1 takes the rest)."""
-    target = graph.tensors[op.inputs[1]].data if len(op.inputs) > 1 and op.inputs[1] >= 0 else None
+    output tensor's shape: they must agree on the element count (one -1 takes the rest), and
+    LiteRT refuses a negative dimension other than that -1."""
+    target = tensors[op.inputs[1]].data if len(op.inputs) > 1 and op.inputs[1] >= 0 else None
     dims = [int(d) for d in (target.reshape(-1) if target is not None and target.size else op.options.get("new_shape", ()))]
-    if not dims or dims.count(-1) > 1:
+    if not dims:
         return
+    if dims.count(-1) > 1 or min(dims) < -1:
+        raise ModelError(f"operator RESHAPE at index {op.index} targets shape {dims}, with a negative dimension "
+                         "(LiteRT, this model's oracle, allows one -1)")
     known = math.prod(d for d in dims if d != -1)
-    count = graph.tensors[op.outputs[0]].num_elements
+    count = tensors[op.outputs[0]].num_elements
     if (-1 in dims and (known <= 0 or count % known)) or (-1 not in dims and known != count):
         raise ModelError(f"operator RESHAPE at index {op.index} targets shape {dims}, which does not hold its "
                          f"output's {count} elements")

@@ -20,7 +20,7 @@ from .errors import ModelError
 from .flatbuffer_check import check_flatbuffer
 from .folding import fold_constants
 from .graph import Graph, IOPort, Op, Options, Quantization, Tensor
-from .model_rules import check_model, options_type
+from .model_rules import check_for_litert, check_model, options_type
 from .oracle import NOT_IN_TFLM
 from .ops import SUPPORTED_OPS, state_positions
 
@@ -65,7 +65,8 @@ def _build_graph(model: tflite.Model, data: bytes, name: str) -> Graph:
     subgraph = model.Subgraphs(0)
     ops = tuple(_read_op(model, subgraph.Operators(i), i) for i in range(subgraph.OperatorsLength()))
     tensors = {i: _read_tensor(model, subgraph.Tensors(i), i, data) for i in range(subgraph.TensorsLength())}
-    if any(op.kind in NOT_IN_TFLM for op in ops):
+    litert = any(op.kind in NOT_IN_TFLM for op in ops)  # the oracle that checks this model: oracle.py
+    if litert:
         _check_litert_quantization(subgraph)
     for i, op in enumerate(ops):
         _check_intermediates(subgraph.Operators(i), op, tensors)
@@ -73,6 +74,8 @@ def _build_graph(model: tflite.Model, data: bytes, name: str) -> Graph:
         for t in op.inputs + op.outputs:
             if t >= len(tensors) or t < -1:
                 raise ModelError(f"operator {op.kind} at index {op.index} refers to tensor {t}, which does not exist")
+    if litert:  # before folding: LiteRT loads and prepares the operators folding takes away
+        check_for_litert(tensors, ops)
     inputs = tuple(int(t) for t in subgraph.InputsAsNumpy()) if not subgraph.InputsIsNone() else ()
     outputs = tuple(int(t) for t in subgraph.OutputsAsNumpy()) if not subgraph.OutputsIsNone() else ()
     state = [tensors[i] for i in range(len(tensors)) if subgraph.Tensors(i).IsVariable()]
