@@ -142,6 +142,7 @@ FOLDABLE: dict[str, tuple[tuple[int, ...] | None, tuple[int, ...] | None, Callab
     "TILE": ((0, 1), (0,), _tile),
     "RESHAPE": ((0,), (0,), _reshape),
     "SQUEEZE": ((0,), (0,), _reshape),
+    "EXPAND_DIMS": ((0,), (0,), _reshape),
     "DEQUANTIZE": ((0,), (), _dequantize),
 }
 
