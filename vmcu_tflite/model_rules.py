@@ -21,6 +21,7 @@ parameter ranges its arithmetic needs).
 from __future__ import annotations
 
 import math
+from typing import Mapping
 
 from .errors import ModelError
 from .graph import Graph, Op, Tensor
@@ -72,7 +73,7 @@ def check_model(graph: Graph) -> None:
         if op.kind in ("RESHAPE", "SQUEEZE", "EXPAND_DIMS"):
             _check_same_bytes(graph, op)
         if op.kind == "EXPAND_DIMS":
-            _check_expand_dims(graph, op)
+            check_expand_dims(op, graph.tensors)
     used = {t for op in graph.ops for t in op.inputs + op.outputs if t >= 0} | {p.tensor for p in graph.inputs}
     for t in sorted(used):
         _check_tensor(graph.tensors[t])
@@ -172,10 +173,11 @@ def _check_same_bytes(graph: Graph, op: Op) -> None:
         raise ModelError(f"operator SQUEEZE at index {op.index} turns shape {a.shape} into {b.shape}, not {kept}")
 
 
-def _check_expand_dims(graph: Graph, op: Op) -> None:
+def check_expand_dims(op: Op, tensors: Mapping[int, Tensor]) -> None:
     """TFLite Micro's Prepare: a constant int32 axis of one value, counted from the end when
-    negative (over the output's rank), and the output the input with a dimension of 1 there."""
-    a, axis, b = graph.tensors[op.inputs[0]], graph.tensors[op.inputs[1]], graph.tensors[op.outputs[0]]
+    negative (over the output's rank), and the output the input with a dimension of 1 there
+    (constant folding checks the EXPAND_DIMS it removes too)."""
+    a, axis, b = tensors[op.inputs[0]], tensors[op.inputs[1]], tensors[op.outputs[0]]
     where = f"operator EXPAND_DIMS at index {op.index}"
     if not axis.is_constant or axis.dtype != "int32" or axis.num_elements != 1 or len(axis.shape) > 1:
         raise ModelError(f"{where}: its axis, tensor {axis.index}, must be one constant int32 value "
