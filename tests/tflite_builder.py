@@ -33,7 +33,7 @@ _OPTIONS = {
     "TILE": "TileOptions", "REDUCE_MAX": "ReducerOptions", "L2_NORMALIZATION": "L2NormOptions",
     "LOG_SOFTMAX": "LogSoftmaxOptions", "TRANSPOSE_CONV": "TransposeConvOptions", "NEG": None,
     "UNIDIRECTIONAL_SEQUENCE_LSTM": "UnidirectionalSequenceLSTMOptions", "SVDF": "SVDFOptions",
-    "UNIDIRECTIONAL_SEQUENCE_RNN": "SequenceRNNOptions",
+    "UNIDIRECTIONAL_SEQUENCE_RNN": "SequenceRNNOptions", "UNPACK": "UnpackOptions", "EXPAND_DIMS": "ExpandDimsOptions",
 }
 
 

@@ -23,7 +23,7 @@ import numpy as np
 
 from .errors import ModelError
 from .graph import Op, Tensor
-from .model_rules import check_arity
+from .model_rules import check_arity, check_expand_dims
 
 MAX_FOLDED_ELEMENTS = 1 << 16  # shape vectors and small tables (a detector's anchors), not tensors
 _QUANTIZED_TYPES = ("int8", "uint8", "int16")
@@ -129,6 +129,11 @@ def _reshape(op: Op, values: list, tensors: Mapping[int, Tensor]) -> np.ndarray:
     return values[0].reshape(tensors[op.outputs[0]].shape)
 
 
+def _expand_dims(op: Op, values: list, tensors: Mapping[int, Tensor]) -> np.ndarray:
+    check_expand_dims(op, tensors)  # TFLite Micro's Prepare, which a folded op skips otherwise
+    return _reshape(op, values, tensors)
+
+
 # operator -> (the input positions that must be constant, None: every one; those whose elements it
 # copies to its output, None: every one, which TFLite copies as the output's type, so theirs must be
 # the same; the folding)
@@ -142,6 +147,7 @@ FOLDABLE: dict[str, tuple[tuple[int, ...] | None, tuple[int, ...] | None, Callab
     "TILE": ((0, 1), (0,), _tile),
     "RESHAPE": ((0,), (0,), _reshape),
     "SQUEEZE": ((0,), (0,), _reshape),
+    "EXPAND_DIMS": ((0,), (0,), _expand_dims),
     "DEQUANTIZE": ((0,), (), _dequantize),
 }
 

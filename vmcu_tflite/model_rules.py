@@ -9,7 +9,7 @@ the operator or tensor, whatever TFLite Micro would refuse or a later stage coul
 | one writer | a tensor is written by two operators, or an operator writes a constant or a graph input |
 | order | an operator reads a tensor no earlier operator wrote (out of order, a cycle, its own output) |
 | arity | an operator has fewer or more inputs or outputs than TFLite defines (each op spec's `arity`), or omits (-1) a required one |
-| shapes | an activation has a dimension below 1, or more than `MAX_TENSOR_BYTES` bytes; a RESHAPE or SQUEEZE changes the type or the number of elements |
+| shapes | an activation has a dimension below 1, or more than `MAX_TENSOR_BYTES` bytes; a RESHAPE, SQUEEZE or EXPAND_DIMS changes the type or the number of elements; an EXPAND_DIMS's axis is not one constant int32 in range or its output is not its input with a 1 there |
 | quantization | an int8 activation has not exactly one scale, a scale is not finite (an activation's: not positive), a zero point is outside int8, a per-channel int8 tensor's scales do not match its dimension `quantized_dimension` |
 | state | a variable tensor (kept between runs) is a graph input or output |
 | LiteRT | in a model checked against LiteRT (`oracle.NOT_IN_TFLM`), what LiteRT's loader refuses and TFLite Micro does not: a tensor with unequal counts of scales and zero points (the reader checks the raw vectors: an empty one counts), a quantized one whose `quantized_dimension` is outside its shape (per-tensor too) or whose scales are not one per index along it (biases too), a RESHAPE whose constant target shape disagrees with its output's element count, holds a negative dimension other than one -1, or whose second input is omitted (-1; LiteRT reads it as the shape); checked on the model's own operators, before folding takes any away |
@@ -36,7 +36,7 @@ MAX_TENSOR_BYTES = 16 << 20  # far above any MCU's RAM; keeps a corrupt shape fr
 # ((fewest, most) inputs, outputs (None: any number), input positions that may be omitted with -1)
 _OTHER_ARITY: dict[str, Arity] = {
     "BROADCAST_TO": ((2, 2), 1, frozenset()),
-    "PACK": ((1, 1 << 30), 1, frozenset()),
+    "EXPAND_DIMS": ((2, 2), 1, frozenset()),
     "RESHAPE": ((1, 2), 1, frozenset({1})),
     "SHAPE": ((1, 1), 1, frozenset()),
     "SQUEEZE": ((1, 1), 1, frozenset()),
@@ -69,8 +69,10 @@ def check_model(graph: Graph) -> None:
     for op in graph.ops:
         check_arity(op)
         _check_options(op)
-        if op.kind in ("RESHAPE", "SQUEEZE"):
+        if op.kind in ("RESHAPE", "SQUEEZE", "EXPAND_DIMS"):
             _check_same_bytes(graph, op)
+        if op.kind == "EXPAND_DIMS":
+            check_expand_dims(op, graph.tensors)
     used = {t for op in graph.ops for t in op.inputs + op.outputs if t >= 0} | {p.tensor for p in graph.inputs}
     for t in sorted(used):
         _check_tensor(graph.tensors[t])
@@ -145,8 +147,8 @@ def check_arity(op: Op) -> None:
 
 
 def _check_same_bytes(graph: Graph, op: Op) -> None:
-    """RESHAPE and SQUEEZE become aliases of their input's bytes: same type, scale and count (and a
-    RESHAPE's shape input, where it has one, a vector of integers)."""
+    """RESHAPE, SQUEEZE and EXPAND_DIMS become aliases of their input's bytes: same type and count
+    (and a RESHAPE's shape input, where it has one, a vector of integers)."""
     a, b = graph.tensors[op.inputs[0]], graph.tensors[op.outputs[0]]
     if a.dtype != b.dtype or a.num_elements != b.num_elements:
         raise ModelError(f"operator {op.kind} at index {op.index} turns {a.dtype}{list(a.shape)} into "
@@ -166,6 +168,26 @@ def _check_same_bytes(graph: Graph, op: Op) -> None:
     kept = tuple(n for d, n in enumerate(a.shape) if d not in gone)
     if kept != tuple(b.shape):
         raise ModelError(f"operator SQUEEZE at index {op.index} turns shape {a.shape} into {b.shape}, not {kept}")
+
+
+def check_expand_dims(op: Op, tensors: Mapping[int, Tensor]) -> None:
+    """TFLite Micro's Prepare: a constant int32 axis of one value, counted from the end when
+    negative (over the output's rank), and the output the input with a dimension of 1 there
+    (constant folding checks the EXPAND_DIMS it removes too)."""
+    a, axis, b = tensors[op.inputs[0]], tensors[op.inputs[1]], tensors[op.outputs[0]]
+    where = f"operator EXPAND_DIMS at index {op.index}"
+    if not axis.is_constant or axis.dtype != "int32" or axis.num_elements != 1 or len(axis.shape) > 1:
+        raise ModelError(f"{where}: its axis, tensor {axis.index}, must be one constant int32 value "
+                         f"(TFLite Micro's), not {'a constant ' if axis.is_constant else 'an activation '}"
+                         f"{axis.dtype}{list(axis.shape)}")
+    rank = len(a.shape)
+    value = int(axis.data.reshape(-1)[0])
+    if not -rank - 1 <= value <= rank:
+        raise ModelError(f"{where}: axis {value} is out of range for a {rank}-D input")
+    value %= rank + 1
+    expanded = a.shape[:value] + (1,) + a.shape[value:]
+    if tuple(b.shape) != expanded:
+        raise ModelError(f"{where} turns shape {a.shape} into {b.shape}, not {expanded} (axis {value})")
 
 
 def _check_options(op: Op) -> None:

@@ -11,8 +11,9 @@
   pad value is the zero point, which is exactly what the convolution's implicit padding means.
   So is a PAD before a VALID pool (a ResNet stem's conv -> PAD -> MAX_POOL_2D): the pool then reads
   the pad value at the taps outside its input and counts them, as it would read the PAD's output.
-- A SPLIT or SPLIT_V becomes one op per output (each a slice of the input, with the part's first
-  index along the axis as the option `split_begin`): a step writes one tensor. The parts keep
+- EXPAND_DIMS is a RESHAPE that adds a dimension of 1 (a Conv1D's export around its CONV_2D): an alias.
+- A SPLIT, SPLIT_V or UNPACK becomes one op per output (each a slice of the input, with the part's
+  first index along the axis as the option `split_begin`): a step writes one tensor. The parts keep
   the original op's index, so messages and reports name the model's operator.
 - A graph output that folding made a constant (a detector's anchors) becomes a pool tensor that a
   CONSTANT op writes from flash, before its first reader or at the end.
@@ -126,13 +127,13 @@ def _is_empty_pad(graph: Graph, op: Op) -> bool:
 
 
 def alias_reshapes(graph: Graph) -> Graph:
-    """RESHAPE, SQUEEZE and all-zero PADs share their input's bytes."""
+    """RESHAPE, SQUEEZE, EXPAND_DIMS and all-zero PADs share their input's bytes."""
     aliases = dict(graph.aliases)
     ops = []
     for op in graph.ops:
         # TFLite Micro copies these bytes unchanged, even when the output declares other
         # quantization parameters (MCUNet's final RESHAPE does), so sharing them is exact.
-        if op.kind in ("RESHAPE", "SQUEEZE") or _is_empty_pad(graph, op):
+        if op.kind in ("RESHAPE", "SQUEEZE", "EXPAND_DIMS") or _is_empty_pad(graph, op):
             aliases[op.outputs[0]] = op.inputs[0]
         else:
             ops.append(op)
@@ -183,11 +184,17 @@ _SPLIT_INPUTS = {"SPLIT": (0, 1), "SPLIT_V": (2, 0)}  # (axis, data) input posit
 
 
 def one_output_per_split(graph: Graph) -> Graph:
-    """Each SPLIT / SPLIT_V output as its own op; the parts follow each other along the axis.
+    """Each SPLIT / SPLIT_V / UNPACK output as its own op; the parts follow each other along the
+    axis (an UNPACK's one index each, their count as the option `unpack_outputs`).
 
     A split whose axis is not a valid constant stays whole: its Prepare says why."""
     ops = []
     for op in graph.ops:
+        if op.kind == "UNPACK":
+            ops += [replace(op, outputs=(out,), options=op.options.with_values(split_begin=i,
+                                                                               unpack_outputs=len(op.outputs)))
+                    for i, out in enumerate(op.outputs)]
+            continue
         axis = _split_axis(graph, op) if op.kind in _SPLIT_INPUTS else None
         if axis is None:
             ops.append(op)

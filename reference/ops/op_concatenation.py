@@ -8,8 +8,9 @@ from .base import Kernel, with_constants
 
 class Concatenation(Kernel):
     kind = "CONCATENATION"
+    join = staticmethod(np.concatenate)  # PACK stacks along a new axis instead
 
     def run(self, *activations: np.ndarray) -> np.ndarray:
         p = self.params
         parts = [np.asarray(x, dtype=np.int8) for x in with_constants(p.constants, activations)]
-        return np.concatenate(parts, axis=p.axis).reshape(p.output_shape)
+        return self.join(parts, axis=p.axis).reshape(p.output_shape)

@@ -206,6 +206,21 @@ class Chain:
         self.b.op("CONCATENATION", list(parts), [y], axis=axis)
         return y
 
+    def unpack(self, x, axis) -> list[int]:
+        shape, scale, zp = self.info[x]
+        outs = [self.tensor(shape[:axis % len(shape)] + shape[axis % len(shape) + 1:], scale, zp)
+                for _ in range(shape[axis])]
+        self.b.op("UNPACK", [x], outs, num=len(outs), axis=axis)
+        return outs
+
+    def pack(self, parts, axis) -> int:
+        shape, scale, zp = self.info[parts[0]]
+        out = list(shape)
+        out.insert(axis % (len(shape) + 1), len(parts))
+        y = self.tensor(out, scale, zp)
+        self.b.op("PACK", list(parts), [y], values_count=len(parts), axis=axis)
+        return y
+
     def requantized_like(self, x, like) -> int:
         """x requantized to the scale and zero point of `like` (CONCATENATION needs equal ones)."""
         shape, _, _ = self.info[x]
@@ -376,3 +391,19 @@ def high_rank_model() -> bytes:
     _, r_scale, r_zp = m.info[r]
     c = m.concatenation([r, m.constant((7, 3), r_scale, r_zp), r], axis=1)  # [7, 11], r twice
     return m.build(c)
+
+
+def stack_model() -> bytes:
+    """UNPACK of a middle and a negative axis, PACK of its parts reordered (one of them taken
+    twice, one a constant) along a new innermost and a new outer axis, as an unrolled recurrent
+    layer cuts its sequence into steps and stacks their outputs."""
+    m = Chain(7)
+    x = m.input((2, 3, 8))
+    steps = m.unpack(x, 1)                                                 # 3 x [2, 8], rows 8 bytes apart
+    h = [m.unary("TANH", s) for s in steps]
+    p = m.pack([h[2], h[0], h[1], h[0]], -1)                               # [2, 8, 4]
+    _, p_scale, p_zp = m.info[p]
+    columns = m.unpack(p, -2)                                              # 8 x [2, 4]
+    q = m.pack([columns[7], m.constant((2, 4), p_scale, p_zp), columns[3]], 0)  # [3, 2, 4]
+    return m.build(q, m.pack([m.unary("ABS", c) for c in columns[:5]], 1))     # [2, 5, 4]
+

@@ -35,6 +35,7 @@ MODELS = {
     "slice": kernel_models.slice_model,
     "shape": kernel_models.shape_model,
     "high_rank": kernel_models.high_rank_model,
+    "stack": kernel_models.stack_model,
     # whole-tensor kernels of their own, built as in their op tests (the state ones over 3 runs)
     "svdf": lambda: build_svdf(dict(batch=2, input_size=13, units=5, rank=2, memory=7, runs=1, seed=11))[0],
     "lstm": lambda: build_lstm(LSTM_EXPLICIT[1])[0],
@@ -73,7 +74,7 @@ def test_models_use_every_kind_and_mode():
     assert kinds == runtime, sorted(runtime ^ kinds)  # chains: tests/c/test_fused_host.py
     whole = {"TRANSPOSE", "RESIZE_NEAREST_NEIGHBOR", "RESIZE_BILINEAR", "PAD", "PADV2", "LOGISTIC", "STRIDED_SLICE",
              "SPLIT", "SPLIT_V", "GATHER", "REDUCE_MAX", "TRANSPOSE_CONV", "SVDF", "UNIDIRECTIONAL_SEQUENCE_LSTM",
-             "TILE", "CONSTANT"}
+             "TILE", "CONSTANT", "UNPACK"}
     for name in runtime - whole:
         assert (name, "segment") in modes, name
     assert ("DEPTHWISE_CONV_2D", "in-place") in modes
@@ -87,7 +88,8 @@ def test_planner(model_files, name, planner):
     assert v.matches_reference and v.matches_tflm
 
 
-@pytest.mark.parametrize("name, segment", [("windowed", 3), ("elementwise", 5), ("activation", 7), ("high_rank", 3)])
+@pytest.mark.parametrize("name, segment", [("windowed", 3), ("elementwise", 5), ("activation", 7), ("high_rank", 3),
+                                           ("stack", 3)])
 def test_forced_segment(name, segment):
     """Segments that do not divide the channels: partial last segments in every streaming kernel."""
     model = MODELS[name]()

@@ -1,7 +1,7 @@
 """The op registry, derived from the op specs: every module here with a `SPEC` is a step kind.
 
 Each module handles one TFLite op (its reference kernel is `vmcu_reference/ops/op_<same stem>.py`)
-or one fused kind. RESHAPE and SQUEEZE never become steps: the passes turn them into aliases of
+or one fused kind. RESHAPE, SQUEEZE and EXPAND_DIMS never become steps: the passes turn them into aliases of
 their input's bytes.
 """
 from __future__ import annotations
@@ -32,7 +32,7 @@ def _discover() -> dict[str, OpSpec]:
 
 
 SPECS: dict[str, OpSpec] = _discover()
-ALIAS_OPS = frozenset({"RESHAPE", "SQUEEZE"})
+ALIAS_OPS = frozenset({"RESHAPE", "SQUEEZE", "EXPAND_DIMS"})
 SUPPORTED_OPS = frozenset(name for name, spec in SPECS.items() if spec.is_tflite_op) | ALIAS_OPS
 
 

@@ -81,7 +81,7 @@ vmcu_status vmcu_softmax_s8(const vmcu_context *ctx, const void *params, const v
                             const vmcu_view *output);
 
 /**
- * @brief CONCATENATION, int8, up to VMCU_MAX_STEP_INPUTS operands (constants included) along any
+ * @brief CONCATENATION and PACK, int8, up to VMCU_MAX_STEP_INPUTS operands (constants included) along any
  *        axis: per outer row, the operands' rows in operand order, copied first byte first
  *        (the operands before a streamed one, then it and the rest).
  */
@@ -158,7 +158,7 @@ vmcu_status vmcu_resize_nearest_neighbor_s8(const vmcu_context *ctx, const void 
 vmcu_status vmcu_transpose_conv_s8(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
                                    const vmcu_view *output);
 
-/** @brief TRANSPOSE, STRIDED_SLICE, SPLIT, SPLIT_V, int8, up to 5-D strided walks (whole tensor). */
+/** @brief TRANSPOSE, STRIDED_SLICE, SPLIT, SPLIT_V, UNPACK, TILE, int8, up to 5-D strided walks (whole tensor). */
 vmcu_status vmcu_strided_copy_s8(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
                                  const vmcu_view *output);
 

@@ -47,7 +47,9 @@ typedef enum {
     VMCU_KIND_SVDF = 37,
     VMCU_KIND_TILE = 38,
     VMCU_KIND_CONSTANT = 39,
-    VMCU_KIND_COUNT = 40
+    VMCU_KIND_PACK = 40,
+    VMCU_KIND_UNPACK = 41,
+    VMCU_KIND_COUNT = 42
 } vmcu_kind;
 
 #endif /* VMCU_KINDS_H */

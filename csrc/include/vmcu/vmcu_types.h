@@ -247,7 +247,7 @@ typedef struct {
     int32_t rows, depth, input_zero_point;
 } vmcu_l2_normalization_params;
 
-/** CONCATENATION of up to VMCU_MAX_STEP_INPUTS operands along one axis. */
+/** CONCATENATION (and PACK) of up to VMCU_MAX_STEP_INPUTS operands along one axis. */
 typedef struct {
     int32_t outer;                               /**< product of the dimensions before the axis */
     int32_t num_operands;
@@ -293,7 +293,7 @@ typedef struct {
 #define VMCU_MAX_COPY_DIMS 5
 
 /**
- * TRANSPOSE, STRIDED_SLICE, SPLIT and SPLIT_V: output element i (flat, row-major over
+ * TRANSPOSE, STRIDED_SLICE, SPLIT, SPLIT_V, UNPACK and TILE: output element i (flat, row-major over
  * output_dims) is input element input_start + sum over d of index[d] * input_strides[d].
  */
 typedef struct {

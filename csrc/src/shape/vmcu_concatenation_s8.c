@@ -1,5 +1,5 @@
 /*
- * CONCATENATION, int8: the operands' rows joined along the axis (no requantization).
+ * CONCATENATION and PACK, int8: the operands' rows joined along the axis (no requantization).
  *
  * Per outer row p, the operands' rows p are copied in operand order, first byte first. That is
  * the planner's `concatenation` pattern for whichever operand the output streams over (the

@@ -1,5 +1,5 @@
 /*
- * TRANSPOSE, STRIDED_SLICE, SPLIT and SPLIT_V, int8, up to 5-D (whole tensor: the output is apart).
+ * TRANSPOSE, STRIDED_SLICE, SPLIT, SPLIT_V, UNPACK and TILE, int8, up to 5-D (whole tensor: the output is apart).
  *
  * The output is written in order; a multi-index over the output's dimensions carries the
  * matching input offset along, from the first element's offset and the input stride of each

@@ -1,4 +1,4 @@
-"""vmcu_strided_copy_params: TRANSPOSE, and the slices (STRIDED_SLICE, SPLIT, SPLIT_V), as a walk
+"""vmcu_strided_copy_params: TRANSPOSE, and the slices (STRIDED_SLICE, SPLIT, SPLIT_V, UNPACK), as a walk
 over the output with the input stride of each output dimension and the first element's offset."""
 from __future__ import annotations
 
