@@ -275,6 +275,23 @@ def test_what_litert_refuses_is_refused_before_folding_takes_it_away():
     assert "quantized along dimension 5" in refused(_folded_tile_model([4, 3], axis=5))
 
 
+def test_a_convolution_without_bias_is_refused_where_litert_is_the_oracle():
+    """TFLite Micro takes an omitted bias (-1) as zeros; LiteRT's CONV_2D requires one."""
+    def model(bias: bool) -> bytes:
+        b = ModelBuilder()
+        x = b.tensor((1, 2, 2, 1), scale=0.05, zero_point=0, name="x")
+        y = b.tensor((1, 2, 2, 1), scale=0.05, zero_point=0, name="y")
+        t = b.tensor((2, 2, 2, 1), scale=0.05, zero_point=0, name="tiled")
+        w = b.const(np.ones((1, 1, 1, 1), np.int8), scale=[0.01], zero_point=[0], axis=0)
+        bias_tensor = b.const(np.zeros(1, np.int32), scale=[0.0005], zero_point=[0]) if bias else -1
+        b.op("CONV_2D", [x, w, bias_tensor], [y], padding=1, stride_h=1, stride_w=1)
+        b.op("TILE", [y, b.const(np.array([2, 1, 1, 1], np.int32))], [t])
+        b.inputs, b.outputs = [x], [t]
+        return b.build()
+    assert [op.kind for op in parse_model(model(True)).ops] == ["CONV_2D", "TILE"]
+    assert "omits its bias" in refused(model(False))
+
+
 def test_what_litert_refuses_is_refused_in_the_models_it_checks():
     assert [op.kind for op in parse_model(_tile_model(lambda b, ports: None)).ops] == ["TILE", "RESHAPE"]
     assert "targets shape [5, 3]" in refused(_tile_model(lambda b, ports: ports.update(target=[5, 3])))
