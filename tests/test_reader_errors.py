@@ -170,3 +170,23 @@ def test_a_constant_output_of_another_type_is_refused(tmp_path, capsys):
     assert err.endswith("graph output 1 (tensor 2 'shape') is a constant of type INT32; only int8 constant outputs "
                         "are supported\n")
     assert not out.exists()
+
+
+def test_strings_and_vectors_must_start_aligned_as_the_verifier_wants():
+    """LiteRT verifies a model before loading it; its verifier refuses a string or vector whose
+    length is not 4-byte aligned (a corrupt offset the accessors would follow quietly)."""
+    import struct
+
+    from vmcu_tflite.flatbuffer_check import _CheckedTable
+
+    def buffer(target: int) -> bytes:  # a uoffset at byte 0 to a string "" (length 0, then NUL) at `target`
+        data = bytearray(16)
+        struct.pack_into("<I", data, 0, target)
+        struct.pack_into("<I", data, target, 0)
+        return bytes(data)
+    assert _CheckedTable(buffer(8), 0).String(0) == b""
+    with pytest.raises(ValueError, match="not aligned"):
+        _CheckedTable(buffer(9), 0).String(0)
+    with pytest.raises(ValueError, match="not aligned"):
+        _CheckedTable(buffer(9), 0).VectorLen(0)
+    assert _CheckedTable(buffer(8), 0).VectorLen(0) == 0

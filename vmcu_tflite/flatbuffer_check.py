@@ -6,7 +6,9 @@ TFLite Micro's loaders read the whole model and refuse it; so does this walk, th
 `tflite` package's accessors: every table, vector and union of the schema, each table once
 (a corrupt offset may make two fields share one, or a cycle). Any exception on the way means
 the bytes are not a valid model. Strings and vectors are bounds-checked as they are read (the
-`flatbuffers` accessors slice silently past the end), as flatbuffers' verifier in TFLite does.
+`flatbuffers` accessors slice silently past the end), and tables, vtables, strings and vectors
+must start aligned, as flatbuffers' verifier in TFLite does (LiteRT verifies every model it
+loads; an aligned writer never trips it).
 """
 from __future__ import annotations
 
@@ -31,16 +33,22 @@ def check_flatbuffer(model: tflite.Model) -> None:
 
 
 class _CheckedTable(flatbuffers.table.Table):
-    """A table whose strings must end, NUL-terminated, and whose vectors must start, inside the buffer."""
+    """A table whose strings must end, NUL-terminated, and whose vectors must start, inside the
+    buffer, both aligned."""
 
     def String(self, off):
         at = off + encode.Get(_UOFFSET.packer_type, self.Bytes, off)
+        if at % _UOFFSET.bytewidth:
+            raise ValueError("a string's length is not aligned")
         end = at + _UOFFSET.bytewidth + encode.Get(_UOFFSET.packer_type, self.Bytes, at)
         if end >= len(self.Bytes) or self.Bytes[end] != 0:
             raise ValueError("a string runs past the end of the buffer")
         return super().String(off)
 
     def VectorLen(self, off):
+        at = self.Pos + off
+        if (at + encode.Get(_UOFFSET.packer_type, self.Bytes, at)) % _UOFFSET.bytewidth:
+            raise ValueError("a vector's length is not aligned")
         length = super().VectorLen(off)
         if self.Vector(off) + length > len(self.Bytes):
             raise ValueError("a vector runs past the end of the buffer")
@@ -76,6 +84,8 @@ def _check_vtable(tab) -> None:
     vtable = pos - encode.Get(number_types.SOffsetTFlags.packer_type, data, pos)
     if not 0 <= vtable <= len(data) - 4:
         raise ValueError("a table's vtable lies outside the buffer")
+    if pos % 4 or vtable % 2:
+        raise ValueError("a table or its vtable is not aligned")
     size, table_size = (encode.Get(number_types.VOffsetTFlags.packer_type, data, vtable + k) for k in (0, 2))
     if size % 2 or size < 4 or vtable + size > len(data) or pos + table_size > len(data):
         raise ValueError("a table's vtable or fields run past the end of the buffer")
