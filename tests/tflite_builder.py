@@ -14,7 +14,7 @@ from tflite_micro.tensorflow.lite.micro.python import schema_py_generated as sch
 
 _TYPES = {"float32": schema.TensorType.FLOAT32, "int32": schema.TensorType.INT32,
           "int8": schema.TensorType.INT8, "int16": schema.TensorType.INT16, "uint8": schema.TensorType.UINT8,
-          "int64": schema.TensorType.INT64}
+          "int64": schema.TensorType.INT64, "bool": schema.TensorType.BOOL}
 
 # op name -> (options class name in the schema, BuiltinOptions union member)
 _OPTIONS = {
@@ -34,6 +34,10 @@ _OPTIONS = {
     "LOG_SOFTMAX": "LogSoftmaxOptions", "TRANSPOSE_CONV": "TransposeConvOptions", "NEG": None,
     "UNIDIRECTIONAL_SEQUENCE_LSTM": "UnidirectionalSequenceLSTMOptions", "SVDF": "SVDFOptions",
     "UNIDIRECTIONAL_SEQUENCE_RNN": "SequenceRNNOptions", "UNPACK": "UnpackOptions", "EXPAND_DIMS": "ExpandDimsOptions",
+    "CUSTOM": None, "CALL_ONCE": "CallOnceOptions", "VAR_HANDLE": "VarHandleOptions",
+    "READ_VARIABLE": "ReadVariableOptions", "ASSIGN_VARIABLE": "AssignVariableOptions", "WHILE": "WhileOptions",
+    "IF": "IfOptions", "BATCH_MATMUL": "BatchMatMulOptions", "CAST": "CastOptions", "DIV": "DivOptions",
+    "LESS": "LessOptions",
 }
 
 
@@ -42,15 +46,23 @@ def _camel(name: str) -> str:
 
 
 class ModelBuilder:
-    """Accumulates tensors and ops of one subgraph."""
+    """Accumulates tensors and ops of a subgraph (several with `next_subgraph`)."""
 
     def __init__(self) -> None:
         self._tensors: list[Any] = []
         self._buffers: list[Any] = [schema.BufferT()]  # buffer 0 is the empty sentinel
         self._ops: list[Any] = []
-        self._codes: list[str] = []
+        self._codes: list[tuple[str, str | None]] = []  # (operator, custom_code)
+        self._finished: list[Any] = []  # the subgraphs before this one
         self.inputs: list[int] = []
         self.outputs: list[int] = []
+
+    def next_subgraph(self) -> int:
+        """Finish the subgraph being built and start another (TFLite Micro's CALL_ONCE, WHILE and IF
+        run those by index); operator codes and buffers stay shared. Returns the new one's index."""
+        self._finished.append(self._subgraph())
+        self._tensors, self._ops, self.inputs, self.outputs = [], [], [], []
+        return len(self._finished)
 
     def tensor(self, shape: Sequence[int], dtype: str = "int8", scale: float | Sequence[float] | None = None,
                zero_point: int | Sequence[int] = 0, data: np.ndarray | None = None, axis: int = 0,
@@ -86,12 +98,14 @@ class ModelBuilder:
         data = np.asarray(data)
         return self.tensor(data.shape, dtype or str(data.dtype), data=data, **quant)
 
-    def op(self, kind: str, inputs: Sequence[int], outputs: Sequence[int], **options: Any) -> None:
-        """Add an operator; options use schema field names in snake_case (stride_w, padding, ...)."""
-        if kind not in self._codes:
-            self._codes.append(kind)
+    def op(self, kind: str, inputs: Sequence[int], outputs: Sequence[int], custom_code: str | None = None,
+           **options: Any) -> None:
+        """Add an operator; options use schema field names in snake_case (stride_w, padding, ...); a
+        CUSTOM operator names its kernel with `custom_code` (TFLite_Detection_PostProcess, ...)."""
+        if (kind, custom_code) not in self._codes:
+            self._codes.append((kind, custom_code))
         o = schema.OperatorT()
-        o.opcodeIndex = self._codes.index(kind)
+        o.opcodeIndex = self._codes.index((kind, custom_code))
         o.inputs = list(inputs)
         o.outputs = list(outputs)
         class_name = _OPTIONS[kind]
@@ -106,26 +120,30 @@ class ModelBuilder:
             o.builtinOptions = opts
         self._ops.append(o)
 
-    def build(self, subgraphs: int = 1) -> bytes:
-        """The model's bytes; `subgraphs` > 1 repeats the subgraph (to test that we refuse it)."""
-        model = schema.ModelT()
-        model.version = 3
-        model.description = b"vmcu-tflite test model"
-        codes = []
-        for kind in self._codes:
-            c = schema.OperatorCodeT()
-            value = getattr(schema.BuiltinOperator, kind)
-            c.builtinCode = value
-            c.deprecatedBuiltinCode = min(value, 127)
-            c.version = 1
-            codes.append(c)
-        model.operatorCodes = codes
+    def _subgraph(self) -> Any:
         sub = schema.SubGraphT()
         sub.tensors = self._tensors
         sub.operators = self._ops
         sub.inputs = list(self.inputs)
         sub.outputs = list(self.outputs)
-        model.subgraphs = [sub] * subgraphs
+        return sub
+
+    def build(self, subgraphs: int = 1) -> bytes:
+        """The model's bytes; `subgraphs` > 1 repeats the last subgraph (to test that we refuse it)."""
+        model = schema.ModelT()
+        model.version = 3
+        model.description = b"vmcu-tflite test model"
+        codes = []
+        for kind, custom_code in self._codes:
+            c = schema.OperatorCodeT()
+            value = getattr(schema.BuiltinOperator, kind)
+            c.builtinCode = value
+            c.deprecatedBuiltinCode = min(value, 127)
+            c.version = 1
+            c.customCode = None if custom_code is None else custom_code.encode()
+            codes.append(c)
+        model.operatorCodes = codes
+        model.subgraphs = self._finished + [self._subgraph()] * subgraphs
         model.buffers = self._buffers
         builder = flatbuffers.Builder(1024)
         builder.Finish(model.Pack(builder), file_identifier=b"TFL3")

@@ -17,20 +17,57 @@ WHY_UNSUPPORTED = {
 }
 
 _TYPE_NAMES = {"float32": "float", "float16": "float16", "int16": "int16"}
+_FLOAT_TYPES = ("float", "float16")  # what full int8 quantization turns into int8
 
 
-def unsupported_operators(ops: Sequence[Op], supported: Iterable[str]) -> str:
-    """Every operator kind the model needs that we lack, with the indices of its ops ("" when none)."""
+def unsupported_operators(ops: Sequence[Op], supported: Iterable[str], called: Sequence[Sequence[Op]] = ()) -> str:
+    """Every operator kind the model needs that we lack, with the indices of its ops ("" when none).
+
+    `called` holds the ops of subgraphs 1, 2, ... (TFLite Micro prepares every subgraph, so their
+    operators are needed too); theirs are located as "subgraph 1 op 0", the main graph's as "op 0".
+    """
     supported = set(supported)
-    where: dict[str, list[int]] = {}
-    for op in ops:
-        if op.kind not in supported:
-            where.setdefault(op.kind, []).append(op.index)
+    where: dict[str, dict[int, list[int]]] = {}
+    for subgraph, sub_ops in enumerate((ops, *called)):
+        for op in sub_ops:
+            if op.kind not in supported:
+                where.setdefault(op.kind, {}).setdefault(subgraph, []).append(op.index)
     if not where:
         return ""
-    parts = [f"{kind} (op{'s' * (len(at) > 1)} {', '.join(map(str, at))}"
-             f"{': ' + WHY_UNSUPPORTED[kind] if kind in WHY_UNSUPPORTED else ''})" for kind, at in where.items()]
+    parts = [f"{kind} ({_locations(at)}{': ' + WHY_UNSUPPORTED[kind] if kind in WHY_UNSUPPORTED else ''})"
+             for kind, at in where.items()]
     return f"unsupported operator{'s' * (len(parts) > 1)} {', '.join(parts)}"
+
+
+def _locations(at: Mapping[int, list[int]]) -> str:
+    return ", ".join(f"{f'subgraph {subgraph} ' if subgraph else ''}op{'s' * (len(indices) > 1)} "
+                     f"{', '.join(map(str, indices))}" for subgraph, indices in at.items())
+
+
+# The options through which an operator runs other subgraphs (TFLite Micro's control flow), and what each is.
+_SUBGRAPH_ROLES = {
+    "CALL_ONCE": (("init_subgraph_index", "initialisation"),),
+    "WHILE": (("cond_subgraph_index", "condition"), ("body_subgraph_index", "body")),
+    "IF": (("then_subgraph_index", "then branch"), ("else_subgraph_index", "else branch")),
+}
+
+
+def subgraphs(ops: Sequence[Op], called: Sequence[Sequence[Op]]) -> str:
+    """More than one subgraph, and the role each further one has ("" for a single-subgraph model).
+
+    The operators that call subgraphs are refused with the others; this names the feature itself
+    (a further subgraph that no operator calls is still prepared by TFLite Micro, so it is named too).
+    """
+    if not called:
+        return ""
+    roles: dict[int, list[str]] = {}
+    for op in (op for sub_ops in (ops, *called) for op in sub_ops):
+        for option, role in _SUBGRAPH_ROLES.get(op.kind, ()):
+            roles.setdefault(op.options.get(option, 0), []).append(f"{op.kind}'s {role}")
+    described = [f"subgraph {k}: {' and '.join(roles.get(k, ['called by no operator']))}"
+                 for k in range(1, len(called) + 1)]
+    return (f"the model has {len(called) + 1} subgraphs ({', '.join(described)}); only single-subgraph models "
+            "are supported")
 
 
 def variable_tensors(variables: Sequence[Tensor], ops: Sequence[Op], supported: Iterable[str],
@@ -55,10 +92,14 @@ def activation_types(ops: Sequence[Op], tensors: Mapping[int, Tensor], boundary:
     """One phrase per activation type other than int8, at its first use by a supported operator.
 
     float32 and uint8 are allowed only as the model's quantized boundary (a QUANTIZE or DEQUANTIZE
-    at a graph input or output); the tensors of refused operators are not checked again, nor an
-    operator's state (its own Prepare checks the state's type).
+    at a graph input or output, or at a refused operator: a detector's post-processing reads and
+    writes float, and its refusal covers that); the tensors of refused operators are not checked
+    again, nor an operator's state (its own Prepare checks the state's type). Only float activations
+    get the advice to quantize: an int16 one (a 16x8 model) or an int32 one (integer arithmetic, an
+    audio front end's) is already integer, and full int8 quantization would not change it.
     """
     supported = set(supported)
+    boundary = boundary | {t for op in ops if op.kind not in supported for t in op.inputs + op.outputs}
     first: dict[str, tuple[int, Op]] = {}
     count: dict[str, int] = {}
     for op in ops:
@@ -79,8 +120,9 @@ def activation_types(ops: Sequence[Op], tensors: Mapping[int, Tensor], boundary:
     phrases = []
     for kind, (t, op) in first.items():
         more = f", and {count[kind] - 1} more uses" if count[kind] > 1 else ""
-        phrases.append(f"{kind} activations are not supported (tensor {t} '{tensors[t].name}', operator "
-                       f"{op.kind} at index {op.index}{more})")
-    if phrases:
-        phrases[-1] += "; convert the model with full int8 quantization"
+        phrases.append(f"{kind} activations are not supported{'' if kind in _FLOAT_TYPES else ' yet'} (tensor {t} "
+                       f"'{tensors[t].name}', operator {op.kind} at index {op.index}{more})")
+    floats = [i for i, kind in enumerate(first) if kind in _FLOAT_TYPES]
+    if floats:
+        phrases[floats[-1]] += "; convert the model with full int8 quantization"
     return phrases

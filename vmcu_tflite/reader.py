@@ -60,10 +60,13 @@ def parse_model(data: bytes, name: str = "model") -> Graph:
 
 
 def _build_graph(model: tflite.Model, data: bytes, name: str) -> Graph:
-    if model.SubgraphsLength() != 1:
-        raise ModelError(f"the model has {model.SubgraphsLength()} subgraphs; only single-subgraph models are supported")
+    if model.SubgraphsLength() == 0:
+        raise ModelError("the model has 0 subgraphs; only single-subgraph models are supported")
     subgraph = model.Subgraphs(0)
     ops = tuple(_read_op(model, subgraph.Operators(i), i) for i in range(subgraph.OperatorsLength()))
+    # the other subgraphs' operators (CALL_ONCE's initialisation, WHILE's body, ...), only to name them in the refusal
+    called = [tuple(_read_op(model, model.Subgraphs(k).Operators(i), i)
+                    for i in range(model.Subgraphs(k).OperatorsLength())) for k in range(1, model.SubgraphsLength())]
     tensors = {i: _read_tensor(model, subgraph.Tensors(i), i, data) for i in range(subgraph.TensorsLength())}
     litert = any(op.kind in NOT_IN_TFLM for op in ops)  # the oracle that checks this model: oracle.py
     if litert:
@@ -86,7 +89,7 @@ def _build_graph(model: tflite.Model, data: bytes, name: str) -> Graph:
         if dynamic:  # placeholder sizes explain a folding failure better than the failure itself
             raise ModelError(dynamic) from None
         raise
-    _refuse_what_we_cannot_run(ops, tensors, set(inputs) | set(outputs), state, dynamic)
+    _refuse_what_we_cannot_run(ops, tensors, set(inputs) | set(outputs), state, dynamic, called)
     if not inputs or not outputs:
         raise ModelError("the model declares no inputs or no outputs")
     for what, ports in (("input", inputs), ("output", outputs)):
@@ -120,9 +123,10 @@ def _dynamic_shapes(subgraph: tflite.SubGraph) -> str:
 
 
 def _refuse_what_we_cannot_run(ops: tuple[Op, ...], tensors: dict[int, Tensor], boundary: set[int],
-                               state: list[Tensor], dynamic: str) -> None:
-    """One ModelError naming every capability the model needs and we lack (see `blockers`)."""
-    found = [blockers.unsupported_operators(ops, SUPPORTED_OPS),
+                               state: list[Tensor], dynamic: str, called: list[tuple[Op, ...]]) -> None:
+    """One ModelError naming every capability the model needs and we lack (see `blockers`); `called`
+    holds the operators of the subgraphs after the first."""
+    found = [blockers.unsupported_operators(ops, SUPPORTED_OPS, called), blockers.subgraphs(ops, called),
              blockers.variable_tensors(state, ops, SUPPORTED_OPS, state_positions), dynamic,
              *blockers.activation_types(ops, tensors, boundary, SUPPORTED_OPS, state_positions)]
     found = [f for f in found if f]
@@ -206,9 +210,10 @@ def _read_options(op: tflite.Operator, kind: str) -> Options:
 
 @functools.lru_cache(maxsize=None)
 def _accessors(class_name: str) -> tuple[str, ...]:
-    """The field accessors of a `tflite` options class (CamelCase)."""
+    """The field accessors of a `tflite` options class (CamelCase; CALL_ONCE's InitSubgraphIndex is
+    one, the Init method is not)."""
     cls = getattr(tflite, class_name)
-    return tuple(a for a in dir(cls) if a[0].isupper() and not a.startswith(("GetRootAs", "Init"))
+    return tuple(a for a in dir(cls) if a[0].isupper() and a != "Init" and not a.startswith("GetRootAs")
                  and not a.endswith(("BufferHasIdentifier", "Length", "IsNone", "AsNumpy")))
 
 
