@@ -212,7 +212,8 @@ def programs() -> list[tuple[str, Program]]:
     cases = []
     for name, make in (("windowed", kernel_models.windowed_model), ("elementwise", kernel_models.elementwise_model),
                        ("shape", kernel_models.shape_model), ("high_rank", kernel_models.high_rank_model),
-                       ("logistic", logistic_model), ("activation", kernel_models.activation_model)):
+                       ("logistic", logistic_model), ("activation", kernel_models.activation_model),
+                       ("stack", kernel_models.stack_model)):
         model = make()
         cases.append((f"{name}-vmcu", compile_model(model, "vmcu", fuse=False)))
         cases.append((f"{name}-segment3", program_with_segment(model, 3)))
