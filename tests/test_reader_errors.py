@@ -172,9 +172,9 @@ def test_a_constant_output_of_another_type_is_refused(tmp_path, capsys):
     assert not out.exists()
 
 
-def test_strings_and_vectors_must_start_aligned_as_the_verifier_wants():
-    """LiteRT verifies a model before loading it; its verifier refuses a string or vector whose
-    length is not 4-byte aligned (a corrupt offset the accessors would follow quietly)."""
+def test_fields_strings_and_vectors_must_start_aligned_as_the_verifier_wants():
+    """LiteRT verifies a model before loading it; its verifier refuses a field, string or vector
+    that is not aligned (a corrupt offset the accessors would follow quietly)."""
     import struct
 
     from vmcu_tflite.flatbuffer_check import _CheckedTable
@@ -190,3 +190,5 @@ def test_strings_and_vectors_must_start_aligned_as_the_verifier_wants():
     with pytest.raises(ValueError, match="not aligned"):
         _CheckedTable(buffer(9), 0).VectorLen(0)
     assert _CheckedTable(buffer(8), 0).VectorLen(0) == 0
+    with pytest.raises(ValueError, match="field is not aligned"):  # the offset itself at an odd place
+        _CheckedTable(buffer(8), 0).String(1)

@@ -6,8 +6,8 @@ TFLite Micro's loaders read the whole model and refuse it; so does this walk, th
 `tflite` package's accessors: every table, vector and union of the schema, each table once
 (a corrupt offset may make two fields share one, or a cycle). Any exception on the way means
 the bytes are not a valid model. Strings and vectors are bounds-checked as they are read (the
-`flatbuffers` accessors slice silently past the end), and tables, vtables, strings and vectors
-must start aligned, as flatbuffers' verifier in TFLite does (LiteRT verifies every model it
+`flatbuffers` accessors slice silently past the end), and tables, vtables, fields, strings and
+vectors must start aligned, as flatbuffers' verifier in TFLite does (LiteRT verifies every model it
 loads; an aligned writer never trips it).
 """
 from __future__ import annotations
@@ -33,10 +33,22 @@ def check_flatbuffer(model: tflite.Model) -> None:
 
 
 class _CheckedTable(flatbuffers.table.Table):
-    """A table whose strings must end, NUL-terminated, and whose vectors must start, inside the
-    buffer, both aligned."""
+    """A table whose fields lie aligned to their size, and whose strings must end, NUL-terminated,
+    and vectors start, inside the buffer, both aligned."""
+
+    def Get(self, flags, off):
+        if off % flags.bytewidth:
+            raise ValueError("a field is not aligned")
+        return super().Get(flags, off)
+
+    def Indirect(self, off):
+        if off % _UOFFSET.bytewidth:
+            raise ValueError("a field is not aligned")
+        return super().Indirect(off)
 
     def String(self, off):
+        if off % _UOFFSET.bytewidth:
+            raise ValueError("a field is not aligned")
         at = off + encode.Get(_UOFFSET.packer_type, self.Bytes, off)
         if at % _UOFFSET.bytewidth:
             raise ValueError("a string's length is not aligned")
@@ -47,7 +59,7 @@ class _CheckedTable(flatbuffers.table.Table):
 
     def VectorLen(self, off):
         at = self.Pos + off
-        if (at + encode.Get(_UOFFSET.packer_type, self.Bytes, at)) % _UOFFSET.bytewidth:
+        if at % _UOFFSET.bytewidth or (at + encode.Get(_UOFFSET.packer_type, self.Bytes, at)) % _UOFFSET.bytewidth:
             raise ValueError("a vector's length is not aligned")
         length = super().VectorLen(off)
         if self.Vector(off) + length > len(self.Bytes):

@@ -25,6 +25,7 @@ import sys
 import tempfile
 from typing import Any, Sequence
 
+import flatbuffers
 import numpy as np
 import tflite
 
@@ -43,12 +44,22 @@ class OracleError(ModelError):
     """TFLite Micro refuses the model or crashes on it: we do not run what the oracle cannot."""
 
 
+def builtin_code(code: tflite.OperatorCode) -> int:
+    """TFLite's GetBuiltinCode: the larger of builtin_code and the deprecated byte (codes above 127
+    live only in builtin_code; older files fill only the byte). The `tflite` package's accessor
+    returns the byte whenever builtin_code is below 127, even when the two disagree, so the field
+    is read here as TFLite reads it (the reader and the choice of oracle both read it so)."""
+    at = code._tab.Offset(10)  # builtin_code: field 3 of OperatorCode
+    raw = code._tab.Get(flatbuffers.number_types.Int32Flags, at + code._tab.Pos) if at else 0
+    return max(raw, code.DeprecatedBuiltinCode())
+
+
 def _operator_names(model: bytes) -> set[str]:
     root = tflite.Model.GetRootAsModel(model, 0)
     names = set()
     for i in range(root.OperatorCodesLength()):
         code = root.OperatorCodes(i)
-        names.add(_BUILTIN_NAMES.get(max(code.BuiltinCode(), code.DeprecatedBuiltinCode()), "CUSTOM"))
+        names.add(_BUILTIN_NAMES.get(builtin_code(code), "CUSTOM"))
     return names
 
 

@@ -11,7 +11,6 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-import flatbuffers
 import numpy as np
 import tflite
 
@@ -21,7 +20,7 @@ from .flatbuffer_check import check_flatbuffer
 from .folding import fold_constants
 from .graph import Graph, IOPort, Op, Options, Quantization, Tensor
 from .model_rules import check_for_litert, check_model, options_type
-from .oracle import NOT_IN_TFLM
+from .oracle import NOT_IN_TFLM, builtin_code
 from .ops import SUPPORTED_OPS, state_positions
 
 # Every type the schema defines, by its lowercase name: numpy's where one exists (float32, int8,
@@ -142,7 +141,7 @@ def _read_op(model: tflite.Model, op: tflite.Operator, index: int) -> Op:
         raise ModelError(f"operator at index {index} has opcode {op.OpcodeIndex()}; the model defines "
                          f"{model.OperatorCodesLength()}")
     code = model.OperatorCodes(op.OpcodeIndex())
-    builtin = _builtin_code(code)
+    builtin = builtin_code(code)
     kind = _OP_NAMES.get(builtin, f"BUILTIN_{builtin}")
     if kind == "CUSTOM":  # custom_code is optional in the schema
         kind = f"CUSTOM({(code.CustomCode() or b'').decode(errors='replace')})"
@@ -170,16 +169,6 @@ def _check_intermediates(op: tflite.Operator, read: Op, tensors: dict[int, Tenso
             raise ModelError(f"operator {read.kind} at index {read.index}: intermediate tensor {t} "
                              f"'{tensors[t].name}' has type {tensors[t].dtype.upper()}, which TFLite Micro cannot "
                              "allocate")
-
-
-def _builtin_code(code: tflite.OperatorCode) -> int:
-    """TFLite's GetBuiltinCode: the larger of builtin_code and the deprecated byte (codes above 127
-    live only in builtin_code; older files fill only the byte). The `tflite` package's accessor
-    returns the byte whenever builtin_code is below 127, even when the two disagree, so the field
-    is read here as TFLite reads it."""
-    at = code._tab.Offset(10)  # builtin_code: field 3 of OperatorCode
-    raw = code._tab.Get(flatbuffers.number_types.Int32Flags, at + code._tab.Pos) if at else 0
-    return max(raw, code.DeprecatedBuiltinCode())
 
 
 def _snake(name: str) -> str:
