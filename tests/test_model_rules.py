@@ -296,3 +296,13 @@ def test_what_litert_refuses_is_refused_in_the_models_it_checks():
     assert [op.kind for op in parse_model(_tile_model(lambda b, ports: None)).ops] == ["TILE", "RESHAPE"]
     assert "targets shape [5, 3]" in refused(_tile_model(lambda b, ports: ports.update(target=[5, 3])))
     assert parse_model(_tile_model(lambda b, ports: ports.update(target=[-1, 3]))) is not None
+
+
+def test_a_signature_name_that_is_not_utf8_is_refused_where_litert_is_the_oracle():
+    """LiteRT's Python interpreter decodes every signature name when it loads a model."""
+    from pathlib import Path
+
+    data = (Path(__file__).resolve().parent.parent / "models" / "detector_tile.tflite").read_bytes()
+    assert b"serving_default" in data  # the converter's signature, in a model with TILE
+    assert parse_model(data) is not None
+    assert "not UTF-8" in refused(data.replace(b"serving_default", b"ser\xf6ing_default"))

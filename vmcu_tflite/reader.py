@@ -70,6 +70,7 @@ def _build_graph(model: tflite.Model, data: bytes, name: str) -> Graph:
     litert = any(op.kind in NOT_IN_TFLM for op in ops)  # the oracle that checks this model: oracle.py
     if litert:
         _check_litert_quantization(subgraph)
+        _check_litert_signatures(model)
     for i, op in enumerate(ops):
         _check_intermediates(subgraph.Operators(i), op, tensors)
     for op in ops:
@@ -233,6 +234,21 @@ def _read_tensor(model: tflite.Model, tensor: tflite.Tensor, index: int, data: b
                   quant=_read_quantization(tensor), is_variable=bool(tensor.IsVariable()),
                   # a variable's buffer is its initial state, not a constant to fold or embed
                   data=None if tensor.IsVariable() else _read_buffer(model, tensor, index, name, dtype, shape, data))
+
+
+def _check_litert_signatures(model: tflite.Model) -> None:
+    """In a model LiteRT checks: its Python interpreter decodes every signature's key and tensor
+    names as UTF-8 when it loads the model, so one that is not refuses the model there."""
+    for i in range(model.SignatureDefsLength()):
+        signature = model.SignatureDefs(i)
+        names = [signature.SignatureKey()] + [signature.Inputs(j).Name() for j in range(signature.InputsLength())] + [
+            signature.Outputs(j).Name() for j in range(signature.OutputsLength())]
+        for name in names:
+            try:
+                (name or b"").decode("utf-8")
+            except UnicodeDecodeError:
+                raise ModelError(f"signature {i} holds a name that is not UTF-8 (LiteRT, this model's oracle, "
+                                 "reads every name)") from None
 
 
 def _check_litert_quantization(subgraph: tflite.SubGraph) -> None:
