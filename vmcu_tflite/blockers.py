@@ -88,13 +88,15 @@ def variable_tensors(variables: Sequence[Tensor], ops: Sequence[Op], supported: 
 
 
 def activation_types(ops: Sequence[Op], tensors: Mapping[int, Tensor], boundary: set[int],
-                     supported: Iterable[str], state_positions: Callable[[str], frozenset[int]]) -> list[str]:
+                     supported: Iterable[str], state_positions: Callable[[str], frozenset[int]],
+                     op_types: Callable[[str], frozenset[str]] = lambda kind: frozenset()) -> list[str]:
     """One phrase per activation type other than int8, at its first use by a supported operator.
 
     float32 and uint8 are allowed only as the model's quantized boundary (a QUANTIZE or DEQUANTIZE
     at a graph input or output, or at a refused operator: a detector's post-processing reads and
     writes float, and its refusal covers that); the tensors of refused operators are not checked
-    again, nor an operator's state (its own Prepare checks the state's type). Only float activations
+    again, nor an operator's state (its own Prepare checks the state's type), nor a type `op_types`
+    says the operator works in (a custom post-processing op's float outputs). Only float activations
     get the advice to quantize: an int16 one (a 16x8 model) or an int32 one (integer arithmetic, an
     audio front end's) is already integer, and full int8 quantization would not change it.
     """
@@ -107,7 +109,8 @@ def activation_types(ops: Sequence[Op], tensors: Mapping[int, Tensor], boundary:
             continue
         state = {op.inputs[p] for p in state_positions(op.kind) if p < len(op.inputs)}
         for t in op.inputs + op.outputs:
-            if t < 0 or tensors[t].is_constant or tensors[t].dtype == "int8" or t in state:
+            if t < 0 or tensors[t].is_constant or tensors[t].dtype == "int8" or t in state \
+                    or tensors[t].dtype in op_types(op.kind):
                 continue
             dtype = tensors[t].dtype
             at_boundary = t in boundary and (op.kind in ("QUANTIZE", "DEQUANTIZE") and dtype == "float32"

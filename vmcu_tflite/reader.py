@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 import tflite
+from flatbuffers import flexbuffers
 
 from . import blockers
 from .errors import ModelError
@@ -21,7 +22,7 @@ from .folding import fold_constants
 from .graph import Graph, IOPort, Op, Options, Quantization, Tensor
 from .model_rules import check_for_litert, check_model, options_type
 from .oracle import NOT_IN_TFLM, builtin_code
-from .ops import SUPPORTED_OPS, state_positions
+from .ops import CUSTOM_OPS, SUPPORTED_OPS, activation_types, state_positions
 
 # Every type the schema defines, by its lowercase name: numpy's where one exists (float32, int8,
 # ...); the others (string, resource, int4, ...) only ever appear in refusals.
@@ -128,7 +129,7 @@ def _refuse_what_we_cannot_run(ops: tuple[Op, ...], tensors: dict[int, Tensor], 
     holds the operators of the subgraphs after the first."""
     found = [blockers.unsupported_operators(ops, SUPPORTED_OPS, called), blockers.subgraphs(ops, called),
              blockers.variable_tensors(state, ops, SUPPORTED_OPS, state_positions), dynamic,
-             *blockers.activation_types(ops, tensors, boundary, SUPPORTED_OPS, state_positions)]
+             *blockers.activation_types(ops, tensors, boundary, SUPPORTED_OPS, state_positions, activation_types)]
     found = [f for f in found if f]
     if not found:
         return
@@ -145,14 +146,31 @@ def _read_op(model: tflite.Model, op: tflite.Operator, index: int) -> Op:
     builtin = builtin_code(code)
     kind = _OP_NAMES.get(builtin, f"BUILTIN_{builtin}")
     if kind == "CUSTOM":  # custom_code is optional in the schema
-        kind = f"CUSTOM({(code.CustomCode() or b'').decode(errors='replace')})"
+        custom = (code.CustomCode() or b"").decode(errors="replace")
+        kind = custom if custom in CUSTOM_OPS else f"CUSTOM({custom})"
     return Op(
         index=index,
         kind=kind,
         inputs=tuple(int(t) for t in op.InputsAsNumpy()) if not op.InputsIsNone() else (),
         outputs=tuple(int(t) for t in op.OutputsAsNumpy()) if not op.OutputsIsNone() else (),
-        options=_read_options(op, kind),
+        options=_read_custom_options(op, kind, index) if kind in CUSTOM_OPS else _read_options(op, kind),
     )
+
+
+def _read_custom_options(op: tflite.Operator, kind: str, index: int) -> Options:
+    """A custom operator's options: the flexbuffer map in its custom_options, as TFLite Micro's
+    kernels read it in Init (a missing key is the op's prepare to refuse, not a zero)."""
+    raw = op.CustomOptionsAsNumpy().tobytes() if not op.CustomOptionsIsNone() else b""
+    if not raw:
+        return Options({})
+    try:
+        values = flexbuffers.Loads(raw)
+    except Exception:  # the flexbuffer reader reports corruption as arbitrary exceptions
+        raise ModelError(f"operator {kind} at index {index}: its custom options are not a valid flexbuffer") from None
+    if not isinstance(values, dict):
+        raise ModelError(f"operator {kind} at index {index}: its custom options are a flexbuffer "
+                         f"{type(values).__name__}, not a map")
+    return Options(values)
 
 
 def _check_intermediates(op: tflite.Operator, read: Op, tensors: dict[int, Tensor]) -> None:

@@ -34,12 +34,19 @@ def _discover() -> dict[str, OpSpec]:
 SPECS: dict[str, OpSpec] = _discover()
 ALIAS_OPS = frozenset({"RESHAPE", "SQUEEZE", "EXPAND_DIMS"})
 SUPPORTED_OPS = frozenset(name for name, spec in SPECS.items() if spec.is_tflite_op) | ALIAS_OPS
+CUSTOM_OPS = frozenset(name for name, spec in SPECS.items() if spec.custom)
 
 
 def state_positions(kind: str) -> frozenset[int]:
     """The input positions where `kind` keeps its state (empty for unknown and stateless kinds)."""
     spec = SPECS.get(kind)
     return spec.state_inputs if spec is not None else frozenset()
+
+
+def activation_types(kind: str) -> frozenset[str]:
+    """The activation types besides int8 that `kind` reads or writes (empty for unknown kinds)."""
+    spec = SPECS.get(kind)
+    return spec.activation_types if spec is not None else frozenset()
 
 
 def prepare(graph: Graph, op: Op) -> Any:

@@ -54,6 +54,12 @@ class OpSpec:
               3 bytes that may cost)
     state_inputs: input positions that are the op's state (variable tensors kept between runs in
               the state region, `vmcu_tflite.state`); a variable anywhere else is refused
+    custom:   a custom operator, named in the model by its custom code (TFLite Micro's AddCustom:
+              `TFLite_Detection_PostProcess`, the signal library's `SignalWindow`, ...); its options
+              are the model's flexbuffer map, read as they are (no zeros for absent keys)
+    activation_types: the activation types other than int8 the op reads or writes (a post-processing
+              op's float outputs, an audio front end's int16 and int32): the reader's type blocker lets
+              them through for this op, and its prepare checks each tensor exactly
     """
 
     name: str
@@ -68,6 +74,8 @@ class OpSpec:
     options_required: bool = False
     state_inputs: frozenset[int] = frozenset()
     scratch: Optional[Callable[[Any], int]] = None
+    custom: bool = False
+    activation_types: frozenset[str] = frozenset()
 
     @property
     def is_tflite_op(self) -> bool:
