@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 import flatbuffers
+from flatbuffers import flexbuffers
 import numpy as np
 from tflite_micro.tensorflow.lite.micro.python import schema_py_generated as schema
 
@@ -99,15 +100,18 @@ class ModelBuilder:
         return self.tensor(data.shape, dtype or str(data.dtype), data=data, **quant)
 
     def op(self, kind: str, inputs: Sequence[int], outputs: Sequence[int], custom_code: str | None = None,
-           **options: Any) -> None:
+           custom_options: dict[str, Any] | None = None, **options: Any) -> None:
         """Add an operator; options use schema field names in snake_case (stride_w, padding, ...); a
-        CUSTOM operator names its kernel with `custom_code` (TFLite_Detection_PostProcess, ...)."""
+        CUSTOM operator names its kernel with `custom_code` (TFLite_Detection_PostProcess, ...) and
+        gets `custom_options` as the flexbuffer map its kernel's Init reads."""
         if (kind, custom_code) not in self._codes:
             self._codes.append((kind, custom_code))
         o = schema.OperatorT()
         o.opcodeIndex = self._codes.index((kind, custom_code))
         o.inputs = list(inputs)
         o.outputs = list(outputs)
+        if custom_options is not None:
+            o.customOptions = list(flexbuffers.Dumps(custom_options))
         class_name = _OPTIONS[kind]
         if class_name is not None:
             opts = getattr(schema, class_name + "T")()
