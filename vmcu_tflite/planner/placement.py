@@ -8,7 +8,9 @@ it starts at least g bytes before X and its tail never wraps onto X's unread end
 For a fixed P this is a CP-SAT feasibility model (one boolean per pair for the modulo); P itself
 is found by bisection between a lower bound (the most any single step must hold) and a plan
 known to work. Every solve runs single-threaded with a deterministic time budget, so the same
-model always yields the same plan; an undecided solve counts as "does not fit".
+model always yields the same plan; an undecided solve counts as "does not fit". One plan's solves
+share a `SolveBudget`, so a graph whose placements are hard to prove impossible (many parallel
+branches) costs seconds, not minutes: once it is spent, nothing more is tried.
 """
 from __future__ import annotations
 
@@ -18,6 +20,22 @@ from typing import Mapping
 from ortools.sat.python import cp_model
 
 from ..lifetimes import Buffer
+
+
+class SolveBudget:
+    """CP-SAT's deterministic time (about a second of one core per unit) that one plan's solves
+    share: at most `per_solve` each and `total` in all. Counted in deterministic units, not seconds,
+    so the plan does not depend on the machine's speed or load."""
+
+    def __init__(self, total: float = 4.0, per_solve: float = 2.0) -> None:
+        self.remaining, self.per_solve = total, per_solve
+
+    def grant(self) -> float:
+        """The time the next solve may take (0: the budget is spent)."""
+        return max(0.0, min(self.per_solve, self.remaining))
+
+    def spend(self, used: float) -> None:
+        self.remaining -= used
 
 
 @dataclass(frozen=True)
@@ -59,13 +77,15 @@ def lower_bound(buffers: Mapping[int, Buffer], overlaps: list[Overlap]) -> int:
 
 
 def fits(buffers: Mapping[int, Buffer], overlaps: list[Overlap], pool: int, hint: Mapping[int, int] | None = None,
-         budget: float = 5.0, unwrapped: frozenset[int] = frozenset()) -> dict[int, int] | None:
-    """Base addresses in a pool of `pool` bytes, or None if none was found within the budget.
+         budget: SolveBudget | None = None, unwrapped: frozenset[int] = frozenset()) -> dict[int, int] | None:
+    """Base addresses in a pool of `pool` bytes, or None if none was found within the budget (a
+    fresh `SolveBudget` when none is given).
 
     Buffers in `unwrapped` (the model's inputs and outputs, which the application reads and writes
     through plain pointers) must not cross the end of the pool.
     """
-    if any(b.size > pool for b in buffers.values()):
+    budget = budget if budget is not None else SolveBudget()
+    if any(b.size > pool for b in buffers.values()) or budget.grant() <= 0:
         return None
     model = cp_model.CpModel()
     base = {t: model.NewIntVar(0, pool - 1, f"b{t}") for t in sorted(buffers)}
@@ -95,16 +115,19 @@ def fits(buffers: Mapping[int, Buffer], overlaps: list[Overlap], pool: int, hint
     solver = cp_model.CpSolver()
     solver.parameters.num_workers = 1
     solver.parameters.random_seed = 0
-    solver.parameters.max_deterministic_time = budget
-    if solver.Solve(model) not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+    solver.parameters.max_deterministic_time = budget.grant()
+    status = solver.Solve(model)
+    budget.spend(solver.response_proto.deterministic_time)
+    if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         return None
     return {t: int(solver.Value(v)) for t, v in base.items()}
 
 
 def smallest_pool(buffers: Mapping[int, Buffer], overlaps: list[Overlap], known: Mapping[int, int],
-                  known_pool: int, budget: float = 5.0,
+                  known_pool: int, budget: SolveBudget | None = None,
                   unwrapped: frozenset[int] = frozenset()) -> tuple[int, dict[int, int]]:
     """Bisect the pool size between the lower bound and a known valid placement."""
+    budget = budget if budget is not None else SolveBudget()
     best_pool, best = known_pool, dict(known)
     low = lower_bound(buffers, overlaps)
     while low < best_pool:

@@ -16,7 +16,7 @@ from ..graph import Graph
 from ..kernels import gemm_shape
 from ..lifetimes import Buffer
 from ..steps import Step
-from .placement import fits
+from .placement import SolveBudget, fits
 from .streaming import StepStreaming, stream_distance, stream_overlaps
 
 TILE_ROWS = 2
@@ -29,8 +29,8 @@ def gemm_rows(step: Step) -> int:
 
 
 def choose_tiles(graph: Graph, steps: Sequence[Step], streaming: Mapping[int, StepStreaming],
-                 buffers: Mapping[int, Buffer], pool: int, offsets: Mapping[int, int], unwrapped: frozenset[int]
-                 ) -> tuple[dict[int, int], dict[int, StepStreaming], dict[int, int]]:
+                 buffers: Mapping[int, Buffer], pool: int, offsets: Mapping[int, int], unwrapped: frozenset[int],
+                 budget: SolveBudget | None = None) -> tuple[dict[int, int], dict[int, StepStreaming], dict[int, int]]:
     """The GEMM steps that run in two-row tiles ({step: 2}), the streaming with the distances the
     tiles need, and the placement: the one found (`offsets` in a pool of `pool` bytes) where it
     already keeps those distances, else one re-solved in the same pool."""
@@ -52,7 +52,7 @@ def choose_tiles(graph: Graph, steps: Sequence[Step], streaming: Mapping[int, St
                for s in streams):
             found = offsets
         else:
-            found = fits(buffers, stream_overlaps(graph, steps, trial), pool, offsets, unwrapped=unwrapped)
+            found = fits(buffers, stream_overlaps(graph, steps, trial), pool, offsets, budget, unwrapped=unwrapped)
         if found is not None:
             tiles[step.index], streaming, offsets = TILE_ROWS, trial, found
     return tiles, streaming, offsets

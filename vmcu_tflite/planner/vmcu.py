@@ -17,14 +17,14 @@ from ..lifetimes import Buffer, buffer_lifetimes
 from ..plan import Plan, PlannedStep, workspace_id
 from ..steps import Step
 from .footprint import step_footprints
-from .placement import Overlap, fits, smallest_pool
+from .placement import Overlap, SolveBudget, fits, smallest_pool
 from .streaming import (StepStreaming, choose_streaming, default_segment, in_place_segments, in_place_workspace,
                         stream_overlaps, whole_tensor_segment)
 from .tensor import plan_tensors
 from .tiles import choose_tiles
 
 
-def _widen_in_place_segments(steps, streaming, buffers, overlaps, pool, offsets, io):
+def _widen_in_place_segments(steps, streaming, buffers, overlaps, pool, offsets, io, budget):
     """Fewer, larger channel passes where the pool found allows them (the paper's tie-break:
     with the same pool bytes, fewer segments mean fewer modulo wraps and faster kernels)."""
     for k, chosen in sorted(streaming.items()):
@@ -35,7 +35,7 @@ def _widen_in_place_segments(steps, streaming, buffers, overlaps, pool, offsets,
                 break
             size = in_place_workspace(steps[k], segment)
             trial = buffers | {workspace_id(k): Buffer(workspace_id(k), size, k, k)}
-            found = fits(trial, overlaps, pool, offsets, unwrapped=io)
+            found = fits(trial, overlaps, pool, offsets, budget, unwrapped=io)
             if found is not None:
                 streaming = streaming | {k: replace(chosen, segment_bytes=segment, workspace_bytes=size)}
                 buffers, offsets = trial, found
@@ -43,13 +43,13 @@ def _widen_in_place_segments(steps, streaming, buffers, overlaps, pool, offsets,
     return streaming, buffers, offsets
 
 
-def _unwrapped_where_it_fits(buffers, overlaps, pool, offsets):
+def _unwrapped_where_it_fits(buffers, overlaps, pool, offsets, budget):
     """The same pool with no buffer crossing its end, where a placement exists: every access then
     goes through plain pointers (a wrapped tensor costs a generated kernel up to a third more
     instructions). Done for plans whose chains pull streamed inputs, whose pools are the tightest;
     the default plans keep the placement their published figures were measured with."""
     every = frozenset(t for t, b in buffers.items() if b.size)
-    found = fits(buffers, overlaps, pool, offsets, unwrapped=every)
+    found = fits(buffers, overlaps, pool, offsets, budget, unwrapped=every)
     return found if found is not None else offsets
 
 
@@ -90,14 +90,16 @@ def plan_vmcu(graph: Graph, steps: Sequence[Step], segment_override: int | None 
     known_pool = baseline.pool_bytes + max((b.size for b in workspaces), default=0)
     io = frozenset(graph.storage_of(p.tensor) for p in graph.inputs + graph.outputs) | frozenset(
         workspace_id(s.index) for s in steps if _streams_rows(s))  # rows pulled and pushed whole
-    pool, offsets = smallest_pool(buffers, overlaps, known, known_pool, unwrapped=io)
+    budget = SolveBudget()
+    pool, offsets = smallest_pool(buffers, overlaps, known, known_pool, budget, unwrapped=io)
     tiles = {}
     if not in_place_only:
-        streaming, buffers, offsets = _widen_in_place_segments(steps, streaming, buffers, overlaps, pool, offsets, io)
-        tiles, streaming, offsets = choose_tiles(graph, steps, streaming, buffers, pool, offsets, io)
+        streaming, buffers, offsets = _widen_in_place_segments(steps, streaming, buffers, overlaps, pool, offsets, io,
+                                                               budget)
+        tiles, streaming, offsets = choose_tiles(graph, steps, streaming, buffers, pool, offsets, io, budget)
     if any(_streams_rows(s) for s in steps):
         # the overlaps the final streaming allows (the tiles may have widened some distances)
-        offsets = _unwrapped_where_it_fits(buffers, stream_overlaps(graph, steps, streaming), pool, offsets)
+        offsets = _unwrapped_where_it_fits(buffers, stream_overlaps(graph, steps, streaming), pool, offsets, budget)
     footprints = step_footprints(buffers, offsets, pool)
     planned = []
     for step in steps:
