@@ -63,7 +63,7 @@ def render_source(program: Program, prefix: str, header_name: str) -> str:
         workspace = plan.offsets.get(-1 - step.index, 0)
         step_scratch = 0 if generated else _step_scratch(step, planned)
         output = index[graph.storage_of(step.outputs[0])]
-        steps.append(f"{{.kind = VMCU_KIND_{step.kernel}, .mode = {MODES[planned.mode]}, "
+        steps.append(f"{{.kind = VMCU_KIND_{step.kernel.upper()}, .mode = {MODES[planned.mode]}, "
                      f".num_inputs = {len(step.inputs)}, .inputs = {{{', '.join(map(str, inputs)) or '0'}}}, "
                      f".output = {output}, .segment = {planned.segment_bytes}u, "
                      f".scratch = {step_scratch}u, .workspace = {workspace}u, .kernel = &{kernel}_kernel, "
@@ -177,6 +177,11 @@ def render_header(program: Program, prefix: str) -> str:
         for i, p in enumerate(ports):
             t = graph.tensors[p.tensor]
             shape = "x".join(map(str, p.shape))
+            if t.dtype != "int8":  # written by a step in its own type (a detector's float32 outputs)
+                lines.append(f"/** {kind.lower()} {i}: {t.dtype} [{shape}], its values' bytes in the pool "
+                             f"(copy them out with memcpy: the pool gives no alignment) */\n"
+                             f"#define {upper}_{kind}{i}_BYTES {t.num_bytes}u\n")
+                continue
             lines.append(f"/** {kind.lower()} {i}: int8 [{shape}]"
                          f"{BOUNDARY_NOTES.get(p.dtype, '')} */\n"
                          f"#define {upper}_{kind}{i}_BYTES {t.num_bytes}u\n"
