@@ -80,8 +80,9 @@ def render_source(program: Program, prefix: str, header_name: str) -> str:
         for i, p in enumerate(ports):
             t = graph.tensors[p.tensor]
             n, at = streamed.get(i, (0, 0))
-            rows.append(f"{{.tensor = {index[graph.storage_of(p.tensor)]}, .scale = {c_float(t.scale)}, "
-                        f".zero_point = {t.zero_point}, .bytes = {t.num_bytes}u, .rows = {n}u, .step = {at}}}")
+            scale, zero_point = io_quantization(t)
+            rows.append(f"{{.tensor = {index[graph.storage_of(p.tensor)]}, .scale = {c_float(scale)}, "
+                        f".zero_point = {zero_point}, .bytes = {t.num_bytes}u, .rows = {n}u, .step = {at}}}")
         return ",\n    ".join(rows)
 
     def io_ints(ports, streamed) -> list[int]:  # vmcu_io's fields in declaration order (vmcu_verify.c)
@@ -90,8 +91,9 @@ def render_source(program: Program, prefix: str, header_name: str) -> str:
         for i, p in enumerate(ports):
             t = graph.tensors[p.tensor]
             rows, at = streamed.get(i, (0, 0))
-            fields = {"tensor": index[graph.storage_of(p.tensor)], "scale": float_bits(t.scale),
-                      "zero_point": t.zero_point, "bytes": t.num_bytes, "rows": rows, "step": at}
+            scale, zero_point = io_quantization(t)
+            fields = {"tensor": index[graph.storage_of(p.tensor)], "scale": float_bits(scale),
+                      "zero_point": zero_point, "bytes": t.num_bytes, "rows": rows, "step": at}
             values += [fields[name] for name in order]  # a field missing here: a KeyError, not a wrong CRC
         return values
 
@@ -137,6 +139,12 @@ def streamed_rows(program: Program) -> tuple[dict[int, tuple[int, int]], dict[in
     `step` (a port not listed is whole in the pool: 0 and 0)."""
     streamed = program.plan.streamed_io
     return ({p.index: (p.rows, p.step) for p in streamed.inputs}, {p.index: (p.rows, p.step) for p in streamed.outputs})
+
+
+def io_quantization(t) -> tuple[float, int]:
+    """A port's scale and zero point in vmcu_io: 0 and 0 for a tensor the pool holds in its own
+    type (a detector's float32 outputs: its values as they are)."""
+    return (t.scale, t.zero_point) if t.quant is not None else (0.0, 0)
 
 
 def _step_scratch(step, planned) -> int:

@@ -384,7 +384,7 @@ typedef struct {
  */
 typedef struct {
     uint16_t tensor;
-    float scale;
+    float scale;        /**< 0 (and zero_point 0): a tensor in its own type (float32 values), not quantized */
     int32_t zero_point;
     uint32_t bytes;
     uint32_t rows;  /**< 0: whole in the pool (vmcu_input()/vmcu_output()); > 0: streamed, `rows` rows of
