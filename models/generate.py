@@ -690,6 +690,7 @@ FIXTURES = [
     Fixture("conv1d_signal", conv1d_signal),
     Fixture("lstm_unrolled", lstm_unrolled),
     Fixture("ssd_postprocess", ssd_postprocess, edit=with_postprocess),
+    Fixture("ssd_postprocess_regular", ssd_postprocess, edit=lambda data: with_postprocess(data, use_regular_nms=True)),
 ]
 
 

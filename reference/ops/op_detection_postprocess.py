@@ -8,7 +8,7 @@ with its own precision at each operation.
 - Fast non-max suppression: each box's best class (the first on ties), scores at or above the
   threshold, sorted by score descending with a stable sort (TFLite Micro's merge sort keeps the
   box order on ties), then greedy selection; a box is suppressed when its float32 IoU with a
-  selected one exceeds the threshold. A decoded box with ymin >= ymax or xmin >= xmax makes
+  selected one exceeds the threshold. Regular suppression does the same per class (`regular`). A decoded box with ymin >= ymax or xmin >= xmax makes
   TFLite Micro's invocation fail: here an error.
 - The slots past num_detections are zeros (TFLite Micro leaves them as its scratch held them).
 """
@@ -26,6 +26,14 @@ from .op_dequantize import dequantize
 f32 = np.float32
 
 
+def _exp(value: float) -> float:
+    """The C library's exp in double: infinity past its range, where math.exp raises."""
+    try:
+        return math.exp(value)
+    except OverflowError:
+        return math.inf
+
+
 def decode(encodings: np.ndarray, anchors: np.ndarray, scales) -> np.ndarray:
     """[N, >= 4] float32 (y, x, h, w) against float32 anchors -> float32 [N, 4] (ymin, xmin, ymax, xmax)."""
     ys, xs, hs, ws = (float(s) for s in scales)
@@ -33,8 +41,8 @@ def decode(encodings: np.ndarray, anchors: np.ndarray, scales) -> np.ndarray:
     for i, ((y, x, h, w), (ay, ax, ah, aw)) in enumerate(zip(encodings[:, :4].tolist(), anchors.tolist())):
         ycenter = f32(y / ys * ah + ay)
         xcenter = f32(x / xs * aw + ax)
-        half_h = f32(0.5 * math.exp(h / hs) * ah)
-        half_w = f32(0.5 * math.exp(w / ws) * aw)
+        half_h = f32(0.5 * _exp(h / hs) * ah)
+        half_w = f32(0.5 * _exp(w / ws) * aw)
         boxes[i] = (ycenter - half_h, xcenter - half_w, ycenter + half_h, xcenter + half_w)
     return boxes
 
@@ -90,15 +98,34 @@ class DetectionPostProcess(Kernel):
             raise ModelError("TFLite_Detection_PostProcess: a decoded box is empty (ymin >= ymax or xmin >= xmax); "
                              "TFLite Micro fails the invocation")
         scores = predictions[:, p.label_offset:p.label_offset + p.num_classes]
-        best = np.argmax(scores, axis=1)  # the first of equal maxima
-        best_scores = scores[np.arange(n), best]
-        selected = non_max_suppression(boxes, best_scores, f32(p.score_threshold), f32(p.iou_threshold),
-                                       p.max_detections)
+        thresholds = f32(p.score_threshold), f32(p.iou_threshold)
+        if p.use_regular_nms:
+            detections = self.regular(boxes, scores, *thresholds)
+        else:
+            best = np.argmax(scores, axis=1)  # the first of equal maxima
+            best_scores = scores[np.arange(n), best]
+            selected = non_max_suppression(boxes, best_scores, *thresholds, p.max_detections)
+            detections = [(i, best[i], best_scores[i]) for i in selected]
         m = p.max_detections
         outputs = [np.zeros((m, 4), np.float32), np.zeros(m, np.float32), np.zeros(m, np.float32),
-                   np.array([len(selected)], np.float32)]
-        for k, i in enumerate(selected):
+                   np.array([len(detections)], np.float32)]
+        for k, (i, c, score) in enumerate(detections):
             outputs[0][k] = boxes[i]
-            outputs[1][k] = best[i]
-            outputs[2][k] = best_scores[i]
+            outputs[1][k] = c
+            outputs[2][k] = score
         return outputs[p.part].reshape(p.output_shape)
+
+    def regular(self, boxes: np.ndarray, scores: np.ndarray, threshold, iou_threshold) -> list[tuple]:
+        """Per class, non-max suppression keeping at most detections_per_class boxes; after each class
+        the running list (the best so far, then this class's in selection order) is cut to the
+        max_detections best, by score descending and, on equal scores, list position (TFLite Micro's
+        partial sort with the index as tie-break)."""
+        p = self.params
+        best: list[tuple] = []  # (box, class, score)
+        for c in range(p.num_classes):
+            column = np.ascontiguousarray(scores[:, c])
+            chosen = non_max_suppression(boxes, column, threshold, iou_threshold, p.detections_per_class)
+            merged = best + [(i, c, column[i]) for i in chosen]
+            ranked = sorted(range(len(merged)), key=lambda k: (-merged[k][2], k))
+            best = [merged[k] for k in ranked[:min(len(merged), p.max_detections)]]
+        return best

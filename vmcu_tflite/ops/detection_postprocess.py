@@ -1,6 +1,6 @@
 """TFLite_Detection_PostProcess: an SSD detector's box decoding and non-max suppression (a custom op).
 
-TFLite Micro's kernel (registered with AddCustom) reads float32 box encodings [1, N, >= 4], float32
+TFLite Micro's kernel (registered with AddCustom; fast or regular, per-class, non-max suppression) reads float32 box encodings [1, N, >= 4], float32
 class predictions [1, N, num_classes (+ 1 background)] and float32 anchors [N, 4] (reinterpreted
 as floats whatever their type: anything else is refused here), and writes four float32 outputs:
 boxes [1, max_detections, 4], classes and scores [1, max_detections], num_detections [1]. A
@@ -102,7 +102,7 @@ def prepare(graph: Graph, op: Op) -> DetectionPostProcessParams:
     for key in ("y_scale", "x_scale", "h_scale", "w_scale"):
         require(o[key] != 0.0 and math.isfinite(o[key]), op, f"{key} {o[key]} is not a non-zero number")
     if o["use_regular_nms"]:
-        require(False, op, "use_regular_nms true (the per-class non-max suppression) is not supported")
+        require(o["detections_per_class"] > 0, op, "detections_per_class must be positive")
     else:
         require(o["max_classes_per_detection"] > 0, op, "max_classes_per_detection must be positive")
         require(min(o["max_classes_per_detection"], o["num_classes"]) == 1, op,
@@ -127,9 +127,15 @@ def prepare(graph: Graph, op: Op) -> DetectionPostProcessParams:
 
 
 def scratch(p: DetectionPostProcessParams) -> int:
-    """The C kernel's buffers: decoded boxes (4 floats), best score (float), best class, sort order and
-    its merge buffer (int32 each) and a flag per box; the selected boxes; 3 bytes to align."""
-    return p.num_boxes * (16 + 4 + 4 + 4 + 4 + 1) + 4 * min(p.num_boxes, p.max_detections) + 3
+    """The C kernel's buffers: per box its decoded corners (4 floats), a score (float), a class, a
+    sort position and its merge buffer (int32 each) and a flag; the selected boxes (at most
+    max_detections, or detections_per_class per class); regular suppression's running list of
+    max_detections plus one class's selection (box, class, score, sort position, merge buffer, the
+    reordered score); 3 bytes to align."""
+    n = p.num_boxes
+    selected = min(n, p.detections_per_class if p.use_regular_nms else p.max_detections)
+    running = p.max_detections + selected if p.use_regular_nms else 0
+    return n * (16 + 4 + 4 + 4 + 4 + 1) + 4 * selected + 24 * running + 3
 
 
 SPEC = OpSpec(KIND, kind_id=42, emit=emit, prepare=prepare, c_kernel="vmcu_detection_postprocess",

@@ -285,13 +285,16 @@ typedef struct {
 } vmcu_gather_params;
 
 /**
- * TFLite_Detection_PostProcess (fast non-max suppression, one class per detection): int8 box
- * encodings [num_boxes][box_stride] and class predictions [num_boxes][label_offset + num_classes]
- * in, one float32 output `part` (0 boxes [max_detections][4], 1 classes, 2 scores, 3 the count).
- * Floats are held as their IEEE-754 single-precision bits, so the tables carry them exactly.
+ * TFLite_Detection_PostProcess (fast non-max suppression with one class per detection, or regular,
+ * per class): int8 box encodings [num_boxes][box_stride] and class predictions
+ * [num_boxes][label_offset + num_classes] in, one float32 output `part` (0 boxes
+ * [max_detections][4], 1 classes, 2 scores, 3 the count). Floats are held as their IEEE-754
+ * single-precision bits, so the tables carry them exactly.
  */
 typedef struct {
     int32_t num_boxes, box_stride, num_classes, label_offset, max_detections, part;
+    int32_t regular;              /**< 1: regular (per-class) non-max suppression, 0: fast */
+    int32_t detections_per_class; /**< regular: boxes kept per class */
     int32_t box_zero_point, class_zero_point;
     uint32_t box_scale, class_scale;         /**< float bits: the heads' quantization */
     uint32_t score_threshold, iou_threshold; /**< float bits */

@@ -16,7 +16,8 @@ def emit(step, graph, writer, name):
     y, x, h, w = (_bits(s) for s in p.scales)
     return "vmcu_detection_postprocess_params", struct(
         num_boxes=p.num_boxes, box_stride=p.box_stride, num_classes=p.num_classes, label_offset=p.label_offset,
-        max_detections=p.max_detections, part=p.part, box_zero_point=p.box_zero_point,
+        max_detections=p.max_detections, part=p.part, regular=int(p.use_regular_nms),
+        detections_per_class=p.detections_per_class, box_zero_point=p.box_zero_point,
         class_zero_point=p.class_zero_point, box_scale=_bits(p.box_scale), class_scale=_bits(p.class_scale),
         score_threshold=_bits(p.score_threshold), iou_threshold=_bits(p.iou_threshold),
         y_scale=y, x_scale=x, h_scale=h, w_scale=w, anchors=anchors)
