@@ -155,8 +155,8 @@ def test_the_fixture_detects_and_suppresses():
 
 @pytest.mark.parametrize("change, message", [
     (dict(options=dict(max_classes_per_detection=2)), "more than one class per detection"),
-    (dict(dequantize=False), "the box encodings are INT8; TFLite Micro's kernel reads float32"),
-    (dict(head_type="float32", dequantize=False), "the box encodings are FLOAT32"),
+    (dict(dequantize=False), "the box encodings are INT8; TFLite Micro's kernel reads float32 ones only"),
+    (dict(head_type="float32", dequantize=False), "the box encodings are FLOAT32 but not a DEQUANTIZE"),
     (dict(anchor_type="int8"), "the anchors must be a float32 constant"),
     (dict(options=dict(y_scale=0.0)), "y_scale 0.0 is not a non-zero number"),
     (dict(outputs=[(1, 5, 4), (1, 6), (1, 6), (1,)]), "boxes output must be float32 with 24 values"),

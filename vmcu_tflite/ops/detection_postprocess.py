@@ -73,9 +73,11 @@ def _options(op: Op) -> dict:
 def _dequantized(op: Op, graph: Graph, position: int, what: str) -> tuple[float, int]:
     t = tensor(graph, op, position)
     require(t is not None and not t.is_constant, op, f"the {what} must be an activation")
-    require(t.dtype == "int8" and position in op.options.get("dequantized", ()), op,
-            f"the {what} are {t.dtype.upper()}; TFLite Micro's kernel reads float32 ones, which are "
-            "supported as a DEQUANTIZE of an int8 tensor that nothing else reads")
+    fused = position in op.options.get("dequantized", ())
+    require(t.dtype != "int8" or fused, op, f"the {what} are INT8; TFLite Micro's kernel reads float32 ones only "
+                                            "(a quantized model DEQUANTIZEs its heads into it)")
+    require(fused, op, f"the {what} are {t.dtype.upper()} but not a DEQUANTIZE of an int8 tensor that nothing "
+                       "else reads, the only float heads supported (the pool holds int8 activations)")
     require(t.quant is not None and not t.quant.per_channel, op, f"the {what} need a per-tensor scale")
     return t.scale, t.zero_point
 
