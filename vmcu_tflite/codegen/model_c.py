@@ -189,12 +189,12 @@ def render_header(program: Program, prefix: str) -> str:
                 lines.append(f"/** {kind.lower()} {i}: {t.dtype} [{shape}], its values' bytes in the pool "
                              f"(copy them out with memcpy: the pool gives no alignment) */\n"
                              f"#define {upper}_{kind}{i}_BYTES {t.num_bytes}u\n")
-                continue
-            lines.append(f"/** {kind.lower()} {i}: int8 [{shape}]"
-                         f"{BOUNDARY_NOTES.get(p.dtype, '')} */\n"
-                         f"#define {upper}_{kind}{i}_BYTES {t.num_bytes}u\n"
-                         f"#define {upper}_{kind}{i}_SCALE {c_float(t.scale)}\n"
-                         f"#define {upper}_{kind}{i}_ZERO_POINT {t.zero_point}\n")
+            else:
+                lines.append(f"/** {kind.lower()} {i}: int8 [{shape}]"
+                             f"{BOUNDARY_NOTES.get(p.dtype, '')} */\n"
+                             f"#define {upper}_{kind}{i}_BYTES {t.num_bytes}u\n"
+                             f"#define {upper}_{kind}{i}_SCALE {c_float(t.scale)}\n"
+                             f"#define {upper}_{kind}{i}_ZERO_POINT {t.zero_point}\n")
             if i in streamed[kind]:
                 rows, row_bytes = streamed[kind][i]
                 lines.append(f"/** {kind.lower()} {i} is streamed: {rows} rows of {row_bytes} bytes, through the "
