@@ -469,6 +469,105 @@ def with_constant_anchors(data):
     return bytes(builder.Output())
 
 
+def ssd_postprocess():
+    """A tiny quantized SSD as the Object Detection API exports it for TFLite Micro: an int8 conv
+    backbone with two feature maps (8x8 and 4x4), two anchors per cell, a box head (4 values) and
+    a class head (3 classes and the background first) ending in a sigmoid (LOGISTIC), each
+    reshaped to [1, cells x anchors, n] and joined over both maps. `with_postprocess` appends the
+    DEQUANTIZEs and TFLite_Detection_PostProcess."""
+    x = inp = layers.Input((16, 16, 3), batch_size=1)
+    x = conv(8, 3, strides=2, activation="relu")(x)
+    big = conv(16, 3, strides=1, activation="relu")(x)
+    small = conv(16, 3, strides=2, activation="relu")(big)
+    boxes, classes = [], []
+    for features, cells in ((big, 64), (small, 16)):
+        boxes.append(layers.Reshape((cells * ANCHORS_PER_CELL, 4))(conv(ANCHORS_PER_CELL * 4, 1)(features)))
+        scores = layers.Conv2D(ANCHORS_PER_CELL * 4, 1, activation="sigmoid", bias_initializer=CLASS_PRIOR,
+                               kernel_initializer=tf.keras.initializers.VarianceScaling(LOGIT_GAIN))(features)
+        classes.append(layers.Reshape((cells * ANCHORS_PER_CELL, 4))(scores))
+    return tf.keras.Model(inp, [layers.Concatenate(axis=1)(boxes), layers.Concatenate(axis=1)(classes)])
+
+
+# The class head's bias: most anchors see background, as detectors start training (a low prior).
+CLASS_PRIOR = tf.keras.initializers.Constant(-1.0)
+# Options as exported detectors set them (the Object Detection API's SSD defaults, fewer detections).
+POSTPROCESS_OPTIONS = dict(max_detections=10, max_classes_per_detection=1, detections_per_class=100,
+                           nms_score_threshold=0.6, nms_iou_threshold=0.6, num_classes=3, y_scale=10.0,
+                           x_scale=10.0, h_scale=5.0, w_scale=5.0)
+
+
+def with_postprocess(data, use_regular_nms=False):
+    """The converted `ssd_postprocess` ending as quantized OD API exports do for TFLite Micro:
+    each int8 head DEQUANTIZEd to float32, int8 anchors (the 8x8 map's two boxes per cell, then
+    the 4x4 map's) DEQUANTIZEd, and the custom operator TFLite_Detection_PostProcess with its
+    flexbuffer options, whose four float32 outputs (boxes, classes, scores, count) replace the
+    model's. Anchor sizes make the two boxes of a cell overlap (IoU about 0.69) so that non-max
+    suppression has boxes to remove."""
+    import flatbuffers
+    from flatbuffers import flexbuffers
+    from tensorflow.lite.python import schema_py_generated as schema
+
+    model = schema.ModelT.InitFromPackedBuf(data, 0)
+    graph = model.subgraphs[0]
+
+    def tensor(shape, dtype, name, values=None, quant=None):
+        t = schema.TensorT()
+        t.shape, t.name = list(shape), name.encode()
+        t.type = {"int8": schema.TensorType.INT8, "float32": schema.TensorType.FLOAT32}[dtype]
+        if quant is not None:
+            t.quantization = schema.QuantizationParametersT()
+            t.quantization.scale, t.quantization.zeroPoint = [quant[0]], [quant[1]]
+        t.buffer = 0
+        if values is not None:
+            buffer = schema.BufferT()
+            buffer.data = np.ascontiguousarray(values, dtype=dtype).tobytes()
+            t.buffer = len(model.buffers)
+            model.buffers.append(buffer)
+        graph.tensors.append(t)
+        return len(graph.tensors) - 1
+
+    def code(builtin, custom=None):
+        for i, c in enumerate(model.operatorCodes):
+            if max(c.builtinCode, c.deprecatedBuiltinCode) == builtin and c.customCode == custom:
+                return i
+        c = schema.OperatorCodeT()
+        c.builtinCode, c.deprecatedBuiltinCode, c.version, c.customCode = builtin, min(builtin, 127), 1, custom
+        model.operatorCodes.append(c)
+        return len(model.operatorCodes) - 1
+
+    def op(opcode, inputs, outputs):
+        o = schema.OperatorT()
+        o.opcodeIndex, o.inputs, o.outputs = opcode, list(inputs), list(outputs)
+        graph.operators.append(o)
+        return o
+
+    def dequantize(t, name):
+        out = tensor(graph.tensors[t].shape, "float32", name)
+        o = op(code(schema.BuiltinOperator.DEQUANTIZE), [t], [out])
+        o.builtinOptionsType, o.builtinOptions = schema.BuiltinOptions.DequantizeOptions, schema.DequantizeOptionsT()
+        return out
+
+    # the converter may list the outputs in another order than Keras: theirs names end :0, :1
+    ordered = sorted(graph.outputs, key=lambda t: graph.tensors[t].name)
+    heads = [dequantize(t, name) for t, name in zip(ordered, ("box_encodings", "class_predictions"))]
+    sizes = np.array([[0.25, 0.25], [0.3, 0.2]])  # (height, width) of the two anchors per cell
+    anchors = [[y, x, h, w] for cells in (8, 4) for y in (np.arange(cells) + 0.5) / cells
+               for x in (np.arange(cells) + 0.5) / cells for h, w in sizes]
+    scale, zero_point = 1.0 / 255, -128  # fractions in [0, 1], as uint8 anchors shifted to int8
+    quantized = np.clip(np.round(np.array(anchors) / scale) + zero_point, -128, 127).astype(np.int8)
+    anchors = dequantize(tensor(quantized.shape, "int8", "anchors/int8", quantized, (scale, zero_point)), "anchors")
+    m = POSTPROCESS_OPTIONS["max_detections"]
+    outputs = [tensor(shape, "float32", name) for shape, name in (
+        ((1, m, 4), "detection_boxes"), ((1, m), "detection_classes"), ((1, m), "detection_scores"),
+        ((1,), "num_detections"))]
+    post = op(code(schema.BuiltinOperator.CUSTOM, b"TFLite_Detection_PostProcess"), heads + [anchors], outputs)
+    post.customOptions = list(flexbuffers.Dumps(dict(POSTPROCESS_OPTIONS, use_regular_nms=use_regular_nms)))
+    graph.outputs = outputs
+    builder = flatbuffers.Builder(len(data) + 4096)
+    builder.Finish(model.Pack(builder), file_identifier=b"TFL3")
+    return bytes(builder.Output())
+
+
 def svdf_keyword():
     """A keyword model in the shape of TFLite Micro's SVDF one: two SVDF layers (rank 1 and 2,
     int16 state kept between runs) over a 40-feature frame, a FULLY_CONNECTED and a SOFTMAX.
@@ -590,6 +689,8 @@ FIXTURES = [
     Fixture("ssd_detector", ssd_detector, edit=with_constant_anchors),
     Fixture("conv1d_signal", conv1d_signal),
     Fixture("lstm_unrolled", lstm_unrolled),
+    Fixture("ssd_postprocess", ssd_postprocess, edit=with_postprocess),
+    Fixture("ssd_postprocess_regular", ssd_postprocess, edit=lambda data: with_postprocess(data, use_regular_nms=True)),
 ]
 
 

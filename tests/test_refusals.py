@@ -91,9 +91,11 @@ def detector(dequantize: bool) -> bytes:
 @pytest.mark.parametrize("dequantize", [False, True], ids=["int8 inputs", "dequantized inputs"])
 def test_a_detectors_post_processing_is_named_not_its_float(dequantize, tmp_path, capsys):
     """Its float outputs (and the float inputs a DEQUANTIZE makes for it) are the operator's own types:
-    the line names the custom operator and nothing about quantization."""
+    the line names the custom operator and what it cannot run (int8 anchors, which TFLite Micro
+    would read as floats), nothing about quantization."""
     line = refusal(tmp_path, capsys, detector(dequantize))
-    assert line == f"unsupported operator CUSTOM(TFLite_Detection_PostProcess) (op {3 if dequantize else 1})"
+    assert line == (f"operator TFLite_Detection_PostProcess at index {3 if dequantize else 1}: the anchors must be "
+                    f"a float32 constant [10, 4] (TFLite Micro reads them as floats)")
 
 
 def resource_variables() -> bytes:

@@ -96,12 +96,15 @@ def activation_types(ops: Sequence[Op], tensors: Mapping[int, Tensor], boundary:
     at a graph input or output, or at a refused operator: a detector's post-processing reads and
     writes float, and its refusal covers that); the tensors of refused operators are not checked
     again, nor an operator's state (its own Prepare checks the state's type), nor a type `op_types`
-    says the operator works in (a custom post-processing op's float outputs). Only float activations
+    says an operator reading or writing the tensor works in (a custom post-processing op's float
+    outputs, and the DEQUANTIZEs that feed it: its Prepare judges those). Only float activations
     get the advice to quantize: an int16 one (a 16x8 model) or an int32 one (integer arithmetic, an
     audio front end's) is already integer, and full int8 quantization would not change it.
     """
     supported = set(supported)
     boundary = boundary | {t for op in ops if op.kind not in supported for t in op.inputs + op.outputs}
+    typed = {t for op in ops if op.kind in supported for t in op.inputs + op.outputs
+             if t >= 0 and tensors[t].dtype in op_types(op.kind)}
     first: dict[str, tuple[int, Op]] = {}
     count: dict[str, int] = {}
     for op in ops:
@@ -109,8 +112,7 @@ def activation_types(ops: Sequence[Op], tensors: Mapping[int, Tensor], boundary:
             continue
         state = {op.inputs[p] for p in state_positions(op.kind) if p < len(op.inputs)}
         for t in op.inputs + op.outputs:
-            if t < 0 or tensors[t].is_constant or tensors[t].dtype == "int8" or t in state \
-                    or tensors[t].dtype in op_types(op.kind):
+            if t < 0 or tensors[t].is_constant or tensors[t].dtype == "int8" or t in state or t in typed:
                 continue
             dtype = tensors[t].dtype
             at_boundary = t in boundary and (op.kind in ("QUANTIZE", "DEQUANTIZE") and dtype == "float32"

@@ -216,8 +216,49 @@ def _run_sequence(model: bytes, runs: Sequence[Sequence[np.ndarray]], num_output
     results = []
     for inputs in runs:
         engine.invoke(inputs)
-        results.append(([engine.output(i) for i in range(num_outputs)], {t: engine.tensor(t) for t in tensors}))
+        outputs, values = [engine.output(i) for i in range(num_outputs)], {t: engine.tensor(t) for t in tensors}
+        _zero_undefined_detections(model, outputs, values)
+        results.append((outputs, values))
     return results
+
+
+POSTPROCESS = b"TFLite_Detection_PostProcess"
+
+
+def _zero_undefined_detections(model: bytes, outputs: list[np.ndarray], values: dict[int, np.ndarray]) -> None:
+    """TFLite Micro's TFLite_Detection_PostProcess (fast non-max suppression) writes only the first
+    num_detections slots of its boxes, classes and scores; the others keep what its arena held
+    before (another tensor's bytes), which no application may read. They are given here as zeros,
+    what the converted model writes there, so that every comparison covers every slot the kernel
+    defines, exactly, and no undefined one. (Its regular suppression writes zeros there itself.)"""
+    root = tflite.Model.GetRootAsModel(model, 0)
+    subgraph = root.Subgraphs(0)
+    position = {int(t): i for i, t in enumerate(subgraph.OutputsAsNumpy())} if not subgraph.OutputsIsNone() else {}
+
+    def held(t: int):
+        if t in position and position[t] < len(outputs):
+            return [(outputs, position[t])] + ([(values, t)] if t in values else [])
+        return [(values, t)] if t in values else []
+
+    for i in range(subgraph.OperatorsLength()):
+        op = subgraph.Operators(i)
+        code = root.OperatorCodes(op.OpcodeIndex())
+        if code.CustomCode() != POSTPROCESS or op.OutputsLength() != 4:
+            continue
+        boxes, classes, scores, count = (int(t) for t in op.OutputsAsNumpy())
+        found = held(count)
+        if not found:
+            continue
+        where, key = found[0]
+        detections = np.asarray(where[key], dtype=np.float32).reshape(-1)
+        if detections.size != 1 or not 0 <= detections[0] <= 1 << 20:
+            continue
+        defined = int(detections[0])
+        for t, width in ((boxes, 4), (classes, 1), (scores, 1)):
+            for where, key in held(t):
+                flat = np.array(where[key]).reshape(-1)
+                flat[defined * width:] = 0
+                where[key] = flat.reshape(np.shape(where[key]))
 
 
 def run_tflm(model: bytes, inputs: Sequence[np.ndarray], num_outputs: int, tensors: Sequence[int] = ()):

@@ -17,6 +17,8 @@
   the original op's index, so messages and reports name the model's operator.
 - A graph output that folding made a constant (a detector's anchors) becomes a pool tensor that a
   CONSTANT op writes from flash, before its first reader or at the end.
+- TFLite_Detection_PostProcess takes in the DEQUANTIZEs of its int8 box encodings and class
+  predictions (read by nothing else) and becomes one op per output (the option `output_part`).
 
 Each pass returns a new `Graph`; the original is never modified.
 """
@@ -27,6 +29,7 @@ from types import MappingProxyType
 
 from .graph import Graph, IOPort, Op
 from .ops.constant import KIND as CONSTANT, check_writable, constant_op
+from .ops.detection_postprocess import KIND as POSTPROCESS
 
 _PAD_CONSUMERS = ("CONV_2D", "DEPTHWISE_CONV_2D", "MAX_POOL_2D", "AVERAGE_POOL_2D")
 _POOLS = ("MAX_POOL_2D", "AVERAGE_POOL_2D")
@@ -35,7 +38,39 @@ VALID = 1  # TFLite's Padding enum
 
 def simplify(graph: Graph) -> Graph:
     """All passes, in the order that lets each see the previous one's result."""
-    return one_output_per_split(fold_pads(alias_reshapes(write_constant_outputs(strip_boundary_quantization(graph)))))
+    graph = fuse_postprocess(write_constant_outputs(strip_boundary_quantization(graph)))
+    return one_output_per_split(fold_pads(alias_reshapes(graph)))
+
+
+def fuse_postprocess(graph: Graph) -> Graph:
+    """A detection post-processing op reads its int8 heads through the DEQUANTIZEs before it (the
+    positions taken in are the option `dequantized`; the op's Prepare refuses other float inputs)
+    and is split into one op per output, each with the option `output_part`."""
+    if not any(op.kind == POSTPROCESS for op in graph.ops):
+        return graph
+    outputs = {p.tensor for p in graph.outputs}
+    dropped: set[int] = set()
+    ops = []
+    for op in graph.ops:
+        if op.kind != POSTPROCESS or len(op.outputs) != 4:
+            ops.append(op)
+            continue
+        inputs, taken, folded = list(op.inputs), [], list(op.folded)
+        for position in (0, 1):
+            t = inputs[position] if position < len(inputs) else -1
+            producer = graph.producer(t) if t >= 0 else None
+            if (producer is not None and producer.kind == "DEQUANTIZE" and t not in outputs
+                    and len(graph.consumers(t)) == 1 and graph.tensors[producer.inputs[0]].dtype == "int8"
+                    and graph.tensors[t].dtype == "float32" and _same_shape(graph, producer)):
+                inputs[position] = producer.inputs[0]
+                taken.append(position)
+                folded.append(producer.index)
+                dropped.add(producer.index)
+        fused = replace(op, inputs=tuple(inputs), folded=tuple(folded),
+                        options=op.options.with_values(dequantized=tuple(taken)))
+        ops += [replace(fused, outputs=(out,), options=fused.options.with_values(output_part=part))
+                for part, out in enumerate(op.outputs)]
+    return replace(graph, ops=tuple(op for op in ops if op.index not in dropped))
 
 
 def strip_boundary_quantization(graph: Graph) -> Graph:

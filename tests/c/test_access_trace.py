@@ -124,7 +124,7 @@ def traced_run(program: Program, work: Path) -> dict[int, StepTrace]:
     build = subprocess.run([CC, "-std=c99", "-O1", "-Wall", "-Wextra", "-Werror", "-pedantic", "-DVMCU_TRACE_ACCESS",
                             f"-I{work / 'vmcu_runtime' / 'include'}", f"-I{work}", *runtime,
                             *sorted(str(p) for p in work.glob("*_model.c")), str(work / "trace_main.c"),
-                            "-o", str(exe)], capture_output=True, text=True)
+                            "-lm", "-o", str(exe)], capture_output=True, text=True)
     assert build.returncode == 0, build.stderr[-4000:]
     run = subprocess.run([str(exe)], capture_output=True, timeout=120)
     assert run.returncode == 0, run.stderr[-2000:]

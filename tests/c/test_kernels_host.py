@@ -16,6 +16,7 @@ import pytest
 
 from tests.c import kernel_models
 from tests.c.c_validate import EMULATED_DSP_HOST, check_model, check_program, program_with_segment
+from tests.ops.test_op_detection_postprocess import build as build_detection
 from tests.ops.test_op_svdf import build_svdf
 from tests.ops.test_op_tile import build_tile
 from tests.ops.test_op_unidirectional_sequence_lstm import EXPLICIT as LSTM_EXPLICIT, build_lstm
@@ -42,6 +43,15 @@ MODELS = {
     "tile": lambda: build_tile(dict(shape=[2, 1, 3, 5], multiples=[1, 4, 2, 1], int64=False, seed=3))[0],
     # a folded output written from flash (CONSTANT) before an ADD reads it from the pool
     "constant": lambda: anchor_model(tile=False, reader="add"),
+    # float32 outputs written by a step: fast and regular suppression over overlapping boxes with tied
+    # scores, box encodings with a fifth value, more detections allowed than there are boxes (regular)
+    "detection": lambda: build_detection(30, 3, box_stride=5, class_scale=1 / 16, seed=9,
+                                         options=dict(max_detections=8, nms_score_threshold=0.2))[0],
+    "detection_regular": lambda: build_detection(6, 2, background=False, class_scale=1 / 16, seed=4, options=dict(
+        max_detections=9, use_regular_nms=True, detections_per_class=2, nms_score_threshold=0.1))[0],
+    # many boxes (the merge sort's longer runs), scores on a coarse grid (ties everywhere)
+    "detection_many": lambda: build_detection(150, 5, class_scale=1 / 4, seed=5, options=dict(
+        max_detections=20, nms_score_threshold=0.5, nms_iou_threshold=0.3))[0],
 }
 
 
@@ -74,7 +84,7 @@ def test_models_use_every_kind_and_mode():
     assert kinds == runtime, sorted(runtime ^ kinds)  # chains: tests/c/test_fused_host.py
     whole = {"TRANSPOSE", "RESIZE_NEAREST_NEIGHBOR", "RESIZE_BILINEAR", "PAD", "PADV2", "LOGISTIC", "STRIDED_SLICE",
              "SPLIT", "SPLIT_V", "GATHER", "REDUCE_MAX", "TRANSPOSE_CONV", "SVDF", "UNIDIRECTIONAL_SEQUENCE_LSTM",
-             "TILE", "CONSTANT", "UNPACK"}
+             "TILE", "CONSTANT", "UNPACK", "TFLite_Detection_PostProcess"}
     for name in runtime - whole:
         assert (name, "segment") in modes, name
     assert ("DEPTHWISE_CONV_2D", "in-place") in modes

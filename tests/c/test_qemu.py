@@ -392,3 +392,24 @@ def test_conversion_is_deterministic(model, tmp_path):
     first, second = _files(tmp_path / "a"), _files(tmp_path / "b")
     assert sorted(first) == sorted(second)
     assert [f for f in first if first[f] != second[f]] == []
+
+
+@needs_qemu
+@pytest.mark.parametrize("target", [M4, M7], ids=_id)
+def test_detection_decoding_on_the_board_libm(target, tmp_path):
+    """TFLite_Detection_PostProcess decodes boxes in double with exp(): on the boards that is
+    newlib's exp (soft double on the M4), in TFLite Micro glibc's. With nothing below the score
+    threshold and no IoU above 1, all 200 decoded boxes are outputs, their exp arguments spread
+    over [-11.5, 11.4]: every one bit-exact, no tolerance."""
+    from tests.ops.test_op_detection_postprocess import build
+    model, _ = build(200, 1, box_scale=0.09, seed=8, options=dict(
+        max_detections=200, nms_score_threshold=0.0, nms_iou_threshold=1.0, h_scale=1.0, w_scale=1.0))
+    path = tmp_path / "detection.tflite"
+    path.write_bytes(model)
+    result = validate(path, target, seed=3, work=tmp_path / "build")
+    assert result.status == 0 and result.matches_reference and result.matches_tflm is (True if HAVE_TFLM else None)
+    program = compile_model(model)
+    from vmcu_reference.inputs import random_inputs
+    from vmcu_reference.interpreter import Interpreter
+    outputs = Interpreter(program).run(random_inputs(program.graph, 3)).outputs
+    assert outputs[3][0] == 200  # every box decoded is compared

@@ -162,7 +162,7 @@ def _build_and_run(tmp_path: Path, sanitizer: str) -> dict[str, list[int]]:
     exe = tmp_path / f"tables_{sanitizer}"
     build = subprocess.run([CC, "-std=gnu99", "-O1", "-g", "-Wall", "-Wextra", "-Werror", f"-fsanitize={sanitizer}",
                             "-fno-sanitize-recover=all", "-pthread", f"-I{runtime / 'include'}", f"-I{tmp_path}",
-                            *sources, "-o", str(exe)], capture_output=True, text=True)
+                            *sources, "-lm", "-o", str(exe)], capture_output=True, text=True)
     assert build.returncode == 0, build.stderr[-3000:]
     run = subprocess.run([str(exe)], capture_output=True, text=True, timeout=300)
     assert run.returncode == 0 and "WARNING" not in run.stderr, run.stderr[-3000:]

@@ -322,7 +322,7 @@ def _build_and_run(tmp_path: Path) -> tuple[dict[str, list[int]], object, np.nda
     exe = tmp_path / "streamed"
     build = subprocess.run([CC, "-std=c99", "-pedantic", "-O1", "-g", "-Wall", "-Wextra", "-Werror",
                             "-fsanitize=address,undefined", "-fno-sanitize-recover=all", f"-I{runtime / 'include'}",
-                            f"-I{tmp_path}", *sources, "-o", str(exe)], capture_output=True, text=True)
+                            f"-I{tmp_path}", *sources, "-lm", "-o", str(exe)], capture_output=True, text=True)
     assert build.returncode == 0, build.stderr[-3000:]
     done = subprocess.run([str(exe)], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0 and not done.stderr, done.stderr[-3000:]

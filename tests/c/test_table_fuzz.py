@@ -31,6 +31,7 @@ FIXTURES = {
     "slices_resize": "RESIZE_BILINEAR, SPLIT, STRIDED_SLICE, GATHER, PADV2, REDUCE_MAX, MUL, TRANSPOSE_CONV",
     "resize_transpose": "RESIZE_NEAREST_NEIGHBOR, TRANSPOSE",
     "ssd_detector": "CONV_2D, CONCATENATION, CONSTANT (a folded output copied from flash)",
+    "ssd_postprocess": "LOGISTIC, QUANTIZE, TFLite_Detection_PostProcess (float32 outputs, floats as bits)",
 }
 MUTANTS = 2000
 pytestmark = pytest.mark.skipif(CC is None, reason="no gcc")

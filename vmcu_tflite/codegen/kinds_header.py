@@ -19,7 +19,7 @@ def render() -> str:
     kinds = sorted((s.kind_id, name) for name, s in SPECS.items() if s.kind_id is not None)
     if [k for k, _ in kinds] != list(range(len(kinds))):
         raise ValueError(f"vmcu_kind values must be 0..{len(kinds) - 1} without gaps: {kinds}")
-    rows = "".join(f"    VMCU_KIND_{name} = {kind},\n" for kind, name in kinds)
+    rows = "".join(f"    VMCU_KIND_{name.upper()} = {kind},\n" for kind, name in kinds)
     return f"""/*
  * vmcu-tflite runtime: step kinds. Generated from the converter's op specs by
  * `python -m vmcu_tflite.codegen.kinds_header`. Do not edit.

@@ -63,7 +63,7 @@ def render_source(program: Program, prefix: str, header_name: str) -> str:
         workspace = plan.offsets.get(-1 - step.index, 0)
         step_scratch = 0 if generated else _step_scratch(step, planned)
         output = index[graph.storage_of(step.outputs[0])]
-        steps.append(f"{{.kind = VMCU_KIND_{step.kernel}, .mode = {MODES[planned.mode]}, "
+        steps.append(f"{{.kind = VMCU_KIND_{step.kernel.upper()}, .mode = {MODES[planned.mode]}, "
                      f".num_inputs = {len(step.inputs)}, .inputs = {{{', '.join(map(str, inputs)) or '0'}}}, "
                      f".output = {output}, .segment = {planned.segment_bytes}u, "
                      f".scratch = {step_scratch}u, .workspace = {workspace}u, .kernel = &{kernel}_kernel, "
@@ -80,8 +80,9 @@ def render_source(program: Program, prefix: str, header_name: str) -> str:
         for i, p in enumerate(ports):
             t = graph.tensors[p.tensor]
             n, at = streamed.get(i, (0, 0))
-            rows.append(f"{{.tensor = {index[graph.storage_of(p.tensor)]}, .scale = {c_float(t.scale)}, "
-                        f".zero_point = {t.zero_point}, .bytes = {t.num_bytes}u, .rows = {n}u, .step = {at}}}")
+            scale, zero_point = io_quantization(t)
+            rows.append(f"{{.tensor = {index[graph.storage_of(p.tensor)]}, .scale = {c_float(scale)}, "
+                        f".zero_point = {zero_point}, .bytes = {t.num_bytes}u, .rows = {n}u, .step = {at}}}")
         return ",\n    ".join(rows)
 
     def io_ints(ports, streamed) -> list[int]:  # vmcu_io's fields in declaration order (vmcu_verify.c)
@@ -90,8 +91,9 @@ def render_source(program: Program, prefix: str, header_name: str) -> str:
         for i, p in enumerate(ports):
             t = graph.tensors[p.tensor]
             rows, at = streamed.get(i, (0, 0))
-            fields = {"tensor": index[graph.storage_of(p.tensor)], "scale": float_bits(t.scale),
-                      "zero_point": t.zero_point, "bytes": t.num_bytes, "rows": rows, "step": at}
+            scale, zero_point = io_quantization(t)
+            fields = {"tensor": index[graph.storage_of(p.tensor)], "scale": float_bits(scale),
+                      "zero_point": zero_point, "bytes": t.num_bytes, "rows": rows, "step": at}
             values += [fields[name] for name in order]  # a field missing here: a KeyError, not a wrong CRC
         return values
 
@@ -139,6 +141,12 @@ def streamed_rows(program: Program) -> tuple[dict[int, tuple[int, int]], dict[in
     return ({p.index: (p.rows, p.step) for p in streamed.inputs}, {p.index: (p.rows, p.step) for p in streamed.outputs})
 
 
+def io_quantization(t) -> tuple[float, int]:
+    """A port's scale and zero point in vmcu_io: 0 and 0 for a tensor the pool holds in its own
+    type (a detector's float32 outputs: its values as they are)."""
+    return (t.scale, t.zero_point) if t.quant is not None else (0.0, 0)
+
+
 def _step_scratch(step, planned) -> int:
     """Hand-written kernels compute an output segment in the application's scratch (generated ones
     in registers), or keep their own buffers there (`OpSpec.scratch`)."""
@@ -177,11 +185,16 @@ def render_header(program: Program, prefix: str) -> str:
         for i, p in enumerate(ports):
             t = graph.tensors[p.tensor]
             shape = "x".join(map(str, p.shape))
-            lines.append(f"/** {kind.lower()} {i}: int8 [{shape}]"
-                         f"{BOUNDARY_NOTES.get(p.dtype, '')} */\n"
-                         f"#define {upper}_{kind}{i}_BYTES {t.num_bytes}u\n"
-                         f"#define {upper}_{kind}{i}_SCALE {c_float(t.scale)}\n"
-                         f"#define {upper}_{kind}{i}_ZERO_POINT {t.zero_point}\n")
+            if t.dtype != "int8":  # written by a step in its own type (a detector's float32 outputs)
+                lines.append(f"/** {kind.lower()} {i}: {t.dtype} [{shape}], its values' bytes in the pool "
+                             f"(copy them out with memcpy: the pool gives no alignment) */\n"
+                             f"#define {upper}_{kind}{i}_BYTES {t.num_bytes}u\n")
+            else:
+                lines.append(f"/** {kind.lower()} {i}: int8 [{shape}]"
+                             f"{BOUNDARY_NOTES.get(p.dtype, '')} */\n"
+                             f"#define {upper}_{kind}{i}_BYTES {t.num_bytes}u\n"
+                             f"#define {upper}_{kind}{i}_SCALE {c_float(t.scale)}\n"
+                             f"#define {upper}_{kind}{i}_ZERO_POINT {t.zero_point}\n")
             if i in streamed[kind]:
                 rows, row_bytes = streamed[kind][i]
                 lines.append(f"/** {kind.lower()} {i} is streamed: {rows} rows of {row_bytes} bytes, through the "

@@ -92,6 +92,10 @@ vmcu_status vmcu_concatenation_s8(const vmcu_context *ctx, const void *params, c
 vmcu_status vmcu_constant_s8(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
                              const vmcu_view *output);
 
+/** @brief TFLite_Detection_PostProcess: box decoding and fast non-max suppression, one float32 output part. */
+vmcu_status vmcu_detection_postprocess(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
+                                       const vmcu_view *output);
+
 /** @brief L2_NORMALIZATION, int8, over the last dimension: one row per segment (or the whole tensor). */
 vmcu_status vmcu_l2_normalization_s8(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
                                      const vmcu_view *output);
@@ -174,6 +178,7 @@ extern const vmcu_kernel vmcu_add_s8_kernel;
 extern const vmcu_kernel vmcu_avg_pool2d_s8_kernel;
 extern const vmcu_kernel vmcu_concatenation_s8_kernel;
 extern const vmcu_kernel vmcu_constant_s8_kernel;
+extern const vmcu_kernel vmcu_detection_postprocess_kernel;
 extern const vmcu_kernel vmcu_gather_s8_kernel;
 extern const vmcu_kernel vmcu_l2_normalization_s8_kernel;
 extern const vmcu_kernel vmcu_log_softmax_s8_kernel;

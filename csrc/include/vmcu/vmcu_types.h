@@ -284,6 +284,24 @@ typedef struct {
     const int32_t *indices; /**< [count], each in 0..axis_size - 1 */
 } vmcu_gather_params;
 
+/**
+ * TFLite_Detection_PostProcess (fast non-max suppression with one class per detection, or regular,
+ * per class): int8 box encodings [num_boxes][box_stride] and class predictions
+ * [num_boxes][label_offset + num_classes] in, one float32 output `part` (0 boxes
+ * [max_detections][4], 1 classes, 2 scores, 3 the count). Floats are held as their IEEE-754
+ * single-precision bits, so the tables carry them exactly.
+ */
+typedef struct {
+    int32_t num_boxes, box_stride, num_classes, label_offset, max_detections, part;
+    int32_t regular;              /**< 1: regular (per-class) non-max suppression, 0: fast */
+    int32_t detections_per_class; /**< regular: boxes kept per class */
+    int32_t box_zero_point, class_zero_point;
+    uint32_t box_scale, class_scale;         /**< float bits: the heads' quantization */
+    uint32_t score_threshold, iou_threshold; /**< float bits */
+    uint32_t y_scale, x_scale, h_scale, w_scale; /**< float bits */
+    const uint32_t *anchors;                 /**< [num_boxes][4] float bits: y, x, h, w */
+} vmcu_detection_postprocess_params;
+
 /** CONSTANT: a model output computed from constants when converting, copied from flash at each run. */
 typedef struct {
     int32_t bytes;      /**< the output's bytes */
@@ -369,7 +387,7 @@ typedef struct {
  */
 typedef struct {
     uint16_t tensor;
-    float scale;
+    float scale;        /**< 0 (and zero_point 0): a tensor in its own type (float32 values), not quantized */
     int32_t zero_point;
     uint32_t bytes;
     uint32_t rows;  /**< 0: whole in the pool (vmcu_input()/vmcu_output()); > 0: streamed, `rows` rows of

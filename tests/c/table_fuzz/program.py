@@ -253,7 +253,7 @@ class FuzzTarget:
                           [f"{name}_model.c", "fuzz_main.c"]))
         self.exe = work / "table_fuzz"
         link = subprocess.run([CC, *CFLAGS, str(work / "fuzz_main.o"), str(work / f"{name}_model.o"), str(runtime),
-                               "-o", str(self.exe)], capture_output=True, text=True)
+                               "-lm", "-o", str(self.exe)], capture_output=True, text=True)
         if link.returncode != 0:
             raise RuntimeError(f"{self.model.name}: the fuzzing program does not link:\n{link.stderr[-4000:]}")
         listed = subprocess.run([str(self.exe), "--sites"], capture_output=True, text=True, timeout=60,
