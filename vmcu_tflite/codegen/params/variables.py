@@ -24,8 +24,10 @@ def emit_assign(step, graph, writer, name):
 def emit_call_once(step, graph, writer, name):
     p = step.params
     layout = state_layout(graph)
-    offsets = writer.array("uint32_t", f"{name}_offsets", [layout.offsets[t] for t, _ in p.values])
-    sizes = writer.array("uint32_t", f"{name}_sizes", [data.size for _, data in p.values])
-    data = writer.array("int8_t", f"{name}_data", np.concatenate([d for _, d in p.values]) if p.values else [])
+    offsets = sizes = data = "0"  # no value: no arrays (C has no empty ones)
+    if p.values:
+        offsets = writer.array("uint32_t", f"{name}_offsets", [layout.offsets[t] for t, _ in p.values])
+        sizes = writer.array("uint32_t", f"{name}_sizes", [data.size for _, data in p.values])
+        data = writer.array("int8_t", f"{name}_data", np.concatenate([d for _, d in p.values]))
     return "vmcu_call_once_params", struct(flag_offset=f"{layout.flags[p.op]}u", num_values=len(p.values),
                                            offsets=offsets, sizes=sizes, data=data)
