@@ -61,7 +61,8 @@ def test_readme_lists_the_supported_operators():
     assert set(re.split(r",\s+", listed.replace("\n", " "))) == SUPPORTED_OPS
 
 
-PASS_OPTIONS = {"folded_padding", "split_begin", "unpack_outputs"}  # added by vmcu_tflite.passes, not read from the model
+# added by vmcu_tflite.passes (CALL_ONCE's `initial` by vmcu_tflite.resources), not read from the model
+PASS_OPTIONS = {"folded_padding", "split_begin", "unpack_outputs", "initial"}
 
 
 def _option_reads(source: str) -> list[tuple[str, str | None]]:

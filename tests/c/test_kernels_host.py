@@ -16,11 +16,13 @@ import pytest
 
 from tests.c import kernel_models
 from tests.c.c_validate import EMULATED_DSP_HOST, check_model, check_program, program_with_segment
+from tests.ops.test_op_batch_matmul import chained_batch_matmuls
 from tests.ops.test_op_svdf import build_svdf
 from tests.ops.test_op_tile import build_tile
 from tests.ops.test_op_unidirectional_sequence_lstm import EXPLICIT as LSTM_EXPLICIT, build_lstm
 from tests.random_graphs import GraphBuilder
 from tests.test_folding import anchor_model
+from tests.test_resource_variables import stateful
 from vmcu_tflite.ops import SPECS
 from vmcu_tflite.pipeline import compile_model
 from vmcu_tflite.validate.run import validate
@@ -42,6 +44,9 @@ MODELS = {
     "tile": lambda: build_tile(dict(shape=[2, 1, 3, 5], multiples=[1, 4, 2, 1], int64=False, seed=3))[0],
     # a folded output written from flash (CONSTANT) before an ADD reads it from the pool
     "constant": lambda: anchor_model(tile=False, reader="add"),
+    "batch_matmul": chained_batch_matmuls,
+    # resource variables: CALL_ONCE, READ_VARIABLE, ASSIGN_VARIABLE (sequences of runs)
+    "variables": stateful,
 }
 
 
@@ -74,7 +79,7 @@ def test_models_use_every_kind_and_mode():
     assert kinds == runtime, sorted(runtime ^ kinds)  # chains: tests/c/test_fused_host.py
     whole = {"TRANSPOSE", "RESIZE_NEAREST_NEIGHBOR", "RESIZE_BILINEAR", "PAD", "PADV2", "LOGISTIC", "STRIDED_SLICE",
              "SPLIT", "SPLIT_V", "GATHER", "REDUCE_MAX", "TRANSPOSE_CONV", "SVDF", "UNIDIRECTIONAL_SEQUENCE_LSTM",
-             "TILE", "CONSTANT", "UNPACK"}
+             "TILE", "CONSTANT", "UNPACK", "BATCH_MATMUL", "READ_VARIABLE", "ASSIGN_VARIABLE", "CALL_ONCE"}
     for name in runtime - whole:
         assert (name, "segment") in modes, name
     assert ("DEPTHWISE_CONV_2D", "in-place") in modes

@@ -31,6 +31,7 @@ FIXTURES = {
     "slices_resize": "RESIZE_BILINEAR, SPLIT, STRIDED_SLICE, GATHER, PADV2, REDUCE_MAX, MUL, TRANSPOSE_CONV",
     "resize_transpose": "RESIZE_NEAREST_NEIGHBOR, TRANSPOSE",
     "ssd_detector": "CONV_2D, CONCATENATION, CONSTANT (a folded output copied from flash)",
+    "stateful_stream": "CALL_ONCE, READ_VARIABLE, ASSIGN_VARIABLE (steps without output), BATCH_MATMUL",
 }
 MUTANTS = 2000
 pytestmark = pytest.mark.skipif(CC is None, reason="no gcc")
@@ -52,7 +53,7 @@ def test_every_mutant_is_refused_or_runs_cleanly(stem, sanitized_runtime, tmp_pa
     # every kind of table and every value class was fuzzed
     tables = {target.sites[m.site].table for m in mutants}
     assert {"model", "tensors", "steps", "inputs", "outputs", "params"} <= tables
-    assert ("state_init" in tables) == (stem in ("svdf_keyword", "lstm_sequence"))
+    assert ("state_init" in tables) == (stem in ("svdf_keyword", "lstm_sequence", "stateful_stream"))
     assert {m.value_class for m in mutants} == set(VALUE_CLASSES)
     assert len(mutants) >= 300
 
