@@ -96,7 +96,8 @@ def test_a_detectors_post_processing_is_named_not_its_float(dequantize, tmp_path
     assert line == f"unsupported operator CUSTOM(TFLite_Detection_PostProcess) (op {3 if dequantize else 1})"
 
 
-ONLY_INIT = "; besides the main one only CALL_ONCE initialisation subgraphs that assign constants to variables are supported"
+ONLY_INIT = ("; besides the main one only CALL_ONCE initialisation subgraphs that assign constants to variables are "
+             "supported")
 
 
 def resource_variables() -> bytes:

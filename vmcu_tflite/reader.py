@@ -154,7 +154,8 @@ def _refuse_what_we_cannot_run(ops: tuple[Op, ...], tensors: dict[int, Tensor], 
     """One ModelError naming every capability the model needs and we lack (see `blockers`); `called`
     holds the operators of the subgraphs after the first (those evaluated ahead of time need none)."""
     needed = [() if k in init_problems and not init_problems[k] else sub_ops for k, sub_ops in enumerate(called, 1)]
-    found = [blockers.unsupported_operators(ops, SUPPORTED_OPS | resources.RESOURCE_OPS, needed), blockers.subgraphs(ops, called, init_problems),
+    found = [blockers.unsupported_operators(ops, SUPPORTED_OPS | resources.RESOURCE_OPS, needed),
+             blockers.subgraphs(ops, called, init_problems),
              *variable_blockers, blockers.variable_tensors(state, ops, SUPPORTED_OPS, state_positions), dynamic,
              *blockers.activation_types(ops, tensors, boundary, SUPPORTED_OPS, state_positions, activation_types)]
     found = [f for f in found if f]

@@ -64,9 +64,10 @@ def render_source(program: Program, prefix: str, header_name: str) -> str:
         workspace = plan.offsets.get(-1 - step.index, 0)
         step_scratch = 0 if generated else _step_scratch(step, planned)
         output = index[graph.storage_of(step.outputs[0])] if step.outputs else NO_OUTPUT  # a state-only step
+        output_c = "VMCU_NO_OUTPUT" if output == NO_OUTPUT else output
         steps.append(f"{{.kind = VMCU_KIND_{step.kernel}, .mode = {MODES[planned.mode]}, "
                      f".num_inputs = {len(step.inputs)}, .inputs = {{{', '.join(map(str, inputs)) or '0'}}}, "
-                     f".output = {'VMCU_NO_OUTPUT' if output == NO_OUTPUT else output}, .segment = {planned.segment_bytes}u, "
+                     f".output = {output_c}, .segment = {planned.segment_bytes}u, "
                      f".scratch = {step_scratch}u, .workspace = {workspace}u, .kernel = &{kernel}_kernel, "
                      f".params = &{prefix}_step{step.index}_params}}")
         step_ints += [spec.kind_id, MODE_IDS[planned.mode], len(inputs), *inputs,
