@@ -143,7 +143,8 @@ def test_variables_of_other_types_are_refused_with_everything_else():
     """A float variable (the converter's default without variable quantization): its type and the
     float activations, in one line."""
     b = ModelBuilder()
-    x, handle, old, new = (b.tensor((1, 4), "float32", name=n) for n in ("x", "h", "old", "new"))
+    x, old, new = (b.tensor((1, 4), "float32", name=n) for n in ("x", "old", "new"))
+    handle = b.tensor((), "resource", name="h")
     b.op("CALL_ONCE", [], [], init_subgraph_index=1)
     b.op("VAR_HANDLE", [], [handle], shared_name=b"window")
     b.op("READ_VARIABLE", [handle], [old])

@@ -87,7 +87,7 @@ def _build_graph(model: tflite.Model, data: bytes, name: str) -> Graph:
     state = [tensors[i] for i in range(len(tensors)) if subgraph.Tensors(i).IsVariable()]
     dynamic = _dynamic_shapes(subgraph)
     accepted = [k for k, problem in init_problems.items() if not problem]
-    ops, tensors, variable_blockers = resources.resolve(ops, tensors, further, accepted)
+    ops, tensors, variable_blockers = resources.resolve(ops, tensors, further, accepted, set(inputs) | set(outputs))
     try:
         ops, tensors = fold_constants(ops, tensors, outputs)  # shape arithmetic on constants needs no kernel
     except ModelError:
@@ -143,7 +143,12 @@ def _init_subgraphs(model: tflite.Model, data: bytes, ops: tuple[Op, ...], calle
                 if any(t >= len(tensors) or t < -1 for t in op.inputs + op.outputs):
                     raise ModelError(f"operator {op.kind} at index {op.index} of subgraph {k} refers to a tensor "
                                      "that does not exist")
-            problems[k] = resources.init_problem(resources.Subgraph(sub_ops, tensors))
+            ports = [int(t) for t in (() if sub.InputsIsNone() else sub.InputsAsNumpy())] + \
+                [int(t) for t in (() if sub.OutputsIsNone() else sub.OutputsAsNumpy())]
+            if any(not 0 <= t < len(tensors) for t in ports):
+                raise ModelError(f"subgraph {k} declares an input or output tensor that does not exist")
+            problems[k] = ("reads inputs (CALL_ONCE passes none)" if not sub.InputsIsNone() and sub.InputsLength()
+                           else resources.init_problem(resources.Subgraph(sub_ops, tensors)))
         further.append(resources.Subgraph(sub_ops, tensors))
     return further, problems
 

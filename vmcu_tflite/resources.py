@@ -67,6 +67,15 @@ def _handles(ops: Sequence[Op], where: str) -> dict[int, tuple[str | None, str]]
     return found
 
 
+def _check_handle(op: Op, tensors: Mapping[int, Tensor], where: str) -> None:
+    """ASSIGN_VARIABLE's Prepare: its handle is a RESOURCE (or INT32) tensor of one element."""
+    handle = tensors[op.inputs[0]] if op.inputs and op.inputs[0] >= 0 else None
+    if handle is None or handle.dtype not in ("resource", "int32") or \
+            int(np.prod(handle.shape, dtype=np.int64)) != 1:
+        raise ModelError(f"operator ASSIGN_VARIABLE at index {op.index}{where}: its variable handle must be one "
+                         "RESOURCE or INT32 element (TFLite Micro's Prepare checks it)")
+
+
 def init_problem(sub: Subgraph) -> str:
     """'' when the initialisation subgraph only assigns values known ahead of time, else what it
     computes at run time."""
@@ -77,6 +86,7 @@ def init_problem(sub: Subgraph) -> str:
     resources = {t for op in ops if op.kind == "VAR_HANDLE" for t in op.outputs}
     for op in ops:
         if op.kind == "ASSIGN_VARIABLE":
+            _check_handle(op, tensors, " of an initialisation subgraph")
             if len(op.inputs) != 2 or op.outputs or op.inputs[0] not in resources:
                 return f"its ASSIGN_VARIABLE at index {op.index} does not assign a VAR_HANDLE's variable"
             if op.inputs[1] < 0 or not tensors[op.inputs[1]].is_constant:
@@ -107,15 +117,31 @@ class _Variables:
         return len(self.ids) - 1
 
 
+def _check_handle_uses(ops: Sequence[Op], handles: set[int], ports: set[int]) -> None:
+    """A variable handle (a RESOURCE tensor) goes only from VAR_HANDLE to READ_VARIABLE's and
+    ASSIGN_VARIABLE's first input: any other operator's Prepare refuses its type in TFLite Micro."""
+    for op in ops:
+        allowed = {"VAR_HANDLE": (), "READ_VARIABLE": (0,), "ASSIGN_VARIABLE": (0,)}.get(op.kind, ())
+        used = [t for position, t in enumerate(op.inputs) if t in handles and position not in allowed]
+        used += [t for t in op.outputs if t in handles and op.kind != "VAR_HANDLE"]
+        if used:
+            raise ModelError(f"operator {op.kind} at index {op.index} uses variable handle tensor {used[0]}; only "
+                             "READ_VARIABLE and ASSIGN_VARIABLE take one")
+    if handles & ports:
+        raise ModelError(f"variable handle tensor {min(handles & ports)} is a graph input or output")
+
+
 def resolve(ops: tuple[Op, ...], tensors: dict[int, Tensor], subgraphs: Sequence[Subgraph],
-            accepted: Sequence[int]) -> tuple[tuple[Op, ...], dict[int, Tensor], list[str]]:
+            accepted: Sequence[int], ports: set[int] = frozenset()) -> tuple[tuple[Op, ...], dict[int, Tensor],
+                                                                          list[str]]:
     """The main graph with its resource variables as variable tensors (see the module docstring),
     and the blockers found: `subgraphs[k - 1]` is subgraph k, `accepted` the initialisation
-    subgraphs that `init_problem` found evaluable."""
+    subgraphs that `init_problem` found evaluable, `ports` the graph's inputs and outputs."""
     if not any(op.kind in RESOURCE_OPS for op in ops):
         return ops, tensors, []
     variables = _Variables()
     handles = _handles(ops, "")
+    _check_handle_uses(ops, set(handles), ports)
     var_of = {t: variables.find_or_create(*key) for t, key in handles.items()}
     init: dict[int, list[tuple[int, Tensor]]] = {}  # subgraph -> (variable id, constant value) per assignment
     sub_var_of: dict[int, dict[int, int]] = {}
@@ -131,6 +157,7 @@ def resolve(ops: tuple[Op, ...], tensors: dict[int, Tensor], subgraphs: Sequence
         if op.kind == "ASSIGN_VARIABLE":
             if len(op.inputs) != 2 or op.outputs or op.inputs[1] < 0:
                 raise ModelError(f"operator ASSIGN_VARIABLE at index {op.index} needs 2 inputs and no output")
+            _check_handle(op, tensors, "")
             variables.first_value.setdefault(var_of[op.inputs[0]], tensors[op.inputs[1]])
     for k in sorted(init):
         for var, value in init[k]:
