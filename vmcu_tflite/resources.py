@@ -21,8 +21,9 @@ model's operator order. What TFLite Micro does, and so what is done here:
   CALL_ONCE step's flash table, copied into the state region once (a flag word in the region
   remembers that it ran).
 
-The VAR_HANDLE ops disappear; the resource tensor of a variable's first main-graph handle becomes
-the variable tensor (the other handles' tensors are renamed to it).
+The VAR_HANDLE ops disappear (each is named with the first READ_VARIABLE or ASSIGN_VARIABLE of its
+handle, for the reports); the resource tensor of a variable's first main-graph handle becomes the
+variable tensor (the other handles' tensors are renamed to it).
 """
 from __future__ import annotations
 
@@ -180,6 +181,7 @@ def resolve(ops: tuple[Op, ...], tensors: dict[int, Tensor], subgraphs: Sequence
         found.append(f"resource variable{'s' * (len(names) > 1)} {', '.join(names)} of type "
                      f"{'/'.join(d.upper() for d in bad_types)} (only int8 resource variables are supported)")
     new_ops = []
+    handle_op = {op.outputs[0]: op.index for op in ops if op.kind == "VAR_HANDLE"}
     for op in ops:
         if op.kind == "VAR_HANDLE":
             continue
@@ -191,7 +193,9 @@ def resolve(ops: tuple[Op, ...], tensors: dict[int, Tensor], subgraphs: Sequence
                 raise ModelError(f"operator {op.kind} at index {op.index} has {len(op.inputs)} inputs and "
                                  f"{len(op.outputs)} outputs")
             _check_bytes(op, variable, new_tensors[other])
-            op = replace(op, inputs=(variable.index, *op.inputs[1:]))
+            # the handle's VAR_HANDLE is named with its first user, for the reports
+            named = (handle_op.pop(op.inputs[0]),) if op.inputs[0] in handle_op else ()
+            op = replace(op, inputs=(variable.index, *op.inputs[1:]), folded=op.folded + named)
         elif op.kind == "CALL_ONCE":
             op = _call_once(op, init, slot, new_tensors, len(subgraphs) + 1)
         new_ops.append(op)

@@ -118,3 +118,18 @@ def test_random_graph(segment):
     else:
         result = check_program(program_with_segment(model, segment), model, seed=4)
     assert result[:2] == (True, True)
+
+
+@pytest.mark.parametrize("seed", [3, 8, 13])
+def test_batch_matmul_shapes(seed):
+    """BATCH_MATMUL's C kernel over random ranks up to 5, broadcast batches, adjoints and a constant
+    operand, as its op test draws them, bit-exact on the host (both planners)."""
+    from tests.ops.test_op_batch_matmul import _shapes, build_batch_matmul
+
+    rng = np.random.default_rng(seed)
+    adj_x, adj_y = bool(seed & 1), bool(seed & 2)
+    lhs, rhs = _shapes(rng, int(rng.integers(2, 6)), 5, adj_x, adj_y)
+    model, _ = build_batch_matmul(dict(lhs=lhs, rhs=rhs, adj_x=adj_x, adj_y=adj_y, seed=seed,
+                                       constant=[None, "lhs", "rhs"][seed % 3]))
+    for planner in ("tensor", "vmcu"):
+        assert check_model(model, planner, seed=seed)[:2] == (True, True)
