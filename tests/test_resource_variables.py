@@ -104,6 +104,12 @@ def test_the_initial_value_applies_on_the_first_run_only_and_a_reset_keeps_call_
     assert not np.array_equal(first[0], after[0])  # the zero points, not the initial values
     fresh = Interpreter(compile_model(model)).run(runs[0]).outputs[0]
     assert np.array_equal(fresh, first[0])
+    # a reset before the first run: CALL_ONCE has not run yet, so the initial values still apply
+    tflm = runtime.Interpreter.from_bytes(model, arena_size=1 << 16)
+    tflm.reset()
+    early = Interpreter(compile_model(model))
+    early.reset_state()
+    assert np.array_equal(early.run(runs[0]).outputs[0], tflm_run(runs[0][0]))
 
 
 def test_the_state_region_holds_the_variable_then_the_flag():
@@ -189,3 +195,17 @@ def test_while_and_if_subgraphs_stay_refused_with_call_once_accepted():
         "unsupported operators WHILE (op 1), LESS (subgraph 2 op 0); the model has 3 subgraphs (subgraph 2: WHILE's "
         "condition and WHILE's body); besides the main one only CALL_ONCE initialisation subgraphs that assign "
         "constants to variables are supported")
+
+
+def test_a_subgraph_both_initialisation_and_loop_body_is_refused():
+    """CALL_ONCE's subgraph that a WHILE also runs is no initialisation evaluated ahead of time."""
+    b = ModelBuilder()
+    x, y = b.tensor((1, 4), scale=0.1, name="x"), b.tensor((1, 4), scale=0.1, name="y")
+    b.op("CALL_ONCE", [], [], init_subgraph_index=1)
+    b.op("WHILE", [x], [y], cond_subgraph_index=1, body_subgraph_index=1)
+    b.inputs, b.outputs = [x], [y]
+    b.next_subgraph()
+    h = b.tensor((), "resource")
+    b.op("VAR_HANDLE", [], [h], shared_name=b"v")
+    b.op("ASSIGN_VARIABLE", [h, b.const(np.zeros((1, 4), np.int8), scale=0.1)], [])
+    assert "(subgraph 1: CALL_ONCE's initialisation and WHILE's condition and WHILE's body)" in _refusal(b.build())
