@@ -652,6 +652,72 @@ def lstm_unrolled():
     return tf.keras.Model(inp, dense(4)(x))
 
 
+STREAM_FRAMES, STREAM_FEATURES, STREAM_UNITS = 4, 8, 8
+STREAM_OPS = ("CALL_ONCE", "VAR_HANDLE", "READ_VARIABLE", "ASSIGN_VARIABLE", "BATCH_MATMUL")
+
+
+class FrameHistory(tf.Module):
+    """A streaming feature model as users write one for a microcontroller: a tf.Variable keeps the
+    last frames between calls (its initial value a learned-looking prior, not zeros, so that the
+    initialisation shows); each call drops the oldest frame, joins the new one, stores the window
+    back, projects it with a Dense layer (FULLY_CONNECTED + RELU) and correlates the projection
+    with the window (`tf.matmul` of two activations, transposed: BATCH_MATMUL with adj_x)."""
+
+    def __init__(self):
+        super().__init__()
+        rng = np.random.default_rng(SEED)
+        prior = rng.uniform(-1.0, 1.0, (1, STREAM_FRAMES, STREAM_FEATURES)).astype(np.float32)
+        self.history = tf.Variable(prior, trainable=False, name="history")
+        dense = layers.Dense(STREAM_UNITS, bias_initializer=random_bias())
+        dense.build((None, STREAM_FEATURES))
+        # the Dense layer's weights as constants: its own variables would be resource variables too,
+        # read before anything assigns them while the converter calibrates
+        self.kernel, self.bias = tf.constant(dense.kernel.numpy()), tf.constant(dense.bias.numpy())
+
+    @tf.function(input_signature=[tf.TensorSpec((1, 1, STREAM_FEATURES), tf.float32)])
+    def __call__(self, frame):
+        window = tf.concat([self.history[:, 1:, :], frame], axis=1)
+        self.history.assign(window)
+        projected = tf.nn.relu(tf.matmul(window, self.kernel) + self.bias)
+        correlation = tf.matmul(projected, window, transpose_a=True)
+        return tf.reshape(correlation, (1, STREAM_UNITS * STREAM_FEATURES))
+
+
+def stateful_stream():
+    """FrameHistory converted with resource variables (`experimental_enable_resource_variables`)
+    and full int8 quantization; `_experimental_variable_quantization` makes the variable int8 (the
+    converter keeps it float32 otherwise). The model has a CALL_ONCE initialisation subgraph that
+    assigns the prior; its output depends on the previous calls."""
+    tf.keras.utils.set_random_seed(SEED)
+    module = FrameHistory()
+    converter = tf.lite.TFLiteConverter.from_concrete_functions([module.__call__.get_concrete_function()], module)
+    converter.experimental_enable_resource_variables = True
+    converter._experimental_variable_quantization = True
+    converter.optimizations = [tf.lite.Optimize.DEFAULT]
+    rng = np.random.default_rng(SEED)
+    frames = rng.uniform(-1.0, 1.0, (CALIBRATION_SAMPLES, 1, 1, STREAM_FEATURES)).astype(np.float32)
+    converter.representative_dataset = lambda: ([f] for f in frames)
+    converter.target_spec.supported_ops = [tf.lite.OpsSet.TFLITE_BUILTINS_INT8]
+    converter.inference_input_type = tf.int8
+    converter.inference_output_type = tf.int8
+    with contextlib.redirect_stdout(io.StringIO()):
+        data = converter.convert()
+    check_operators(data, STREAM_OPS)
+    return data
+
+
+def check_operators(data, expected):
+    """Fail unless the converted model has every operator in `expected`."""
+    from tensorflow.lite.python import schema_py_generated as schema
+
+    model = schema.ModelT.InitFromPackedBuf(data, 0)
+    names = {v: k for k, v in vars(schema.BuiltinOperator).items() if not k.startswith("_")}
+    found = {names[max(c.builtinCode, c.deprecatedBuiltinCode)] for c in model.operatorCodes}
+    missing = [op for op in expected if op not in found]
+    if missing:
+        raise SystemExit(f"the converter left out {', '.join(missing)} (it made {', '.join(sorted(found))})")
+
+
 @dataclass(frozen=True)
 class Fixture:
     name: str
@@ -691,6 +757,7 @@ FIXTURES = [
     Fixture("lstm_unrolled", lstm_unrolled),
     Fixture("ssd_postprocess", ssd_postprocess, edit=with_postprocess),
     Fixture("ssd_postprocess_regular", ssd_postprocess, edit=lambda data: with_postprocess(data, use_regular_nms=True)),
+    Fixture("stateful_stream", None, flatbuffer=stateful_stream),
 ]
 
 

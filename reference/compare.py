@@ -49,7 +49,7 @@ def first_divergence(model: bytes, program: Program, inputs: Sequence[np.ndarray
     graph = program.graph
     outputs, inner = theirs if theirs is not None else run_tflm(model, inputs, len(graph.outputs), tensors=ours.order)
     oracle = oracle_name(model)
-    producer = {s.outputs[0]: s for s in program.steps}
+    producer = {s.outputs[0]: s for s in program.steps if s.outputs}
     candidates = [(t, ours.tensors[t], inner[t], f"step {producer[t].index} ({producer[t].kernel}, TFLite op "
                    f"{', '.join(map(str, producer[t].ops))})") for t in ours.order]
     candidates += [(p.tensor, mine, theirs, f"output {i}")

@@ -103,11 +103,12 @@ class Interpreter:
                           else pool.load(self._access(step.index, t), base(t), 0, graph.tensors[t].num_bytes),
                           graph.tensors[t]) for t in step.inputs]
             out = kernel.run(*args, state=self.state.tensors) if kernel.stateful else kernel.run(*args)
-            t_out = step.outputs[0]
-            out = self._write_output(pool, step, args, out, base, source, sink)
-            if record:
-                result.tensors[t_out] = out
-                result.order.append(t_out)
+            if step.outputs:  # ASSIGN_VARIABLE and CALL_ONCE write only the state region
+                t_out = step.outputs[0]
+                out = self._write_output(pool, step, args, out, base, source, sink)
+                if record:
+                    result.tensors[t_out] = out
+                    result.order.append(t_out)
             for port in plan.streamed_io.outputs:
                 if port.step == step.index and not port.in_ring:
                     self._push_rows(pool, sink, port, base(graph.outputs[port.index].tensor))

@@ -61,8 +61,8 @@ def test_readme_lists_the_supported_operators():
     assert set(re.split(r",\s+", listed.replace("\n", " "))) == SUPPORTED_OPS
 
 
-# added by vmcu_tflite.passes, not read from the model
-PASS_OPTIONS = {"folded_padding", "split_begin", "unpack_outputs", "dequantized", "output_part"}
+# added by vmcu_tflite.passes (CALL_ONCE's `initial` by vmcu_tflite.resources), not read from the model
+PASS_OPTIONS = {"folded_padding", "split_begin", "unpack_outputs", "dequantized", "output_part", "initial"}
 
 
 def _option_reads(source: str) -> list[tuple[str, str | None]]:

@@ -180,7 +180,7 @@ class Program:
 
     def run_sequence(self, runs: Sequence[Sequence[np.ndarray] | Mapping[str, np.ndarray]], *,
                      compare_tflm: bool = False, trace: bool = False) -> list[list[np.ndarray]]:
-        """`run` on each of `runs` in turn, the model's state (an LSTM's or SVDF's variable tensors)
+        """`run` on each of `runs` in turn, the model's state (an LSTM's, an SVDF's, resource variables)
         carried from each run to the next as TFLite and the C runtime carry it; returns each run's
         outputs. With `compare_tflm` the oracle runs the same sequence in one interpreter."""
         import sys

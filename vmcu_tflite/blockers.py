@@ -52,22 +52,41 @@ _SUBGRAPH_ROLES = {
 }
 
 
-def subgraphs(ops: Sequence[Op], called: Sequence[Sequence[Op]]) -> str:
-    """More than one subgraph, and the role each further one has ("" for a single-subgraph model).
-
-    The operators that call subgraphs are refused with the others; this names the feature itself
-    (a further subgraph that no operator calls is still prepared by TFLite Micro, so it is named too).
-    """
-    if not called:
-        return ""
-    roles: dict[int, list[str]] = {}
+def subgraph_roles(ops: Sequence[Op], called: Sequence[Sequence[Op]]) -> dict[int, list[str]]:
+    """Subgraph k (1, 2, ...) -> what runs it ("CALL_ONCE's initialisation", "WHILE's body", ...)."""
+    roles: dict[int, list[str]] = {k: [] for k in range(1, len(called) + 1)}
     for op in (op for sub_ops in (ops, *called) for op in sub_ops):
         for option, role in _SUBGRAPH_ROLES.get(op.kind, ()):
             roles.setdefault(op.options.get(option, 0), []).append(f"{op.kind}'s {role}")
-    described = [f"subgraph {k}: {' and '.join(roles.get(k, ['called by no operator']))}"
-                 for k in range(1, len(called) + 1)]
-    return (f"the model has {len(called) + 1} subgraphs ({', '.join(described)}); only single-subgraph models "
-            "are supported")
+    return roles
+
+
+INIT_ROLE = "CALL_ONCE's initialisation"
+
+
+def subgraphs(ops: Sequence[Op], called: Sequence[Sequence[Op]], init_problems: Mapping[int, str]) -> str:
+    """The further subgraphs this project cannot run, with the role each has ("" when none).
+
+    A subgraph that only CALL_ONCE runs is its initialisation: accepted when it assigns values
+    known ahead of time (`init_problems[k]` is "", `vmcu_tflite.resources`), else named with what it
+    computes. The operators that call subgraphs (WHILE, IF) are refused with the others; this
+    names the feature itself (a further subgraph that no operator calls is still prepared by
+    TFLite Micro, so it is named too).
+    """
+    if not called:
+        return ""
+    roles = subgraph_roles(ops, called)
+    refused = []
+    for k in range(1, len(called) + 1):
+        role = roles.get(k) or ["called by no operator"]
+        if set(role) == {INIT_ROLE} and not init_problems.get(k, "?"):
+            continue
+        problem = init_problems.get(k, "") if set(role) == {INIT_ROLE} else ""
+        refused.append(f"subgraph {k}: {' and '.join(role)}{', which ' + problem if problem else ''}")
+    if not refused:
+        return ""
+    return (f"the model has {len(called) + 1} subgraphs ({', '.join(refused)}); besides the main one only "
+            "CALL_ONCE initialisation subgraphs that assign constants to variables are supported")
 
 
 def variable_tensors(variables: Sequence[Tensor], ops: Sequence[Op], supported: Iterable[str],

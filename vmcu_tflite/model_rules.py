@@ -135,7 +135,7 @@ def _written(graph: Graph) -> set[int]:
 def check_arity(op: Op) -> None:
     """TFLite's input and output counts (constant folding checks the ops it removes too)."""
     (fewest, most), outputs, optional = arity(op.kind) or ((0, 1 << 30), len(op.outputs), frozenset())
-    outputs = outputs or max(1, len(op.outputs))
+    outputs = max(1, len(op.outputs)) if outputs is None else outputs
     if not fewest <= len(op.inputs) <= most or len(op.outputs) != outputs:
         expected = f"{fewest}" if fewest == most else f"{fewest} to {most}"
         raise ModelError(f"operator {op.kind} at index {op.index} has {len(op.inputs)} inputs and {len(op.outputs)} "

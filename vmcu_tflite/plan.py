@@ -115,7 +115,9 @@ def _state_json(graph: Graph) -> dict[str, Any]:
     return {"bytes": layout.bytes, "tag": layout.tag,
             "variables": [{"index": t, "name": graph.tensors[t].name, "offset": offset, "bytes": size,
                            "initial_byte": fill}
-                          for (t, offset), (_, size, fill) in zip(layout.offsets.items(), layout.initial)]}
+                          for (t, offset), (_, size, fill) in zip(layout.offsets.items(), layout.initial)],
+            **({"call_once_flags": [{"op": op, "offset": offset} for op, offset in layout.flags.items()]}
+               if layout.flags else {})}
 
 
 def load_plan(text: str) -> Plan:

@@ -15,7 +15,7 @@ import numpy as np
 import tflite
 from flatbuffers import flexbuffers
 
-from . import blockers
+from . import blockers, resources
 from .errors import ModelError
 from .flatbuffer_check import check_flatbuffer
 from .folding import fold_constants
@@ -64,10 +64,12 @@ def _build_graph(model: tflite.Model, data: bytes, name: str) -> Graph:
         raise ModelError("the model has 0 subgraphs; only single-subgraph models are supported")
     subgraph = model.Subgraphs(0)
     ops = tuple(_read_op(model, subgraph.Operators(i), i) for i in range(subgraph.OperatorsLength()))
-    # the other subgraphs' operators (CALL_ONCE's initialisation, WHILE's body, ...), only to name them in the refusal
+    # the other subgraphs' operators (CALL_ONCE's initialisation, WHILE's body, ...): an initialisation
+    # subgraph of constants is evaluated now (`resources`), the others only named in the refusal
     called = [tuple(_read_op(model, model.Subgraphs(k).Operators(i), i)
                     for i in range(model.Subgraphs(k).OperatorsLength())) for k in range(1, model.SubgraphsLength())]
     tensors = {i: _read_tensor(model, subgraph.Tensors(i), i, data) for i in range(subgraph.TensorsLength())}
+    further, init_problems = _init_subgraphs(model, data, ops, called)
     litert = any(op.kind in NOT_IN_TFLM for op in ops)  # the oracle that checks this model: oracle.py
     if litert:
         _check_litert_quantization(subgraph)
@@ -84,13 +86,16 @@ def _build_graph(model: tflite.Model, data: bytes, name: str) -> Graph:
     outputs = tuple(int(t) for t in subgraph.OutputsAsNumpy()) if not subgraph.OutputsIsNone() else ()
     state = [tensors[i] for i in range(len(tensors)) if subgraph.Tensors(i).IsVariable()]
     dynamic = _dynamic_shapes(subgraph)
+    accepted = [k for k, problem in init_problems.items() if not problem]
+    ops, tensors, variable_blockers = resources.resolve(ops, tensors, further, accepted, set(inputs) | set(outputs))
     try:
         ops, tensors = fold_constants(ops, tensors, outputs)  # shape arithmetic on constants needs no kernel
     except ModelError:
         if dynamic:  # placeholder sizes explain a folding failure better than the failure itself
             raise ModelError(dynamic) from None
         raise
-    _refuse_what_we_cannot_run(ops, tensors, set(inputs) | set(outputs), state, dynamic, called)
+    _refuse_what_we_cannot_run(ops, tensors, set(inputs) | set(outputs), state, dynamic, called, init_problems,
+                               variable_blockers)
     if not inputs or not outputs:
         raise ModelError("the model declares no inputs or no outputs")
     for what, ports in (("input", inputs), ("output", outputs)):
@@ -123,12 +128,40 @@ def _dynamic_shapes(subgraph: tflite.SubGraph) -> str:
             "(or a dynamic batch) are supported")
 
 
+def _init_subgraphs(model: tflite.Model, data: bytes, ops: tuple[Op, ...], called: list[tuple[Op, ...]]
+                    ) -> tuple[list[resources.Subgraph], dict[int, str]]:
+    """Every further subgraph (its tensors read only where CALL_ONCE alone runs it), and for those
+    what keeps them from being evaluated ahead of time ("" for none: `resources.init_problem`)."""
+    further, problems = [], {}
+    roles = blockers.subgraph_roles(ops, called)
+    for k, sub_ops in enumerate(called, start=1):
+        tensors = {}
+        if roles.get(k) and set(roles[k]) == {blockers.INIT_ROLE}:
+            sub = model.Subgraphs(k)
+            tensors = {i: _read_tensor(model, sub.Tensors(i), i, data) for i in range(sub.TensorsLength())}
+            for op in sub_ops:
+                if any(t >= len(tensors) or t < -1 for t in op.inputs + op.outputs):
+                    raise ModelError(f"operator {op.kind} at index {op.index} of subgraph {k} refers to a tensor "
+                                     "that does not exist")
+            ports = [int(t) for t in (() if sub.InputsIsNone() else sub.InputsAsNumpy())] + \
+                [int(t) for t in (() if sub.OutputsIsNone() else sub.OutputsAsNumpy())]
+            if any(not 0 <= t < len(tensors) for t in ports):
+                raise ModelError(f"subgraph {k} declares an input or output tensor that does not exist")
+            problems[k] = ("reads inputs (CALL_ONCE passes none)" if not sub.InputsIsNone() and sub.InputsLength()
+                           else resources.init_problem(resources.Subgraph(sub_ops, tensors)))
+        further.append(resources.Subgraph(sub_ops, tensors))
+    return further, problems
+
+
 def _refuse_what_we_cannot_run(ops: tuple[Op, ...], tensors: dict[int, Tensor], boundary: set[int],
-                               state: list[Tensor], dynamic: str, called: list[tuple[Op, ...]]) -> None:
+                               state: list[Tensor], dynamic: str, called: list[tuple[Op, ...]],
+                               init_problems: dict[int, str], variable_blockers: list[str]) -> None:
     """One ModelError naming every capability the model needs and we lack (see `blockers`); `called`
-    holds the operators of the subgraphs after the first."""
-    found = [blockers.unsupported_operators(ops, SUPPORTED_OPS, called), blockers.subgraphs(ops, called),
-             blockers.variable_tensors(state, ops, SUPPORTED_OPS, state_positions), dynamic,
+    holds the operators of the subgraphs after the first (those evaluated ahead of time need none)."""
+    needed = [() if k in init_problems and not init_problems[k] else sub_ops for k, sub_ops in enumerate(called, 1)]
+    found = [blockers.unsupported_operators(ops, SUPPORTED_OPS | resources.RESOURCE_OPS, needed),
+             blockers.subgraphs(ops, called, init_problems),
+             *variable_blockers, blockers.variable_tensors(state, ops, SUPPORTED_OPS, state_positions), dynamic,
              *blockers.activation_types(ops, tensors, boundary, SUPPORTED_OPS, state_positions, activation_types)]
     found = [f for f in found if f]
     if not found:

@@ -60,7 +60,8 @@ def render_report(program: Program, baseline: LayerBaseline, tflm_head: int | No
         "|---:|---|---|---|---|---:|---:|---:|---:|---:|---:|",
     ]
     for step, layers_held, instructions in zip(plan.steps, baseline.footprints, predicted):
-        shape = "x".join(map(str, graph.tensors[program.steps[step.index].outputs[0]].shape))
+        outputs = program.steps[step.index].outputs
+        shape = "x".join(map(str, graph.tensors[outputs[0]].shape)) if outputs else "(state only)"
         lines.append(f"| {step.index} | {step.kernel} | {', '.join(map(str, step.ops))} | {shape} | {step.mode} | "
                      f"{step.segment_bytes} | {step.gap_segments} | {step.workspace_bytes} | "
                      f"{step.footprint_bytes:,} | {layers_held:,} | {instructions:,} |")

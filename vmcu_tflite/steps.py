@@ -37,7 +37,7 @@ def build_steps(graph: Graph) -> tuple[Step, ...]:
                                                                                 if i >= 0)),
                               inputs=(), outputs=op.outputs, params=constant.prepare(graph, op), macs=0))
             continue
-        if not graph.activations(op):
+        if not graph.activations(op) and not _state_only(op):
             raise ModelError(f"operator {op.kind} at index {op.index} reads only constants, and folding {op.kind} "
                              "of these constants is not supported")
         kind, params = _as_convolution(op.kind, op_registry.prepare(graph, op))
@@ -45,6 +45,12 @@ def build_steps(graph: Graph) -> tuple[Step, ...]:
                           inputs=graph.activations(op), outputs=op.outputs, params=params,
                           macs=op_registry.macs(kind, params)))
     return tuple(steps)
+
+
+def _state_only(op) -> bool:
+    """A step that moves bytes between the state region and the pool (READ_VARIABLE reads no
+    activation, CALL_ONCE none at all, ASSIGN_VARIABLE may assign a constant)."""
+    return op.kind in ("READ_VARIABLE", "ASSIGN_VARIABLE", "CALL_ONCE")
 
 
 def _as_convolution(kind: str, params):

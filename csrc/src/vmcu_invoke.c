@@ -14,7 +14,7 @@ static vmcu_view view_of(const vmcu_model *model, int8_t *pool, uint16_t tensor)
     vmcu_view v;
     v.pool = pool;
     v.size = model->pool_bytes;
-    v.base = model->tensors[tensor].offset;
+    v.base = tensor == VMCU_NO_OUTPUT ? 0u : model->tensors[tensor].offset; /* a state-only step's: unused */
     return v;
 }
 
@@ -30,10 +30,18 @@ static vmcu_status check_state(const vmcu_model *model, const vmcu_memory *memor
     return VMCU_OK;
 }
 
+/* Every variable to its initial value. A region that does not hold this model's state yet is
+ * zeroed whole first (its CALL_ONCE flags with it); one that does keeps its flags, as TFLite Micro's
+ * Reset keeps CALL_ONCE done. */
 static void reset_state(const vmcu_model *model, int8_t *state)
 {
     uint16_t i;
     uint32_t b;
+    if (*(const uint32_t *)(const void *)state != model->state_tag) {
+        for (b = 0; b < model->state_bytes; ++b) {
+            state[b] = 0;
+        }
+    }
     for (i = 0; i < model->num_state_init; ++i) {
         const vmcu_state_init *init = &model->state_init[i];
         for (b = 0; b < init->bytes; ++b) {

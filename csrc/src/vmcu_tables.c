@@ -3,6 +3,7 @@
  * kernel will touch, before anything trusts them (vmcu.h says when each is checked).
  */
 #include "vmcu/vmcu_check.h"
+#include "vmcu/vmcu_kernels.h"
 
 #include "vmcu_tables.h"
 
@@ -40,12 +41,22 @@ static int io_ok(const vmcu_model *model, const vmcu_io *io)
     return io->rows == 0 ? vmcu_io_in_pool(model, io) : streamed_io_ok(model, io);
 }
 
+/* A step writes its output in the pool, except the kernels that only write the state region: only
+ * those may have none (so no other kernel's check ever meets VMCU_NO_OUTPUT). */
+static int output_ok(const vmcu_model *model, const vmcu_step *step)
+{
+    if (step->output == VMCU_NO_OUTPUT) {
+        return step->kernel == &vmcu_assign_variable_s8_kernel || step->kernel == &vmcu_call_once_kernel;
+    }
+    return tensor_in_pool(model, step->output);
+}
+
 static int step_in_pool(const vmcu_model *model, const vmcu_step *step)
 {
     uint8_t i;
     if (step->kernel == 0 || step->kernel->run == 0 || step->kernel->check == 0 || step->kernel->digest == 0 ||
         step->params == 0 || step->kind >= VMCU_KIND_COUNT || step->mode > VMCU_MODE_IN_PLACE ||
-        step->num_inputs > VMCU_MAX_STEP_INPUTS || !tensor_in_pool(model, step->output) ||
+        step->num_inputs > VMCU_MAX_STEP_INPUTS || !output_ok(model, step) ||
         step->scratch > model->scratch_bytes || (step->workspace != 0 && step->workspace >= model->pool_bytes)) {
         return 0;
     }

@@ -16,12 +16,14 @@ import pytest
 
 from tests.c import kernel_models
 from tests.c.c_validate import EMULATED_DSP_HOST, check_model, check_program, program_with_segment
+from tests.ops.test_op_batch_matmul import chained_batch_matmuls
 from tests.ops.test_op_detection_postprocess import build as build_detection
 from tests.ops.test_op_svdf import build_svdf
 from tests.ops.test_op_tile import build_tile
 from tests.ops.test_op_unidirectional_sequence_lstm import EXPLICIT as LSTM_EXPLICIT, build_lstm
 from tests.random_graphs import GraphBuilder
 from tests.test_folding import anchor_model
+from tests.test_resource_variables import stateful
 from vmcu_tflite.ops import SPECS
 from vmcu_tflite.pipeline import compile_model
 from vmcu_tflite.validate.run import validate
@@ -52,6 +54,9 @@ MODELS = {
     # many boxes (the merge sort's longer runs), scores on a coarse grid (ties everywhere)
     "detection_many": lambda: build_detection(150, 5, class_scale=1 / 4, seed=5, options=dict(
         max_detections=20, nms_score_threshold=0.5, nms_iou_threshold=0.3))[0],
+    "batch_matmul": chained_batch_matmuls,
+    # resource variables: CALL_ONCE, READ_VARIABLE, ASSIGN_VARIABLE (sequences of runs)
+    "variables": stateful,
 }
 
 
@@ -84,7 +89,8 @@ def test_models_use_every_kind_and_mode():
     assert kinds == runtime, sorted(runtime ^ kinds)  # chains: tests/c/test_fused_host.py
     whole = {"TRANSPOSE", "RESIZE_NEAREST_NEIGHBOR", "RESIZE_BILINEAR", "PAD", "PADV2", "LOGISTIC", "STRIDED_SLICE",
              "SPLIT", "SPLIT_V", "GATHER", "REDUCE_MAX", "TRANSPOSE_CONV", "SVDF", "UNIDIRECTIONAL_SEQUENCE_LSTM",
-             "TILE", "CONSTANT", "UNPACK", "TFLite_Detection_PostProcess"}
+             "TILE", "CONSTANT", "UNPACK", "TFLite_Detection_PostProcess",
+             "BATCH_MATMUL", "READ_VARIABLE", "ASSIGN_VARIABLE", "CALL_ONCE"}
     for name in runtime - whole:
         assert (name, "segment") in modes, name
     assert ("DEPTHWISE_CONV_2D", "in-place") in modes
@@ -123,3 +129,18 @@ def test_random_graph(segment):
     else:
         result = check_program(program_with_segment(model, segment), model, seed=4)
     assert result[:2] == (True, True)
+
+
+@pytest.mark.parametrize("seed", [3, 8, 13])
+def test_batch_matmul_shapes(seed):
+    """BATCH_MATMUL's C kernel over random ranks up to 5, broadcast batches, adjoints and a constant
+    operand, as its op test draws them, bit-exact on the host (both planners)."""
+    from tests.ops.test_op_batch_matmul import _shapes, build_batch_matmul
+
+    rng = np.random.default_rng(seed)
+    adj_x, adj_y = bool(seed & 1), bool(seed & 2)
+    lhs, rhs = _shapes(rng, int(rng.integers(2, 6)), 5, adj_x, adj_y)
+    model, _ = build_batch_matmul(dict(lhs=lhs, rhs=rhs, adj_x=adj_x, adj_y=adj_y, seed=seed,
+                                       constant=[None, "lhs", "rhs"][seed % 3]))
+    for planner in ("tensor", "vmcu"):
+        assert check_model(model, planner, seed=seed)[:2] == (True, True)

@@ -12,6 +12,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from reference.inputs import random_inputs
@@ -119,3 +120,89 @@ def test_state_carries_resets_and_is_checked(tmp_path):
     assert got["other_tag"] == [1] and got["zeroed"] == [1]
     assert got["no_state"] == got["short_state"] == got["misaligned"] == [-STATE_TOO_SMALL]
     assert got["init_leaves_region"] == [BAD_MODEL]
+
+
+STREAM_MAIN = r"""
+#include <stdio.h>
+#include <string.h>
+#include "m_model.h"
+
+%(arrays)s
+
+static int8_t pool[M_POOL_BYTES], scratch[M_SCRATCH_BYTES + 1];
+static uint32_t state[M_STATE_BYTES / 4 + 2];
+
+static int run(const vmcu_memory *memory, int r, int e)
+{
+    vmcu_status status;
+    memcpy(vmcu_input(&m_model, pool, 0), inputs[r], M_INPUT0_BYTES);
+    status = vmcu_invoke(&m_model, memory, NULL);
+    if (status != VMCU_OK) {
+        return -(int)status;
+    }
+    return memcmp(vmcu_output(&m_model, pool, 0), expected[e], M_OUTPUT0_BYTES) == 0;
+}
+
+int main(void)
+{
+    const vmcu_memory memory = {pool, sizeof pool, scratch, sizeof scratch, (int8_t *)state, M_STATE_BYTES};
+    int r;
+    printf("reset_before_first %%d\n", (int)vmcu_reset_state(&m_model, &memory));
+    for (r = 0; r < %(runs)d; ++r) {
+        printf("sequence %%d\n", run(&memory, r, r));
+    }
+    printf("reset %%d\n", (int)vmcu_reset_state(&m_model, &memory));
+    for (r = 0; r < %(runs)d; ++r) {
+        printf("after_reset %%d\n", run(&memory, r, %(runs)d + r));
+    }
+    state[0] ^= 1u; /* another model's tag: a fresh start, the initial values again */
+    printf("other_tag %%d\n", run(&memory, 0, 0));
+    memset(state, 0, sizeof state);
+    printf("zeroed %%d\n", run(&memory, 0, 0));
+    return 0;
+}
+"""
+
+
+def _build_and_run(program, main_text: str, tmp_path) -> dict[str, list[int]]:
+    for name, text in render_project(program, "m").items():
+        if name.endswith((".c", ".h")):
+            (tmp_path / name.replace(program.plan.model, "m", 1)).write_text(
+                text.replace(f'"{program.plan.model}_model.h"', '"m_model.h"'))
+    main = tmp_path / "main.c"
+    main.write_text(main_text)
+    runtime = runtime_dir()
+    exe = tmp_path / "state"
+    sources = [str(main), str(tmp_path / "m_model.c"), *(str(p) for p in sorted((runtime / "src").rglob("*.c")))]
+    build = subprocess.run([CC, "-std=gnu99", "-O1", "-g", "-Wall", "-Wextra", "-Werror",
+                            "-fsanitize=address,undefined", "-fno-sanitize-recover=all", f"-I{runtime / 'include'}",
+                            f"-I{tmp_path}", *sources, "-o", str(exe)], capture_output=True, text=True)
+    assert build.returncode == 0, build.stderr[-3000:]
+    done = subprocess.run([str(exe)], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-3000:]
+    got: dict[str, list[int]] = {}
+    for line in done.stdout.splitlines():
+        key, *values = line.split()
+        got.setdefault(key, []).extend(int(v) for v in values)
+    return got
+
+
+def test_resource_variables_start_once_and_a_reset_keeps_call_once_done(tmp_path):
+    """stateful_stream: its CALL_ONCE initial values on the first run (after a reset before it
+    too, as TFLite Micro: CALL_ONCE has not run yet), the zero points after a reset (CALL_ONCE stays
+    done), the initial values again in a region another model used or a zeroed one. Expected: the
+    reference interpreter, which tests/test_resource_variables.py holds to TFLite Micro's Reset."""
+    program = compile_model(ROOT / "models" / "stateful_stream.tflite")
+    assert state_layout(program.graph).flags
+    interpreter = Interpreter(program)
+    runs = [random_inputs(program.graph, seed)[0] for seed in range(RUNS)]
+    expected = [interpreter.run([x]).outputs[0] for x in runs]
+    interpreter.reset_state()
+    expected += [interpreter.run([x]).outputs[0] for x in runs]
+    assert not np.array_equal(expected[0], expected[RUNS])  # the reset start differs from the first start
+    arrays = "\n".join([_c_array("inputs", [x.reshape(-1) for x in runs]),
+                        _c_array("expected", [e.reshape(-1) for e in expected])])
+    got = _build_and_run(program, STREAM_MAIN % {"arrays": arrays, "runs": RUNS}, tmp_path)
+    assert got["reset_before_first"] == [0] and got["reset"] == [0]
+    assert got["sequence"] == [1] * RUNS and got["after_reset"] == [1] * RUNS
+    assert got["other_tag"] == [1] and got["zeroed"] == [1]

@@ -32,6 +32,7 @@ FIXTURES = {
     "resize_transpose": "RESIZE_NEAREST_NEIGHBOR, TRANSPOSE",
     "ssd_detector": "CONV_2D, CONCATENATION, CONSTANT (a folded output copied from flash)",
     "ssd_postprocess": "LOGISTIC, QUANTIZE, TFLite_Detection_PostProcess (float32 outputs, floats as bits)",
+    "stateful_stream": "CALL_ONCE, READ_VARIABLE, ASSIGN_VARIABLE (steps without output), BATCH_MATMUL",
 }
 MUTANTS = 2000
 pytestmark = pytest.mark.skipif(CC is None, reason="no gcc")
@@ -53,7 +54,7 @@ def test_every_mutant_is_refused_or_runs_cleanly(stem, sanitized_runtime, tmp_pa
     # every kind of table and every value class was fuzzed
     tables = {target.sites[m.site].table for m in mutants}
     assert {"model", "tensors", "steps", "inputs", "outputs", "params"} <= tables
-    assert ("state_init" in tables) == (stem in ("svdf_keyword", "lstm_sequence"))
+    assert ("state_init" in tables) == (stem in ("svdf_keyword", "lstm_sequence", "stateful_stream"))
     assert {m.value_class for m in mutants} == set(VALUE_CLASSES)
     assert len(mutants) >= 300
 

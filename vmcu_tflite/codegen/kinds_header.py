@@ -7,6 +7,7 @@ output. Run `python -m vmcu_tflite.codegen.kinds_header` after adding an op.
 """
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 
@@ -15,11 +16,20 @@ from ..ops import SPECS
 HEADER = Path(__file__).resolve().parents[2] / "csrc" / "include" / "vmcu" / "vmcu_kinds.h"
 
 
+def kind_constant(name: str) -> str:
+    """The C enumerator of a step kind: custom operators' CamelCase codes in upper snake case
+    (SignalFilterBankLog -> VMCU_KIND_SIGNAL_FILTER_BANK_LOG), builtin names as they are."""
+    return "VMCU_KIND_" + re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name).upper()
+
+
 def render() -> str:
     kinds = sorted((s.kind_id, name) for name, s in SPECS.items() if s.kind_id is not None)
-    if [k for k, _ in kinds] != list(range(len(kinds))):
-        raise ValueError(f"vmcu_kind values must be 0..{len(kinds) - 1} without gaps: {kinds}")
-    rows = "".join(f"    VMCU_KIND_{name.upper()} = {kind},\n" for kind, name in kinds)
+    if len({k for k, _ in kinds}) != len(kinds) or kinds[0][0] != 0:
+        raise ValueError(f"vmcu_kind values must be distinct, from 0: {kinds}")
+    # a number may be reserved for a kind not written yet (a gap): no table names it, and the
+    # kernel a step calls is its kernel pointer, never its kind
+    rows = "".join(f"    {kind_constant(name)} = {kind},\n" for kind, name in kinds)
+    count = kinds[-1][0] + 1
     return f"""/*
  * vmcu-tflite runtime: step kinds. Generated from the converter's op specs by
  * `python -m vmcu_tflite.codegen.kinds_header`. Do not edit.
@@ -29,7 +39,7 @@ def render() -> str:
 
 /** Step kinds, one per kernel. The numbering is part of the table format. */
 typedef enum {{
-{rows}    VMCU_KIND_COUNT = {len(kinds)}
+{rows}    VMCU_KIND_COUNT = {count}
 }} vmcu_kind;
 
 #endif /* VMCU_KINDS_H */

@@ -13,9 +13,11 @@ from .cwriter import CWriter, c_float
 from .integrity import MAX_STEP_INPUTS, ParamsDigest, crc_ints, float_bits, header_crc
 from .kernel_checks import kernel_checks
 from .kernel_functions import kernel_functions
+from .kinds_header import kind_constant
 
 MODES = {"whole-tensor": "VMCU_MODE_WHOLE_TENSOR", "segment": "VMCU_MODE_SEGMENT", "in-place": "VMCU_MODE_IN_PLACE"}
 MODE_IDS = {"whole-tensor": 0, "segment": 1, "in-place": 2}  # vmcu_mode
+NO_OUTPUT = 0xFFFF  # VMCU_NO_OUTPUT: the output of a step that writes only the state region
 
 
 def banner(program: Program, what: str) -> str:
@@ -62,10 +64,11 @@ def render_source(program: Program, prefix: str, header_name: str) -> str:
         inputs = [index[graph.storage_of(t)] for t in step.inputs]
         workspace = plan.offsets.get(-1 - step.index, 0)
         step_scratch = 0 if generated else _step_scratch(step, planned)
-        output = index[graph.storage_of(step.outputs[0])]
-        steps.append(f"{{.kind = VMCU_KIND_{step.kernel.upper()}, .mode = {MODES[planned.mode]}, "
+        output = index[graph.storage_of(step.outputs[0])] if step.outputs else NO_OUTPUT  # a state-only step
+        output_c = "VMCU_NO_OUTPUT" if output == NO_OUTPUT else output
+        steps.append(f"{{.kind = {kind_constant(step.kernel)}, .mode = {MODES[planned.mode]}, "
                      f".num_inputs = {len(step.inputs)}, .inputs = {{{', '.join(map(str, inputs)) or '0'}}}, "
-                     f".output = {output}, .segment = {planned.segment_bytes}u, "
+                     f".output = {output_c}, .segment = {planned.segment_bytes}u, "
                      f".scratch = {step_scratch}u, .workspace = {workspace}u, .kernel = &{kernel}_kernel, "
                      f".params = &{prefix}_step{step.index}_params}}")
         step_ints += [spec.kind_id, MODE_IDS[planned.mode], len(inputs), *inputs,

@@ -2,7 +2,8 @@
 
 Each module handles one TFLite op (its reference kernel is `vmcu_reference/ops/op_<same stem>.py`)
 or one fused kind. RESHAPE, SQUEEZE and EXPAND_DIMS never become steps: the passes turn them into aliases of
-their input's bytes.
+their input's bytes. Nor does VAR_HANDLE: the reader turns each resource variable into a variable
+tensor that READ_VARIABLE, ASSIGN_VARIABLE and CALL_ONCE steps copy to and from (`vmcu_tflite.resources`).
 """
 from __future__ import annotations
 

@@ -53,7 +53,8 @@ class OpSpec:
               segment. The scratch may be unaligned: a kernel aligns its start itself (count the
               3 bytes that may cost)
     state_inputs: input positions that are the op's state (variable tensors kept between runs in
-              the state region, `vmcu_tflite.state`); a variable anywhere else is refused
+              the state region, `vmcu_tflite.state`: an LSTM's, an SVDF's, the resource variable
+              READ_VARIABLE and ASSIGN_VARIABLE copy); a variable anywhere else is refused
     custom:   a custom operator, named in the model by its custom code (TFLite Micro's AddCustom:
               `TFLite_Detection_PostProcess`, the signal library's `SignalWindow`, ...); its options
               are the model's flexbuffer map, read as they are (no zeros for absent keys)

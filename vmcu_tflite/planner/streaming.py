@@ -96,7 +96,10 @@ def stream_overlaps(graph: Graph, steps: Sequence[Step], streaming: dict[int, St
 
 
 def default_segment(graph: Graph, step: Step) -> int:
-    """The paper's choice: FC min(input row, output row); conv-like min(C_in, C_out); else the last dim."""
+    """The paper's choice: FC min(input row, output row); conv-like min(C_in, C_out); else the last dim
+    (1 for a step that writes nothing in the pool: ASSIGN_VARIABLE, CALL_ONCE)."""
+    if not step.outputs:
+        return 1
     y = graph.tensors[step.outputs[0]]
     x = graph.tensors[step.inputs[0]] if step.inputs else y
     if step.kernel == "FULLY_CONNECTED":
@@ -141,6 +144,8 @@ def choose_streaming(graph: Graph, steps: Sequence[Step], buffers: dict[int, Buf
     kept = {graph.storage_of(p.tensor) for p in graph.outputs}
     chosen: dict[int, StepStreaming] = {}
     for step in steps:
+        if not step.outputs:  # it writes no pool byte, so nothing of it streams
+            continue
         out = graph.tensors[step.outputs[0]]
         dying = [t for t in dict.fromkeys(step.inputs)
                  if buffers[graph.storage_of(t)].last == step.index and graph.storage_of(t) not in kept

@@ -104,13 +104,13 @@ def plan_vmcu(graph: Graph, steps: Sequence[Step], segment_override: int | None 
     planned = []
     for step in steps:
         chosen = streaming.get(step.index)
-        out = graph.tensors[step.outputs[0]]
         segment = chosen.segment_bytes if chosen else default_segment(graph, step)
         if not (chosen and chosen.streams):
             segment = whole_tensor_segment(graph, step, segment)
         gap = 0
         if chosen and chosen.streams and not chosen.in_place:
             # Bytes the step needs beyond the larger of its streamed input and its output.
+            out = graph.tensors[step.outputs[0]]
             gap = max(max(0, s.distance - max(0, out.num_bytes - graph.tensors[s.tensor].num_bytes))
                       for s in chosen.streams)
         planned.append(PlannedStep(

@@ -96,6 +96,22 @@ vmcu_status vmcu_constant_s8(const vmcu_context *ctx, const void *params, const 
 vmcu_status vmcu_detection_postprocess(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
                                        const vmcu_view *output);
 
+/** @brief READ_VARIABLE, int8: a resource variable's bytes from the state region into the output. */
+vmcu_status vmcu_read_variable_s8(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
+                                  const vmcu_view *output);
+
+/** @brief ASSIGN_VARIABLE, int8: the value (input 0, or a constant) into a resource variable (no output). */
+vmcu_status vmcu_assign_variable_s8(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
+                                    const vmcu_view *output);
+
+/** @brief CALL_ONCE: the initialisation values into the resource variables, on the first run only (no output). */
+vmcu_status vmcu_call_once(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
+                           const vmcu_view *output);
+
+/** @brief BATCH_MATMUL, int8, per-tensor zero points, broadcast batch dimensions (whole tensor). */
+vmcu_status vmcu_batch_matmul_s8(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
+                                 const vmcu_view *output);
+
 /** @brief L2_NORMALIZATION, int8, over the last dimension: one row per segment (or the whole tensor). */
 vmcu_status vmcu_l2_normalization_s8(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
                                      const vmcu_view *output);
@@ -175,7 +191,10 @@ vmcu_status vmcu_quantize_s8(const vmcu_context *ctx, const void *params, const 
  * a step's `.kernel = &vmcu_<kernel>_kernel`.
  */
 extern const vmcu_kernel vmcu_add_s8_kernel;
+extern const vmcu_kernel vmcu_assign_variable_s8_kernel;
 extern const vmcu_kernel vmcu_avg_pool2d_s8_kernel;
+extern const vmcu_kernel vmcu_batch_matmul_s8_kernel;
+extern const vmcu_kernel vmcu_call_once_kernel;
 extern const vmcu_kernel vmcu_concatenation_s8_kernel;
 extern const vmcu_kernel vmcu_constant_s8_kernel;
 extern const vmcu_kernel vmcu_detection_postprocess_kernel;
@@ -192,6 +211,7 @@ extern const vmcu_kernel vmcu_mul_s8_kernel;
 extern const vmcu_kernel vmcu_pad_s8_kernel;
 extern const vmcu_kernel vmcu_prelu_s8_kernel;
 extern const vmcu_kernel vmcu_quantize_s8_kernel;
+extern const vmcu_kernel vmcu_read_variable_s8_kernel;
 extern const vmcu_kernel vmcu_reduce_max_s8_kernel;
 extern const vmcu_kernel vmcu_resize_bilinear_s8_kernel;
 extern const vmcu_kernel vmcu_resize_nearest_neighbor_s8_kernel;

@@ -54,6 +54,8 @@ typedef struct {
 } vmcu_dims;
 
 #define VMCU_MAX_STEP_INPUTS 10
+/** A step's output index when it writes nothing in the pool (ASSIGN_VARIABLE, CALL_ONCE: only the state). */
+#define VMCU_NO_OUTPUT 0xFFFFu
 
 /** What a kernel call knows besides its params (defined in vmcu_kernels.h). */
 typedef struct vmcu_context vmcu_context;
@@ -98,7 +100,7 @@ struct vmcu_step {
     uint8_t mode;                         /**< vmcu_mode */
     uint8_t num_inputs;                   /**< activation inputs */
     uint16_t inputs[VMCU_MAX_STEP_INPUTS]; /**< tensor indices, in the op's operand order */
-    uint16_t output;                      /**< tensor index */
+    uint16_t output;                      /**< tensor index, or VMCU_NO_OUTPUT (state-only steps) */
     uint32_t segment;                     /**< bytes (channels) per output segment */
     uint32_t scratch;                     /**< bytes of the model's scratch the kernel uses (generated ones: 0) */
     uint32_t workspace;                   /**< pool offset of the step's workspace (in-place mode, fused rings) */
@@ -307,6 +309,44 @@ typedef struct {
     int32_t bytes;      /**< the output's bytes */
     const int8_t *data; /**< [bytes] */
 } vmcu_constant_params;
+
+/**
+ * READ_VARIABLE and ASSIGN_VARIABLE: a resource variable's `bytes` bytes at `state_offset` in the
+ * state region, copied into the step's output (READ) or from its value (ASSIGN): the input, or
+ * `constant` when the value is a constant (NULL otherwise; always NULL for READ).
+ */
+typedef struct {
+    uint32_t state_offset;
+    uint32_t bytes;
+    const int8_t *constant;
+} vmcu_variable_params;
+
+/**
+ * CALL_ONCE: while the flag word at `flag_offset` in the state region is 0, value i (`sizes[i]`
+ * bytes of `data`, after those of the values before it) is copied to `offsets[i]` in the region,
+ * then the flag is set. A step without output (VMCU_NO_OUTPUT), as ASSIGN_VARIABLE's.
+ */
+typedef struct {
+    uint32_t flag_offset;
+    int32_t num_values;
+    const uint32_t *offsets; /**< [num_values] each a variable's offset in the state region */
+    const uint32_t *sizes;   /**< [num_values] its bytes */
+    const int8_t *data;      /**< the values, back to back */
+} vmcu_call_once_params;
+
+/**
+ * BATCH_MATMUL, int8: operands extended to 5-D ([b0][b1][b2][rows][cols], a batch dimension of 1
+ * broadcast), the left one read transposed in its last two dimensions when `adj_x`, the right one
+ * when `adj_y`; output [batch][M][N] row-major. A constant operand is in the params (NULL for an
+ * activation, which is then the step's next input).
+ */
+typedef struct {
+    int32_t lhs_dims[5], rhs_dims[5];
+    int32_t adj_x, adj_y;
+    int32_t lhs_offset, rhs_offset, output_offset; /**< -zero points of the operands; the output's */
+    int32_t output_multiplier, output_shift;
+    const int8_t *lhs_constant, *rhs_constant;
+} vmcu_batch_matmul_params;
 
 #define VMCU_MAX_COPY_DIMS 5
 
