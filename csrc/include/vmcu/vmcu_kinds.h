@@ -50,7 +50,11 @@ typedef enum {
     VMCU_KIND_PACK = 40,
     VMCU_KIND_UNPACK = 41,
     VMCU_KIND_CAST = 47,
-    VMCU_KIND_COUNT = 48
+    VMCU_KIND_SignalWindow = 48,
+    VMCU_KIND_SignalFftAutoScale = 49,
+    VMCU_KIND_SignalRfft = 50,
+    VMCU_KIND_SignalEnergy = 51,
+    VMCU_KIND_COUNT = 52
 } vmcu_kind;
 
 #endif /* VMCU_KINDS_H */
