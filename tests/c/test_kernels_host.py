@@ -16,7 +16,7 @@ import pytest
 
 from tests.c import kernel_models
 from tests.c.c_validate import EMULATED_DSP_HOST, check_model, check_program, program_with_segment
-from tests.ops.test_op_cast import build_cast_chain
+from tests.ops.test_op_cast import build_cast_chain, build_typed_copies
 from tests.ops.test_op_signal import signal_chain
 from tests.ops.test_op_svdf import build_svdf
 from tests.ops.test_op_tile import build_tile
@@ -46,6 +46,7 @@ MODELS = {
     "constant": lambda: anchor_model(tile=False, reader="add"),
     # tensors of other integer types in the pool: an int16 input, int32 and uint32 between steps
     "cast": lambda: build_cast_chain(("int16", "int32", "uint32", "int8", "int32", "int16"), (3, 7))[0],
+    "typed_copies": lambda: build_typed_copies()[0],  # int32 and int16 STRIDED_SLICE and CONCATENATION
     # the signal library's window, auto scale, real FFT and energy
     "signal": signal_chain,
 }
