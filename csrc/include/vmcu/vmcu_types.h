@@ -434,6 +434,56 @@ typedef struct {
     uint32_t cell_state_offset;   /**< int16 [batch][units] at ctx->state + this (even) */
 } vmcu_lstm_params;
 
+/*
+ * The signal library's filter bank stages (the audio front end): whole-tensor kernels over 1-D
+ * uint32 / uint64 channel arrays.
+ */
+
+/**
+ * SignalFilterBank: `num_channels` + 1 table channels, each `widths[i]` spectrum bins from
+ * `frequency_starts[i]` weighted from `weight_starts[i]` (every index inside `input_size` and
+ * `weights_size`); the first `output_size` (<= num_channels) of the channel sums are written.
+ */
+typedef struct {
+    int32_t num_channels, input_size, output_size, weights_size;
+    const int16_t *weights, *unweights;           /**< [weights_size] */
+    const int16_t *frequency_starts, *weight_starts, *widths; /**< [num_channels + 1] */
+} vmcu_signal_filter_bank_params;
+
+/** SignalFilterBankSquareRoot: `channels` uint64 in, uint32 out; the shift is the step's second
+ *  input, or `constant_shift` when `shift_is_constant`. */
+typedef struct {
+    int32_t channels;
+    int32_t shift_is_constant, constant_shift;
+} vmcu_signal_square_root_params;
+
+/** SignalFilterBankSpectralSubtraction: the coefficients as TFLite Micro's config holds them (uint32);
+ *  the noise estimate, uint32 [num_channels], lives at `state_offset` in the state region. */
+typedef struct {
+    int32_t num_channels;
+    uint32_t smoothing, one_minus_smoothing, alternate_smoothing, alternate_one_minus_smoothing;
+    uint32_t min_signal_remaining;
+    uint32_t smoothing_bits;            /**< 0..31 */
+    uint32_t spectral_subtraction_bits; /**< 0..63 */
+    int32_t clamping;
+    uint32_t state_offset;
+} vmcu_signal_spectral_subtraction_params;
+
+/** SignalPCAN: `channels` energies and noise estimates; the gain table has VMCU_PCAN_LUT_SIZE values. */
+#define VMCU_PCAN_LUT_SIZE 125
+typedef struct {
+    int32_t channels;
+    int32_t snr_shift; /**< 0..63 */
+    const int16_t *gain_lut;
+} vmcu_signal_pcan_params;
+
+/** SignalFilterBankLog: `channels` uint32 in, int16 out. */
+typedef struct {
+    int32_t channels;
+    int32_t input_correction_bits; /**< 0..31 */
+    uint32_t output_scale;
+} vmcu_signal_filter_bank_log_params;
+
 #ifdef __cplusplus
 }
 #endif
