@@ -1,4 +1,4 @@
-"""One-operator models of the audio front end's signal ops, run by the reference kernel alone and by
+"""One-operator models of the audio front end's ops (the signal library's, int32 arithmetic), run by the reference kernel alone and by
 TFLite Micro (its Python interpreter registers every Signal* op), compared bit for bit."""
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ def reference_runs(model: bytes, runs: Sequence[Sequence[np.ndarray]]) -> list[l
     graph = parse_model(model)
     (op,) = graph.ops
     params = SPECS[op.kind].prepare(graph, op)
-    kernel = make_kernel(op.kind, params)
+    kernel = make_kernel(getattr(params, "step_kind", op.kind), params)
     state = {}
     if kernel.stateful:
         t = graph.tensors[params.state]
@@ -48,7 +48,7 @@ def assert_reference_matches_tflm(model: bytes, runs: Sequence[Sequence[np.ndarr
     theirs = run_tflm_sequence(model, runs, num_outputs=len(ours[0]))
     for r, (a_run, (b_run, _)) in enumerate(zip(ours, theirs)):
         for i, (a, b) in enumerate(zip(a_run, b_run)):
-            b = b.reshape(-1)
+            a, b = a.reshape(-1), b.reshape(-1)  # TFLite Micro's Python interpreter returns scalars as [1]
             assert a.dtype == b.dtype and a.shape == b.shape, (r, i, a.dtype, a.shape, b.dtype, b.shape)
             if not np.array_equal(a, b):
                 bad = np.flatnonzero(a != b)

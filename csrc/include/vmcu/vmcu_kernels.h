@@ -132,6 +132,13 @@ vmcu_status vmcu_svdf_s8(const vmcu_context *ctx, const void *params, const vmcu
                          const vmcu_view *output);
 
 /**
+ * @brief int32 ADD, MUL, DIV, MAXIMUM and MINIMUM (whole tensor) with numpy broadcasting: TFLite Micro's
+ *        int32 reference ops; VMCU_ERROR_ARITHMETIC on a DIV by zero or of INT32_MIN by -1.
+ */
+vmcu_status vmcu_binary_s32(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
+                            const vmcu_view *output);
+
+/**
  * @brief UNIDIRECTIONAL_SEQUENCE_LSTM, int8 with an int16 cell (whole tensor): TFLite Micro's integer
  *        LSTM over every time step, both states kept in the state region; scratch: input_size + units bytes.
  */
@@ -182,6 +189,7 @@ extern const vmcu_kernel vmcu_lstm_s8_kernel;
 extern const vmcu_kernel vmcu_max_pool2d_s8_kernel;
 extern const vmcu_kernel vmcu_maximum_s8_kernel;
 extern const vmcu_kernel vmcu_mean_s8_kernel;
+extern const vmcu_kernel vmcu_binary_s32_kernel;
 extern const vmcu_kernel vmcu_minimum_s8_kernel;
 extern const vmcu_kernel vmcu_mul_s8_kernel;
 extern const vmcu_kernel vmcu_pad_s8_kernel;

@@ -24,8 +24,11 @@ typedef enum {
     VMCU_ERROR_BAD_ARGUMENT = 4,      /**< a NULL model, memory or pool, or no scratch where the model needs one */
     VMCU_ERROR_SCRATCH_TOO_SMALL = 5, /**< the scratch given is smaller than the model's scratch_bytes */
     VMCU_ERROR_STATE_TOO_SMALL = 6,   /**< no state region, or smaller than state_bytes, or not 4-byte aligned */
-    VMCU_ERROR_STREAM = 7             /**< a stream callback returned non-zero: the run stopped at the step that was
+    VMCU_ERROR_STREAM = 7,            /**< a stream callback returned non-zero: the run stopped at the step that was
                                            waiting (failed_step) */
+    VMCU_ERROR_ARITHMETIC = 8         /**< the data asked a kernel for arithmetic TFLite Micro refuses or leaves
+                                           undefined (an int32 DIV by zero, a square root's shift outside
+                                           0..31): the run stopped at that step (failed_step) */
 } vmcu_status;
 
 /** How a step moves its bytes (see the planner): the kernel's loop order is the same in every mode. */
@@ -189,6 +192,22 @@ typedef struct {
     int32_t constant1_size, constant2_size; /**< elements of each constant operand (0 for an activation) */
     vmcu_binary_arith arith;
 } vmcu_elementwise_params;
+
+/**
+ * int32 ADD, MUL, DIV, MAXIMUM and MINIMUM (the audio front end's integer arithmetic), whole tensor:
+ * `operation` 0..4 in that order, the result clamped to [act_min, act_max], with numpy broadcasting
+ * over up to VMCU_MAX_DIMS dimensions walked as vmcu_elementwise_params walks them (in elements).
+ */
+typedef struct {
+    int32_t operation;
+    int32_t act_min, act_max;
+    int32_t rank;
+    int32_t dims[VMCU_MAX_DIMS];
+    int32_t strides1[VMCU_MAX_DIMS];
+    int32_t strides2[VMCU_MAX_DIMS];
+    const int32_t *constant1, *constant2; /**< constant operands, or NULL for an activation */
+    int32_t constant1_size, constant2_size;
+} vmcu_binary_s32_params;
 
 /** AVERAGE_POOL_2D and MAX_POOL_2D. */
 typedef struct {
