@@ -15,8 +15,8 @@ from tflite_micro.tensorflow.lite.micro.python import schema_py_generated as sch
 
 _TYPES = {"float32": schema.TensorType.FLOAT32, "int32": schema.TensorType.INT32,
           "int8": schema.TensorType.INT8, "int16": schema.TensorType.INT16, "uint8": schema.TensorType.UINT8,
-          "int64": schema.TensorType.INT64, "bool": schema.TensorType.BOOL,
-          "uint32": schema.TensorType.UINT32, "uint64": schema.TensorType.UINT64}
+          "int64": schema.TensorType.INT64, "bool": schema.TensorType.BOOL, "uint32": schema.TensorType.UINT32,
+          "uint64": schema.TensorType.UINT64, "uint16": schema.TensorType.UINT16}
 
 # op name -> (options class name in the schema, BuiltinOptions union member)
 _OPTIONS = {

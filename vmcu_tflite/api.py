@@ -36,10 +36,10 @@ class TensorInfo:
 
     name: str
     shape: tuple[int, ...]
-    dtype: str  # "int8", or "uint8" / "float32" where the model converts at its boundary
+    dtype: str  # the pool tensor's type (int8, int16, ...), or "uint8" / "float32" where the model converts at its boundary
     scale: float
     zero_point: int
-    bytes: int  # in the pool (int8)
+    bytes: int  # in the pool
 
 
 @dataclass(frozen=True)
@@ -139,7 +139,7 @@ class Program:
 
     def _port(self, port) -> TensorInfo:
         t = self._compiled.graph.tensors[port.tensor]
-        return TensorInfo(t.name, tuple(port.shape), port.dtype, t.scale, t.zero_point, t.num_bytes)
+        return TensorInfo(t.name, tuple(port.shape), port.dtype, *t.io_quantization, t.num_bytes)
 
     @property
     def plan(self) -> dict:

@@ -68,8 +68,9 @@ class Plan:
     def to_json(self, graph: Graph) -> dict[str, Any]:
         def port(p):
             t = graph.tensors[p.tensor]
-            return {"tensor": p.tensor, "storage": graph.storage_of(p.tensor), "dtype": p.dtype,
-                    "shape": list(p.shape), "scale": t.scale, "zero_point": t.zero_point}
+            scale, zero_point = t.io_quantization
+            return {"tensor": p.tensor, "storage": graph.storage_of(p.tensor), "dtype": p.dtype, "pool_dtype": t.dtype,
+                    "shape": list(p.shape), "scale": scale, "zero_point": zero_point}
 
         return {
             "model": self.model,

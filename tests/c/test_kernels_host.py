@@ -16,6 +16,7 @@ import pytest
 
 from tests.c import kernel_models
 from tests.c.c_validate import EMULATED_DSP_HOST, check_model, check_program, program_with_segment
+from tests.ops.test_op_cast import build_cast_chain
 from tests.ops.test_op_svdf import build_svdf
 from tests.ops.test_op_tile import build_tile
 from tests.ops.test_op_unidirectional_sequence_lstm import EXPLICIT as LSTM_EXPLICIT, build_lstm
@@ -42,6 +43,8 @@ MODELS = {
     "tile": lambda: build_tile(dict(shape=[2, 1, 3, 5], multiples=[1, 4, 2, 1], int64=False, seed=3))[0],
     # a folded output written from flash (CONSTANT) before an ADD reads it from the pool
     "constant": lambda: anchor_model(tile=False, reader="add"),
+    # tensors of other integer types in the pool: an int16 input, int32 and uint32 between steps
+    "cast": lambda: build_cast_chain(("int16", "int32", "uint32", "int8", "int32", "int16"), (3, 7))[0],
 }
 
 
@@ -74,7 +77,7 @@ def test_models_use_every_kind_and_mode():
     assert kinds == runtime, sorted(runtime ^ kinds)  # chains: tests/c/test_fused_host.py
     whole = {"TRANSPOSE", "RESIZE_NEAREST_NEIGHBOR", "RESIZE_BILINEAR", "PAD", "PADV2", "LOGISTIC", "STRIDED_SLICE",
              "SPLIT", "SPLIT_V", "GATHER", "REDUCE_MAX", "TRANSPOSE_CONV", "SVDF", "UNIDIRECTIONAL_SEQUENCE_LSTM",
-             "TILE", "CONSTANT", "UNPACK"}
+             "TILE", "CONSTANT", "UNPACK", "CAST"}
     for name in runtime - whole:
         assert (name, "segment") in modes, name
     assert ("DEPTHWISE_CONV_2D", "in-place") in modes

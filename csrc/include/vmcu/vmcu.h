@@ -125,7 +125,10 @@ vmcu_status vmcu_reset_state(const vmcu_model *model, const vmcu_memory *memory)
 void vmcu_profile_step(uint16_t step);
 #endif
 
-/** @brief Where input `index` lives in `pool` (its bytes are contiguous); NULL if the model's
+/** @brief Where input `index` lives in `pool` (its bytes are contiguous: model->inputs[index].bytes of
+ *         elements of type model->inputs[index].type, little-endian, int8 for a quantized model; a wider
+ *         type starts at an offset aligned to its size, so with a pool aligned to 8 the pointer may be
+ *         cast to its type); NULL if the model's
  *         own integers do not match `header_crc`, there is no such input, it is streamed (its
  *         rows come through vmcu_stream) or its table entry leaves the pool. */
 int8_t *vmcu_input(const vmcu_model *model, int8_t *pool, uint32_t index);

@@ -88,6 +88,9 @@ vmcu_status vmcu_softmax_s8(const vmcu_context *ctx, const void *params, const v
 vmcu_status vmcu_concatenation_s8(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
                                   const vmcu_view *output);
 
+/** @brief CAST between int8, int16, int32 and uint32: each element modulo 2^bits of the output (whole tensor). */
+vmcu_status vmcu_cast(const vmcu_context *ctx, const void *params, const vmcu_view *inputs, const vmcu_view *output);
+
 /** @brief CONSTANT, int8: a folded model output, copied from its flash table into the output (no input). */
 vmcu_status vmcu_constant_s8(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
                              const vmcu_view *output);
@@ -179,6 +182,7 @@ vmcu_status vmcu_quantize_s8(const vmcu_context *ctx, const void *params, const 
  */
 extern const vmcu_kernel vmcu_add_s8_kernel;
 extern const vmcu_kernel vmcu_avg_pool2d_s8_kernel;
+extern const vmcu_kernel vmcu_cast_kernel;
 extern const vmcu_kernel vmcu_concatenation_s8_kernel;
 extern const vmcu_kernel vmcu_constant_s8_kernel;
 extern const vmcu_kernel vmcu_gather_s8_kernel;

@@ -49,7 +49,8 @@ typedef enum {
     VMCU_KIND_CONSTANT = 39,
     VMCU_KIND_PACK = 40,
     VMCU_KIND_UNPACK = 41,
-    VMCU_KIND_COUNT = 42
+    VMCU_KIND_CAST = 47,
+    VMCU_KIND_COUNT = 48
 } vmcu_kind;
 
 #endif /* VMCU_KINDS_H */

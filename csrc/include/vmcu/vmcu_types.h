@@ -31,6 +31,26 @@ typedef enum {
                                            0..31): the run stopped at that step (failed_step) */
 } vmcu_status;
 
+/**
+ * The element type of a pool tensor the application reads or writes (vmcu_io.type): int8 for a
+ * quantized model, other types for models that compute in them (an audio front end's int16
+ * samples). Elements are little-endian; a tensor of elements wider than a byte starts at a pool
+ * offset that is a multiple of their size and never crosses the end of the pool, so an application
+ * whose pool is aligned to 8 bytes may read it through a pointer of its type.
+ */
+typedef enum {
+    VMCU_TYPE_INT8 = 0,
+    VMCU_TYPE_INT16 = 1,
+    VMCU_TYPE_INT32 = 2,
+    VMCU_TYPE_UINT32 = 3,
+    VMCU_TYPE_UINT64 = 4,
+    VMCU_TYPE_FLOAT32 = 5,
+    VMCU_TYPE_UINT8 = 6,
+    VMCU_TYPE_UINT16 = 7,
+    VMCU_TYPE_INT64 = 8,
+    VMCU_TYPE_COUNT = 9
+} vmcu_type;
+
 /** How a step moves its bytes (see the planner): the kernel's loop order is the same in every mode. */
 typedef enum {
     VMCU_MODE_WHOLE_TENSOR = 0, /**< output apart from the inputs */
@@ -309,6 +329,13 @@ typedef struct {
     const int8_t *data; /**< [bytes] */
 } vmcu_constant_params;
 
+/** CAST between integer types (vmcu_type: int8, int16, int32, uint32): each element modulo 2^bits. */
+typedef struct {
+    int32_t count;       /**< elements */
+    uint8_t input_type;  /**< vmcu_type */
+    uint8_t output_type; /**< vmcu_type */
+} vmcu_cast_params;
+
 #define VMCU_MAX_COPY_DIMS 5
 
 /**
@@ -394,6 +421,7 @@ typedef struct {
     uint32_t rows;  /**< 0: whole in the pool (vmcu_input()/vmcu_output()); > 0: streamed, `rows` rows of
                          bytes / rows bytes each, through vmcu_stream */
     uint16_t step;  /**< streamed: the step that reads the input first, or makes the output */
+    uint8_t type;   /**< vmcu_type of its elements (bytes is a multiple of their size) */
 } vmcu_io;
 
 /** Writes row `row` (0, 1, ... in order, each once) of streamed input `input` to `dst`, `bytes` bytes;
