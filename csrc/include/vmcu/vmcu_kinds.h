@@ -50,7 +50,13 @@ typedef enum {
     VMCU_KIND_PACK = 40,
     VMCU_KIND_UNPACK = 41,
     VMCU_KIND_CAST = 47,
-    VMCU_KIND_COUNT = 48
+    VMCU_KIND_SignalFilterBank = 54,
+    VMCU_KIND_SignalFilterBankSquareRoot = 55,
+    VMCU_KIND_SignalFilterBankSpectralSubtraction = 56,
+    VMCU_KIND_SignalPCAN = 57,
+    VMCU_KIND_SignalFilterBankLog = 58,
+    VMCU_KIND_INT32_BINARY = 59,
+    VMCU_KIND_COUNT = 60
 } vmcu_kind;
 
 #endif /* VMCU_KINDS_H */
