@@ -1,6 +1,6 @@
 """SignalFilterBankSpectralSubtraction reference kernel, channel by channel in Python integers
-masked to the C types' widths. The noise estimate is the step's state (zero after a reset); the
-kernel returns the output and the new estimate."""
+masked to the C types' widths. The noise estimate is the step's state (zero after a reset), updated
+in place; NOISE_ESTIMATE copies it out as the op's second output."""
 from __future__ import annotations
 
 import numpy as np
@@ -14,7 +14,7 @@ class SignalFilterBankSpectralSubtraction(Kernel):
     kind = "SignalFilterBankSpectralSubtraction"
     stateful = True
 
-    def run(self, x: np.ndarray, *, state) -> tuple[np.ndarray, np.ndarray]:
+    def run(self, x: np.ndarray, *, state) -> np.ndarray:
         p = self.params
         noise = state[p.state].reshape(-1)
         out = np.zeros(p.num_channels, dtype=np.uint32)
@@ -28,4 +28,13 @@ class SignalFilterBankSpectralSubtraction(Kernel):
             noise[i] = subtracted_estimate if p.clamping else estimate
             floor = ((value * p.min_signal_remaining) >> p.spectral_subtraction_bits) & U32
             out[i] = max((scaled - subtracted_estimate) >> p.smoothing_bits, floor)
-        return out, noise.copy()
+        return out
+
+
+class NoiseEstimate(Kernel):
+    kind = "NOISE_ESTIMATE"
+    stateful = True
+
+    def run(self, after: np.ndarray, *, state) -> np.ndarray:
+        """`after`: the op's first output, read only to run after it."""
+        return state[self.params.state].reshape(-1).copy()

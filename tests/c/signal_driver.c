@@ -136,7 +136,7 @@ int main(void)
         read_u32(in32, p.channels);
         read_u32(noise, p.channels);
         p.gain_lut = lut;
-        vmcu_signal_pcan(&p, in32, noise, out32);
+        vmcu_signal_pcan_apply(&p, in32, noise, out32);
         print_u32(out32, p.channels);
     } else if (strcmp(stage, "log") == 0) {
         vmcu_signal_filter_bank_log_params p;
@@ -144,7 +144,7 @@ int main(void)
         p.input_correction_bits = (int32_t)next_signed();
         p.output_scale = (uint32_t)next_unsigned();
         read_u32(in32, p.channels);
-        vmcu_signal_log(&p, in32, out16);
+        vmcu_signal_log_apply(&p, in32, out16);
         for (i = 0; i < p.channels; ++i) {
             printf("%d ", (int)out16[i]);
         }

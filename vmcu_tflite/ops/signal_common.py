@@ -17,13 +17,14 @@ from ..graph import Graph, Op, Tensor
 from .common import require
 
 INT32_MIN, INT32_MAX = -(1 << 31), (1 << 31) - 1
+PASS_KEYS = frozenset({"noise_output", "noise_copy"})  # added by vmcu_tflite.passes, not in the model's map
 
 
 def signal_options(op: Op, kinds: Mapping[str, str]) -> dict[str, int | bool]:
     """The op's options as its Init reads them: `kinds` maps each key to "int" (ElementAsInt32) or
     "bool" (ElementAsBool)."""
     keys = sorted(kinds)
-    present = sorted(op.options)
+    present = sorted(k for k in op.options if k not in PASS_KEYS)
     require(present[:len(keys)] == keys, op, f"its options must hold the keys {', '.join(keys)} (its kernel reads "
                                              f"them by position); the model's map has {', '.join(present) or 'none'}")
     values: dict[str, int | bool] = {}

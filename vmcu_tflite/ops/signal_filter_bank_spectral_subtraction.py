@@ -10,13 +10,16 @@ spectral_subtraction_bits. The second output is a copy of the estimate.
 
 The estimate is the op's own state, not a tensor of the model: TFLite Micro keeps it in a
 persistent buffer that Prepare and Reset zero. Here it lives in the runtime's state region
-(`vmcu_tflite.state`), zeroed when the region is reset, and the step reads and updates it in place.
+(`vmcu_tflite.state`, keyed by the noise estimate output's tensor index), zeroed when the region is
+reset, and the step reads and updates it in place. A step writes one tensor: the passes give the
+op its first output and the option `noise_output`, and, when the estimate output is read, a
+NOISE_ESTIMATE step after it that copies the state into that tensor (`noise_estimate_op`).
 Shifts TFLite Micro's C++ leaves undefined (32 or more bits of a uint32, 64 or more of a uint64) are
 refused, as is a tensor whose length is not num_channels (its kernel would read or write past it).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..codegen.params.signal import emit_spectral_subtraction
 from ..graph import Graph, Op
@@ -44,8 +47,19 @@ class SpectralSubtractionParams:
     state: int  # the noise estimate output: its tensor index keys the estimate's bytes in the state region
 
 
-def prepare(graph: Graph, op: Op) -> SpectralSubtractionParams:
-    (x,), (out, noise) = io_tensors(graph, op, 1, 2)
+def noise_state(op: Op) -> int:
+    """The tensor index that keys the op's estimate in the state region: its noise estimate output."""
+    return op.options["noise_output"] if "noise_output" in op.options else op.outputs[1]
+
+
+def prepare(graph: Graph, op: Op) -> SpectralSubtractionParams | NoiseEstimateParams:
+    if "noise_copy" in op.options:
+        return NoiseEstimateParams(num_channels=graph.tensors[op.outputs[0]].num_elements, state=noise_state(op))
+    if "noise_output" in op.options:  # split by the passes: the estimate output is written by its own step
+        (x,), (out,) = io_tensors(graph, op, 1, 1)
+        noise = graph.tensors[op.options["noise_output"]]
+    else:
+        (x,), (out, noise) = io_tensors(graph, op, 1, 2)
     o = signal_options(op, OPTIONS)
     check_tensor(op, x, "input", "uint32")
     check_tensor(op, out, "output", "uint32")
@@ -58,10 +72,32 @@ def prepare(graph: Graph, op: Op) -> SpectralSubtractionParams:
     require(0 <= o["spectral_subtraction_bits"] <= 63, op,
             f"spectral_subtraction_bits {o['spectral_subtraction_bits']} is outside 0..63")
     as_uint32 = {k: v & 0xFFFFFFFF for k, v in o.items() if k not in ("clamping", "num_channels")}
-    return SpectralSubtractionParams(num_channels=n, clamping=o["clamping"], state=op.outputs[1],
+    return SpectralSubtractionParams(num_channels=n, clamping=o["clamping"], state=noise_state(op),
                                      **as_uint32)
+
+
+@dataclass(frozen=True, eq=False)
+class NoiseEstimateParams:
+    """The NOISE_ESTIMATE step: the estimate copied from the state region into its output tensor."""
+
+    num_channels: int
+    state: int
+    step_kind: str = "NOISE_ESTIMATE"
+
+
+def split_outputs(graph: Graph, op: Op) -> list[Op]:
+    """The op writing its first output, then (if anything reads the estimate output) the copy of the
+    estimate; the copy reads the first output, so that it runs after the op."""
+    out, noise = op.outputs
+    first = replace(op, outputs=(out,), options=op.options.with_values(noise_output=noise))
+    read = graph.consumers(noise) or any(port.tensor == noise for port in graph.outputs)
+    if not read:
+        return [first]
+    return [first, replace(op, inputs=(out,), outputs=(noise,),
+                           options=op.options.with_values(noise_output=noise, noise_copy=True))]
 
 
 SPEC = OpSpec(KIND, kind_id=56, emit=emit_spectral_subtraction, prepare=prepare,
               c_kernel="vmcu_signal_filter_bank_spectral_subtraction", arity=((1, 1), 2, frozenset()), custom=True,
+              scratch=lambda p: 8 * p.num_channels + 3,
               activation_types=frozenset({"uint32"}))

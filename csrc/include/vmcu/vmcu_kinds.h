@@ -56,7 +56,8 @@ typedef enum {
     VMCU_KIND_SignalPCAN = 57,
     VMCU_KIND_SignalFilterBankLog = 58,
     VMCU_KIND_INT32_BINARY = 59,
-    VMCU_KIND_COUNT = 60
+    VMCU_KIND_NOISE_ESTIMATE = 60,
+    VMCU_KIND_COUNT = 61
 } vmcu_kind;
 
 #endif /* VMCU_KINDS_H */

@@ -516,6 +516,13 @@ typedef struct {
     uint32_t state_offset;
 } vmcu_signal_spectral_subtraction_params;
 
+/** NOISE_ESTIMATE: a spectral subtraction's estimate (uint32 [num_channels] at `state_offset` in the state
+ *  region) copied into its output tensor. */
+typedef struct {
+    int32_t num_channels;
+    uint32_t state_offset;
+} vmcu_signal_noise_estimate_params;
+
 /** SignalPCAN: `channels` energies and noise estimates; the gain table has VMCU_PCAN_LUT_SIZE values. */
 #define VMCU_PCAN_LUT_SIZE 125
 typedef struct {

@@ -5,10 +5,8 @@
  * activation range. A zero divisor (TFLite Micro stops its run) or INT32_MIN / -1 (undefined in C)
  * stops the run with VMCU_ERROR_ARITHMETIC.
  *
- * Elements are 4 bytes of the pool, read and written through the wrap-aware helpers.
+ * Elements are 4 bytes of the pool, read and written little-endian through the view.
  */
-#include <string.h>
-
 #include "vmcu/vmcu_check.h"
 #include "vmcu/vmcu_kernels.h"
 #include "vmcu/vmcu_support.h"
@@ -17,14 +15,12 @@ enum { OP_ADD = 0, OP_MUL = 1, OP_DIV = 2, OP_MAXIMUM = 3, OP_MINIMUM = 4 };
 
 static int32_t load(const vmcu_view *view, const int32_t *constant, uint32_t element)
 {
-    int32_t value;
-    int8_t bytes[4];
+    uint32_t bits;
     if (constant != 0) {
         return constant[element];
     }
-    vmcu_read(view, element * 4u, bytes, 4u);
-    memcpy(&value, bytes, 4u);
-    return value;
+    bits = (uint32_t)vmcu_load_le(view, element, 4u);
+    return bits >= UINT32_C(0x80000000) ? -(int32_t)(UINT32_C(0xFFFFFFFF) - bits) - 1 : (int32_t)bits;
 }
 
 static vmcu_status combine(int32_t operation, int32_t a, int32_t b, int32_t *out)
@@ -61,15 +57,13 @@ vmcu_status vmcu_binary_s32(const vmcu_context *ctx, const void *params, const v
     (void)ctx;
     for (i = 0u; i < total; ++i) {
         int32_t value, d;
-        int8_t bytes[4];
         const vmcu_status status =
             combine(p->operation, load(&inputs[0], p->constant1, offset1), load(second, p->constant2, offset2), &value);
         if (status != VMCU_OK) {
             return status;
         }
         value = vmcu_clamp(value, p->act_min, p->act_max);
-        memcpy(bytes, &value, 4u);
-        vmcu_write(output, i * 4u, bytes, 4u);
+        vmcu_store_le(output, i, 4u, (uint64_t)(uint32_t)value);
         for (d = p->rank - 1; d >= 0; --d) { /* the odometer: the innermost dimension moves first */
             offset1 += (uint32_t)p->strides1[d];
             offset2 += (uint32_t)p->strides2[d];

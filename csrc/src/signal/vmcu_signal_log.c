@@ -4,6 +4,10 @@
  * of 2^16 (log2(1 + i/128) - i/128) over 128 segments and interpolated within the segment; times
  * ln 2 (45426 / 2^16) rounded, then times the output scale in uint32 (wrapping) and rounded to Q0.
  */
+#include "vmcu/vmcu_check.h"
+#include "vmcu/vmcu_kernels.h"
+#include "vmcu/vmcu_support.h"
+
 #include "vmcu_signal.h"
 
 static const uint16_t log2_correction[130] = {
@@ -31,18 +35,58 @@ static uint32_t log2_q16(uint32_t x)
     return ((uint32_t)integer << 16) + (uint32_t)(frac + c0 + (((c1 - c0) * (frac - (segment << 9))) >> 16));
 }
 
-void vmcu_signal_log(const vmcu_signal_filter_bank_log_params *p, const uint32_t *in, int16_t *out)
+static int16_t log_channel(const vmcu_signal_filter_bank_log_params *p, uint32_t value)
+{
+    const uint32_t x = value << p->input_correction_bits;
+    uint32_t natural, scaled;
+    if (x <= 1u) {
+        return 0;
+    }
+    natural = (uint32_t)(((uint64_t)45426u * log2_q16(x) + 32768u) >> 16);
+    scaled = (p->output_scale * natural + 32768u) >> 16;
+    return (int16_t)(scaled < 32767u ? scaled : 32767u);
+}
+
+void vmcu_signal_log_apply(const vmcu_signal_filter_bank_log_params *p, const uint32_t *in, int16_t *out)
 {
     int32_t i;
     for (i = 0; i < p->channels; ++i) {
-        const uint32_t x = in[i] << p->input_correction_bits;
-        uint32_t natural, scaled;
-        if (x <= 1u) {
-            out[i] = 0;
-            continue;
-        }
-        natural = (uint32_t)(((uint64_t)45426u * log2_q16(x) + 32768u) >> 16);
-        scaled = (p->output_scale * natural + 32768u) >> 16;
-        out[i] = (int16_t)(scaled < 32767u ? scaled : 32767u);
+        out[i] = log_channel(p, in[i]);
     }
 }
+
+/* Element by element through the views (whole tensor). */
+vmcu_status vmcu_signal_filter_bank_log(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
+                                        const vmcu_view *output)
+{
+    const vmcu_signal_filter_bank_log_params *p = (const vmcu_signal_filter_bank_log_params *)params;
+    int32_t i;
+    (void)ctx;
+    for (i = 0; i < p->channels; ++i) {
+        vmcu_store_le(output, (uint32_t)i, 2u,
+                      (uint64_t)(uint16_t)log_channel(p, (uint32_t)vmcu_load_le(&inputs[0], (uint32_t)i, 4u)));
+    }
+    return VMCU_OK;
+}
+
+static vmcu_status log_check(const vmcu_model *model, const vmcu_step *step)
+{
+    const vmcu_signal_filter_bank_log_params *p = (const vmcu_signal_filter_bank_log_params *)step->params;
+    return step->num_inputs == 1u && vmcu_in_range(p->channels, 1, 0x0FFFFFFF) &&
+                   vmcu_in_range(p->input_correction_bits, 0, 31) &&
+                   vmcu_input_bytes(model, step, 0u) == 4u * (uint32_t)p->channels &&
+                   vmcu_output_bytes(model, step) == 2u * (uint32_t)p->channels
+               ? VMCU_OK
+               : VMCU_ERROR_BAD_MODEL;
+}
+
+static uint32_t log_digest(const vmcu_step *step, uint32_t crc)
+{
+    const vmcu_signal_filter_bank_log_params *p = (const vmcu_signal_filter_bank_log_params *)step->params;
+    crc = vmcu_crc32_u32(crc, (uint32_t)p->channels);
+    crc = vmcu_crc32_u32(crc, (uint32_t)p->input_correction_bits);
+    return vmcu_crc32_u32(crc, p->output_scale);
+}
+
+const vmcu_kernel vmcu_signal_filter_bank_log_kernel = {
+    .run = vmcu_signal_filter_bank_log, .check = log_check, .digest = log_digest};

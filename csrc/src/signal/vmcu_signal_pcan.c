@@ -2,6 +2,10 @@
  * SignalPCAN: each energy times the gain its noise estimate reads from the wide dynamic function's
  * table, shifted down to an SNR, then shrunk (quadratic below 2 << 12, linear above; 6 output bits).
  */
+#include "vmcu/vmcu_check.h"
+#include "vmcu/vmcu_kernels.h"
+#include "vmcu/vmcu_support.h"
+
 #include "vmcu_signal.h"
 
 #define PCAN_SNR_BITS 12
@@ -35,11 +39,52 @@ static uint32_t pcan_shrink(uint32_t snr)
     return (snr >> (PCAN_SNR_BITS - PCAN_OUTPUT_BITS)) - (1u << PCAN_OUTPUT_BITS);
 }
 
-void vmcu_signal_pcan(const vmcu_signal_pcan_params *p, const uint32_t *in, const uint32_t *noise, uint32_t *out)
+static uint32_t pcan_channel(const vmcu_signal_pcan_params *p, uint32_t energy, uint32_t noise)
+{
+    const uint32_t gain = (uint32_t)(int32_t)pcan_gain(noise, p->gain_lut); /* a negative gain wraps */
+    return pcan_shrink((uint32_t)(((uint64_t)energy * gain) >> p->snr_shift));
+}
+
+void vmcu_signal_pcan_apply(const vmcu_signal_pcan_params *p, const uint32_t *in, const uint32_t *noise, uint32_t *out)
 {
     int32_t i;
     for (i = 0; i < p->channels; ++i) {
-        const uint32_t gain = (uint32_t)(int32_t)pcan_gain(noise[i], p->gain_lut); /* a negative gain wraps */
-        out[i] = pcan_shrink((uint32_t)(((uint64_t)in[i] * gain) >> p->snr_shift));
+        out[i] = pcan_channel(p, in[i], noise[i]);
     }
 }
+
+/* Element by element through the views (whole tensor). */
+vmcu_status vmcu_signal_pcan(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
+                                 const vmcu_view *output)
+{
+    const vmcu_signal_pcan_params *p = (const vmcu_signal_pcan_params *)params;
+    int32_t i;
+    (void)ctx;
+    for (i = 0; i < p->channels; ++i) {
+        vmcu_store_le(output, (uint32_t)i, 4u,
+                      pcan_channel(p, (uint32_t)vmcu_load_le(&inputs[0], (uint32_t)i, 4u),
+                                   (uint32_t)vmcu_load_le(&inputs[1], (uint32_t)i, 4u)));
+    }
+    return VMCU_OK;
+}
+
+static vmcu_status pcan_check(const vmcu_model *model, const vmcu_step *step)
+{
+    const vmcu_signal_pcan_params *p = (const vmcu_signal_pcan_params *)step->params;
+    const uint32_t bytes = 4u * (uint32_t)p->channels;
+    return step->num_inputs == 2u && vmcu_in_range(p->channels, 1, 0x0FFFFFFF) && vmcu_in_range(p->snr_shift, 0, 63) &&
+                   p->gain_lut != 0 && vmcu_input_bytes(model, step, 0u) == bytes &&
+                   vmcu_input_bytes(model, step, 1u) == bytes && vmcu_output_bytes(model, step) == bytes
+               ? VMCU_OK
+               : VMCU_ERROR_BAD_MODEL;
+}
+
+static uint32_t pcan_digest(const vmcu_step *step, uint32_t crc)
+{
+    const vmcu_signal_pcan_params *p = (const vmcu_signal_pcan_params *)step->params;
+    crc = vmcu_crc32_u32(crc, (uint32_t)p->channels);
+    crc = vmcu_crc32_u32(crc, (uint32_t)p->snr_shift);
+    return vmcu_crc32(crc, p->gain_lut, 2u * VMCU_PCAN_LUT_SIZE);
+}
+
+const vmcu_kernel vmcu_signal_pcan_kernel = {.run = vmcu_signal_pcan, .check = pcan_check, .digest = pcan_digest};

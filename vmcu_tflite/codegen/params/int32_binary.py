@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..cwriter import c_number
 from .add import broadcast_strides
 from .common import int_array, operand_shapes, struct
 
@@ -17,7 +18,6 @@ def emit(step, graph, writer, name):
                  for i, c in enumerate(p.constants)]
     sizes = [int(np.size(c)) if c is not None else 0 for c in p.constants]
     return "vmcu_binary_s32_params", struct(
-        operation=OPERATIONS.index(p.operation), act_min="(-2147483647 - 1)" if p.act_min == -(1 << 31) else p.act_min,
-        act_max=p.act_max, rank=len(walk), dims=int_array(walk), strides1=int_array(strides1),
+        operation=OPERATIONS.index(p.operation), act_min=c_number(p.act_min), act_max=c_number(p.act_max), rank=len(walk), dims=int_array(walk), strides1=int_array(strides1),
         strides2=int_array(strides2), constant1=constants[0], constant2=constants[1], constant1_size=sizes[0],
         constant2_size=sizes[1])

@@ -43,3 +43,9 @@ def emit_log(step, graph, writer, name):
     p = step.params
     return "vmcu_signal_filter_bank_log_params", struct(
         channels=p.channels, input_correction_bits=p.input_correction_bits, output_scale=f"{p.output_scale}u")
+
+
+def emit_noise_estimate(step, graph, writer, name):
+    p = step.params
+    return "vmcu_signal_noise_estimate_params", struct(
+        num_channels=p.num_channels, state_offset=f"{state_layout(graph).offsets[p.state]}u")
