@@ -29,7 +29,8 @@ def driver(tmp_path_factory):
     exe = tmp_path_factory.mktemp("signal") / "signal_driver"
     sources = [ROOT / "tests/c/signal_driver.c", *sorted((ROOT / "csrc/src").rglob("*.c"))]
     subprocess.run([CC, "-std=c99", "-O1", "-Wall", "-Wextra", "-Werror", "-pedantic", "-fsanitize=address,undefined",
-                    "-fno-sanitize-recover=all", f"-I{ROOT / 'csrc/include'}", f"-I{ROOT / 'csrc/src/signal'}", f"-I{ROOT / 'csrc/src'}",
+                    "-fno-sanitize-recover=all", f"-I{ROOT / 'csrc/include'}", f"-I{ROOT / 'csrc/src/signal'}",
+                    f"-I{ROOT / 'csrc/src'}",
                     *map(str, sources), "-o", str(exe)], check=True)
 
     def run(*values) -> list[list[int]]:

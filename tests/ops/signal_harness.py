@@ -1,5 +1,6 @@
-"""One-operator models of the audio front end's ops (the signal library's, int32 arithmetic), run by the reference kernel alone and by
-TFLite Micro (its Python interpreter registers every Signal* op), compared bit for bit."""
+"""One-operator models of the audio front end's ops (the signal library's, int32 arithmetic), run by
+the reference kernel alone and by TFLite Micro (its Python interpreter registers every Signal* op),
+compared bit for bit."""
 from __future__ import annotations
 
 from typing import Any, Sequence

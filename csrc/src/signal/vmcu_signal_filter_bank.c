@@ -57,7 +57,8 @@ static vmcu_status filter_bank_check(const vmcu_model *model, const vmcu_step *s
     if (step->num_inputs != 1u || !vmcu_in_range(p->num_channels, 1, 0x7FFF) || p->weights == 0 ||
         p->unweights == 0 || p->frequency_starts == 0 || p->weight_starts == 0 || p->widths == 0 ||
         !vmcu_in_range(p->input_size, 1, 0x7FFF) || !vmcu_in_range(p->output_size, 1, p->num_channels) ||
-        !vmcu_in_range(p->weights_size, 1, 0x7FFF) || vmcu_input_bytes(model, step, 0u) != 4u * (uint32_t)p->input_size ||
+        !vmcu_in_range(p->weights_size, 1, 0x7FFF) ||
+        vmcu_input_bytes(model, step, 0u) != 4u * (uint32_t)p->input_size ||
         vmcu_output_bytes(model, step) != 8u * (uint32_t)p->output_size ||
         step->scratch < 8u * (uint32_t)p->output_size + 4u * (uint32_t)p->input_size + 7u) {
         return VMCU_ERROR_BAD_MODEL;

@@ -71,7 +71,8 @@ static vmcu_status spectral_subtraction_check(const vmcu_model *model, const vmc
 static uint32_t spectral_subtraction_digest(const vmcu_step *step, uint32_t crc)
 {
     const vmcu_signal_spectral_subtraction_params *p = (const vmcu_signal_spectral_subtraction_params *)step->params;
-    const uint32_t fields[10] = {(uint32_t)p->num_channels, p->smoothing, p->one_minus_smoothing, p->alternate_smoothing,
+    const uint32_t fields[10] = {(uint32_t)p->num_channels,          p->smoothing,
+                                 p->one_minus_smoothing,             p->alternate_smoothing,
                                  p->alternate_one_minus_smoothing, p->min_signal_remaining, p->smoothing_bits,
                                  p->spectral_subtraction_bits, (uint32_t)p->clamping, p->state_offset};
     uint32_t i;

@@ -46,10 +46,12 @@ vmcu_status vmcu_signal_filter_bank_square_root(const vmcu_context *ctx, const v
                                                 const vmcu_view *output)
 {
     const vmcu_signal_square_root_params *p = (const vmcu_signal_square_root_params *)params;
-    const int32_t shift = p->shift_is_constant ? p->constant_shift : (int32_t)(uint32_t)vmcu_load_le(&inputs[1], 0u, 4u);
+    /* the int32 shift's bits: a negative one reads as a large unsigned value and is refused with it */
+    const uint32_t shift = p->shift_is_constant ? (uint32_t)p->constant_shift
+                                                : (uint32_t)vmcu_load_le(&inputs[1], 0u, 4u);
     int32_t i;
     (void)ctx;
-    if (!vmcu_in_range(shift, 0, 31)) {
+    if (shift > 31u) {
         return VMCU_ERROR_ARITHMETIC;
     }
     for (i = 0; i < p->channels; ++i) {
