@@ -114,3 +114,25 @@ def test_log_every_segment(driver):
     model = log_model(x.size, 0, 1 << 16)
     (ours,), = reference_runs(model, [[x]])
     assert driver("log", x.size, 0, 1 << 16, *x) == [ours.tolist()]
+
+
+@pytest.mark.skipif(shutil.which("cmake") is None, reason="cmake is not installed")
+@pytest.mark.parametrize("case", ["zero divisor", "INT32_MIN / -1", "shift 32", "negative shift"])
+def test_arithmetic_tflite_micro_refuses_stops_the_run(case, tmp_path):
+    """A DIV by zero (TFLite Micro's Eval fails), INT32_MIN / -1 and a square root's shift outside
+    0..31 (undefined in its C++): the run stops with VMCU_ERROR_ARITHMETIC (8), sanitizers quiet."""
+    from tests.ops.test_op_int32_binary import binary_model
+    from vmcu_tflite.pipeline import compile_model
+    from vmcu_tflite.validate.run import build_and_run
+    from vmcu_tflite.validate.targets import SANITIZED_HOST
+
+    if case in ("zero divisor", "INT32_MIN / -1"):
+        model = binary_model("DIV", [3], [3], [3])
+        a, b = ([5, 6, 7], [1, 0, 1]) if case == "zero divisor" else ([5, -2**31, 7], [1, -1, 1])
+        inputs = [np.array(a, np.int32), np.array(b, np.int32)]
+    else:
+        model = single_op("SignalFilterBankSquareRoot", [((3,), "uint64"), ((), "int32")], [((3,), "uint32")], {})
+        inputs = [np.arange(3, dtype=np.uint64), np.array(32 if case == "shift 32" else -1, np.int32)]
+    as_bytes = [x.reshape(-1).view(np.int8) for x in inputs]
+    status, _, _ = build_and_run(compile_model(model), as_bytes, SANITIZED_HOST, tmp_path)
+    assert status == 8
