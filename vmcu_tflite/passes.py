@@ -199,11 +199,19 @@ _SPLIT_INPUTS = {"SPLIT": (0, 1), "SPLIT_V": (2, 0)}  # (axis, data) input posit
 
 def one_output_per_split(graph: Graph) -> Graph:
     """Each SPLIT / SPLIT_V / UNPACK output as its own op; the parts follow each other along the
-    axis (an UNPACK's one index each, their count as the option `unpack_outputs`).
+    axis (an UNPACK's one index each, their count as the option `unpack_outputs`). A
+    SignalFftAutoScale's two outputs (the shifted samples, the shift) too, each part reading the input.
 
     A split whose axis is not a valid constant stays whole: its Prepare says why."""
     ops = []
     for op in graph.ops:
+        if op.kind == "SignalFftAutoScale" and len(op.outputs) == 2 and min(op.outputs) >= 0:
+            out = [graph.tensors[t] for t in op.outputs]
+            facts = dict(fft_auto_scale_size=out[0].shape[0] if out[0].shape else 1,
+                         fft_auto_scale_ranks=(len(out[0].shape), len(out[1].shape)))
+            ops += [replace(op, outputs=(t,), options=op.options.with_values(fft_auto_scale_part=i, **facts))
+                    for i, t in enumerate(op.outputs)]
+            continue
         if op.kind == "UNPACK":
             ops += [replace(op, outputs=(out,), options=op.options.with_values(split_begin=i,
                                                                                unpack_outputs=len(op.outputs)))

@@ -88,3 +88,30 @@ def test_cast_of_different_sizes_is_refused():
     b.inputs, b.outputs = [x], [y]
     with pytest.raises(ModelError, match="different numbers of elements"):
         compile_model(b.build())
+
+
+def build_typed_copies(seed: int = 0):
+    """micro_speech's padding of its spectrum, in small: int16 -> CAST int32 -> STRIDED_SLICE of the
+    bins -> CONCATENATION with int32 zero constants -> CAST uint32, and an int16 slice and join."""
+    rng = np.random.default_rng(seed)
+    b = ModelBuilder()
+    x = b.tensor((2, 9), "int16")
+    wide, bins, padded, out = b.tensor((2, 9), "int32"), b.tensor((2, 5), "int32"), b.tensor((2, 8), "int32"), \
+        b.tensor((2, 8), "uint32")
+    b.op("CAST", [x], [wide])
+    vectors = [b.const(np.array(v, np.int32)) for v in ([0, 2], [2, 7], [1, 1])]
+    b.op("STRIDED_SLICE", [wide, *vectors], [bins])
+    b.op("CONCATENATION", [b.const(np.zeros((2, 2), np.int32)), bins, b.const(np.full((2, 1), -7, np.int32))],
+         [padded], axis=1)
+    b.op("CAST", [padded], [out])
+    half, joined = b.tensor((1, 9), "int16"), b.tensor((1, 18), "int16")
+    vectors = [b.const(np.array(v, np.int32)) for v in ([1, 0], [2, 9], [1, 1])]
+    b.op("STRIDED_SLICE", [x, *vectors], [half])
+    b.op("CONCATENATION", [half, half], [joined], axis=1)
+    b.inputs, b.outputs = [x], [out, joined]
+    return b.build(), [full_range(rng, "int16", (2, 9))]
+
+
+def test_int32_and_int16_slices_and_joins():
+    model, feeds = build_typed_copies()
+    assert_matches_tflm(model, feeds)

@@ -14,8 +14,9 @@ from typing import Mapping
 import numpy as np
 
 from ..graph import Graph, Op, Tensor
-from .common import require
+from .common import output, require, tensor
 
+INT16_MIN, INT16_MAX = -32768, 32767
 INT32_MIN, INT32_MAX = -(1 << 31), (1 << 31) - 1
 PASS_KEYS = frozenset({"noise_output", "noise_copy"})  # added by vmcu_tflite.passes, not in the model's map
 
@@ -57,3 +58,20 @@ def constant_table(op: Op, t: Tensor, what: str) -> np.ndarray:
     """A table the kernel reads from a constant input (filter bank weights, the PCAN gain lookup)."""
     require(t.is_constant, op, f"the {what} must be a constant tensor")
     return np.asarray(t.data).reshape(-1)
+
+
+def int_option(op: Op, key: str) -> int:
+    """An integer option the op's Init reads (ElementAsInt32): present and an int32."""
+    require(key in op.options, op, f"its custom options have no '{key}' (TFLite Micro's Init reads it)")
+    value = op.options[key]
+    require(isinstance(value, int) and not isinstance(value, bool) and -2**31 <= value < 2**31, op,
+            f"option '{key}' is {value!r}, not an int32")
+    return int(value)
+
+
+def typed(graph: Graph, op: Op, position: int, dtype: str, what: str, output_: bool = False) -> Tensor:
+    """The op's input (or output) at `position`, required to be of `dtype` (TF_LITE_ENSURE_TYPES_EQ)."""
+    t = output(graph, op, position) if output_ else tensor(graph, op, position)
+    require(t is not None, op, f"its {what} is missing")
+    require(t.dtype == dtype, op, f"its {what} is {t.dtype.upper()}; TFLite Micro requires {dtype.upper()}")
+    return t

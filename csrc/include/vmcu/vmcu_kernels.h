@@ -91,6 +91,22 @@ vmcu_status vmcu_concatenation_s8(const vmcu_context *ctx, const void *params, c
 /** @brief CAST between int8, int16, int32 and uint32: each element modulo 2^bits of the output (whole tensor). */
 vmcu_status vmcu_cast(const vmcu_context *ctx, const void *params, const vmcu_view *inputs, const vmcu_view *output);
 
+/** @brief SignalWindow, int16: samples times repeating weights, shifted and saturated (whole tensor). */
+vmcu_status vmcu_signal_window(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
+                               const vmcu_view *output);
+
+/** @brief SignalFftAutoScale, int16: one of its outputs, the shifted samples or the int32 shift (whole tensor). */
+vmcu_status vmcu_signal_fft_auto_scale(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
+                                       const vmcu_view *output);
+
+/** @brief SignalRfft, int16: kissfft's fixed-point real FFT per row, in the scratch (whole tensor). */
+vmcu_status vmcu_signal_rfft(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
+                             const vmcu_view *output);
+
+/** @brief SignalEnergy: uint32 energies of int16 (real, imag) pairs (whole tensor). */
+vmcu_status vmcu_signal_energy(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
+                               const vmcu_view *output);
+
 /** @brief CONSTANT, int8: a folded model output, copied from its flash table into the output (no input). */
 vmcu_status vmcu_constant_s8(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
                              const vmcu_view *output);
@@ -224,6 +240,10 @@ extern const vmcu_kernel vmcu_quantize_s8_kernel;
 extern const vmcu_kernel vmcu_reduce_max_s8_kernel;
 extern const vmcu_kernel vmcu_resize_bilinear_s8_kernel;
 extern const vmcu_kernel vmcu_resize_nearest_neighbor_s8_kernel;
+extern const vmcu_kernel vmcu_signal_energy_kernel;
+extern const vmcu_kernel vmcu_signal_fft_auto_scale_kernel;
+extern const vmcu_kernel vmcu_signal_rfft_kernel;
+extern const vmcu_kernel vmcu_signal_window_kernel;
 extern const vmcu_kernel vmcu_softmax_s8_kernel;
 extern const vmcu_kernel vmcu_strided_copy_s8_kernel;
 extern const vmcu_kernel vmcu_sub_s8_kernel;

@@ -336,6 +336,45 @@ typedef struct {
     uint8_t output_type; /**< vmcu_type */
 } vmcu_cast_params;
 
+/** SignalWindow: int16 samples times weights repeating every `size` samples, >> shift, saturated. */
+typedef struct {
+    int32_t count;          /**< samples (a multiple of size) */
+    int32_t size;           /**< weights */
+    int32_t shift;          /**< 0..31 */
+    const int16_t *weights; /**< [size] */
+} vmcu_signal_window_params;
+
+/** SignalFftAutoScale, one of its two outputs: part 0 the samples shifted left, part 1 the shift (int32). */
+typedef struct {
+    int32_t size; /**< samples read */
+    int32_t part; /**< 0 or 1 */
+} vmcu_signal_fft_auto_scale_params;
+
+/** Radix stages of a SignalRfft's complex FFT (fft_length / 2 <= 8192 points: at most 7 of radix 4 or 2). */
+#define VMCU_RFFT_MAX_FACTORS 8
+#define VMCU_RFFT_FACTOR_INTS 16 /**< 2 x VMCU_RFFT_MAX_FACTORS */
+
+/**
+ * SignalRfft, int16: kissfft's fixed-point real FFT of each row, zero-padded to fft_length; Q15
+ * twiddles computed by the converter. Scratch: the padded row and the complex FFT, int16 (2 x
+ * fft_length each), plus 3 bytes to align them.
+ */
+typedef struct {
+    int32_t fft_length;   /**< a power of two, 4 to 16384 */
+    int32_t input_length; /**< samples per row, 1 to fft_length */
+    int32_t rows;
+    int32_t num_factors;  /**< (radix, remaining points) pairs used in factors */
+    int32_t factors[VMCU_RFFT_FACTOR_INTS]; /**< (radix, remaining points) pairs, then zeros */
+    const int16_t *twiddles;       /**< [fft_length / 2][2]: cos, sin of -2 pi k / (fft_length / 2) */
+    const int16_t *super_twiddles; /**< [fft_length / 4][2]: of -pi ((k + 1) / (fft_length / 2) + 1 / 2) */
+} vmcu_signal_rfft_params;
+
+/** SignalEnergy: re^2 + im^2 of the int16 pairs [start, end) as uint32, 0 for the other outputs. */
+typedef struct {
+    int32_t size; /**< output elements */
+    int32_t start, end;
+} vmcu_signal_energy_params;
+
 #define VMCU_MAX_COPY_DIMS 5
 
 /**
