@@ -15,6 +15,8 @@
 - A SPLIT, SPLIT_V or UNPACK becomes one op per output (each a slice of the input, with the part's
   first index along the axis as the option `split_begin`): a step writes one tensor. The parts keep
   the original op's index, so messages and reports name the model's operator.
+- A SignalFilterBankSpectralSubtraction's noise estimate output (its state) is copied out by a
+  NOISE_ESTIMATE step after it.
 - A graph output that folding made a constant (a detector's anchors) becomes a pool tensor that a
   CONSTANT op writes from flash, before its first reader or at the end.
 
@@ -35,7 +37,19 @@ VALID = 1  # TFLite's Padding enum
 
 def simplify(graph: Graph) -> Graph:
     """All passes, in the order that lets each see the previous one's result."""
-    return one_output_per_split(fold_pads(alias_reshapes(write_constant_outputs(strip_boundary_quantization(graph)))))
+    return one_output_per_step(one_output_per_split(fold_pads(alias_reshapes(write_constant_outputs(
+        strip_boundary_quantization(graph))))))
+
+
+def one_output_per_step(graph: Graph) -> Graph:
+    """A SignalFilterBankSpectralSubtraction writes its output; its noise estimate output, kept as the
+    op's state, is copied out by a step of its own (`split_outputs`)."""
+    from .ops import signal_filter_bank_spectral_subtraction as spectral
+
+    ops = []
+    for op in graph.ops:
+        ops += spectral.split_outputs(graph, op) if op.kind == spectral.KIND and len(op.outputs) == 2 else [op]
+    return replace(graph, ops=tuple(ops))
 
 
 def strip_boundary_quantization(graph: Graph) -> Graph:

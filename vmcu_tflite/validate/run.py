@@ -111,7 +111,9 @@ SEQUENCE_RUNS = 3  # runs of a model with state, so that each run's state reache
 
 def sequence_runs(program: Program) -> int:
     """How many runs a validation makes: a sequence for a model with state, else one."""
-    return SEQUENCE_RUNS if program.graph.variables() else 1
+    from ..state import state_tensors
+
+    return SEQUENCE_RUNS if state_tensors(program.graph) else 1
 
 
 def profile_run(program: Program, inputs_int8: list[np.ndarray], target: Target, work: Path) -> tuple[list[int], int]:

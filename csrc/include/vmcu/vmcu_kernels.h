@@ -151,6 +151,35 @@ vmcu_status vmcu_svdf_s8(const vmcu_context *ctx, const void *params, const vmcu
                          const vmcu_view *output);
 
 /**
+ * @brief The signal library's filter bank stages (an audio front end), whole tensor over 1-D channel
+ *        arrays: SignalFilterBank (uint32 spectrum -> uint64 channels; scratch: the channels and the
+ *        spectrum, aligned to 8), SignalFilterBankSquareRoot (uint64 -> uint32, shifted by an int32 scalar;
+ *        VMCU_ERROR_ARITHMETIC for a shift outside 0..31), SignalFilterBankSpectralSubtraction (uint32,
+ *        its noise estimate in the state region; scratch: input and output, aligned to 4), NOISE_ESTIMATE
+ *        (that estimate copied out), SignalPCAN (uint32 energies and noise estimates -> uint32) and
+ *        SignalFilterBankLog (uint32 -> int16).
+ */
+vmcu_status vmcu_signal_filter_bank(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
+                                    const vmcu_view *output);
+vmcu_status vmcu_signal_filter_bank_square_root(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
+                                                const vmcu_view *output);
+vmcu_status vmcu_signal_filter_bank_spectral_subtraction(const vmcu_context *ctx, const void *params,
+                                                         const vmcu_view *inputs, const vmcu_view *output);
+vmcu_status vmcu_signal_noise_estimate(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
+                                       const vmcu_view *output);
+vmcu_status vmcu_signal_pcan(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
+                             const vmcu_view *output);
+vmcu_status vmcu_signal_filter_bank_log(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
+                                        const vmcu_view *output);
+
+/**
+ * @brief int32 ADD, MUL, DIV, MAXIMUM and MINIMUM (whole tensor) with numpy broadcasting: TFLite Micro's
+ *        int32 reference ops; VMCU_ERROR_ARITHMETIC on a DIV by zero or of INT32_MIN by -1.
+ */
+vmcu_status vmcu_binary_s32(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
+                            const vmcu_view *output);
+
+/**
  * @brief UNIDIRECTIONAL_SEQUENCE_LSTM, int8 with an int16 cell (whole tensor): TFLite Micro's integer
  *        LSTM over every time step, both states kept in the state region; scratch: input_size + units bytes.
  */
@@ -202,6 +231,7 @@ extern const vmcu_kernel vmcu_lstm_s8_kernel;
 extern const vmcu_kernel vmcu_max_pool2d_s8_kernel;
 extern const vmcu_kernel vmcu_maximum_s8_kernel;
 extern const vmcu_kernel vmcu_mean_s8_kernel;
+extern const vmcu_kernel vmcu_binary_s32_kernel;
 extern const vmcu_kernel vmcu_minimum_s8_kernel;
 extern const vmcu_kernel vmcu_mul_s8_kernel;
 extern const vmcu_kernel vmcu_pad_s8_kernel;
@@ -217,6 +247,12 @@ extern const vmcu_kernel vmcu_signal_window_kernel;
 extern const vmcu_kernel vmcu_softmax_s8_kernel;
 extern const vmcu_kernel vmcu_strided_copy_s8_kernel;
 extern const vmcu_kernel vmcu_sub_s8_kernel;
+extern const vmcu_kernel vmcu_signal_filter_bank_kernel;
+extern const vmcu_kernel vmcu_signal_filter_bank_log_kernel;
+extern const vmcu_kernel vmcu_signal_filter_bank_spectral_subtraction_kernel;
+extern const vmcu_kernel vmcu_signal_filter_bank_square_root_kernel;
+extern const vmcu_kernel vmcu_signal_noise_estimate_kernel;
+extern const vmcu_kernel vmcu_signal_pcan_kernel;
 extern const vmcu_kernel vmcu_svdf_s8_kernel;
 extern const vmcu_kernel vmcu_transpose_conv_s8_kernel;
 

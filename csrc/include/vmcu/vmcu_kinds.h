@@ -54,7 +54,14 @@ typedef enum {
     VMCU_KIND_SignalFftAutoScale = 49,
     VMCU_KIND_SignalRfft = 50,
     VMCU_KIND_SignalEnergy = 51,
-    VMCU_KIND_COUNT = 52
+    VMCU_KIND_SignalFilterBank = 54,
+    VMCU_KIND_SignalFilterBankSquareRoot = 55,
+    VMCU_KIND_SignalFilterBankSpectralSubtraction = 56,
+    VMCU_KIND_SignalPCAN = 57,
+    VMCU_KIND_SignalFilterBankLog = 58,
+    VMCU_KIND_INT32_BINARY = 59,
+    VMCU_KIND_NOISE_ESTIMATE = 60,
+    VMCU_KIND_COUNT = 61
 } vmcu_kind;
 
 #endif /* VMCU_KINDS_H */

@@ -24,8 +24,11 @@ typedef enum {
     VMCU_ERROR_BAD_ARGUMENT = 4,      /**< a NULL model, memory or pool, or no scratch where the model needs one */
     VMCU_ERROR_SCRATCH_TOO_SMALL = 5, /**< the scratch given is smaller than the model's scratch_bytes */
     VMCU_ERROR_STATE_TOO_SMALL = 6,   /**< no state region, or smaller than state_bytes, or not 4-byte aligned */
-    VMCU_ERROR_STREAM = 7             /**< a stream callback returned non-zero: the run stopped at the step that was
+    VMCU_ERROR_STREAM = 7,            /**< a stream callback returned non-zero: the run stopped at the step that was
                                            waiting (failed_step) */
+    VMCU_ERROR_ARITHMETIC = 8         /**< the data asked a kernel for arithmetic TFLite Micro refuses or leaves
+                                           undefined (an int32 DIV by zero, a square root's shift outside
+                                           0..31): the run stopped at that step (failed_step) */
 } vmcu_status;
 
 /**
@@ -209,6 +212,22 @@ typedef struct {
     int32_t constant1_size, constant2_size; /**< elements of each constant operand (0 for an activation) */
     vmcu_binary_arith arith;
 } vmcu_elementwise_params;
+
+/**
+ * int32 ADD, MUL, DIV, MAXIMUM and MINIMUM (the audio front end's integer arithmetic), whole tensor:
+ * `operation` 0..4 in that order, the result clamped to [act_min, act_max], with numpy broadcasting
+ * over up to VMCU_MAX_DIMS dimensions walked as vmcu_elementwise_params walks them (in elements).
+ */
+typedef struct {
+    int32_t operation;
+    int32_t act_min, act_max;
+    int32_t rank;
+    int32_t dims[VMCU_MAX_DIMS];
+    int32_t strides1[VMCU_MAX_DIMS];
+    int32_t strides2[VMCU_MAX_DIMS];
+    const int32_t *constant1, *constant2; /**< constant operands, or NULL for an activation */
+    int32_t constant1_size, constant2_size;
+} vmcu_binary_s32_params;
 
 /** AVERAGE_POOL_2D and MAX_POOL_2D. */
 typedef struct {
@@ -500,6 +519,63 @@ typedef struct {
     uint32_t output_state_offset; /**< int8 [batch][units] at ctx->state + this */
     uint32_t cell_state_offset;   /**< int16 [batch][units] at ctx->state + this (even) */
 } vmcu_lstm_params;
+
+/*
+ * The signal library's filter bank stages (the audio front end): whole-tensor kernels over 1-D
+ * uint32 / uint64 channel arrays.
+ */
+
+/**
+ * SignalFilterBank: `num_channels` + 1 table channels, each `widths[i]` spectrum bins from
+ * `frequency_starts[i]` weighted from `weight_starts[i]` (every index inside `input_size` and
+ * `weights_size`); the first `output_size` (<= num_channels) of the channel sums are written.
+ */
+typedef struct {
+    int32_t num_channels, input_size, output_size, weights_size;
+    const int16_t *weights, *unweights;           /**< [weights_size] */
+    const int16_t *frequency_starts, *weight_starts, *widths; /**< [num_channels + 1] */
+} vmcu_signal_filter_bank_params;
+
+/** SignalFilterBankSquareRoot: `channels` uint64 in, uint32 out; the shift is the step's second
+ *  input, or `constant_shift` when `shift_is_constant`. */
+typedef struct {
+    int32_t channels;
+    int32_t shift_is_constant, constant_shift;
+} vmcu_signal_square_root_params;
+
+/** SignalFilterBankSpectralSubtraction: the coefficients as TFLite Micro's config holds them (uint32);
+ *  the noise estimate, uint32 [num_channels], lives at `state_offset` in the state region. */
+typedef struct {
+    int32_t num_channels;
+    uint32_t smoothing, one_minus_smoothing, alternate_smoothing, alternate_one_minus_smoothing;
+    uint32_t min_signal_remaining;
+    uint32_t smoothing_bits;            /**< 0..31 */
+    uint32_t spectral_subtraction_bits; /**< 0..63 */
+    int32_t clamping;
+    uint32_t state_offset;
+} vmcu_signal_spectral_subtraction_params;
+
+/** NOISE_ESTIMATE: a spectral subtraction's estimate (uint32 [num_channels] at `state_offset` in the state
+ *  region) copied into its output tensor. */
+typedef struct {
+    int32_t num_channels;
+    uint32_t state_offset;
+} vmcu_signal_noise_estimate_params;
+
+/** SignalPCAN: `channels` energies and noise estimates; the gain table has VMCU_PCAN_LUT_SIZE values. */
+#define VMCU_PCAN_LUT_SIZE 125
+typedef struct {
+    int32_t channels;
+    int32_t snr_shift; /**< 0..63 */
+    const int16_t *gain_lut;
+} vmcu_signal_pcan_params;
+
+/** SignalFilterBankLog: `channels` uint32 in, int16 out. */
+typedef struct {
+    int32_t channels;
+    int32_t input_correction_bits; /**< 0..31 */
+    uint32_t output_scale;
+} vmcu_signal_filter_bank_log_params;
 
 #ifdef __cplusplus
 }
