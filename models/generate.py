@@ -630,6 +630,19 @@ def svdf_keyword():
     return b.build()
 
 
+def audio_preprocessor():
+    """micro_speech's audio preprocessor (TFLite Micro's audio_preprocessor.py, default FeatureParams):
+    int16 samples through the signal library's custom operators and int32 arithmetic to int8 features.
+    The converter cannot make it without TFLite Micro's TF op libraries, so the flatbuffer is written
+    directly, its tables computed as the library's Python op wrappers compute them (audio_front_end.py)."""
+    sys.path.insert(0, str(OUT_DIR.parent))
+    sys.path.insert(0, str(OUT_DIR))
+    from tests.tflite_builder import ModelBuilder
+    from audio_front_end import audio_preprocessor as build
+
+    return build(ModelBuilder)
+
+
 def conv1d_signal():
     """A 1-D CNN over a [32, 4] signal as Keras users build it (dynamic batch): each Conv1D and
     MaxPooling1D exports as EXPAND_DIMS, the 2-D op, then RESHAPE back; the model ends with an
@@ -758,6 +771,7 @@ FIXTURES = [
     Fixture("ssd_postprocess", ssd_postprocess, edit=with_postprocess),
     Fixture("ssd_postprocess_regular", ssd_postprocess, edit=lambda data: with_postprocess(data, use_regular_nms=True)),
     Fixture("stateful_stream", None, flatbuffer=stateful_stream),
+    Fixture("audio_preprocessor", None, flatbuffer=audio_preprocessor),
 ]
 
 

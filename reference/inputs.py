@@ -12,10 +12,14 @@ from vmcu_tflite.graph import Graph
 
 
 def random_inputs(graph: Graph, seed: int) -> list[np.ndarray]:
-    """Uniform int8 values, or for a float input uniform reals over its quantized range."""
+    """Uniform int8 values, or for a float input uniform reals over its quantized range; an input of
+    another integer type (an audio front end's int16 samples) takes uniform values over its type's range."""
     rng = np.random.default_rng(seed)
     values = []
     for port in graph.inputs:
+        if port.dtype not in ("int8", "uint8", "float32") or graph.tensors[port.tensor].dtype == port.dtype != "int8":
+            values.append(_uniform(rng, port.dtype, port.shape))
+            continue
         q = rng.integers(-128, 128, size=port.shape).astype(np.int8)
         if port.dtype == "uint8":
             values.append(q.view(np.uint8))
@@ -26,6 +30,13 @@ def random_inputs(graph: Graph, seed: int) -> list[np.ndarray]:
         else:
             values.append(q)
     return values
+
+
+def _uniform(rng: np.random.Generator, dtype: str, shape) -> np.ndarray:
+    if np.dtype(dtype).kind == "f":
+        return rng.uniform(-1.0, 1.0, size=shape).astype(dtype)
+    info = np.iinfo(dtype)
+    return rng.integers(info.min, info.max, size=shape, dtype=dtype, endpoint=True)
 
 
 def load_inputs(path: Path, ports: Sequence, runs: int | None = None) -> list[np.ndarray]:

@@ -18,7 +18,7 @@ from vmcu_tflite.plan import workspace_id
 from vmcu_tflite.planner.streaming import access_pattern
 from vmcu_tflite.state import StateMemory
 
-from .boundary import as_bytes, from_pool, to_pool, typed
+from .boundary import as_bytes, from_bytes, from_pool, to_pool
 from .ops import make_kernel
 from .flash import FlashImage, flash_image
 from .kernel_run import WORKSPACE_TAG, Role, Stored, run_kernel
@@ -30,7 +30,7 @@ from .streaming import replay_segments
 @dataclass
 class Result:
     outputs: list[np.ndarray]
-    raw_outputs: list[np.ndarray] = field(default_factory=list)  # the bytes in the pool (int8; flat when wider)
+    raw_outputs: list[np.ndarray] = field(default_factory=list)  # as the pool holds them (the tensor's dtype)
     tensors: dict[int, np.ndarray] = field(default_factory=dict)  # every step output, when recorded
     order: list[int] = field(default_factory=list)  # tensor indices in the order they were produced
 
@@ -89,7 +89,7 @@ class Interpreter:
                 raise UsageError(f"input tensor {port.tensor} has shape {tuple(port.shape)}, got {value.shape}")
             data[index] = to_pool(port, graph.tensors[port.tensor], value)
             if index not in streamed_in:
-                pool.store(self._access(-1, port.tensor), base(port.tensor), 0, data[index])
+                pool.store(self._access(-1, port.tensor), base(port.tensor), 0, as_bytes(data[index]))
         source = RowSource(plan.streamed_io.inputs, data, self.trace)
         sink = RowSink(plan.streamed_io.outputs, self.trace)
         in_ring = {graph.storage_of(graph.inputs[p.index].tensor): data[p.index] for p in plan.streamed_io.inputs
@@ -99,9 +99,9 @@ class Interpreter:
             for port in plan.streamed_io.inputs:
                 if port.step == step.index and not port.in_ring:
                     self._pull_rows(pool, source, port, base(graph.inputs[port.index].tensor))
-            args = [typed(in_ring[graph.storage_of(t)] if graph.storage_of(t) in in_ring
-                          else pool.load(self._access(step.index, t), base(t), 0, graph.tensors[t].num_bytes),
-                          graph.tensors[t]) for t in step.inputs]
+            args = [in_ring[graph.storage_of(t)].reshape(graph.tensors[t].shape) if graph.storage_of(t) in in_ring
+                    else from_bytes(pool.load(self._access(step.index, t), base(t), 0, graph.tensors[t].num_bytes),
+                                    graph.tensors[t]) for t in step.inputs]
             out = kernel.run(*args, state=self.state.tensors) if kernel.stateful else kernel.run(*args)
             if step.outputs:  # ASSIGN_VARIABLE and CALL_ONCE write only the state region
                 t_out = step.outputs[0]
@@ -124,7 +124,7 @@ class Interpreter:
                 data = sink.data[index].reshape(-1)
             else:
                 data = pool.load(self._access(end, port.tensor), base(port.tensor), 0, tensor.num_bytes)
-            data = data.reshape(port.shape) if tensor.dtype == "int8" else data.reshape(-1)
+            data = from_bytes(data, tensor).reshape(port.shape)
             result.raw_outputs.append(data)
             result.outputs.append(from_pool(port, tensor, data))
         return result
@@ -162,7 +162,7 @@ class Interpreter:
                          access_pattern(graph, step, x, segment)) for x in planned.streamed_inputs]
             replay_segments(pool, streamed, out_who, base(t_out), out)
         else:
-            pool.store(out_who, base(t_out), 0, as_bytes(out, graph.tensors[t_out]))
+            pool.store(out_who, base(t_out), 0, as_bytes(np.asarray(out, dtype=graph.tensors[t_out].dtype)))
         return out
 
     def _run_described(self, pool: SimulatedPool, step, kernel, base, source: RowSource | None = None,

@@ -13,6 +13,7 @@ from vmcu_reference.inputs import random_inputs
 from vmcu_tflite.oracle import TFLM, oracle_name, tflm_arena_bytes
 from vmcu_tflite.cli.common import run_tool
 from vmcu_tflite.pipeline import compile_model
+from vmcu_tflite.state import state_tensors
 
 ALL_MODELS = FIXTURES + REAL_MODELS
 SMALL_SEEDS = (1, 7, 12345)
@@ -24,7 +25,7 @@ def _id(path):
 
 def _compare(model, seed, capsys, planner: str = "vmcu") -> None:
     """vmcu-run --compare-tflm; a model with state over a sequence of 3 runs."""
-    runs = "3" if compile_model(model, planner).graph.variables() else "1"
+    runs = "3" if state_tensors(compile_model(model, planner).graph) else "1"
     code = run_tool("vmcu-run", run_main, [str(model), "--seed", str(seed), "--compare-tflm", "--planner", planner,
                                            "--runs", runs])
     out = capsys.readouterr()

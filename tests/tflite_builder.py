@@ -11,11 +11,15 @@ from typing import Any, Sequence
 import flatbuffers
 from flatbuffers import flexbuffers
 import numpy as np
-from tflite_micro.tensorflow.lite.micro.python import schema_py_generated as schema
+try:
+    from tflite_micro.tensorflow.lite.micro.python import schema_py_generated as schema
+except ImportError:  # models/generate.py runs in TensorFlow's environment: the same schema, from TensorFlow
+    from tensorflow.lite.python import schema_py_generated as schema
 
 _TYPES = {"float32": schema.TensorType.FLOAT32, "int32": schema.TensorType.INT32,
           "int8": schema.TensorType.INT8, "int16": schema.TensorType.INT16, "uint8": schema.TensorType.UINT8,
-          "int64": schema.TensorType.INT64, "bool": schema.TensorType.BOOL, "resource": schema.TensorType.RESOURCE}
+          "int64": schema.TensorType.INT64, "bool": schema.TensorType.BOOL, "resource": schema.TensorType.RESOURCE,
+          "uint32": schema.TensorType.UINT32, "uint64": schema.TensorType.UINT64, "uint16": schema.TensorType.UINT16}
 
 # op name -> (options class name in the schema, BuiltinOptions union member)
 _OPTIONS = {

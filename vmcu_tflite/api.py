@@ -36,9 +36,9 @@ class TensorInfo:
 
     name: str
     shape: tuple[int, ...]
-    dtype: str  # "int8", or "uint8" / "float32" where the model converts at its boundary
-    scale: float | None  # None: a float32 tensor in the pool, its values as they are
-    zero_point: int | None
+    dtype: str  # the pool tensor's type (int8, int16, ...), or "uint8" / "float32" where the model converts at its boundary
+    scale: float
+    zero_point: int
     bytes: int  # in the pool
 
 
@@ -139,9 +139,7 @@ class Program:
 
     def _port(self, port) -> TensorInfo:
         t = self._compiled.graph.tensors[port.tensor]
-        quantized = t.quant is not None  # a float32 tensor in the pool holds its values (no scale)
-        return TensorInfo(t.name, tuple(port.shape), port.dtype, t.scale if quantized else None,
-                          t.zero_point if quantized else None, t.num_bytes)
+        return TensorInfo(t.name, tuple(port.shape), port.dtype, *t.io_quantization, t.num_bytes)
 
     @property
     def plan(self) -> dict:

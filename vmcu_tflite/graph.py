@@ -70,6 +70,12 @@ class Tensor:
         return self.num_elements * np.dtype(self.dtype).itemsize
 
     @property
+    def io_quantization(self) -> tuple[float, int]:
+        """(scale, zero point) as TFLite reports a graph input's or output's: (0.0, 0) when it has no
+        quantization (an audio front end's int16 samples)."""
+        return (self.scale, self.zero_point) if self.quant is not None else (0.0, 0)
+
+    @property
     def scale(self) -> float:
         """The per-tensor scale; per-channel tensors must use `quant.scale`."""
         assert self.quant is not None and not self.quant.per_channel, self.name
@@ -142,10 +148,12 @@ class Op:
 class IOPort:
     """A graph input or output as the application sees it.
 
-    `tensor` is the int8 tensor inside the pool. `dtype` is what the application passes or receives:
-    "int8"; "float32" when the model had a QUANTIZE/DEQUANTIZE at its boundary (values converted with
-    `tensor`'s scale and zero point outside the pool); "uint8" when it had a QUANTIZE that only moves
-    the zero point by 128 (the top bit flipped outside the pool).
+    `tensor` is the tensor inside the pool. `dtype` is what the application passes or receives: the
+    tensor's own type (int8, or an integer type such as an audio front end's int16 samples, its
+    elements little-endian at an address aligned to their size); for an int8 tensor, "float32" when the
+    model had a QUANTIZE/DEQUANTIZE at its boundary (values converted with `tensor`'s scale and zero
+    point outside the pool) and "uint8" when it had a QUANTIZE that only moves the zero point by 128
+    (the top bit flipped outside the pool).
     """
 
     tensor: int

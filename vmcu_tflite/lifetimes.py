@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Sequence
 
 import networkx as nx
+import numpy as np
 
 from .graph import Graph
 from .steps import Step
@@ -27,6 +28,9 @@ class Buffer:
     size: int  # bytes
     first: int  # first step it is live in
     last: int  # last step it is live in
+    # bytes of one element (int16: 2, uint64: 8): kernels read whole elements, so the planners put
+    # its base at a multiple of it and never across the end of the pool (1: int8, any place)
+    align: int = 1
 
 
 class Dataflow:
@@ -83,9 +87,15 @@ class Dataflow:
             data, writers = self.dag.nodes[kind, t], self.writers(t)
             first = 0 if data.get("graph_input") else min(writers, default=end)
             last = max([first, *writers, *self.readers(t)] + ([end] if data.get("graph_output") else []))
-            found[t] = Buffer(t, 0 if self.pulled(t) or self.pushed(t) else self.graph.tensors[t].num_bytes, first,
-                              last)
+            tensor = self.graph.tensors[t]
+            found[t] = Buffer(t, 0 if self.pulled(t) or self.pushed(t) else tensor.num_bytes, first, last,
+                              element_bytes(tensor.dtype))
         return dict(sorted(found.items()))
+
+
+def element_bytes(dtype: str) -> int:
+    """Bytes of one element of a pool tensor of type `dtype`."""
+    return np.dtype(dtype).itemsize
 
 
 def buffer_lifetimes(graph: Graph, steps: Sequence[Step]) -> dict[int, Buffer]:

@@ -15,6 +15,8 @@
 - A SPLIT, SPLIT_V or UNPACK becomes one op per output (each a slice of the input, with the part's
   first index along the axis as the option `split_begin`): a step writes one tensor. The parts keep
   the original op's index, so messages and reports name the model's operator.
+- A SignalFilterBankSpectralSubtraction's noise estimate output (its state) is copied out by a
+  NOISE_ESTIMATE step after it.
 - A graph output that folding made a constant (a detector's anchors) becomes a pool tensor that a
   CONSTANT op writes from flash, before its first reader or at the end.
 - TFLite_Detection_PostProcess takes in the DEQUANTIZEs of its int8 box encodings and class
@@ -39,7 +41,7 @@ VALID = 1  # TFLite's Padding enum
 def simplify(graph: Graph) -> Graph:
     """All passes, in the order that lets each see the previous one's result."""
     graph = fuse_postprocess(write_constant_outputs(strip_boundary_quantization(graph)))
-    return one_output_per_split(fold_pads(alias_reshapes(graph)))
+    return one_output_per_step(one_output_per_split(fold_pads(alias_reshapes(graph))))
 
 
 def fuse_postprocess(graph: Graph) -> Graph:
@@ -71,6 +73,17 @@ def fuse_postprocess(graph: Graph) -> Graph:
         ops += [replace(fused, outputs=(out,), options=fused.options.with_values(output_part=part))
                 for part, out in enumerate(op.outputs)]
     return replace(graph, ops=tuple(op for op in ops if op.index not in dropped))
+
+
+def one_output_per_step(graph: Graph) -> Graph:
+    """A SignalFilterBankSpectralSubtraction writes its output; its noise estimate output, kept as the
+    op's state, is copied out by a step of its own (`split_outputs`)."""
+    from .ops import signal_filter_bank_spectral_subtraction as spectral
+
+    ops = []
+    for op in graph.ops:
+        ops += spectral.split_outputs(graph, op) if op.kind == spectral.KIND and len(op.outputs) == 2 else [op]
+    return replace(graph, ops=tuple(ops))
 
 
 def strip_boundary_quantization(graph: Graph) -> Graph:
@@ -220,11 +233,19 @@ _SPLIT_INPUTS = {"SPLIT": (0, 1), "SPLIT_V": (2, 0)}  # (axis, data) input posit
 
 def one_output_per_split(graph: Graph) -> Graph:
     """Each SPLIT / SPLIT_V / UNPACK output as its own op; the parts follow each other along the
-    axis (an UNPACK's one index each, their count as the option `unpack_outputs`).
+    axis (an UNPACK's one index each, their count as the option `unpack_outputs`). A
+    SignalFftAutoScale's two outputs (the shifted samples, the shift) too, each part reading the input.
 
     A split whose axis is not a valid constant stays whole: its Prepare says why."""
     ops = []
     for op in graph.ops:
+        if op.kind == "SignalFftAutoScale" and len(op.outputs) == 2 and min(op.outputs) >= 0:
+            out = [graph.tensors[t] for t in op.outputs]
+            facts = dict(fft_auto_scale_size=out[0].shape[0] if out[0].shape else 1,
+                         fft_auto_scale_ranks=(len(out[0].shape), len(out[1].shape)))
+            ops += [replace(op, outputs=(t,), options=op.options.with_values(fft_auto_scale_part=i, **facts))
+                    for i, t in enumerate(op.outputs)]
+            continue
         if op.kind == "UNPACK":
             ops += [replace(op, outputs=(out,), options=op.options.with_values(split_begin=i,
                                                                                unpack_outputs=len(op.outputs)))

@@ -68,10 +68,9 @@ class Plan:
     def to_json(self, graph: Graph) -> dict[str, Any]:
         def port(p):
             t = graph.tensors[p.tensor]
-            quantized = t.quant is not None  # a float32 tensor in the pool holds its values (no scale)
-            return {"tensor": p.tensor, "storage": graph.storage_of(p.tensor), "dtype": p.dtype,
-                    "pool_dtype": t.dtype, "shape": list(p.shape), "scale": t.scale if quantized else None,
-                    "zero_point": t.zero_point if quantized else None}
+            scale, zero_point = t.io_quantization
+            return {"tensor": p.tensor, "storage": graph.storage_of(p.tensor), "dtype": p.dtype, "pool_dtype": t.dtype,
+                    "shape": list(p.shape), "scale": scale, "zero_point": zero_point}
 
         return {
             "model": self.model,

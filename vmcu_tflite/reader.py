@@ -346,10 +346,21 @@ def _read_buffer(model, tensor, index, name, dtype, shape, data) -> np.ndarray |
     return array
 
 
+# Operators that never read an int8 tensor's quantization (CAST converts the integers as they are)
+_QUANTIZATION_FREE = frozenset({"CAST"})
+
+
 def _check_int8_quantized(graph: Graph) -> None:
-    """Every int8 activation carries its quantization (the types themselves were checked as blockers)."""
+    """Every int8 activation carries its quantization (the types themselves were checked as blockers),
+    except one that only quantization-free operators read and write (an audio front end's int8
+    features, cast from int32 at the graph output)."""
+    users: dict[int, set[str]] = {}
+    for op in graph.ops:
+        for t in op.inputs + op.outputs:
+            users.setdefault(t, set()).add(op.kind)
     for op in graph.ops:
         for t in op.inputs + op.outputs:
             tensor = graph.tensors[t] if t >= 0 else None
-            if tensor is not None and not tensor.is_constant and tensor.dtype == "int8" and tensor.quant is None:
+            if tensor is not None and not tensor.is_constant and tensor.dtype == "int8" and tensor.quant is None \
+                    and not users[t] <= _QUANTIZATION_FREE:
                 raise ModelError(f"tensor {t} '{tensor.name}' is int8 without quantization parameters")

@@ -1,5 +1,7 @@
 """The state region: where variable tensors (an LSTM's cell and output state, an SVDF's memory, a
-resource variable) keep their bytes from one run to the next.
+resource variable) keep their bytes from one run to the next, and the state an op keeps of its own
+(a spectral subtraction's noise estimate, which TFLite Micro keeps in a persistent buffer and zeroes
+on reset).
 
 The pool is reused by every run, so state cannot live there: the application owns a third buffer,
 `<PREFIX>_STATE_BYTES` long, which the runtime fills with TFLite's initial values (TFLite Micro's
@@ -51,9 +53,18 @@ def _fill(graph: Graph, tensor: int) -> int:
     return 0
 
 
+def state_tensors(graph: Graph) -> tuple[int, ...]:
+    """The tensors whose bytes the region keeps: the variables, and the state an op keeps of its own
+    (a spectral subtraction's noise estimate, keyed by its estimate output), in index order."""
+    from .ops.signal_filter_bank_spectral_subtraction import KIND as SPECTRAL, noise_state
+
+    owned = {noise_state(op) for op in graph.ops if op.kind == SPECTRAL}
+    return tuple(sorted(set(graph.variables()) | owned))
+
+
 def state_layout(graph: Graph) -> StateLayout:
-    """The region of `graph`'s variables; 0 bytes when it has none."""
-    variables = graph.variables()
+    """The region of `graph`'s variables and op states; 0 bytes when it has none."""
+    variables = state_tensors(graph)
     call_once = [op.index for op in graph.ops if op.kind == "CALL_ONCE"]
     if not variables and not call_once:
         return StateLayout(MappingProxyType({}), 0, (), 0)

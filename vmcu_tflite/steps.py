@@ -40,7 +40,9 @@ def build_steps(graph: Graph) -> tuple[Step, ...]:
         if not graph.activations(op) and not _state_only(op):
             raise ModelError(f"operator {op.kind} at index {op.index} reads only constants, and folding {op.kind} "
                              "of these constants is not supported")
-        kind, params = _as_convolution(op.kind, op_registry.prepare(graph, op))
+        params = op_registry.prepare(graph, op)
+        # a prepare may hand the op to another step kind (an int32 ADD is an INT32_BINARY step)
+        kind, params = _as_convolution(getattr(params, "step_kind", op.kind), params)
         steps.append(Step(index=position, kernel=kind, ops=tuple(sorted((op.index,) + op.folded)),
                           inputs=graph.activations(op), outputs=op.outputs, params=params,
                           macs=op_registry.macs(kind, params)))

@@ -15,11 +15,27 @@ static int tensor_in_pool(const vmcu_model *model, uint16_t tensor)
            model->tensors[tensor].bytes <= model->pool_bytes;
 }
 
-/* An input or output: the application reads and writes it as one run of bytes. */
+/* Bytes of one element of each vmcu_type. */
+static const uint8_t type_bytes[VMCU_TYPE_COUNT] = {1u, 2u, 4u, 4u, 8u, 4u, 1u, 2u, 8u};
+
+/* Whole elements of a known type; a port of elements wider than a byte starts aligned to their size
+ * (a tensor without bytes, which a kernel pulls or pushes, has no place to check). */
+static int io_elements_ok(const vmcu_model *model, const vmcu_io *io)
+{
+    uint32_t size;
+    if (io->type >= VMCU_TYPE_COUNT) {
+        return 0;
+    }
+    size = type_bytes[io->type];
+    return io->bytes % size == 0u && (model->tensors[io->tensor].bytes == 0u ||
+                                     model->tensors[io->tensor].offset % size == 0u);
+}
+
+/* An input or output: the application reads and writes it as one run of bytes, of whole aligned elements. */
 int vmcu_io_in_pool(const vmcu_model *model, const vmcu_io *io)
 {
     return tensor_in_pool(model, io->tensor) && io->bytes <= model->tensors[io->tensor].bytes &&
-           model->tensors[io->tensor].offset + io->bytes <= model->pool_bytes;
+           model->tensors[io->tensor].offset + io->bytes <= model->pool_bytes && io_elements_ok(model, io);
 }
 
 /* A streamed port (rows > 0): whole rows, a step that exists, and its tensor either holds it as one
@@ -38,7 +54,7 @@ static int streamed_io_ok(const vmcu_model *model, const vmcu_io *io)
 
 static int io_ok(const vmcu_model *model, const vmcu_io *io)
 {
-    return io->rows == 0 ? vmcu_io_in_pool(model, io) : streamed_io_ok(model, io);
+    return (io->rows == 0 ? vmcu_io_in_pool(model, io) : streamed_io_ok(model, io)) && io_elements_ok(model, io);
 }
 
 /* A step writes its output in the pool, except the kernels that only write the state region: only

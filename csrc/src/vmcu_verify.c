@@ -22,6 +22,7 @@ static uint32_t io_digest(uint32_t crc, const vmcu_io *io, uint16_t count)
         crc = vmcu_crc32_u32(crc, io[i].bytes);
         crc = vmcu_crc32_u32(crc, io[i].rows);
         crc = vmcu_crc32_u32(crc, io[i].step);
+        crc = vmcu_crc32_u32(crc, io[i].type);
     }
     return crc;
 }

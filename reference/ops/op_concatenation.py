@@ -12,5 +12,5 @@ class Concatenation(Kernel):
 
     def run(self, *activations: np.ndarray) -> np.ndarray:
         p = self.params
-        parts = [np.asarray(x, dtype=np.int8) for x in with_constants(p.constants, activations)]
+        parts = [np.asarray(x, dtype=p.dtype) for x in with_constants(p.constants, activations)]
         return self.join(parts, axis=p.axis).reshape(p.output_shape)

@@ -18,6 +18,9 @@ from tests.c import kernel_models
 from tests.c.c_validate import EMULATED_DSP_HOST, check_model, check_program, program_with_segment
 from tests.ops.test_op_batch_matmul import chained_batch_matmuls
 from tests.ops.test_op_detection_postprocess import build as build_detection
+from tests.ops.test_op_cast import build_cast_chain, build_typed_copies
+from tests.ops.test_op_signal import signal_chain
+from tests.ops.test_op_signal_chain import front_end_tail
 from tests.ops.test_op_svdf import build_svdf
 from tests.ops.test_op_tile import build_tile
 from tests.ops.test_op_unidirectional_sequence_lstm import EXPLICIT as LSTM_EXPLICIT, build_lstm
@@ -57,6 +60,14 @@ MODELS = {
     "batch_matmul": chained_batch_matmuls,
     # resource variables: CALL_ONCE, READ_VARIABLE, ASSIGN_VARIABLE (sequences of runs)
     "variables": stateful,
+    # tensors of other integer types in the pool: an int16 input, int32 and uint32 between steps
+    "cast": lambda: build_cast_chain(("int16", "int32", "uint32", "int8", "int32", "int16"), (3, 7))[0],
+    "typed_copies": lambda: build_typed_copies()[0],  # int32 and int16 STRIDED_SLICE and CONCATENATION
+    # the signal library's window, auto scale, real FFT and energy
+    "signal": signal_chain,
+    # an audio front end's tail: the signal filter bank stages (a noise estimate in the state region,
+    # over 3 runs) and int32 arithmetic
+    "audio_tail": lambda: front_end_tail(channels=10, bins=40),
 }
 
 
@@ -90,7 +101,10 @@ def test_models_use_every_kind_and_mode():
     whole = {"TRANSPOSE", "RESIZE_NEAREST_NEIGHBOR", "RESIZE_BILINEAR", "PAD", "PADV2", "LOGISTIC", "STRIDED_SLICE",
              "SPLIT", "SPLIT_V", "GATHER", "REDUCE_MAX", "TRANSPOSE_CONV", "SVDF", "UNIDIRECTIONAL_SEQUENCE_LSTM",
              "TILE", "CONSTANT", "UNPACK", "TFLite_Detection_PostProcess",
-             "BATCH_MATMUL", "READ_VARIABLE", "ASSIGN_VARIABLE", "CALL_ONCE"}
+             "BATCH_MATMUL", "READ_VARIABLE", "ASSIGN_VARIABLE", "CALL_ONCE",
+             "CAST", "SignalWindow", "SignalFftAutoScale", "SignalRfft",
+             "SignalEnergy", "SignalFilterBank", "SignalFilterBankSquareRoot", "SignalFilterBankSpectralSubtraction",
+             "NOISE_ESTIMATE", "SignalPCAN", "SignalFilterBankLog", "INT32_BINARY"}
     for name in runtime - whole:
         assert (name, "segment") in modes, name
     assert ("DEPTHWISE_CONV_2D", "in-place") in modes

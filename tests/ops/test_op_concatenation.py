@@ -22,7 +22,8 @@ def concat_cases(draw):
     constants = [draw(st.sampled_from([False, False, False, True])) for _ in range(count)]
     if all(constants):
         constants[0] = False
-    return dict(base=base, axis=axis, sizes=sizes, constants=constants, seed=draw(st.integers(0, 2**31)))
+    return dict(base=base, axis=axis, sizes=sizes, constants=constants, seed=draw(st.integers(0, 2**31)),
+                dtype=draw(st.sampled_from(["int8", "int8", "int16", "int32"])))
 
 
 def build_concat(case, scales=None):
@@ -36,15 +37,19 @@ def build_concat(case, scales=None):
         shape = list(base)
         shape[positive] = size
         s, z = scales[i] if scales else (scale, zp)
-        data = rng.integers(-128, 128, size=shape).astype(np.int8)
+        dtype = case.get("dtype", "int8")
+        info = np.iinfo(dtype)
+        data = rng.integers(info.min, info.max, size=shape, endpoint=True).astype(dtype)
+        quant = dict(scale=s, zero_point=z) if dtype == "int8" else {}  # int16/int32: integers, unquantized
         if is_const:
-            tensors.append(b.const(data, scale=s, zero_point=z))
+            tensors.append(b.const(data, **quant))
         else:
-            tensors.append(b.tensor(shape, scale=s, zero_point=z))
+            tensors.append(b.tensor(shape, dtype, **quant))
             feeds.append(data)
     out_shape = list(base)
     out_shape[positive] = sum(case["sizes"])
-    y = b.tensor(out_shape, scale=scale, zero_point=zp)
+    y = (b.tensor(out_shape, scale=scale, zero_point=zp) if case.get("dtype", "int8") == "int8"
+         else b.tensor(out_shape, case["dtype"]))
     b.op("CONCATENATION", tensors, [y], axis=axis)
     b.inputs = [t for t, c in zip(tensors, case["constants"]) if not c]
     b.outputs = [y]

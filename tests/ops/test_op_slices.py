@@ -14,8 +14,8 @@ from vmcu_tflite.pipeline import compile_model
 
 
 @settings(max_examples=80, deadline=None)
-@given(st.integers(1, 4), st.integers(0, 2**31))
-def test_strided_slice_bit_exact(rank, seed):
+@given(st.integers(1, 4), st.integers(0, 2**31), st.sampled_from(["int8", "int8", "int16", "int32"]))
+def test_strided_slice_bit_exact(rank, seed, dtype):
     rng = np.random.default_rng(seed)
     shape = tuple(int(d) for d in rng.integers(1, 7, size=rank))
     begin = [int(rng.integers(-d - 2, d + 2)) for d in shape]
@@ -36,12 +36,15 @@ def test_strided_slice_bit_exact(rank, seed):
     out_shape = tuple(c for a, (_, c) in enumerate(ranges) if not masks["shrink_axis_mask"] >> a & 1)
     b = ModelBuilder()
     scale, zp = float(rng.uniform(0.01, 0.2)), int(rng.integers(-128, 128))
-    x = b.tensor(shape, scale=scale, zero_point=zp)
-    y = b.tensor(out_shape, scale=scale, zero_point=zp)
+    quant = dict(scale=scale, zero_point=zp) if dtype == "int8" else {}  # int16/int32: integers, unquantized
+    x = b.tensor(shape, dtype, **quant)
+    y = b.tensor(out_shape, dtype, **quant)
     vectors = [b.const(np.array(v, dtype=np.int32)) for v in (begin, end, strides)]
     b.op("STRIDED_SLICE", [x, *vectors], [y], **masks)
     b.inputs, b.outputs = [x], [y]
-    assert_matches_or_refused_like_tflm(b.build(), [rng.integers(-128, 128, size=shape).astype(np.int8)])
+    info = np.iinfo(dtype)
+    assert_matches_or_refused_like_tflm(b.build(), [rng.integers(info.min, info.max, size=shape, endpoint=True)
+                                                    .astype(dtype)])
 
 
 @settings(max_examples=60, deadline=None)

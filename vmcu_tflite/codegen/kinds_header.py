@@ -1,7 +1,8 @@
 """Write the runtime's step-kind enum (`csrc/include/vmcu/vmcu_kinds.h`) from the op specs.
 
 The numbering is part of the table format: the converter writes `VMCU_KIND_<name>` into every
-step, and the runtime checks a step's kind against `VMCU_KIND_COUNT`. Generating the enum from
+step, and the runtime checks a step's kind against `VMCU_KIND_COUNT` (one more than the largest: values
+kept for kinds added elsewhere may be missing, since a kind's number never changes once given). Generating the enum from
 `vmcu_tflite.ops.SPECS` keeps the two sides from drifting; a test compares the file with this
 output. Run `python -m vmcu_tflite.codegen.kinds_header` after adding an op.
 """

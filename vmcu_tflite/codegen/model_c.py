@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import re
 
+import numpy as np
+
 from ..errors import ModelError
 from ..kernels import describe
 from ..ops import SPECS
@@ -14,6 +16,7 @@ from .integrity import MAX_STEP_INPUTS, ParamsDigest, crc_ints, float_bits, head
 from .kernel_checks import kernel_checks
 from .kernel_functions import kernel_functions
 from .kinds_header import kind_constant
+from .model_c_types import C_TYPES, TYPE_IDS
 
 MODES = {"whole-tensor": "VMCU_MODE_WHOLE_TENSOR", "segment": "VMCU_MODE_SEGMENT", "in-place": "VMCU_MODE_IN_PLACE"}
 MODE_IDS = {"whole-tensor": 0, "segment": 1, "in-place": 2}  # vmcu_mode
@@ -83,9 +86,10 @@ def render_source(program: Program, prefix: str, header_name: str) -> str:
         for i, p in enumerate(ports):
             t = graph.tensors[p.tensor]
             n, at = streamed.get(i, (0, 0))
-            scale, zero_point = io_quantization(t)
+            scale, zero_point = t.io_quantization
             rows.append(f"{{.tensor = {index[graph.storage_of(p.tensor)]}, .scale = {c_float(scale)}, "
-                        f".zero_point = {zero_point}, .bytes = {t.num_bytes}u, .rows = {n}u, .step = {at}}}")
+                        f".zero_point = {zero_point}, .bytes = {t.num_bytes}u, .rows = {n}u, .step = {at}, "
+                        f".type = {C_TYPES[t.dtype]}}}")
         return ",\n    ".join(rows)
 
     def io_ints(ports, streamed) -> list[int]:  # vmcu_io's fields in declaration order (vmcu_verify.c)
@@ -94,9 +98,10 @@ def render_source(program: Program, prefix: str, header_name: str) -> str:
         for i, p in enumerate(ports):
             t = graph.tensors[p.tensor]
             rows, at = streamed.get(i, (0, 0))
-            scale, zero_point = io_quantization(t)
+            scale, zero_point = t.io_quantization
             fields = {"tensor": index[graph.storage_of(p.tensor)], "scale": float_bits(scale),
-                      "zero_point": zero_point, "bytes": t.num_bytes, "rows": rows, "step": at}
+                      "zero_point": zero_point, "bytes": t.num_bytes, "rows": rows, "step": at,
+                      "type": TYPE_IDS[t.dtype]}
             values += [fields[name] for name in order]  # a field missing here: a KeyError, not a wrong CRC
         return values
 
@@ -144,12 +149,6 @@ def streamed_rows(program: Program) -> tuple[dict[int, tuple[int, int]], dict[in
     return ({p.index: (p.rows, p.step) for p in streamed.inputs}, {p.index: (p.rows, p.step) for p in streamed.outputs})
 
 
-def io_quantization(t) -> tuple[float, int]:
-    """A port's scale and zero point in vmcu_io: 0 and 0 for a tensor the pool holds in its own
-    type (a detector's float32 outputs: its values as they are)."""
-    return (t.scale, t.zero_point) if t.quant is not None else (0.0, 0)
-
-
 def _step_scratch(step, planned) -> int:
     """Hand-written kernels compute an output segment in the application's scratch (generated ones
     in registers), or keep their own buffers there (`OpSpec.scratch`)."""
@@ -188,16 +187,15 @@ def render_header(program: Program, prefix: str) -> str:
         for i, p in enumerate(ports):
             t = graph.tensors[p.tensor]
             shape = "x".join(map(str, p.shape))
-            if t.dtype != "int8":  # written by a step in its own type (a detector's float32 outputs)
-                lines.append(f"/** {kind.lower()} {i}: {t.dtype} [{shape}], its values' bytes in the pool "
-                             f"(copy them out with memcpy: the pool gives no alignment) */\n"
-                             f"#define {upper}_{kind}{i}_BYTES {t.num_bytes}u\n")
-            else:
-                lines.append(f"/** {kind.lower()} {i}: int8 [{shape}]"
-                             f"{BOUNDARY_NOTES.get(p.dtype, '')} */\n"
-                             f"#define {upper}_{kind}{i}_BYTES {t.num_bytes}u\n"
-                             f"#define {upper}_{kind}{i}_SCALE {c_float(t.scale)}\n"
-                             f"#define {upper}_{kind}{i}_ZERO_POINT {t.zero_point}\n")
+            scale, zero_point = t.io_quantization
+            note = BOUNDARY_NOTES.get(p.dtype, '') if t.dtype != p.dtype else ""
+            wide = (f", little-endian, its address aligned to {np.dtype(t.dtype).itemsize} bytes in a pool "
+                    f"aligned to 8" if np.dtype(t.dtype).itemsize > 1 else "")
+            lines.append(f"/** {kind.lower()} {i}: {t.dtype} [{shape}]{note}{wide} */\n"
+                         f"#define {upper}_{kind}{i}_BYTES {t.num_bytes}u\n"
+                         f"#define {upper}_{kind}{i}_TYPE {C_TYPES[t.dtype]}\n"
+                         f"#define {upper}_{kind}{i}_SCALE {c_float(scale)}\n"
+                         f"#define {upper}_{kind}{i}_ZERO_POINT {zero_point}\n")
             if i in streamed[kind]:
                 rows, row_bytes = streamed[kind][i]
                 lines.append(f"/** {kind.lower()} {i} is streamed: {rows} rows of {row_bytes} bytes, through the "

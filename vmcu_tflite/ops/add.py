@@ -15,6 +15,7 @@ from ..graph import Graph, Op, Tensor
 from ..planner.access import same_shape
 from ..quant import quantize_multiplier, quantize_multiplier_smaller_than_one_exp
 from .common import constant_inputs, fused_activation, output, require, tensor
+from .int32_binary import Int32BinaryParams, is_int32, prepare_int32
 from .spec import TWO_INPUTS, OpSpec
 
 KIND = "ADD"
@@ -73,8 +74,11 @@ def binary_tensors(graph: Graph, op: Op, max_rank: int = MAX_RANK) -> tuple[Tens
     return a, b, out
 
 
-def prepare(graph: Graph, op: Op, max_rank: int = MAX_RANK) -> AddParams:
-    """ADD's (and SUB's: TFLite Micro computes the same params) scaling and clamp."""
+def prepare(graph: Graph, op: Op, max_rank: int = MAX_RANK) -> AddParams | Int32BinaryParams:
+    """ADD's (and SUB's: TFLite Micro computes the same params) scaling and clamp; an int32 ADD is
+    `int32_binary`'s."""
+    if op.kind == KIND and is_int32(graph, op):
+        return prepare_int32(graph, op, KIND)
     a, b, out = binary_tensors(graph, op, max_rank)
     left_shift = 20
     twice_max_input_scale = 2.0 * max(a.scale, b.scale)
@@ -94,4 +98,4 @@ def prepare(graph: Graph, op: Op, max_rank: int = MAX_RANK) -> AddParams:
 
 
 SPEC = OpSpec(KIND, kind_id=3, emit=emit, prepare=prepare, c_kernel="vmcu_add_s8", access=same_shape, arity=TWO_INPUTS,
-              options="AddOptions")
+              options="AddOptions", activation_types=frozenset({"int32"}))

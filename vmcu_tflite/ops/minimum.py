@@ -9,4 +9,4 @@ from .spec import TWO_INPUTS, OpSpec
 KIND = "MINIMUM"
 
 SPEC = OpSpec(KIND, kind_id=24, emit=emit, prepare=prepare, c_kernel="vmcu_minimum_s8", access=same_shape,
-              arity=TWO_INPUTS)
+              arity=TWO_INPUTS, activation_types=frozenset({"int32"}))

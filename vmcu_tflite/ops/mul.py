@@ -15,6 +15,7 @@ from ..planner.access import same_shape
 from ..quant import quantize_multiplier
 from .add import check_binary_shapes, check_binary_types
 from .common import constant_inputs, fused_activation, output, require, tensor
+from .int32_binary import Int32BinaryParams, is_int32, prepare_int32
 from .spec import TWO_INPUTS, OpSpec
 
 KIND = "MUL"
@@ -33,7 +34,9 @@ class MulParams:
     act_max: int
 
 
-def prepare(graph: Graph, op: Op) -> MulParams:
+def prepare(graph: Graph, op: Op) -> MulParams | Int32BinaryParams:
+    if is_int32(graph, op):
+        return prepare_int32(graph, op, KIND)
     require(len(op.inputs) == 2 and len(op.outputs) == 1, op, "expects two inputs and one output")
     a, b, out = tensor(graph, op, 0), tensor(graph, op, 1), output(graph, op)
     require(a is not None and b is not None, op, "an input is missing")
@@ -49,4 +52,4 @@ def prepare(graph: Graph, op: Op) -> MulParams:
 
 
 SPEC = OpSpec(KIND, kind_id=4, emit=emit, prepare=prepare, c_kernel="vmcu_mul_s8", access=same_shape, arity=TWO_INPUTS,
-              options="MulOptions")
+              options="MulOptions", activation_types=frozenset({"int32"}))

@@ -4,12 +4,16 @@ requires them constant), begin/end masks and shrink_axis_mask, up to 4-D as TFLi
 Each axis is resolved as TFLite's StartForAxis/StopForAxis do: negative indices count from the
 end, then the start and stop are clamped to the axis (to [-1, size - 1] for negative strides).
 TFLite Micro ignores the ellipsis, new-axis and offset flags; so does this. Bytes are copied as
-they are, whatever the output's quantization says, as TFLite Micro does.
+they are, whatever the output's quantization says, as TFLite Micro does. int16 and int32 tensors
+(an audio front end's spectrum) are sliced as int8 ones: the runtime's strided copy walks whole
+elements as runs of their bytes (`element_bytes`).
 """
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+
+import numpy as np
 
 from ..codegen.params.strided_copy import emit_slice
 from ..graph import Graph, Op
@@ -17,6 +21,7 @@ from .common import constant, output, require, tensor
 from .spec import OpSpec
 
 KIND = "STRIDED_SLICE"
+TYPES = ("int8", "int16", "int32")  # TFLite Micro also slices float32 and bool
 MAX_RANK = 4  # TFLite Micro: "input dim should not exceed 4"
 
 
@@ -30,6 +35,7 @@ class SliceParams:
     steps: tuple[int, ...]
     counts: tuple[int, ...]
     output_shape: tuple[int, ...]
+    element_bytes: int = 1  # 2 for int16, 4 for int32: the strided copy moves each element's bytes
 
 
 def _clamp(value: int, lo: int, hi: int) -> int:
@@ -52,7 +58,9 @@ def axis_range(size: int, begin: int, end: int, stride: int, begin_masked: bool,
 def prepare(graph: Graph, op: Op) -> SliceParams:
     require(len(op.inputs) == 4 and len(op.outputs) == 1, op, "expects an input, begin, end, strides and one output")
     input_, out = tensor(graph, op, 0), output(graph, op)
-    require(input_.dtype == "int8" and out.dtype == "int8", op, "only int8 tensors are supported")
+    require(input_.dtype in TYPES and out.dtype == input_.dtype, op,
+            f"input type {input_.dtype.upper()} and output type {out.dtype.upper()}: int8, int16 or int32, "
+            "the same for both")
     rank = len(input_.shape)
     require(1 <= rank <= MAX_RANK, op, f"{rank}-D input is not supported (1-D to {MAX_RANK}-D)")
     vectors = []
@@ -77,8 +85,10 @@ def prepare(graph: Graph, op: Op) -> SliceParams:
     kept = tuple(count for a, (_, count) in enumerate(ranges) if not o.shrink_axis_mask >> a & 1)
     require(out.shape == kept, op, f"output shape {out.shape} is not the slice's {kept}")
     return SliceParams(input_shape=input_.shape, begin=tuple(b for b, _ in ranges), steps=strides,
-                       counts=tuple(c for _, c in ranges), output_shape=out.shape)
+                       counts=tuple(c for _, c in ranges), output_shape=out.shape,
+                       element_bytes=np.dtype(out.dtype).itemsize)
 
 
 SPEC = OpSpec(KIND, kind_id=26, emit=emit_slice, prepare=prepare, c_kernel="vmcu_strided_copy_s8",
-              arity=((4, 4), 1, frozenset()), options="StridedSliceOptions")
+              arity=((4, 4), 1, frozenset()), options="StridedSliceOptions",
+              activation_types=frozenset(TYPES) - {"int8"})

@@ -82,7 +82,9 @@ def fits(buffers: Mapping[int, Buffer], overlaps: list[Overlap], pool: int, hint
     fresh `SolveBudget` when none is given).
 
     Buffers in `unwrapped` (the model's inputs and outputs, which the application reads and writes
-    through plain pointers) must not cross the end of the pool.
+    through plain pointers) must not cross the end of the pool; nor may a buffer of elements wider
+    than a byte (`Buffer.align`), whose base is also a multiple of its element size, so that every
+    element its kernels read or write is whole and aligned.
     """
     budget = budget if budget is not None else SolveBudget()
     if any(b.size > pool for b in buffers.values()) or budget.grant() <= 0:
@@ -91,8 +93,11 @@ def fits(buffers: Mapping[int, Buffer], overlaps: list[Overlap], pool: int, hint
     base = {t: model.NewIntVar(0, pool - 1, f"b{t}") for t in sorted(buffers)}
     first = min(buffers.values(), key=lambda b: (b.first, b.tensor))
     model.Add(base[first.tensor] == 0)  # the circle has no start: pin one buffer
-    for t in unwrapped:
+    for t in sorted(unwrapped | {t for t, b in buffers.items() if b.align > 1}):
         model.Add(base[t] + buffers[t].size <= pool)
+    for t, b in sorted(buffers.items()):
+        if b.align > 1:
+            model.AddModuloEquality(0, base[t], b.align)
     relaxed = {(o.x, o.y): o for o in overlaps} | {(o.y, o.x): None for o in overlaps}
     for a, c in _pairs(buffers):
         if (a.tensor, c.tensor) in relaxed:

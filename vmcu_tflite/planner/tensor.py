@@ -3,7 +3,8 @@
 Buffers are placed largest first; each goes to the lowest address where it overlaps no already
 placed buffer whose lifetime it shares. Nothing is shared within a step, so a step needs its
 inputs plus its outputs plus whatever else is live. TFLite Micro aligns to 16 bytes; we align to
-`alignment` (4 by default: word access on Cortex-M), so the result never exceeds its head.
+`alignment` (4 by default: word access on Cortex-M), or a buffer's element size where that is more
+(uint64: 8), so the result never exceeds its head.
 """
 from __future__ import annotations
 
@@ -33,7 +34,7 @@ def greedy_offsets(buffers: Sequence[Buffer], alignment: int = 4) -> dict[int, i
         for off, other in overlapping:
             if candidate + buf.size <= off:
                 break
-            candidate = max(candidate, _align(off + other.size, alignment))
+            candidate = max(candidate, _align(off + other.size, max(alignment, buf.align)))
         offsets[buf.tensor] = candidate
         placed.append((candidate, buf))
     return offsets

@@ -19,7 +19,7 @@ from .targets import QemuTarget, Target, profiled
 class Validation:
     target: str
     status: int
-    outputs: list[np.ndarray]  # int8, as the C program left them in the pool
+    outputs: list[np.ndarray]  # the bytes (int8) the C program left in the pool
     matches_reference: bool
     matches_tflm: bool | None  # None when tflite-micro is not installed
     pool_bytes: int
@@ -61,16 +61,17 @@ def validate_program(program: Program, model: bytes, target: Target, seed: int =
     require(target, profile)
     from vmcu_reference.inputs import random_inputs
     from vmcu_reference.interpreter import Interpreter
-    from vmcu_reference.boundary import from_pool, to_pool
+    from vmcu_reference.boundary import as_bytes, from_pool, to_pool
 
     graph = program.graph
     runs = [random_inputs(graph, seed + r) for r in range(sequence_runs(program))]
     # each input's runs back to back: the harness invokes the model once per run, state carried
-    as_int8 = [np.concatenate([to_pool(p, graph.tensors[p.tensor], run[i]).reshape(-1) for run in runs])
+    # the pool's bytes: little-endian elements of each tensor's type
+    as_int8 = [np.concatenate([as_bytes(to_pool(p, graph.tensors[p.tensor], run[i])) for run in runs])
                for i, p in enumerate(graph.inputs)]
     interpreter = Interpreter(program)
     reference = [interpreter.run(run).raw_outputs for run in runs]
-    expected = [np.concatenate([outputs[i].reshape(-1) for outputs in reference]) for i in range(len(graph.outputs))]
+    expected = [np.concatenate([as_bytes(outputs[i]) for outputs in reference]) for i in range(len(graph.outputs))]
     steps = None
     with tempfile.TemporaryDirectory(prefix="vmcu-validate-") as scratch:
         status, outputs, measured = build_and_run(program, as_int8, target, Path(work or scratch))
@@ -87,7 +88,8 @@ def validate_program(program: Program, model: bytes, target: Target, seed: int =
         except UsageError:
             theirs = None
         if theirs is not None:
-            ours = [from_pool(p, graph.tensors[p.tensor], o) for p, o in zip(graph.outputs, outputs)]
+            ours = [from_pool(p, graph.tensors[p.tensor], _runs_of(o, graph.tensors[p.tensor]))
+                    for p, o in zip(graph.outputs, outputs)]
             theirs = [np.concatenate([np.asarray(outs[i]).reshape(-1) for outs, _ in theirs]) for i in range(len(ours))]
             matches_tflm = status == 0 and len(ours) == len(theirs) and all(
                 a.tobytes() == b.tobytes() for a, b in zip(ours, theirs))
@@ -95,12 +97,23 @@ def validate_program(program: Program, model: bytes, target: Target, seed: int =
                       steps)
 
 
+def _runs_of(data: np.ndarray, tensor) -> np.ndarray:
+    """An output's bytes over every run as its values: [runs, *its shape] (empty if the bytes are short)."""
+    from vmcu_reference.boundary import from_bytes
+    runs, whole = divmod(data.size, max(tensor.num_bytes, 1))
+    if whole or not runs:
+        return np.zeros((0,), dtype=tensor.dtype)
+    return np.stack([from_bytes(data[r * tensor.num_bytes:(r + 1) * tensor.num_bytes], tensor) for r in range(runs)])
+
+
 SEQUENCE_RUNS = 3  # runs of a model with state, so that each run's state reaches the next
 
 
 def sequence_runs(program: Program) -> int:
     """How many runs a validation makes: a sequence for a model with state, else one."""
-    return SEQUENCE_RUNS if program.graph.variables() else 1
+    from ..state import state_tensors
+
+    return SEQUENCE_RUNS if state_tensors(program.graph) else 1
 
 
 def profile_run(program: Program, inputs_int8: list[np.ndarray], target: Target, work: Path) -> tuple[list[int], int]:

@@ -74,7 +74,8 @@ extern "C" {
  *                            do; may be NULL
  * @return VMCU_OK, VMCU_ERROR_POOL_TOO_SMALL, VMCU_ERROR_SCRATCH_TOO_SMALL, VMCU_ERROR_STATE_TOO_SMALL,
  *         VMCU_ERROR_BAD_MODEL, VMCU_ERROR_BAD_ARGUMENT (also: the model streams a port, which
- *         needs vmcu_invoke_streamed()) or VMCU_ERROR_UNSUPPORTED
+ *         needs vmcu_invoke_streamed()), VMCU_ERROR_UNSUPPORTED or VMCU_ERROR_ARITHMETIC (a step met
+ *         data its arithmetic is undefined on: an int32 DIV by zero)
  *
  * A state region that does not hold this model's state yet (first run: a zeroed buffer, or one
  * another model used) is reset first, as vmcu_reset_state() does; after that each run continues
@@ -125,7 +126,10 @@ vmcu_status vmcu_reset_state(const vmcu_model *model, const vmcu_memory *memory)
 void vmcu_profile_step(uint16_t step);
 #endif
 
-/** @brief Where input `index` lives in `pool` (its bytes are contiguous); NULL if the model's
+/** @brief Where input `index` lives in `pool` (its bytes are contiguous: model->inputs[index].bytes of
+ *         elements of type model->inputs[index].type, little-endian, int8 for a quantized model; a wider
+ *         type starts at an offset aligned to its size, so with a pool aligned to 8 the pointer may be
+ *         cast to its type); NULL if the model's
  *         own integers do not match `header_crc`, there is no such input, it is streamed (its
  *         rows come through vmcu_stream) or its table entry leaves the pool. */
 int8_t *vmcu_input(const vmcu_model *model, int8_t *pool, uint32_t index);

@@ -88,6 +88,25 @@ vmcu_status vmcu_softmax_s8(const vmcu_context *ctx, const void *params, const v
 vmcu_status vmcu_concatenation_s8(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
                                   const vmcu_view *output);
 
+/** @brief CAST between int8, int16, int32 and uint32: each element modulo 2^bits of the output (whole tensor). */
+vmcu_status vmcu_cast(const vmcu_context *ctx, const void *params, const vmcu_view *inputs, const vmcu_view *output);
+
+/** @brief SignalWindow, int16: samples times repeating weights, shifted and saturated (whole tensor). */
+vmcu_status vmcu_signal_window(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
+                               const vmcu_view *output);
+
+/** @brief SignalFftAutoScale, int16: one of its outputs, the shifted samples or the int32 shift (whole tensor). */
+vmcu_status vmcu_signal_fft_auto_scale(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
+                                       const vmcu_view *output);
+
+/** @brief SignalRfft, int16: kissfft's fixed-point real FFT per row, in the scratch (whole tensor). */
+vmcu_status vmcu_signal_rfft(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
+                             const vmcu_view *output);
+
+/** @brief SignalEnergy: uint32 energies of int16 (real, imag) pairs (whole tensor). */
+vmcu_status vmcu_signal_energy(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
+                               const vmcu_view *output);
+
 /** @brief CONSTANT, int8: a folded model output, copied from its flash table into the output (no input). */
 vmcu_status vmcu_constant_s8(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
                              const vmcu_view *output);
@@ -152,6 +171,35 @@ vmcu_status vmcu_svdf_s8(const vmcu_context *ctx, const void *params, const vmcu
                          const vmcu_view *output);
 
 /**
+ * @brief The signal library's filter bank stages (an audio front end), whole tensor over 1-D channel
+ *        arrays: SignalFilterBank (uint32 spectrum -> uint64 channels; scratch: the channels and the
+ *        spectrum, aligned to 8), SignalFilterBankSquareRoot (uint64 -> uint32, shifted by an int32 scalar;
+ *        VMCU_ERROR_ARITHMETIC for a shift outside 0..31), SignalFilterBankSpectralSubtraction (uint32,
+ *        its noise estimate in the state region; scratch: input and output, aligned to 4), NOISE_ESTIMATE
+ *        (that estimate copied out), SignalPCAN (uint32 energies and noise estimates -> uint32) and
+ *        SignalFilterBankLog (uint32 -> int16).
+ */
+vmcu_status vmcu_signal_filter_bank(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
+                                    const vmcu_view *output);
+vmcu_status vmcu_signal_filter_bank_square_root(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
+                                                const vmcu_view *output);
+vmcu_status vmcu_signal_filter_bank_spectral_subtraction(const vmcu_context *ctx, const void *params,
+                                                         const vmcu_view *inputs, const vmcu_view *output);
+vmcu_status vmcu_signal_noise_estimate(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
+                                       const vmcu_view *output);
+vmcu_status vmcu_signal_pcan(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
+                             const vmcu_view *output);
+vmcu_status vmcu_signal_filter_bank_log(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
+                                        const vmcu_view *output);
+
+/**
+ * @brief int32 ADD, MUL, DIV, MAXIMUM and MINIMUM (whole tensor) with numpy broadcasting: TFLite Micro's
+ *        int32 reference ops; VMCU_ERROR_ARITHMETIC on a DIV by zero or of INT32_MIN by -1.
+ */
+vmcu_status vmcu_binary_s32(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
+                            const vmcu_view *output);
+
+/**
  * @brief UNIDIRECTIONAL_SEQUENCE_LSTM, int8 with an int16 cell (whole tensor): TFLite Micro's integer
  *        LSTM over every time step, both states kept in the state region; scratch: input_size + units bytes.
  */
@@ -195,6 +243,7 @@ extern const vmcu_kernel vmcu_assign_variable_s8_kernel;
 extern const vmcu_kernel vmcu_avg_pool2d_s8_kernel;
 extern const vmcu_kernel vmcu_batch_matmul_s8_kernel;
 extern const vmcu_kernel vmcu_call_once_kernel;
+extern const vmcu_kernel vmcu_cast_kernel;
 extern const vmcu_kernel vmcu_concatenation_s8_kernel;
 extern const vmcu_kernel vmcu_constant_s8_kernel;
 extern const vmcu_kernel vmcu_detection_postprocess_kernel;
@@ -206,6 +255,7 @@ extern const vmcu_kernel vmcu_lstm_s8_kernel;
 extern const vmcu_kernel vmcu_max_pool2d_s8_kernel;
 extern const vmcu_kernel vmcu_maximum_s8_kernel;
 extern const vmcu_kernel vmcu_mean_s8_kernel;
+extern const vmcu_kernel vmcu_binary_s32_kernel;
 extern const vmcu_kernel vmcu_minimum_s8_kernel;
 extern const vmcu_kernel vmcu_mul_s8_kernel;
 extern const vmcu_kernel vmcu_pad_s8_kernel;
@@ -215,9 +265,19 @@ extern const vmcu_kernel vmcu_read_variable_s8_kernel;
 extern const vmcu_kernel vmcu_reduce_max_s8_kernel;
 extern const vmcu_kernel vmcu_resize_bilinear_s8_kernel;
 extern const vmcu_kernel vmcu_resize_nearest_neighbor_s8_kernel;
+extern const vmcu_kernel vmcu_signal_energy_kernel;
+extern const vmcu_kernel vmcu_signal_fft_auto_scale_kernel;
+extern const vmcu_kernel vmcu_signal_rfft_kernel;
+extern const vmcu_kernel vmcu_signal_window_kernel;
 extern const vmcu_kernel vmcu_softmax_s8_kernel;
 extern const vmcu_kernel vmcu_strided_copy_s8_kernel;
 extern const vmcu_kernel vmcu_sub_s8_kernel;
+extern const vmcu_kernel vmcu_signal_filter_bank_kernel;
+extern const vmcu_kernel vmcu_signal_filter_bank_log_kernel;
+extern const vmcu_kernel vmcu_signal_filter_bank_spectral_subtraction_kernel;
+extern const vmcu_kernel vmcu_signal_filter_bank_square_root_kernel;
+extern const vmcu_kernel vmcu_signal_noise_estimate_kernel;
+extern const vmcu_kernel vmcu_signal_pcan_kernel;
 extern const vmcu_kernel vmcu_svdf_s8_kernel;
 extern const vmcu_kernel vmcu_transpose_conv_s8_kernel;
 

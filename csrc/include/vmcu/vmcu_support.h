@@ -259,6 +259,34 @@ vmcu_status vmcu_pull_row(const vmcu_context *ctx, const vmcu_view *view, uint32
 vmcu_status vmcu_push_row(const vmcu_context *ctx, const vmcu_view *view, uint32_t offset, uint32_t output,
                           uint32_t row, uint32_t bytes);
 
+/**
+ * Element `index` of a view of `size`-byte little-endian elements (1, 2, 4 or 8), as the low bits of
+ * a uint64 (not sign-extended). The planner keeps such tensors whole and aligned, but the bytes are
+ * read one by one through the view, so that nothing depends on the pool's alignment or byte order.
+ */
+static inline uint64_t vmcu_load_le(const vmcu_view *v, uint32_t index, uint32_t size)
+{
+    uint8_t bytes[8];
+    uint64_t value = 0u;
+    uint32_t i;
+    vmcu_read(v, index * size, (int8_t *)bytes, size);
+    for (i = size; i > 0u; --i) {
+        value = (value << 8) | bytes[i - 1u];
+    }
+    return value;
+}
+
+/** Store the low `size` bytes of `value` as element `index` of the view, little-endian. */
+static inline void vmcu_store_le(const vmcu_view *v, uint32_t index, uint32_t size, uint64_t value)
+{
+    uint8_t bytes[8];
+    uint32_t i;
+    for (i = 0u; i < size; ++i) {
+        bytes[i] = (uint8_t)(value >> (8u * i));
+    }
+    vmcu_write_buffer(v, index * size, (const int8_t *)bytes, size);
+}
+
 /** Set `len` bytes of the view, from `offset` on, to `value`. */
 static inline void vmcu_fill(const vmcu_view *v, uint32_t offset, int8_t value, uint32_t len)
 {

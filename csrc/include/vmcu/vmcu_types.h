@@ -24,9 +24,32 @@ typedef enum {
     VMCU_ERROR_BAD_ARGUMENT = 4,      /**< a NULL model, memory or pool, or no scratch where the model needs one */
     VMCU_ERROR_SCRATCH_TOO_SMALL = 5, /**< the scratch given is smaller than the model's scratch_bytes */
     VMCU_ERROR_STATE_TOO_SMALL = 6,   /**< no state region, or smaller than state_bytes, or not 4-byte aligned */
-    VMCU_ERROR_STREAM = 7             /**< a stream callback returned non-zero: the run stopped at the step that was
+    VMCU_ERROR_STREAM = 7,            /**< a stream callback returned non-zero: the run stopped at the step that was
                                            waiting (failed_step) */
+    VMCU_ERROR_ARITHMETIC = 8         /**< the data asked a kernel for arithmetic TFLite Micro refuses or leaves
+                                           undefined (an int32 DIV by zero, a square root's shift outside
+                                           0..31): the run stopped at that step (failed_step) */
 } vmcu_status;
+
+/**
+ * The element type of a pool tensor the application reads or writes (vmcu_io.type): int8 for a
+ * quantized model, other types for models that compute in them (an audio front end's int16
+ * samples). Elements are little-endian; a tensor of elements wider than a byte starts at a pool
+ * offset that is a multiple of their size and never crosses the end of the pool, so an application
+ * whose pool is aligned to 8 bytes may read it through a pointer of its type.
+ */
+typedef enum {
+    VMCU_TYPE_INT8 = 0,
+    VMCU_TYPE_INT16 = 1,
+    VMCU_TYPE_INT32 = 2,
+    VMCU_TYPE_UINT32 = 3,
+    VMCU_TYPE_UINT64 = 4,
+    VMCU_TYPE_FLOAT32 = 5,
+    VMCU_TYPE_UINT8 = 6,
+    VMCU_TYPE_UINT16 = 7,
+    VMCU_TYPE_INT64 = 8,
+    VMCU_TYPE_COUNT = 9
+} vmcu_type;
 
 /** How a step moves its bytes (see the planner): the kernel's loop order is the same in every mode. */
 typedef enum {
@@ -192,6 +215,22 @@ typedef struct {
     vmcu_binary_arith arith;
 } vmcu_elementwise_params;
 
+/**
+ * int32 ADD, MUL, DIV, MAXIMUM and MINIMUM (the audio front end's integer arithmetic), whole tensor:
+ * `operation` 0..4 in that order, the result clamped to [act_min, act_max], with numpy broadcasting
+ * over up to VMCU_MAX_DIMS dimensions walked as vmcu_elementwise_params walks them (in elements).
+ */
+typedef struct {
+    int32_t operation;
+    int32_t act_min, act_max;
+    int32_t rank;
+    int32_t dims[VMCU_MAX_DIMS];
+    int32_t strides1[VMCU_MAX_DIMS];
+    int32_t strides2[VMCU_MAX_DIMS];
+    const int32_t *constant1, *constant2; /**< constant operands, or NULL for an activation */
+    int32_t constant1_size, constant2_size;
+} vmcu_binary_s32_params;
+
 /** AVERAGE_POOL_2D and MAX_POOL_2D. */
 typedef struct {
     vmcu_dims input, output;
@@ -348,6 +387,52 @@ typedef struct {
     const int8_t *lhs_constant, *rhs_constant;
 } vmcu_batch_matmul_params;
 
+/** CAST between integer types (vmcu_type: int8, int16, int32, uint32): each element modulo 2^bits. */
+typedef struct {
+    int32_t count;       /**< elements */
+    uint8_t input_type;  /**< vmcu_type */
+    uint8_t output_type; /**< vmcu_type */
+} vmcu_cast_params;
+
+/** SignalWindow: int16 samples times weights repeating every `size` samples, >> shift, saturated. */
+typedef struct {
+    int32_t count;          /**< samples (a multiple of size) */
+    int32_t size;           /**< weights */
+    int32_t shift;          /**< 0..31 */
+    const int16_t *weights; /**< [size] */
+} vmcu_signal_window_params;
+
+/** SignalFftAutoScale, one of its two outputs: part 0 the samples shifted left, part 1 the shift (int32). */
+typedef struct {
+    int32_t size; /**< samples read */
+    int32_t part; /**< 0 or 1 */
+} vmcu_signal_fft_auto_scale_params;
+
+/** Radix stages of a SignalRfft's complex FFT (fft_length / 2 <= 8192 points: at most 7 of radix 4 or 2). */
+#define VMCU_RFFT_MAX_FACTORS 8
+#define VMCU_RFFT_FACTOR_INTS 16 /**< 2 x VMCU_RFFT_MAX_FACTORS */
+
+/**
+ * SignalRfft, int16: kissfft's fixed-point real FFT of each row, zero-padded to fft_length; Q15
+ * twiddles computed by the converter. Scratch: the padded row and the complex FFT, int16 (2 x
+ * fft_length each), plus 3 bytes to align them.
+ */
+typedef struct {
+    int32_t fft_length;   /**< a power of two, 4 to 16384 */
+    int32_t input_length; /**< samples per row, 1 to fft_length */
+    int32_t rows;
+    int32_t num_factors;  /**< (radix, remaining points) pairs used in factors */
+    int32_t factors[VMCU_RFFT_FACTOR_INTS]; /**< (radix, remaining points) pairs, then zeros */
+    const int16_t *twiddles;       /**< [fft_length / 2][2]: cos, sin of -2 pi k / (fft_length / 2) */
+    const int16_t *super_twiddles; /**< [fft_length / 4][2]: of -pi ((k + 1) / (fft_length / 2) + 1 / 2) */
+} vmcu_signal_rfft_params;
+
+/** SignalEnergy: re^2 + im^2 of the int16 pairs [start, end) as uint32, 0 for the other outputs. */
+typedef struct {
+    int32_t size; /**< output elements */
+    int32_t start, end;
+} vmcu_signal_energy_params;
+
 #define VMCU_MAX_COPY_DIMS 5
 
 /**
@@ -433,6 +518,7 @@ typedef struct {
     uint32_t rows;  /**< 0: whole in the pool (vmcu_input()/vmcu_output()); > 0: streamed, `rows` rows of
                          bytes / rows bytes each, through vmcu_stream */
     uint16_t step;  /**< streamed: the step that reads the input first, or makes the output */
+    uint8_t type;   /**< vmcu_type of its elements (bytes is a multiple of their size) */
 } vmcu_io;
 
 /** Writes row `row` (0, 1, ... in order, each once) of streamed input `input` to `dst`, `bytes` bytes;
@@ -491,6 +577,63 @@ typedef struct {
     uint32_t output_state_offset; /**< int8 [batch][units] at ctx->state + this */
     uint32_t cell_state_offset;   /**< int16 [batch][units] at ctx->state + this (even) */
 } vmcu_lstm_params;
+
+/*
+ * The signal library's filter bank stages (the audio front end): whole-tensor kernels over 1-D
+ * uint32 / uint64 channel arrays.
+ */
+
+/**
+ * SignalFilterBank: `num_channels` + 1 table channels, each `widths[i]` spectrum bins from
+ * `frequency_starts[i]` weighted from `weight_starts[i]` (every index inside `input_size` and
+ * `weights_size`); the first `output_size` (<= num_channels) of the channel sums are written.
+ */
+typedef struct {
+    int32_t num_channels, input_size, output_size, weights_size;
+    const int16_t *weights, *unweights;           /**< [weights_size] */
+    const int16_t *frequency_starts, *weight_starts, *widths; /**< [num_channels + 1] */
+} vmcu_signal_filter_bank_params;
+
+/** SignalFilterBankSquareRoot: `channels` uint64 in, uint32 out; the shift is the step's second
+ *  input, or `constant_shift` when `shift_is_constant`. */
+typedef struct {
+    int32_t channels;
+    int32_t shift_is_constant, constant_shift;
+} vmcu_signal_square_root_params;
+
+/** SignalFilterBankSpectralSubtraction: the coefficients as TFLite Micro's config holds them (uint32);
+ *  the noise estimate, uint32 [num_channels], lives at `state_offset` in the state region. */
+typedef struct {
+    int32_t num_channels;
+    uint32_t smoothing, one_minus_smoothing, alternate_smoothing, alternate_one_minus_smoothing;
+    uint32_t min_signal_remaining;
+    uint32_t smoothing_bits;            /**< 0..31 */
+    uint32_t spectral_subtraction_bits; /**< 0..63 */
+    int32_t clamping;
+    uint32_t state_offset;
+} vmcu_signal_spectral_subtraction_params;
+
+/** NOISE_ESTIMATE: a spectral subtraction's estimate (uint32 [num_channels] at `state_offset` in the state
+ *  region) copied into its output tensor. */
+typedef struct {
+    int32_t num_channels;
+    uint32_t state_offset;
+} vmcu_signal_noise_estimate_params;
+
+/** SignalPCAN: `channels` energies and noise estimates; the gain table has VMCU_PCAN_LUT_SIZE values. */
+#define VMCU_PCAN_LUT_SIZE 125
+typedef struct {
+    int32_t channels;
+    int32_t snr_shift; /**< 0..63 */
+    const int16_t *gain_lut;
+} vmcu_signal_pcan_params;
+
+/** SignalFilterBankLog: `channels` uint32 in, int16 out. */
+typedef struct {
+    int32_t channels;
+    int32_t input_correction_bits; /**< 0..31 */
+    uint32_t output_scale;
+} vmcu_signal_filter_bank_log_params;
 
 #ifdef __cplusplus
 }

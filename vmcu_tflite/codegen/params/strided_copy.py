@@ -19,8 +19,13 @@ def emit_transpose(step, graph, writer, name):
 
 
 def emit_slice(step, graph, writer, name):
-    """SliceParams: per input axis, the first index, the step and the count."""
+    """SliceParams: per input axis, the first index, the step and the count. Elements of several
+    bytes add an innermost axis over their bytes, the strides and the start counted in bytes."""
     p = step.params
-    in_strides = row_major_strides(p.input_shape)
+    size = p.element_bytes
+    in_strides = [s * size for s in row_major_strides(p.input_shape)]
     start = sum(b * s for b, s in zip(p.begin, in_strides))
-    return "vmcu_strided_copy_params", strided_copy(p.counts, [k * s for k, s in zip(p.steps, in_strides)], start)
+    counts, strides = list(p.counts), [k * s for k, s in zip(p.steps, in_strides)]
+    if size > 1:
+        counts, strides = counts + [size], strides + [1]
+    return "vmcu_strided_copy_params", strided_copy(counts, strides, start)
