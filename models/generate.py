@@ -531,6 +531,19 @@ def svdf_keyword():
     return b.build()
 
 
+def audio_preprocessor():
+    """micro_speech's audio preprocessor (TFLite Micro's audio_preprocessor.py, default FeatureParams):
+    int16 samples through the signal library's custom operators and int32 arithmetic to int8 features.
+    The converter cannot make it without TFLite Micro's TF op libraries, so the flatbuffer is written
+    directly, its tables computed as the library's Python op wrappers compute them (audio_front_end.py)."""
+    sys.path.insert(0, str(OUT_DIR.parent))
+    sys.path.insert(0, str(OUT_DIR))
+    from tests.tflite_builder import ModelBuilder
+    from audio_front_end import audio_preprocessor as build
+
+    return build(ModelBuilder)
+
+
 def conv1d_signal():
     """A 1-D CNN over a [32, 4] signal as Keras users build it (dynamic batch): each Conv1D and
     MaxPooling1D exports as EXPAND_DIMS, the 2-D op, then RESHAPE back; the model ends with an
@@ -590,6 +603,7 @@ FIXTURES = [
     Fixture("ssd_detector", ssd_detector, edit=with_constant_anchors),
     Fixture("conv1d_signal", conv1d_signal),
     Fixture("lstm_unrolled", lstm_unrolled),
+    Fixture("audio_preprocessor", None, flatbuffer=audio_preprocessor),
 ]
 
 

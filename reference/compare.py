@@ -41,6 +41,20 @@ def _differing(mine: np.ndarray, theirs: np.ndarray) -> np.ndarray:
     return np.argwhere(mine.view(bits) != theirs.view(bits))
 
 
+def _unwritten_by_tflm(step, graph, unwritten: dict) -> np.ndarray | None:
+    """Which elements of the step's output TFLite Micro leaves as its arena had them (True), or None
+    when it writes them all: SignalEnergy writes only the bins [start, end) (here the others are 0),
+    and a CAST of such a tensor carries the same holes. A model reads only the written bins (micro_speech
+    slices them out); any other step that reads a hole makes a difference that is reported."""
+    if step.kernel == "SignalEnergy":
+        holes = np.ones(graph.tensors[step.outputs[0]].num_elements, dtype=bool)
+        holes[step.params.start:step.params.end] = False
+        return holes
+    if step.kernel == "CAST" and step.inputs[0] in unwritten:
+        return unwritten[step.inputs[0]]
+    return None
+
+
 def first_divergence(model: bytes, program: Program, inputs: Sequence[np.ndarray], ours: Result,
                      theirs: tuple | None = None) -> Divergence | None:
     """None when every recorded tensor and every output is bit-identical to the oracle's (TFLite
@@ -55,8 +69,13 @@ def first_divergence(model: bytes, program: Program, inputs: Sequence[np.ndarray
     candidates += [(p.tensor, mine, theirs, f"output {i}")
                    for i, (p, mine, theirs) in enumerate(zip(graph.outputs, ours.outputs, outputs))]
     boundary = {p.tensor: p for p in graph.outputs}
+    unwritten: dict[int, np.ndarray] = {}
     for t, mine, theirs, where in candidates:
         mine, theirs = np.asarray(mine), np.asarray(theirs)
+        holes = _unwritten_by_tflm(producer[t], graph, unwritten) if t in producer else None
+        if holes is not None and mine.shape == theirs.shape and mine.dtype == theirs.dtype:
+            unwritten[t] = holes
+            theirs = np.where(holes.reshape(mine.shape), mine, theirs)
         if t in boundary and mine.dtype != theirs.dtype:  # a uint8 output kept in the pool as int8 (passes.py)
             mine = from_pool(boundary[t], graph.tensors[t], mine)
         name = graph.tensors[t].name

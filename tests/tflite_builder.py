@@ -11,7 +11,10 @@ from typing import Any, Sequence
 import flatbuffers
 from flatbuffers import flexbuffers
 import numpy as np
-from tflite_micro.tensorflow.lite.micro.python import schema_py_generated as schema
+try:
+    from tflite_micro.tensorflow.lite.micro.python import schema_py_generated as schema
+except ImportError:  # models/generate.py runs in TensorFlow's environment: the same schema, from TensorFlow
+    from tensorflow.lite.python import schema_py_generated as schema
 
 _TYPES = {"float32": schema.TensorType.FLOAT32, "int32": schema.TensorType.INT32,
           "int8": schema.TensorType.INT8, "int16": schema.TensorType.INT16, "uint8": schema.TensorType.UINT8,

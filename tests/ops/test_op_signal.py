@@ -174,7 +174,7 @@ def test_window_refusals():
     x, y = b.tensor((8,), "int16"), b.tensor((8,), "int16")
     b.op("CUSTOM", [x, b.const(np.ones(8, np.int16))], [y], custom_code="SignalWindow", custom_options={})
     b.inputs, b.outputs = [x], [y]
-    _refused(b.build(), "no 'shift'")
+    _refused(b.build(), "must hold the keys shift")
     b = ModelBuilder()
     x, y = b.tensor((8,), "int8", scale=0.1), b.tensor((8,), "int16")
     b.op("CUSTOM", [x, b.const(np.ones(8, np.int16))], [y], custom_code="SignalWindow", custom_options={"shift": 1})

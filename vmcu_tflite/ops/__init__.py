@@ -43,8 +43,15 @@ def state_positions(kind: str) -> frozenset[int]:
     return spec.state_inputs if spec is not None else frozenset()
 
 
+# the integer types a pool tensor may have besides int8: RESHAPE, SQUEEZE and EXPAND_DIMS only rename
+# their bytes, whatever the type (an audio front end reshapes its int16 window)
+POOL_INTEGER_TYPES = frozenset({"int16", "int32", "uint32", "uint64"})
+
+
 def activation_types(kind: str) -> frozenset[str]:
     """The activation types besides int8 that `kind` reads or writes (empty for unknown kinds)."""
+    if kind in ALIAS_OPS:
+        return POOL_INTEGER_TYPES
     spec = SPECS.get(kind)
     return spec.activation_types if spec is not None else frozenset()
 

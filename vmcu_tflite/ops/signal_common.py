@@ -18,7 +18,9 @@ from .common import output, require, tensor
 
 INT16_MIN, INT16_MAX = -32768, 32767
 INT32_MIN, INT32_MAX = -(1 << 31), (1 << 31) - 1
-PASS_KEYS = frozenset({"noise_output", "noise_copy"})  # added by vmcu_tflite.passes, not in the model's map
+# added by vmcu_tflite.passes, not in the model's map
+PASS_KEYS = frozenset({"noise_output", "noise_copy", "fft_auto_scale_part", "fft_auto_scale_size",
+                       "fft_auto_scale_ranks"})
 
 
 def signal_options(op: Op, kinds: Mapping[str, str]) -> dict[str, int | bool]:
@@ -60,13 +62,9 @@ def constant_table(op: Op, t: Tensor, what: str) -> np.ndarray:
     return np.asarray(t.data).reshape(-1)
 
 
-def int_option(op: Op, key: str) -> int:
-    """An integer option the op's Init reads (ElementAsInt32): present and an int32."""
-    require(key in op.options, op, f"its custom options have no '{key}' (TFLite Micro's Init reads it)")
-    value = op.options[key]
-    require(isinstance(value, int) and not isinstance(value, bool) and -2**31 <= value < 2**31, op,
-            f"option '{key}' is {value!r}, not an int32")
-    return int(value)
+def int_option(op: Op, key: str, keys: tuple[str, ...]) -> int:
+    """The integer option `key` of an op whose Init reads the integers `keys` by position (signal_options)."""
+    return int(signal_options(op, {k: "int" for k in keys})[key])
 
 
 def typed(graph: Graph, op: Op, position: int, dtype: str, what: str, output_: bool = False) -> Tensor:

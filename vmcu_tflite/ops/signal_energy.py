@@ -15,6 +15,7 @@ from .signal_common import int_option, typed
 from .spec import OpSpec
 
 KIND = "SignalEnergy"
+KEYS = ("end_index", "start_index")  # Init reads them by position: 0 and 1
 
 
 @dataclass(frozen=True)
@@ -27,7 +28,7 @@ class EnergyParams:
 def prepare(graph: Graph, op: Op) -> EnergyParams:
     x = typed(graph, op, 0, "int16", "input")
     y = typed(graph, op, 0, "uint32", "output", output_=True)
-    start, end = int_option(op, "start_index"), int_option(op, "end_index")
+    start, end = int_option(op, "start_index", KEYS), int_option(op, "end_index", KEYS)
     require(len(x.shape) == 1 and len(y.shape) == 1, op,
             f"input shape {x.shape}, output shape {y.shape}: TFLite Micro requires both 1-D")
     require(0 <= start <= end <= min(y.num_elements, x.num_elements // 2), op,

@@ -23,6 +23,7 @@ from .spec import OpSpec
 
 KIND = "SignalRfft"
 TENSOR_TYPE_INT16 = 7  # the schema's TensorType, the 'T' option
+KEYS = ("T", "fft_length")  # Init reads T by name and fft_length at position 1
 
 
 @dataclass(frozen=True, eq=False)
@@ -59,9 +60,9 @@ def _q15(phase: float) -> tuple[int, int]:
 
 
 def prepare(graph: Graph, op: Op) -> RfftParams:
-    kind = int_option(op, "T")
+    kind = int_option(op, "T", KEYS)
     require(kind == TENSOR_TYPE_INT16, op, f"T is tensor type {kind}; only the int16 FFT (type 7) is supported")
-    fft_length = int_option(op, "fft_length")
+    fft_length = int_option(op, "fft_length", KEYS)
     x = typed(graph, op, 0, "int16", "input")
     y = typed(graph, op, 0, "int16", "output", output_=True)
     require(fft_length >= 4 and fft_length & (fft_length - 1) == 0 and fft_length <= 1 << 14, op,

@@ -29,7 +29,7 @@ def prepare(graph: Graph, op: Op) -> WindowParams:
     x = typed(graph, op, 0, "int16", "input")
     w = typed(graph, op, 1, "int16", "weights")
     y = typed(graph, op, 0, "int16", "output", output_=True)
-    shift = int_option(op, "shift")
+    shift = int_option(op, "shift", ("shift",))
     require(w.is_constant, op, "its weights must be a constant tensor")
     require(len(x.shape) >= 1 and len(w.shape) == 1 and len(x.shape) == len(y.shape), op,
             f"input shape {x.shape}, weights {w.shape}, output {y.shape}: TFLite Micro requires 1-D weights and "
