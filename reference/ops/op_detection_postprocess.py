@@ -8,8 +8,9 @@ with its own precision at each operation.
 - Fast non-max suppression: each box's best class (the first on ties), scores at or above the
   threshold, sorted by score descending with a stable sort (TFLite Micro's merge sort keeps the
   box order on ties), then greedy selection; a box is suppressed when its float32 IoU with a
-  selected one exceeds the threshold. Regular suppression does the same per class (`regular`). A decoded box with ymin >= ymax or xmin >= xmax makes
-  TFLite Micro's invocation fail: here an error.
+  selected one exceeds the threshold. Regular suppression does the same per class (`regular`).
+  A decoded box with ymin >= ymax or xmin >= xmax makes TFLite Micro's invocation fail: here an
+  error.
 - The slots past num_detections are zeros (TFLite Micro leaves them as its scratch held them).
 """
 from __future__ import annotations

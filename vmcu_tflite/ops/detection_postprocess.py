@@ -1,8 +1,9 @@
 """TFLite_Detection_PostProcess: an SSD detector's box decoding and non-max suppression (a custom op).
 
-TFLite Micro's kernel (registered with AddCustom; fast or regular, per-class, non-max suppression) reads float32 box encodings [1, N, >= 4], float32
-class predictions [1, N, num_classes (+ 1 background)] and float32 anchors [N, 4] (reinterpreted
-as floats whatever their type: anything else is refused here), and writes four float32 outputs:
+TFLite Micro's kernel (registered with AddCustom; fast or regular, per-class, non-max
+suppression) reads float32 box encodings [1, N, >= 4], float32 class predictions [1, N,
+num_classes (+ 1 background)] and float32 anchors [N, 4] (reinterpreted as floats whatever their
+type: anything else is refused here), and writes four float32 outputs:
 boxes [1, max_detections, 4], classes and scores [1, max_detections], num_detections [1]. A
 quantized detector feeds it through DEQUANTIZEs of its int8 heads; `passes.fuse_postprocess`
 folds those into the step, which then reads the int8 heads from the pool and dequantizes them as

@@ -336,11 +336,11 @@ typedef struct {
     int32_t num_boxes, box_stride, num_classes, label_offset, max_detections, part;
     int32_t regular;              /**< 1: regular (per-class) non-max suppression, 0: fast */
     int32_t detections_per_class; /**< regular: boxes kept per class */
-    int32_t box_zero_point, class_zero_point;
-    uint32_t box_scale, class_scale;         /**< float bits: the heads' quantization */
     uint32_t score_threshold, iou_threshold; /**< float bits */
     uint32_t y_scale, x_scale, h_scale, w_scale; /**< float bits */
     const uint32_t *anchors;                 /**< [num_boxes][4] float bits: y, x, h, w */
+    const uint32_t *box_values;   /**< [256] float bits: each int8 box encoding q dequantized, at q + 128 */
+    const uint32_t *class_values; /**< [256] float bits: each int8 class prediction dequantized */
 } vmcu_detection_postprocess_params;
 
 /** CONSTANT: a model output computed from constants when converting, copied from flash at each run. */

@@ -3,7 +3,8 @@
  * one float32 output part out (boxes, classes, scores or their count).
  *
  * The arithmetic is TFLite Micro's, operation by operation and in its precision, so the bits
- * match: the heads dequantized as its DEQUANTIZE (double product, cast to float); each box
+ * match: the heads dequantized as its DEQUANTIZE (double product, cast to float: a table of the
+ * 256 values per head, which the converter computes); each box
  * decoded against its anchor in double with exp() (center-size, the scales dividing), the
  * center and half size cast to float and the corners float sums. Non-max suppression over a
  * score per box: the boxes scoring at least the threshold sorted by score, descending, with a
@@ -36,9 +37,10 @@ static float bits_float(uint32_t bits)
     return f;
 }
 
-static float dequantized(const vmcu_view *v, uint32_t offset, float scale, int32_t zero_point)
+/* The int8 at `offset` of a head, dequantized: the converter's table of TFLite's DEQUANTIZE. */
+static float dequantized(const vmcu_view *v, uint32_t offset, const uint32_t *values)
 {
-    return (float)((double)scale * (double)((int32_t)vmcu_get(v, offset) - zero_point));
+    return bits_float(values[(int32_t)vmcu_get(v, offset) + 128]);
 }
 
 static void put_float(const vmcu_view *out, uint32_t index, float value)
@@ -163,16 +165,15 @@ static buffers layout(const vmcu_detection_postprocess_params *p, int8_t *scratc
 /* Decoded corners of every box; 0 when one is empty (TFLite Micro's invocation fails). */
 static int decode(const vmcu_detection_postprocess_params *p, const vmcu_view *encodings, float *boxes)
 {
-    const float scale = bits_float(p->box_scale);
     const double scale_y = bits_float(p->y_scale), scale_x = bits_float(p->x_scale);
     const double scale_h = bits_float(p->h_scale), scale_w = bits_float(p->w_scale);
     int32_t i;
     for (i = 0; i < p->num_boxes; ++i) {
         const uint32_t at = (uint32_t)(i * p->box_stride);
-        const double y = dequantized(encodings, at, scale, p->box_zero_point);
-        const double x = dequantized(encodings, at + 1u, scale, p->box_zero_point);
-        const double h = dequantized(encodings, at + 2u, scale, p->box_zero_point);
-        const double w = dequantized(encodings, at + 3u, scale, p->box_zero_point);
+        const double y = dequantized(encodings, at, p->box_values);
+        const double x = dequantized(encodings, at + 1u, p->box_values);
+        const double h = dequantized(encodings, at + 2u, p->box_values);
+        const double w = dequantized(encodings, at + 3u, p->box_values);
         const double anchor_y = bits_float(p->anchors[4 * i]), anchor_x = bits_float(p->anchors[4 * i + 1]);
         const double anchor_h = bits_float(p->anchors[4 * i + 2]), anchor_w = bits_float(p->anchors[4 * i + 3]);
         const float center_y = (float)(y / scale_y * anchor_h + anchor_y);
@@ -195,15 +196,14 @@ static int decode(const vmcu_detection_postprocess_params *p, const vmcu_view *e
 static int32_t fast(const vmcu_detection_postprocess_params *p, const vmcu_view *predictions, const buffers *b,
                     float threshold, float iou_threshold)
 {
-    const int32_t classes = p->num_classes + p->label_offset, zero_point = p->class_zero_point;
-    const float scale = bits_float(p->class_scale);
+    const int32_t classes = p->num_classes + p->label_offset;
     int32_t i, c;
     for (i = 0; i < p->num_boxes; ++i) {
         const uint32_t row = (uint32_t)(i * classes + p->label_offset);
         b->best_class[i] = 0;
-        b->score[i] = dequantized(predictions, row, scale, zero_point);
+        b->score[i] = dequantized(predictions, row, p->class_values);
         for (c = 1; c < p->num_classes; ++c) {
-            const float score = dequantized(predictions, row + (uint32_t)c, scale, zero_point);
+            const float score = dequantized(predictions, row + (uint32_t)c, p->class_values);
             if (score > b->score[i]) {
                 b->score[i] = score;
                 b->best_class[i] = c;
@@ -219,13 +219,11 @@ static int32_t regular(const vmcu_detection_postprocess_params *p, const vmcu_vi
                        float threshold, float iou_threshold)
 {
     const int32_t classes = p->num_classes + p->label_offset;
-    const float scale = bits_float(p->class_scale);
     int32_t c, i, size = 0;
     for (c = 0; c < p->num_classes; ++c) {
         int32_t count, total, keep;
         for (i = 0; i < p->num_boxes; ++i) {
-            b->score[i] = dequantized(predictions, (uint32_t)(i * classes + c + p->label_offset), scale,
-                                      p->class_zero_point);
+            b->score[i] = dequantized(predictions, (uint32_t)(i * classes + c + p->label_offset), p->class_values);
         }
         count = suppress(b->boxes, b->score, p->num_boxes, threshold, iou_threshold, p->detections_per_class,
                          b->order, b->buffer, b->active, b->selected);
@@ -302,8 +300,8 @@ static vmcu_status detection_postprocess_check(const vmcu_model *model, const vm
         !vmcu_in_range(p->box_stride, 4, 1 << 10) || !vmcu_in_range(p->num_classes, 1, 1 << 10) ||
         !vmcu_in_range(p->label_offset, 0, 1) || !vmcu_in_range(p->max_detections, 0, 1 << 20) ||
         !vmcu_in_range(p->part, 0, 3) || !vmcu_in_range(p->regular, 0, 1) ||
-        (p->regular && p->detections_per_class < 1) || p->anchors == 0 ||
-        !vmcu_in_range(p->box_zero_point, -128, 127) || !vmcu_in_range(p->class_zero_point, -128, 127)) {
+        (p->regular && p->detections_per_class < 1) || p->anchors == 0 || p->box_values == 0 ||
+        p->class_values == 0) {
         return VMCU_ERROR_BAD_MODEL;
     }
     out_values = p->part == 3 ? 1u : per_detection[p->part] * (uint32_t)p->max_detections;
@@ -320,17 +318,18 @@ static vmcu_status detection_postprocess_check(const vmcu_model *model, const vm
 static uint32_t detection_postprocess_digest(const vmcu_step *step, uint32_t crc)
 {
     const vmcu_detection_postprocess_params *p = (const vmcu_detection_postprocess_params *)step->params;
-    const int32_t fields[10] = {p->num_boxes, p->box_stride, p->num_classes, p->label_offset, p->max_detections,
-                                p->part, p->regular, p->detections_per_class, p->box_zero_point,
-                                p->class_zero_point};
-    const uint32_t floats[8] = {p->box_scale, p->class_scale, p->score_threshold, p->iou_threshold,
-                                p->y_scale, p->x_scale, p->h_scale, p->w_scale};
+    const int32_t fields[8] = {p->num_boxes, p->box_stride, p->num_classes, p->label_offset, p->max_detections,
+                               p->part, p->regular, p->detections_per_class};
+    const uint32_t floats[6] = {p->score_threshold, p->iou_threshold, p->y_scale, p->x_scale, p->h_scale,
+                                p->w_scale};
     uint32_t i;
-    crc = vmcu_crc32_i32s(crc, fields, 10u);
-    for (i = 0; i < 8u; ++i) {
+    crc = vmcu_crc32_i32s(crc, fields, 8u);
+    for (i = 0; i < 6u; ++i) {
         crc = vmcu_crc32_u32(crc, floats[i]);
     }
-    return p->anchors != 0 && p->num_boxes > 0 ? vmcu_crc32(crc, p->anchors, (uint32_t)p->num_boxes * 16u) : crc;
+    crc = p->anchors != 0 && p->num_boxes > 0 ? vmcu_crc32(crc, p->anchors, (uint32_t)p->num_boxes * 16u) : crc;
+    crc = p->box_values != 0 ? vmcu_crc32(crc, p->box_values, 1024u) : crc;
+    return p->class_values != 0 ? vmcu_crc32(crc, p->class_values, 1024u) : crc;
 }
 
 const vmcu_kernel vmcu_detection_postprocess_kernel = {
