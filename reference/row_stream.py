@@ -15,6 +15,8 @@ import numpy as np
 from vmcu_tflite.errors import HazardError
 from vmcu_tflite.streamed_io import StreamedPort
 
+from .boundary import as_bytes
+
 
 class _Rows:
     """One port's rows and how far the protocol has got."""
@@ -40,12 +42,13 @@ class _Rows:
 
 
 class RowSource:
-    """Serves the rows of the streamed inputs from the int8 bytes the application would hold."""
+    """Serves the rows of the streamed inputs from the bytes the application would hold (its values,
+    little-endian)."""
 
     def __init__(self, ports: tuple[StreamedPort, ...], data: dict[int, np.ndarray],
                  trace: Callable[[str], None] | None = None) -> None:
         self.rows = {p.index: _Rows(p, "input") for p in ports}
-        self.data = {p.index: np.asarray(data[p.index], np.int8).reshape(p.rows, p.row_bytes) for p in ports}
+        self.data = {p.index: as_bytes(np.asarray(data[p.index])).reshape(p.rows, p.row_bytes) for p in ports}
         self.trace = trace
 
     def pull(self, index: int, row: int, length: int, address: int | None = None) -> np.ndarray:

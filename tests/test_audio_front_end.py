@@ -65,3 +65,17 @@ def test_bit_exact_over_a_sequence_in_the_interpreter():
     ours = [interpreter.run(r).outputs[0].reshape(-1) for r in runs]
     theirs = [o[0].reshape(-1) for o, _ in run_tflm_sequence(model, runs, 1)]
     assert [o.tolist() for o in ours] == [t.tolist() for t in theirs]
+
+
+def test_every_wide_tensor_is_aligned_and_whole_in_the_plan():
+    """The int16, int32, uint32 and uint64 tensors start at multiples of their element size and never
+    cross the end of the pool, in both planners."""
+    for planner in ("tensor", "vmcu"):
+        program = compile_model(FIXTURE.read_bytes(), planner)
+        sizes = {np.dtype(program.graph.tensors[t].dtype).itemsize for t in program.plan.offsets if t >= 0}
+        assert sizes >= {1, 2, 4, 8}
+        for t, offset in program.plan.offsets.items():
+            if t < 0:
+                continue
+            size = np.dtype(program.graph.tensors[t].dtype).itemsize
+            assert offset % size == 0 and offset + program.plan.buffers[t].size <= program.plan.pool_bytes, (planner, t)

@@ -143,6 +143,18 @@ def test_audio_front_end_tail_on_cortex_m4(tmp_path):
 
 
 @needs_qemu
+@pytest.mark.parametrize("target", [M4, M0], ids=_id)
+def test_audio_front_end_head_on_the_board(target, tmp_path):
+    """The signal library's window, auto scale, real FFT (kissfft's fixed point) and energy on the
+    board, with the DSP extension (M4) and without it or unaligned access (M0)."""
+    from tests.ops.test_op_signal import signal_chain
+
+    model = tmp_path / "audio_head.tflite"
+    model.write_bytes(signal_chain(n=480, window=480, fft_length=512))
+    _validate_on(model, target, tmp_path)
+
+
+@needs_qemu
 @pytest.mark.parametrize("target", [M0, M3, M33, M55], ids=_id)
 def test_kws_like_on_every_core(target, tmp_path):
     """The keyword-spotting fixture (conv, depthwise, pointwise, pool, FC, softmax) on the cores
