@@ -18,6 +18,7 @@ WHY_UNSUPPORTED = {
 
 _TYPE_NAMES = {"float32": "float", "float16": "float16", "int16": "int16"}
 _FLOAT_TYPES = ("float", "float16")  # what full int8 quantization turns into int8
+_CONVERSIONS = ("QUANTIZE", "DEQUANTIZE")
 
 
 def unsupported_operators(ops: Sequence[Op], supported: Iterable[str], called: Sequence[Sequence[Op]] = ()) -> str:
@@ -115,8 +116,9 @@ def activation_types(ops: Sequence[Op], tensors: Mapping[int, Tensor], boundary:
     at a graph input or output, or at a refused operator: a detector's post-processing reads and
     writes float, and its refusal covers that); the tensors of refused operators are not checked
     again, nor an operator's state (its own Prepare checks the state's type), nor a type `op_types`
-    says an operator reading or writing the tensor works in (a custom post-processing op's float
-    outputs, and the DEQUANTIZEs that feed it: its Prepare judges those). Only float activations
+    says the operator works in (a custom post-processing op's float outputs), nor a QUANTIZE's or
+    DEQUANTIZE's side in a type that another operator of the tensor works in (the DEQUANTIZEs that
+    feed a post-processing op: its Prepare judges those). Only float activations
     get the advice to quantize: an int16 one (a 16x8 model) or an int32 one (integer arithmetic, an
     audio front end's) is already integer, and full int8 quantization would not change it.
     """
@@ -131,7 +133,8 @@ def activation_types(ops: Sequence[Op], tensors: Mapping[int, Tensor], boundary:
             continue
         state = {op.inputs[p] for p in state_positions(op.kind) if p < len(op.inputs)}
         for t in op.inputs + op.outputs:
-            if t < 0 or tensors[t].is_constant or tensors[t].dtype == "int8" or t in state or t in typed:
+            if t < 0 or tensors[t].is_constant or tensors[t].dtype == "int8" or t in state \
+                    or tensors[t].dtype in op_types(op.kind) or op.kind in _CONVERSIONS and t in typed:
                 continue
             dtype = tensors[t].dtype
             at_boundary = t in boundary and (op.kind in ("QUANTIZE", "DEQUANTIZE") and dtype == "float32"

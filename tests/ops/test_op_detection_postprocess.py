@@ -222,7 +222,8 @@ def test_an_empty_decoded_box_fails_the_run_as_in_tflite_micro():
 
 def test_float32_outputs_through_plan_header_and_api(tmp_path):
     """The four outputs are float32 pool tensors of their own bytes: plan.json and the API say so
-    (no scale), the planner gives them 4 bytes a value, the header names their type."""
+    (scale and zero point 0, as TFLite reports a tensor without quantization), the planner gives
+    them 4 bytes a value, aligned, and the header names their type."""
     import json
 
     import vmcu_tflite
@@ -232,10 +233,10 @@ def test_float32_outputs_through_plan_header_and_api(tmp_path):
     plan = json.loads((tmp_path / "plan.json").read_text())
     sizes = {t["index"]: t["bytes"] for t in plan["tensors"]}
     assert [(o["dtype"], o["pool_dtype"], o["scale"], sizes[o["storage"]]) for o in plan["outputs"]] == [
-        ("float32", "float32", None, 160), ("float32", "float32", None, 40), ("float32", "float32", None, 40),
-        ("float32", "float32", None, 4)]
-    assert [(o.dtype, o.scale, o.bytes) for o in program.outputs] == [
-        ("float32", None, 160), ("float32", None, 40), ("float32", None, 40), ("float32", None, 4)]
+        ("float32", "float32", 0.0, 160), ("float32", "float32", 0.0, 40), ("float32", "float32", 0.0, 40),
+        ("float32", "float32", 0.0, 4)]
+    assert [(o.dtype, o.scale, o.zero_point, o.bytes) for o in program.outputs] == [
+        ("float32", 0.0, 0, 160), ("float32", 0.0, 0, 40), ("float32", 0.0, 0, 40), ("float32", 0.0, 0, 4)]
     header = next(tmp_path.glob("*_model.h")).read_text()
-    assert "output 3: float32 [1], its values' bytes in the pool" in header
-    assert "OUTPUT3_BYTES 4u" in header and "OUTPUT3_SCALE" not in header
+    assert "output 3: float32 [1], little-endian, its address aligned to 4 bytes" in header
+    assert "OUTPUT3_BYTES 4u" in header and "OUTPUT3_TYPE VMCU_TYPE_FLOAT32" in header
