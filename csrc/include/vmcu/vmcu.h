@@ -135,8 +135,9 @@ void vmcu_profile_step(uint16_t step);
 int8_t *vmcu_input(const vmcu_model *model, int8_t *pool, uint32_t index);
 
 /** @brief Where output `index` lives in `pool` (contiguous); NULL as for vmcu_input(). An output of
- *         another type than int8 (a detector's float32 boxes, classes, scores and count: its
- *         vmcu_io scale is 0) holds its values' own bytes, with no alignment: memcpy them out. */
+ *         another type than int8 (model->outputs[index].type: a detector's float32 boxes, classes,
+ *         scores and count, an audio front end's int16 features; vmcu_io scale 0) holds its values'
+ *         own little-endian bytes, aligned as vmcu_input() says. */
 const int8_t *vmcu_output(const vmcu_model *model, const int8_t *pool, uint32_t index);
 
 #ifdef __cplusplus
