@@ -160,7 +160,7 @@ def test_the_fixture_detects_and_suppresses():
     (dict(anchor_type="int8"), "the anchors must be a float32 constant"),
     (dict(options=dict(y_scale=0.0)), "y_scale 0.0 is not a non-zero number"),
     (dict(outputs=[(1, 5, 4), (1, 6), (1, 6), (1,)]), "boxes output must be float32 with 24 values"),
-    (dict(options=dict(max_detections=1 << 21), outputs=[(1, 1 << 21, 4), (1, 1 << 21), (1, 1 << 21), (1,)]),
+    (dict(options=dict(max_detections=1 << 21), outputs=[(1, 6, 4), (1, 6), (1, 6), (1,)]),
      "supported are 1 to 1048576 boxes"),
 ])
 def test_postprocess_refusals(change, message):
