@@ -49,6 +49,10 @@ MODELS = {
                                          options=dict(max_detections=8, nms_score_threshold=0.2))[0],
     "detection_regular": lambda: build_detection(6, 2, background=False, class_scale=1 / 16, seed=4, options=dict(
         max_detections=9, use_regular_nms=True, detections_per_class=2, nms_score_threshold=0.1))[0],
+    # regular: more detections kept across classes than there are boxes (4 boxes, 4 classes, 12 kept)
+    "detection_classes": lambda: build_detection(4, 4, class_scale=1 / 16, seed=6, options=dict(
+        max_detections=12, use_regular_nms=True, detections_per_class=4, nms_score_threshold=0.0,
+        nms_iou_threshold=1.0))[0],
     # many boxes (the merge sort's longer runs), scores on a coarse grid (ties everywhere)
     "detection_many": lambda: build_detection(150, 5, class_scale=1 / 4, seed=5, options=dict(
         max_detections=20, nms_score_threshold=0.5, nms_iou_threshold=0.3))[0],
