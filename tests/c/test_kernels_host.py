@@ -127,3 +127,16 @@ def test_random_graph(segment):
     else:
         result = check_program(program_with_segment(model, segment), model, seed=4)
     assert result[:2] == (True, True)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_detection_configurations_on_the_sanitized_host(seed, tmp_path):
+    """Six post-processing ops of random options (fast and regular suppression, limits above and
+    below the box count, thresholds, scales) over one set of heads, in one ASan + UBSan build:
+    bit-exact with the reference interpreter and TFLite Micro."""
+    from tests.ops.test_op_detection_postprocess import build_variants
+    from vmcu_tflite.validate.targets import SANITIZED_HOST
+    path = tmp_path / "variants.tflite"
+    path.write_bytes(build_variants(seed)[0])
+    v = validate(path, SANITIZED_HOST, seed=seed, work=tmp_path / "build")
+    assert v.status == 0 and v.matches_reference and v.matches_tflm
