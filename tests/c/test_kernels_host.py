@@ -54,6 +54,10 @@ MODELS = {
                                          options=dict(max_detections=8, nms_score_threshold=0.2))[0],
     "detection_regular": lambda: build_detection(6, 2, background=False, class_scale=1 / 16, seed=4, options=dict(
         max_detections=9, use_regular_nms=True, detections_per_class=2, nms_score_threshold=0.1))[0],
+    # regular: more detections kept across classes than there are boxes (4 boxes, 4 classes, 12 kept)
+    "detection_classes": lambda: build_detection(4, 4, class_scale=1 / 16, seed=6, options=dict(
+        max_detections=12, use_regular_nms=True, detections_per_class=4, nms_score_threshold=0.0,
+        nms_iou_threshold=1.0))[0],
     # many boxes (the merge sort's longer runs), scores on a coarse grid (ties everywhere)
     "detection_many": lambda: build_detection(150, 5, class_scale=1 / 4, seed=5, options=dict(
         max_detections=20, nms_score_threshold=0.5, nms_iou_threshold=0.3))[0],
@@ -158,3 +162,16 @@ def test_batch_matmul_shapes(seed):
                                        constant=[None, "lhs", "rhs"][seed % 3]))
     for planner in ("tensor", "vmcu"):
         assert check_model(model, planner, seed=seed)[:2] == (True, True)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_detection_configurations_on_the_sanitized_host(seed, tmp_path):
+    """Six post-processing ops of random options (fast and regular suppression, limits above and
+    below the box count, thresholds, scales) over one set of heads, in one ASan + UBSan build:
+    bit-exact with the reference interpreter and TFLite Micro."""
+    from tests.ops.test_op_detection_postprocess import build_variants
+    from vmcu_tflite.validate.targets import SANITIZED_HOST
+    path = tmp_path / "variants.tflite"
+    path.write_bytes(build_variants(seed)[0])
+    v = validate(path, SANITIZED_HOST, seed=seed, work=tmp_path / "build")
+    assert v.status == 0 and v.matches_reference and v.matches_tflm

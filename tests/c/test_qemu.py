@@ -417,13 +417,13 @@ def test_conversion_is_deterministic(model, tmp_path):
     assert [f for f in first if first[f] != second[f]] == []
 
 
-@needs_qemu
-@pytest.mark.parametrize("target", [M4, M7], ids=_id)
+@pytest.mark.parametrize("target", [pytest.param(M4, marks=needs_qemu), pytest.param(M7, marks=needs_qemu),
+                                    pytest.param(RISCV, marks=needs_riscv)], ids=_id)
 def test_detection_decoding_on_the_board_libm(target, tmp_path):
     """TFLite_Detection_PostProcess decodes boxes in double with exp(): on the boards that is
-    newlib's exp (soft double on the M4), in TFLite Micro glibc's. With nothing below the score
-    threshold and no IoU above 1, all 200 decoded boxes are outputs, their exp arguments spread
-    over [-11.5, 11.4]: every one bit-exact, no tolerance."""
+    newlib's exp (soft double on the M4) or picolibc's (RISC-V), in TFLite Micro glibc's. With
+    nothing below the score threshold and no IoU above 1, all 200 decoded boxes are outputs, their
+    exp arguments spread over [-11.5, 11.4]: every one bit-exact, no tolerance."""
     from tests.ops.test_op_detection_postprocess import build
     model, _ = build(200, 1, box_scale=0.09, seed=8, options=dict(
         max_detections=200, nms_score_threshold=0.0, nms_iou_threshold=1.0, h_scale=1.0, w_scale=1.0))

@@ -160,6 +160,8 @@ def test_the_fixture_detects_and_suppresses():
     (dict(anchor_type="int8"), "the anchors must be a float32 constant"),
     (dict(options=dict(y_scale=0.0)), "y_scale 0.0 is not a non-zero number"),
     (dict(outputs=[(1, 5, 4), (1, 6), (1, 6), (1,)]), "boxes output must be float32 with 24 values"),
+    (dict(options=dict(max_detections=1 << 21), outputs=[(1, 6, 4), (1, 6), (1, 6), (1,)]),
+     "supported are 1 to 1048576 boxes"),
 ])
 def test_postprocess_refusals(change, message):
     """What we cannot run as TFLite Micro does (or what it runs outside its outputs for): one line."""
@@ -240,3 +242,47 @@ def test_float32_outputs_through_plan_header_and_api(tmp_path):
     header = next(tmp_path.glob("*_model.h")).read_text()
     assert "output 3: float32 [1], little-endian, its address aligned to 4 bytes" in header
     assert "OUTPUT3_BYTES 4u" in header and "OUTPUT3_TYPE VMCU_TYPE_FLOAT32" in header
+
+
+def build_variants(seed: int, count: int = 6):
+    """One set of int8 heads read by `count` post-processing ops, each through its own DEQUANTIZEs
+    and with its own options (fast or regular, limits, thresholds, scales): many configurations
+    in one model, one C build for all of them; the first keeps three detections per box (regular,
+    nothing suppressed). Returns (model, inputs)."""
+    rng = np.random.default_rng(seed)
+    n, num_classes, background = int(rng.integers(2, 30)), int(rng.integers(3, 7)), bool(rng.integers(2))
+    width, stride = num_classes + background, int(rng.integers(4, 6))
+    b = ModelBuilder()
+    boxes_q = b.tensor((1, n, stride), scale=float(rng.uniform(0.01, 0.08)), zero_point=int(rng.integers(-5, 5)))
+    classes_q = b.tensor((1, n, width), scale=float(rng.choice([1 / 256, 1 / 16])), zero_point=-128)
+    anchors = b.const(anchors_for(rng, n))
+    outputs = []
+    for k in range(count):
+        m = int(rng.integers(0, 3 * n))  # regular suppression can keep more detections than boxes
+        options = dict(OPTIONS, num_classes=num_classes, max_detections=m, use_regular_nms=bool(rng.integers(2)),
+                       detections_per_class=int(rng.choice([1, 2, n + 2])),
+                       nms_score_threshold=float(rng.choice([0.0, 0.3, 0.6])),
+                       nms_iou_threshold=float(rng.choice([0.1, 0.4, 0.7, 1.0])),
+                       y_scale=float(rng.choice([10.0, 2.0])), h_scale=float(rng.choice([5.0, 1.5])))
+        if k == 0:  # regular, nothing suppressed: 3n detections kept of n boxes (3 classes or more)
+            m = 3 * n
+            options.update(max_detections=m, use_regular_nms=True, detections_per_class=n + 2,
+                           nms_score_threshold=0.0, nms_iou_threshold=1.0)
+        heads = [b.tensor((1, n, stride), "float32"), b.tensor((1, n, width), "float32")]
+        b.op("DEQUANTIZE", [boxes_q], [heads[0]])
+        b.op("DEQUANTIZE", [classes_q], [heads[1]])
+        outs = [b.tensor(shape, "float32") for shape in [(1, m, 4), (1, m), (1, m), (1,)]]
+        b.op("CUSTOM", heads + [anchors], outs, custom_code=POSTPROCESS, custom_options=options)
+        outputs += outs
+    b.inputs, b.outputs = [boxes_q, classes_q], outputs
+    feeds = [rng.integers(-128, 128, (1, n, stride)).astype(np.int8),
+             rng.integers(-128, 128, (1, n, width)).astype(np.int8)]
+    return b.build(), feeds
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.integers(0, 2**31))
+def test_several_configurations_in_one_model(seed):
+    """Post-processing ops of different options over the same heads (as tests/c builds them)."""
+    model, feeds = build_variants(seed)
+    assert_matches_or_refused_like_tflm(model, feeds)

@@ -29,6 +29,7 @@ from .spec import OpSpec
 
 KIND = "TFLite_Detection_PostProcess"
 PARTS = ("boxes", "classes", "scores", "num_detections")
+MAX_BOXES, MAX_VALUES = 1 << 20, 1 << 10  # the runtime's bounds (vmcu_detection_postprocess.c's check)
 _INTS = ("max_detections", "max_classes_per_detection", "num_classes")
 _FLOATS = ("nms_score_threshold", "nms_iou_threshold", "y_scale", "x_scale", "h_scale", "w_scale")
 
@@ -101,6 +102,11 @@ def prepare(graph: Graph, op: Op) -> DetectionPostProcessParams:
     require(offset in (0, 1), op, f"class predictions have {classes.shape[2]} classes for num_classes "
                                   f"{o['num_classes']} (it or one more, the background, expected)")
     require(o["max_detections"] >= 0, op, f"max_detections {o['max_detections']} is negative")
+    # the C kernel's index arithmetic in int32 (its check holds the tables to the same bounds)
+    require(1 <= n <= MAX_BOXES and boxes.shape[2] <= MAX_VALUES and classes.shape[2] <= MAX_VALUES
+            and o["max_detections"] <= MAX_BOXES, op, f"{n} boxes of {boxes.shape[2]} values, {classes.shape[2]} "
+            f"classes and {o['max_detections']} detections: supported are 1 to {MAX_BOXES} boxes, at most "
+            f"{MAX_VALUES} values or classes each and {MAX_BOXES} detections")
     require(0.0 < o["nms_iou_threshold"] <= 1.0, op, f"nms_iou_threshold {o['nms_iou_threshold']} is outside (0, 1]")
     for key in ("y_scale", "x_scale", "h_scale", "w_scale"):
         require(o[key] != 0.0 and math.isfinite(o[key]), op, f"{key} {o[key]} is not a non-zero number")

@@ -238,17 +238,19 @@ static int32_t regular(const vmcu_detection_postprocess_params *p, const vmcu_vi
             b->running_order[i] = i;
         }
         stable_sort(b->running_order, b->running_buffer, total, b->running_score);
-        for (i = 0; i < keep; ++i) { /* gathered through the buffers, then back in place */
-            const int32_t from = b->running_order[i];
-            b->buffer[i] = b->running_box[from];
-            b->running_buffer[i] = b->running_class[from];
-            b->sorted_score[i] = b->running_score[from];
-        }
+        /* each list gathered in sorted order through a buffer of the list's length, then back */
         for (i = 0; i < keep; ++i) {
-            b->running_box[i] = b->buffer[i];
-            b->running_class[i] = b->running_buffer[i];
-            b->running_score[i] = b->sorted_score[i];
+            b->running_buffer[i] = b->running_box[b->running_order[i]];
         }
+        memcpy(b->running_box, b->running_buffer, (size_t)keep * sizeof *b->running_box);
+        for (i = 0; i < keep; ++i) {
+            b->running_buffer[i] = b->running_class[b->running_order[i]];
+        }
+        memcpy(b->running_class, b->running_buffer, (size_t)keep * sizeof *b->running_class);
+        for (i = 0; i < keep; ++i) {
+            b->sorted_score[i] = b->running_score[b->running_order[i]];
+        }
+        memcpy(b->running_score, b->sorted_score, (size_t)keep * sizeof *b->running_score);
         size = keep;
     }
     return size;
