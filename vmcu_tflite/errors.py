@@ -56,6 +56,14 @@ class DivergenceError(MismatchError):
         self.outputs = outputs or []
 
 
+class ArithmeticInputError(VmcuError):
+    """The inputs ask an operator for arithmetic TFLite Micro refuses at run time or leaves undefined
+    (an int32 DIV by zero, a square root's shift outside 0..31); the C runtime stops the run with
+    VMCU_ERROR_ARITHMETIC."""
+
+    exit_code = EXIT_BAD_INPUT
+
+
 class HazardError(VmcuError):
     """A step read pool bytes that no longer hold the segment it expected: the plan is wrong."""
 

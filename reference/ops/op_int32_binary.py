@@ -12,10 +12,12 @@ INT32_MIN = -(1 << 31)
 
 def truncated_quotient(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """C's integer division: the quotient rounded toward zero."""
+    from vmcu_tflite.errors import ArithmeticInputError  # here: vmcu_tflite's package imports these kernels
+
     if np.any(b == 0):
-        raise ValueError("int32 DIV by zero (TFLite Micro stops the run)")
+        raise ArithmeticInputError("an int32 DIV by zero (TFLite Micro stops the run)")
     if np.any((a == INT32_MIN) & (b == -1)):
-        raise ValueError("int32 DIV of -2**31 by -1 (undefined in C)")
+        raise ArithmeticInputError("an int32 DIV of -2**31 by -1 (undefined in C)")
     magnitude = np.abs(a) // np.abs(b)
     return np.where((a < 0) != (b < 0), -magnitude, magnitude)
 

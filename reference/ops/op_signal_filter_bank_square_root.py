@@ -23,5 +23,8 @@ class SignalFilterBankSquareRoot(Kernel):
         x, shift = with_constants(self.params.constants, activations)
         shift = int(np.asarray(shift).reshape(-1)[0])
         if not 0 <= shift <= 31:
-            raise ValueError(f"SignalFilterBankSquareRoot: a shift of {shift} (TFLite Micro's is undefined)")
+            from vmcu_tflite.errors import ArithmeticInputError  # here: vmcu_tflite's package imports these kernels
+
+            raise ArithmeticInputError(f"SignalFilterBankSquareRoot: a shift of {shift}, outside 0..31 (undefined "
+                                       "in TFLite Micro)")
         return np.array([rounded_sqrt(int(v)) >> shift for v in x.reshape(-1)], dtype=np.uint32)

@@ -1,5 +1,6 @@
-"""The state region in C: a model with state (the SVDF keyword fixture) carries it from run to run,
-resets it on the first run and on vmcu_reset_state(), and refuses a region it cannot use.
+"""The state region in C: a model with state (the SVDF keyword fixture; the audio preprocessor, whose
+spectral subtraction keeps its noise estimate there) carries it from run to run, resets it on the
+first run and on vmcu_reset_state(), and refuses a region it cannot use.
 
 One host program (ASan and UBSan) runs a sequence of 3 inputs and compares each run's output with
 the reference interpreter's run of the same sequence, then restarts the sequence three ways (a
@@ -12,6 +13,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from reference.inputs import random_inputs
@@ -21,7 +23,7 @@ from vmcu_tflite.pipeline import compile_model
 from vmcu_tflite.state import state_layout
 
 ROOT = Path(__file__).resolve().parents[2]
-MODEL = ROOT / "models" / "svdf_keyword.tflite"
+MODELS = [ROOT / "models" / "svdf_keyword.tflite", ROOT / "models" / "audio_preprocessor.tflite"]
 CC = shutil.which("gcc")
 pytestmark = pytest.mark.skipif(CC is None, reason="no gcc")
 RUNS = 3
@@ -84,8 +86,9 @@ def _c_array(name: str, rows) -> str:
             + ", ".join("{" + ", ".join(map(str, row)) + "}" for row in rows) + "};")
 
 
-def test_state_carries_resets_and_is_checked(tmp_path):
-    program = compile_model(MODEL)
+@pytest.mark.parametrize("model", MODELS, ids=lambda p: p.stem)
+def test_state_carries_resets_and_is_checked(model, tmp_path):
+    program = compile_model(model)
     assert state_layout(program.graph).bytes > 0
     interpreter = Interpreter(program)
     runs = [random_inputs(program.graph, seed)[0] for seed in range(RUNS)]
@@ -95,8 +98,9 @@ def test_state_carries_resets_and_is_checked(tmp_path):
         if name.endswith((".c", ".h")):
             (tmp_path / name.replace(program.plan.model, "m", 1)).write_text(
                 text.replace(f'"{program.plan.model}_model.h"', '"m_model.h"'))
-    arrays = "\n".join([_c_array("inputs", [x.reshape(-1) for x in runs]),
-                        _c_array("expected", [e.reshape(-1) for e in expected])])
+    # the pool's bytes of each run's input and output (little-endian elements of any type)
+    arrays = "\n".join([_c_array("inputs", [x.reshape(-1).view(np.int8) for x in runs]),
+                        _c_array("expected", [e.reshape(-1).view(np.int8) for e in expected])])
     main = tmp_path / "main.c"
     main.write_text(MAIN % {"arrays": arrays, "runs": RUNS})
     runtime = runtime_dir()

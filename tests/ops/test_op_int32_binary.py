@@ -6,10 +6,12 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
+from tests.op_harness import assert_matches_tflm
 from tests.ops.signal_harness import assert_reference_matches_tflm, reference_runs, tflm_refuses
 from tests.tflite_builder import ModelBuilder
-from vmcu_tflite.errors import ModelError
+from vmcu_tflite.errors import ArithmeticInputError, ModelError
 from vmcu_tflite.ops import prepare
+from vmcu_tflite.pipeline import compile_model
 from vmcu_tflite.reader import parse_model
 
 OPS = ("ADD", "MUL", "DIV", "MAXIMUM", "MINIMUM")
@@ -83,9 +85,9 @@ def test_div_by_zero_stops_the_run_as_in_tflm():
     model = binary_model("DIV", [3], [3], [3])
     inputs = [np.array([1, 2, 3], np.int32), np.array([1, 0, 1], np.int32)]
     assert tflm_refuses(model, inputs)
-    with pytest.raises(ValueError, match="by zero"):
+    with pytest.raises(ArithmeticInputError, match="by zero"):
         reference_runs(model, [inputs])
-    with pytest.raises(ValueError, match="undefined"):
+    with pytest.raises(ArithmeticInputError, match="undefined"):
         reference_runs(model, [[np.array([-2**31, 0, 0], np.int32), np.array([-1, 1, 1], np.int32)]])
 
 
@@ -117,3 +119,17 @@ def test_mixed_types_and_int8_div_refused():
     graph = parse_model(b.build())
     with pytest.raises(ModelError, match="only int32 DIV"):
         prepare(graph, graph.ops[0])
+
+
+@settings(max_examples=30, deadline=None)
+@given(kind=st.sampled_from(OPS), shapes=broadcast_shapes(), act=st.integers(0, 3), constant=st.booleans(),
+       seed=st.integers(0, 2**31))
+def test_through_the_pipeline(kind, shapes, act, constant, seed):
+    """The INT32_BINARY step as the pipeline plans it: int32 elements in the pool, the interpreter's bytes."""
+    rng = np.random.default_rng(seed)
+    shape_a, shape_b, shape_out = shapes
+    x = int32_values(rng, shape_a)
+    y = int32_values(rng, shape_b, divisor=kind == "DIV")
+    model = binary_model(kind, shape_a, shape_b, shape_out, act, constant=y if constant else None)
+    assert compile_model(model).steps[0].kernel == "INT32_BINARY"
+    assert_matches_tflm(model, [x] if constant else [x, y])
