@@ -30,11 +30,3 @@ class SignalFilterBankSpectralSubtraction(Kernel):
             out[i] = max((scaled - subtracted_estimate) >> p.smoothing_bits, floor)
         return out
 
-
-class NoiseEstimate(Kernel):
-    kind = "NOISE_ESTIMATE"
-    stateful = True
-
-    def run(self, after: np.ndarray, *, state) -> np.ndarray:
-        """`after`: the op's first output, read only to run after it."""
-        return state[self.params.state].reshape(-1).copy()

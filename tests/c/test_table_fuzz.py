@@ -129,3 +129,21 @@ def test_the_driver_reports_every_failure_and_goes_on(tmp_path):
     assert found == {3: "sanitizer", 5: "hang", 6: "crash", 7: "verified", 8: "bad status"}
     assert "heap-buffer-overflow" in next(f.report for f in failures if f.mutant.id == 3)
     assert set(outcomes) == {-1, 0, 1, 2, 4, 7, 8, 9}
+
+
+@pytest.mark.parametrize("name", ["signal_chain", "typed_copies"])
+def test_audio_front_end_kernels_refuse_or_run_cleanly(name, sanitized_runtime, tmp_path):
+    """The signal library's window, auto scale, real FFT and energy, CAST, int16/int32 STRIDED_SLICE and
+    CONCATENATION, and int16/int32/uint32 graph inputs and outputs (vmcu_io.type): every mutant."""
+    from tests.ops.test_op_cast import build_typed_copies
+    from tests.ops.test_op_signal import signal_chain
+
+    model = tmp_path / f"{name}.tflite"
+    model.write_bytes(signal_chain() if name == "signal_chain" else build_typed_copies()[0])
+    target = FuzzTarget(model, tmp_path, sanitized_runtime)
+    mutants = sample(target.mutants(), target.sites, MUTANTS)
+    result = target.run(mutants)
+    assert not result.failures, summary(target, result)
+    assert {o.invoked for o in result.outcomes.values()} <= set(STATUSES)
+    assert {"model", "tensors", "steps", "inputs", "outputs", "params"} <= {target.sites[m.site].table for m in mutants}
+    assert any(target.sites[m.site].name.endswith(".type") for m in mutants)

@@ -121,7 +121,13 @@ def test_square_root_matches_tflm(case, constant_shift):
 
 
 def test_square_root_refuses_a_shift_tflm_leaves_undefined():
+    """At run time from an input (the C kernels stop with VMCU_ERROR_ARITHMETIC), at conversion from a constant."""
     from tests.ops.signal_harness import reference_runs
     model = single_op("SignalFilterBankSquareRoot", [((3,), "uint64"), ((), "int32")], [((3,), "uint32")], {})
     with pytest.raises(ArithmeticInputError, match="shift of 32"):
         reference_runs(model, [[np.ones(3, np.uint64), np.array(32, np.int32)]])
+    model = single_op("SignalFilterBankSquareRoot", [((3,), "uint64"), (np.array(-1, np.int32),)], [((3,), "uint32")],
+                      {})
+    graph = parse_model(model)
+    with pytest.raises(ModelError, match="constant shift -1 is outside 0..31"):
+        prepare(graph, graph.ops[0])

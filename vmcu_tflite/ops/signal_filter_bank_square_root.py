@@ -35,7 +35,11 @@ def prepare(graph: Graph, op: Op) -> SquareRootParams:
     check_tensor(op, out, "output", "uint32")
     require(out.num_elements == x.num_elements, op,
             f"the output holds {out.num_elements} values for {x.num_elements} input channels")
-    return SquareRootParams(channels=x.num_elements, constants=constant_inputs(graph, op))
+    constants = constant_inputs(graph, op)
+    if constants[1] is not None:  # a constant shift outside 0..31 would stop every run
+        value = int(constants[1].reshape(-1)[0])
+        require(0 <= value <= 31, op, f"its constant shift {value} is outside 0..31 (undefined in TFLite Micro)")
+    return SquareRootParams(channels=x.num_elements, constants=constants)
 
 
 SPEC = OpSpec(KIND, kind_id=55, emit=emit_square_root, prepare=prepare, c_kernel="vmcu_signal_filter_bank_square_root",

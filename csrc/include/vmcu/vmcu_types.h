@@ -394,12 +394,15 @@ typedef struct {
     uint8_t output_type; /**< vmcu_type */
 } vmcu_cast_params;
 
-/** SignalWindow: int16 samples times weights repeating every `size` samples, >> shift, saturated. */
+/**
+ * SignalWindow: int16 samples times their weights, >> shift, saturated. The weights are written out
+ * for every sample (a window that repeats over the input is repeated here), so that their length is
+ * the samples' count, which the tensors' bytes check.
+ */
 typedef struct {
-    int32_t count;          /**< samples (a multiple of size) */
-    int32_t size;           /**< weights */
+    int32_t count;          /**< samples */
     int32_t shift;          /**< 0..31 */
-    const int16_t *weights; /**< [size] */
+    const int16_t *weights; /**< [count] */
 } vmcu_signal_window_params;
 
 /** SignalFftAutoScale, one of its two outputs: part 0 the samples shifted left, part 1 the shift (int32). */

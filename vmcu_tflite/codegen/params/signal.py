@@ -11,10 +11,11 @@ from .common import struct
 
 
 def emit_window(step, graph, writer, name):
+    """The weights written out for every sample (a window repeated over the input repeated here)."""
     p = step.params
-    weights = writer.array("int16_t", f"{name}_weights", p.weights)
     count = int(np.prod(p.shape, dtype=np.int64))
-    return "vmcu_signal_window_params", struct(count=count, size=p.weights.size, shift=p.shift, weights=weights)
+    weights = writer.array("int16_t", f"{name}_weights", np.tile(p.weights, count // p.weights.size))
+    return "vmcu_signal_window_params", struct(count=count, shift=p.shift, weights=weights)
 
 
 def emit_fft_auto_scale(step, graph, writer, name):
