@@ -152,8 +152,8 @@ def audio_preprocessor(builder_class) -> bytes:
     sliced = t((end - start,), "int32", "energy_slice")
     b.op("STRIDED_SLICE", [wide, *(b.const(np.array([v], np.int32)) for v in (start, end, 1))], [sliced])
     padded = t((spectrum_size,), "int32", "energy_padded")
-    b.op("CONCATENATION", [b.const(np.zeros(start, np.int32)), sliced, b.const(np.zeros(spectrum_size - end, np.int32))],
-         [padded], axis=0)
+    head, tail = b.const(np.zeros(start, np.int32)), b.const(np.zeros(spectrum_size - end, np.int32))
+    b.op("CONCATENATION", [head, sliced, tail], [padded], axis=0)
     energies = t((spectrum_size,), "uint32", "energy_uint32")
     b.op("CAST", [padded], [energies], in_data_type=2, out_data_type=16)
     banks = t((CHANNELS,), "uint64", "filter_bank")

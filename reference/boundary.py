@@ -20,7 +20,7 @@ def to_pool(port: IOPort, tensor: Tensor, value: np.ndarray) -> np.ndarray:
     """The application's input value as the pool holds it (an array of the tensor's dtype)."""
     if port.dtype == "float32" and tensor.dtype != "float32":
         return quantize_float(value, tensor.scale, tensor.zero_point)
-    if port.dtype == "uint8" and tensor.dtype == "int8":  # TFLite's uint8 -> int8 QUANTIZE at the same scale: u - 128 (the top bit flipped)
+    if port.dtype == "uint8" and tensor.dtype == "int8":  # uint8 -> int8 QUANTIZE, one scale: u - 128 (top bit flipped)
         return (np.asarray(value, dtype=np.uint8) ^ 0x80).view(np.int8)
     return np.asarray(value).astype(tensor.dtype)
 

@@ -3,7 +3,8 @@
 Written from kissfft's arithmetic, independently of the C kernel: Q15 twiddles floor(0.5 + 32767 *
 cos/sin(phase)); C_FIXDIV divides a butterfly's inputs by its radix first (x * (32767 / radix),
 rounded: + 2^14, >> 15); C_MUL rounds each int32 sum of products the same way; C_ADD and C_SUB wrap
-to int16; HALF_OF halves an int sum before it is stored as int16. Radix 2 and 4 stages.
+to int16; HALF_OF halves an int sum before it is stored as int16. Radix 2, 3, 4 and 5 stages (kissfft's
+generic butterfly, for larger primes, is not written here).
 """
 from __future__ import annotations
 
@@ -62,8 +63,8 @@ class Fft:
         self.n = n
         self.tw = [twiddle(-2 * math.pi * i / n) for i in range(n)]
         self.factors = kf_factor(n)
-        if any(p not in (2, 4) for p in self.factors[::2]):
-            raise ValueError(f"{n} points need radix {self.factors[::2]}: only 2 and 4 are written here")
+        if any(p not in (2, 3, 4, 5) for p in self.factors[::2]):
+            raise ValueError(f"{n} points need radix {self.factors[::2]}: only 2, 3, 4 and 5 are written here")
 
     def __call__(self, x: list) -> list:
         out = [(0, 0)] * self.n
@@ -78,7 +79,7 @@ class Fft:
         else:
             for q in range(p):
                 self._work(out, at + q * m, f, f_at + q * fstride, fstride * p, k + 2)
-        (self._bfly2 if p == 2 else self._bfly4)(out, at, fstride, m)
+        {2: self._bfly2, 3: self._bfly3, 4: self._bfly4, 5: self._bfly5}[p](out, at, fstride, m)
 
     def _bfly2(self, F, at, fstride, m):
         for j in range(m):
@@ -87,6 +88,44 @@ class Fft:
             t = cmul(F[b], self.tw[j * fstride])
             F[b] = csub(F[a], t)
             F[a] = cadd(F[a], t)
+
+    def _bfly3(self, F, at, fstride, m):
+        epi3 = self.tw[fstride * m]
+        for j in range(m):
+            i0, i1, i2 = at + j, at + j + m, at + j + 2 * m
+            for i in (i0, i1, i2):
+                F[i] = fixdiv(F[i], 3)
+            s1 = cmul(F[i1], self.tw[j * fstride])
+            s2 = cmul(F[i2], self.tw[2 * j * fstride])
+            s3, s0 = cadd(s1, s2), csub(s1, s2)
+            F[i1] = s16(F[i0][0] - (s3[0] >> 1)), s16(F[i0][1] - (s3[1] >> 1))
+            s0 = sround(s0[0] * epi3[1]), sround(s0[1] * epi3[1])  # C_MULBYSCALAR
+            F[i0] = cadd(F[i0], s3)
+            F[i2] = s16(F[i1][0] + s0[1]), s16(F[i1][1] - s0[0])
+            F[i1] = s16(F[i1][0] - s0[1]), s16(F[i1][1] + s0[0])
+
+    def _bfly5(self, F, at, fstride, m):
+        ya, yb = self.tw[fstride * m], self.tw[2 * fstride * m]
+
+        def smul(a, b):  # S_MUL
+            return sround(a * b)
+
+        for u in range(m):
+            idx = [at + u + k * m for k in range(5)]
+            for i in idx:
+                F[i] = fixdiv(F[i], 5)
+            s0 = F[idx[0]]
+            s1, s2, s3, s4 = (cmul(F[idx[k]], self.tw[k * u * fstride]) for k in range(1, 5))
+            s7, s10, s8, s9 = cadd(s1, s4), csub(s1, s4), cadd(s2, s3), csub(s2, s3)
+            F[idx[0]] = s16(s0[0] + s7[0] + s8[0]), s16(s0[1] + s7[1] + s8[1])
+            s5 = (s16(s0[0] + smul(s7[0], ya[0]) + smul(s8[0], yb[0])),
+                  s16(s0[1] + smul(s7[1], ya[0]) + smul(s8[1], yb[0])))
+            s6 = (s16(smul(s10[1], ya[1]) + smul(s9[1], yb[1])), s16(-smul(s10[0], ya[1]) - smul(s9[0], yb[1])))
+            F[idx[1]], F[idx[4]] = csub(s5, s6), cadd(s5, s6)
+            s11 = (s16(s0[0] + smul(s7[0], yb[0]) + smul(s8[0], ya[0])),
+                   s16(s0[1] + smul(s7[1], yb[0]) + smul(s8[1], ya[0])))
+            s12 = (s16(-smul(s10[1], yb[1]) + smul(s9[1], ya[1])), s16(smul(s10[0], yb[1]) - smul(s9[0], ya[1])))
+            F[idx[2]], F[idx[3]] = cadd(s11, s12), csub(s11, s12)
 
     def _bfly4(self, F, at, fstride, m):
         for j in range(m):

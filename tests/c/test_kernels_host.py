@@ -50,6 +50,7 @@ MODELS = {
     "typed_copies": lambda: build_typed_copies()[0],  # int32 and int16 STRIDED_SLICE and CONCATENATION
     # the signal library's window, auto scale, real FFT and energy
     "signal": signal_chain,
+    "signal_480": lambda: signal_chain(n=480, window=480, fft_length=480),  # radix 4, 3 and 5 stages
     # an audio front end's tail: the signal filter bank stages (a noise estimate in the state region,
     # over 3 runs) and int32 arithmetic
     "audio_tail": lambda: front_end_tail(channels=10, bins=40),

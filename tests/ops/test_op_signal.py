@@ -88,17 +88,30 @@ def rfft_model(rows, length, fft_length, t=7):
     return b.build(), shape
 
 
-@settings(max_examples=40, deadline=None)
-@given(st.integers(2, 10), st.integers(1, 2), st.floats(0.05, 1.0), st.sampled_from(KINDS), st.integers(0, 2**31))
-def test_rfft_bit_exact(log_length, rows, fill, kind, seed):
-    fft_length = 1 << log_length
+def _radix_2_to_5(n: int) -> bool:
+    for q in (2, 3, 5):
+        while n % q == 0:
+            n //= q
+    return n == 1
+
+
+# even lengths whose half kissfft splits into radix 2, 3, 4 and 5 stages (powers of two, 480, ...)
+FFT_LENGTHS = [2 * n for n in range(2, 1025) if _radix_2_to_5(n)]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.sampled_from(FFT_LENGTHS), st.integers(1, 2), st.floats(0.05, 1.0),
+       st.sampled_from(KINDS), st.integers(0, 2**31))
+def test_rfft_bit_exact(fft_length, rows, fill, kind, seed):
     model, shape = rfft_model(rows, max(1, int(fft_length * fill)), fft_length)
     assert_matches_tflm(model, [samples(np.random.default_rng(seed), kind, shape)])
 
 
-def test_rfft_of_micro_speech_frames():
-    """micro_speech's shape: 480 samples padded to 512, full-scale noise and a pure tone."""
-    model, shape = rfft_model(1, 480, 512)
+@pytest.mark.parametrize("fft_length", [512, 480])
+def test_rfft_of_micro_speech_frames(fft_length):
+    """micro_speech's shape: 480 samples padded to 512 (or not padded: 480 = 2 x 4 x 4 x 3 x 5),
+    full-scale noise and a pure tone."""
+    model, shape = rfft_model(1, 480, fft_length)
     tone = np.round(32767 * np.sin(2 * np.pi * 1000 * np.arange(480) / 16000)).astype(np.int16)
     for x in (samples(np.random.default_rng(1), "full", shape), tone):
         assert_matches_tflm(model, [x])
@@ -184,7 +197,8 @@ def test_window_refusals():
 
 def test_rfft_refusals():
     _refused(rfft_model(1, 16, 16, t=2)[0], "only the int16 FFT")
-    _refused(rfft_model(1, 12, 12)[0], "not a power of two")
+    _refused(rfft_model(1, 14, 14)[0], r"radix \[7\] stages; only radix 2, 3, 4 and 5")
+    _refused(rfft_model(1, 9, 9)[0], "not an even length")
     _refused(rfft_model(1, 20, 16)[0], "do not fit fft_length 16")
     b = ModelBuilder()
     x, y = b.tensor((16,), "int16"), b.tensor((16,), "int16")

@@ -5,8 +5,10 @@ fft_length / 2 points, then the split into fft_length / 2 + 1 bins), as int16 (r
 The arithmetic is kissfft's FIXED_POINT 16 one: Q15 twiddles floor(0.5 + 32767 cos/sin(phase)),
 every butterfly input divided by its radix first (C_FIXDIV: x * (32767 / radix), rounded, >> 15),
 products rounded to 15 bits, sums wrapped to int16. The twiddle tables are computed here, for the C
-kernel's flash; the reference kernel computes its own. Radix 4 and 2 stages run (fft_length a power
-of two, 4 or more); the int32 and float32 variants TFLite Micro also has are refused.
+kernel's flash; the reference kernel computes its own. Radix 4, 2, 3 and 5 stages run (any even
+fft_length whose half has no other prime factor, as 480 = 2 x 4 x 4 x 3 x 5); kissfft's generic
+butterfly (a prime factor of 7 or more) and the int32 and float32 variants TFLite Micro also has are
+refused.
 """
 from __future__ import annotations
 
@@ -22,6 +24,7 @@ from .signal_common import int_option, typed
 from .spec import OpSpec
 
 KIND = "SignalRfft"
+MAX_STAGES = 8  # VMCU_RFFT_MAX_FACTORS
 TENSOR_TYPE_INT16 = 7  # the schema's TensorType, the 'T' option
 KEYS = ("T", "fft_length")  # Init reads T by name and fft_length at position 1
 
@@ -65,8 +68,12 @@ def prepare(graph: Graph, op: Op) -> RfftParams:
     fft_length = int_option(op, "fft_length", KEYS)
     x = typed(graph, op, 0, "int16", "input")
     y = typed(graph, op, 0, "int16", "output", output_=True)
-    require(fft_length >= 4 and fft_length & (fft_length - 1) == 0 and fft_length <= 1 << 14, op,
-            f"fft_length {fft_length} is not a power of two from 4 to 16384 (radix 2 and 4 only)")
+    require(4 <= fft_length <= 1 << 14 and fft_length % 2 == 0, op,
+            f"fft_length {fft_length} is not an even length from 4 to 16384")
+    radixes = factors(fft_length // 2)[::2]
+    require(set(radixes) <= {2, 3, 4, 5} and len(radixes) <= MAX_STAGES, op,
+            f"fft_length {fft_length}: kissfft splits its {fft_length // 2} points into radix {list(radixes)} stages; "
+            "only radix 2, 3, 4 and 5 are supported (not kissfft's generic butterfly)")
     require(len(x.shape) >= 1 and len(x.shape) == len(y.shape), op,
             f"input shape {x.shape} and output shape {y.shape} differ in rank")
     length = x.shape[-1]

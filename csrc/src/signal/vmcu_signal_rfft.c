@@ -5,8 +5,8 @@
  *
  * kissfft's fixed-point arithmetic: every butterfly input is divided by the radix first (C_FIXDIV:
  * x * (32767 / radix), + 2^14, >> 15), a complex product rounds each int32 sum the same way, sums
- * wrap to int16 (done in 32 bits, then narrowed), HALF_OF halves a 32-bit sum. Radix 4 and 2 stages,
- * recursing as kf_work does; the Q15 twiddles are the converter's tables. The padded row and the
+ * wrap to int16 (done in 32 bits, then narrowed), HALF_OF halves a 32-bit sum. Radix 4, 2, 3 and 5
+ * stages, recursing as kf_work does; the Q15 twiddles are the converter's tables. The padded row and the
  * complex FFT's output live in the scratch.
  */
 #include <stdint.h>
@@ -90,6 +90,77 @@ static void bfly2(const rfft_plan *plan, rfft_cpx *f, int32_t fstride, int32_t m
     }
 }
 
+/* S_MUL: a product rounded to 15 bits. */
+static int16_t smul(int16_t a, int16_t b)
+{
+    return sround((uint32_t)((int32_t)a * b));
+}
+
+static void bfly3(const rfft_plan *plan, rfft_cpx *f, int32_t fstride, int32_t m)
+{
+    const rfft_cpx epi3 = twiddle(plan, fstride * m);
+    int32_t j;
+    for (j = 0; j < m; ++j) {
+        rfft_cpx s0, s1, s2, s3, w;
+        rfft_cpx *a = &f[j], *b = &f[j + m], *c = &f[j + 2 * m];
+        *a = fixdiv(*a, 3);
+        *b = fixdiv(*b, 3);
+        *c = fixdiv(*c, 3);
+        w = twiddle(plan, j * fstride);
+        s1 = cmul(*b, w.r, w.i);
+        w = twiddle(plan, 2 * j * fstride);
+        s2 = cmul(*c, w.r, w.i);
+        s3 = cadd(s1, s2);
+        s0 = csub(s1, s2);
+        b->r = narrow((int32_t)a->r - ((int32_t)s3.r >> 1));
+        b->i = narrow((int32_t)a->i - ((int32_t)s3.i >> 1));
+        s0.r = smul(s0.r, epi3.i); /* C_MULBYSCALAR */
+        s0.i = smul(s0.i, epi3.i);
+        *a = cadd(*a, s3);
+        c->r = narrow((int32_t)b->r + s0.i);
+        c->i = narrow((int32_t)b->i - s0.r);
+        b->r = narrow((int32_t)b->r - s0.i);
+        b->i = narrow((int32_t)b->i + s0.r);
+    }
+}
+
+static void bfly5(const rfft_plan *plan, rfft_cpx *f, int32_t fstride, int32_t m)
+{
+    const rfft_cpx ya = twiddle(plan, fstride * m), yb = twiddle(plan, 2 * fstride * m);
+    int32_t u, k;
+    for (u = 0; u < m; ++u) {
+        rfft_cpx s[13], w;
+        rfft_cpx *out[5];
+        for (k = 0; k < 5; ++k) {
+            out[k] = &f[u + k * m];
+            *out[k] = fixdiv(*out[k], 5);
+        }
+        s[0] = *out[0];
+        for (k = 1; k < 5; ++k) {
+            w = twiddle(plan, k * u * fstride);
+            s[k] = cmul(*out[k], w.r, w.i);
+        }
+        s[7] = cadd(s[1], s[4]);
+        s[10] = csub(s[1], s[4]);
+        s[8] = cadd(s[2], s[3]);
+        s[9] = csub(s[2], s[3]);
+        out[0]->r = narrow((int32_t)s[0].r + s[7].r + s[8].r);
+        out[0]->i = narrow((int32_t)s[0].i + s[7].i + s[8].i);
+        s[5].r = narrow((int32_t)s[0].r + smul(s[7].r, ya.r) + smul(s[8].r, yb.r));
+        s[5].i = narrow((int32_t)s[0].i + smul(s[7].i, ya.r) + smul(s[8].i, yb.r));
+        s[6].r = narrow((int32_t)smul(s[10].i, ya.i) + smul(s[9].i, yb.i));
+        s[6].i = narrow(-(int32_t)smul(s[10].r, ya.i) - smul(s[9].r, yb.i));
+        *out[1] = csub(s[5], s[6]);
+        *out[4] = cadd(s[5], s[6]);
+        s[11].r = narrow((int32_t)s[0].r + smul(s[7].r, yb.r) + smul(s[8].r, ya.r));
+        s[11].i = narrow((int32_t)s[0].i + smul(s[7].i, yb.r) + smul(s[8].i, ya.r));
+        s[12].r = narrow(-(int32_t)smul(s[10].i, yb.i) + smul(s[9].i, ya.i));
+        s[12].i = narrow((int32_t)smul(s[10].r, yb.i) - smul(s[9].r, ya.i));
+        *out[2] = cadd(s[11], s[12]);
+        *out[3] = csub(s[11], s[12]);
+    }
+}
+
 static void bfly4(const rfft_plan *plan, rfft_cpx *f, int32_t fstride, int32_t m)
 {
     int32_t j;
@@ -132,10 +203,19 @@ static void work(const rfft_plan *plan, rfft_cpx *out, const int16_t *in, int32_
             work(plan, out + q * m, in + 2 * q * fstride, fstride * p, stage + 1);
         }
     }
-    if (p == 2) {
+    switch (p) {
+    case 2:
         bfly2(plan, out, fstride, m);
-    } else {
+        break;
+    case 3:
+        bfly3(plan, out, fstride, m);
+        break;
+    case 5:
+        bfly5(plan, out, fstride, m);
+        break;
+    default:
         bfly4(plan, out, fstride, m);
+        break;
     }
 }
 
@@ -187,7 +267,7 @@ vmcu_status vmcu_signal_rfft(const vmcu_context *ctx, const void *params, const 
 }
 
 /*
- * A power-of-two length; radix 4 and 2 stages whose lengths multiply to fft_length / 2, each
+ * An even length; radix 2 to 5 stages whose lengths multiply to fft_length / 2, each
  * pair's remaining points the previous ones' divided by its radix, down to 1; the twiddle tables
  * the digest reads; a scratch that holds the row and the complex FFT; whole rows in and out.
  */
@@ -195,7 +275,7 @@ static vmcu_status rfft_check(const vmcu_model *model, const vmcu_step *step)
 {
     const vmcu_signal_rfft_params *p = (const vmcu_signal_rfft_params *)step->params;
     int32_t k, remaining;
-    if (step->num_inputs != 1u || !vmcu_in_range(p->fft_length, 4, 16384) || (p->fft_length & (p->fft_length - 1)) != 0 ||
+    if (step->num_inputs != 1u || !vmcu_in_range(p->fft_length, 4, 16384) || p->fft_length % 2 != 0 ||
         !vmcu_in_range(p->input_length, 1, p->fft_length) || p->rows < 1 ||
         !vmcu_in_range(p->num_factors, 1, VMCU_RFFT_MAX_FACTORS) || p->twiddles == 0 || p->super_twiddles == 0 ||
         step->scratch < 4u * (uint32_t)p->fft_length + 3u) {
@@ -210,7 +290,7 @@ static vmcu_status rfft_check(const vmcu_model *model, const vmcu_step *step)
             }
             continue;
         }
-        if ((radix != 2 && radix != 4) || remaining % radix != 0 || rest != remaining / radix) {
+        if (radix < 2 || radix > 5 || remaining % radix != 0 || rest != remaining / radix) {
             return VMCU_ERROR_BAD_MODEL;
         }
         remaining = rest;
