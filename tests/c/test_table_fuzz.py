@@ -147,3 +147,25 @@ def test_audio_front_end_kernels_refuse_or_run_cleanly(name, sanitized_runtime, 
     assert {o.invoked for o in result.outcomes.values()} <= set(STATUSES)
     assert {"model", "tensors", "steps", "inputs", "outputs", "params"} <= {target.sites[m.site].table for m in mutants}
     assert any(target.sites[m.site].name.endswith(".type") for m in mutants)
+
+
+@pytest.mark.parametrize("name", ["audio_tail", "int32_binary"])
+def test_filter_bank_stages_and_int32_arithmetic_refuse_or_run_cleanly(name, sanitized_runtime, tmp_path):
+    """The signal filter bank stages (their constant tables, the noise estimate in the state region,
+    NOISE_ESTIMATE) and INT32_BINARY (a broadcast over int32 constants): every mutant."""
+    import numpy as np
+
+    from tests.ops.test_op_int32_binary import binary_model
+    from tests.ops.test_op_signal_chain import front_end_tail
+
+    model = tmp_path / f"{name}.tflite"
+    model.write_bytes(front_end_tail(channels=6, bins=24) if name == "audio_tail" else
+                      binary_model("MUL", [2, 3, 4], [3, 1], [2, 3, 4], 1, constant=np.arange(3).reshape(3, 1) - 1))
+    target = FuzzTarget(model, tmp_path, sanitized_runtime)
+    mutants = sample(target.mutants(), target.sites, MUTANTS)
+    result = target.run(mutants)
+    assert not result.failures, summary(target, result)
+    assert {o.invoked for o in result.outcomes.values()} <= set(STATUSES)
+    tables = {target.sites[m.site].table for m in mutants}
+    assert {"model", "tensors", "steps", "inputs", "outputs", "params"} <= tables
+    assert ("state_init" in tables) == (name == "audio_tail")

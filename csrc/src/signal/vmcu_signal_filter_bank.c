@@ -48,13 +48,18 @@ vmcu_status vmcu_signal_filter_bank(const vmcu_context *ctx, const void *params,
     return VMCU_OK;
 }
 
-/* Every channel's bins inside the spectrum and its weights inside both weight tables; the input and
- * output exactly their tensors; the scratch holds both arrays after aligning. */
+/*
+ * The converter emits only the channels the output needs (num_channels = output_size, so the tables
+ * have output_size + 1 entries) and the weights up to the last one a channel reaches (weights_size):
+ * every length is tied to the output tensor's bytes. Every channel's bins inside the spectrum; the
+ * input and output exactly their tensors; the scratch holds both arrays after aligning.
+ */
 static vmcu_status filter_bank_check(const vmcu_model *model, const vmcu_step *step)
 {
     const vmcu_signal_filter_bank_params *p = (const vmcu_signal_filter_bank_params *)step->params;
-    int32_t i;
-    if (step->num_inputs != 1u || !vmcu_in_range(p->num_channels, 1, 0x7FFF) || p->weights == 0 ||
+    int32_t i, reach = 1;
+    if (step->num_inputs != 1u || !vmcu_in_range(p->num_channels, 1, 0x7FFF) || p->output_size != p->num_channels ||
+        p->weights == 0 ||
         p->unweights == 0 || p->frequency_starts == 0 || p->weight_starts == 0 || p->widths == 0 ||
         !vmcu_in_range(p->input_size, 1, 0x7FFF) || !vmcu_in_range(p->output_size, 1, p->num_channels) ||
         !vmcu_in_range(p->weights_size, 1, 0x7FFF) ||
@@ -65,12 +70,15 @@ static vmcu_status filter_bank_check(const vmcu_model *model, const vmcu_step *s
     }
     for (i = 0; i <= p->num_channels; ++i) {
         const int32_t width = p->widths[i];
-        if (width > 0 && (p->frequency_starts[i] < 0 || p->frequency_starts[i] + width > p->input_size ||
-                          p->weight_starts[i] < 0 || p->weight_starts[i] + width > p->weights_size)) {
-            return VMCU_ERROR_BAD_MODEL;
+        if (width > 0) {
+            if (p->frequency_starts[i] < 0 || p->frequency_starts[i] + width > p->input_size ||
+                p->weight_starts[i] < 0) {
+                return VMCU_ERROR_BAD_MODEL;
+            }
+            reach = vmcu_max(reach, p->weight_starts[i] + width);
         }
     }
-    return VMCU_OK;
+    return reach == p->weights_size ? VMCU_OK : VMCU_ERROR_BAD_MODEL;
 }
 
 static uint32_t filter_bank_digest(const vmcu_step *step, uint32_t crc)

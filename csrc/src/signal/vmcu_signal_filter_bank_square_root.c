@@ -66,6 +66,7 @@ static vmcu_status square_root_check(const vmcu_model *model, const vmcu_step *s
     const vmcu_signal_square_root_params *p = (const vmcu_signal_square_root_params *)step->params;
     const uint32_t inputs = p->shift_is_constant ? 1u : 2u;
     if (step->num_inputs != inputs || !vmcu_in_range(p->channels, 1, 0x1FFFFFFF) ||
+        (p->shift_is_constant && !vmcu_in_range(p->constant_shift, 0, 31)) ||
         vmcu_input_bytes(model, step, 0u) != 8u * (uint32_t)p->channels ||
         vmcu_output_bytes(model, step) != 4u * (uint32_t)p->channels ||
         (!p->shift_is_constant && vmcu_input_bytes(model, step, 1u) != 4u)) {

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 SANITIZER_ENV = {"ASAN_OPTIONS": "detect_leaks=0:halt_on_error=1:abort_on_error=0",
                  "UBSAN_OPTIONS": "print_stacktrace=1:halt_on_error=1"}
 STATUSES = {0: "OK", 1: "POOL_TOO_SMALL", 2: "BAD_MODEL", 3: "UNSUPPORTED", 4: "BAD_ARGUMENT",
-            5: "SCRATCH_TOO_SMALL", 6: "STATE_TOO_SMALL", 7: "STREAM"}  # vmcu_status
+            5: "SCRATCH_TOO_SMALL", 6: "STATE_TOO_SMALL", 7: "STREAM", 8: "ARITHMETIC"}  # vmcu_status
 HANG_SECONDS = 10  # one mutant's verify + run + reset (a real model takes milliseconds)
 
 

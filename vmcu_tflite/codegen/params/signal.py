@@ -42,12 +42,20 @@ def emit_energy(step, graph, writer, name):
 
 
 def emit_filter_bank(step, graph, writer, name):
+    """Only what the written channels read: output c needs table channels c and c + 1, so the tables
+    keep output_size + 1 channels and the weights up to the last one they reach. The runtime's check
+    can then tie every length to the output tensor's (a mutated count cannot send it past a table)."""
     p = step.params
-    tables = {field: writer.array("int16_t", f"{name}_{field}", getattr(p, field))
-              for field in ("weights", "unweights", "frequency_starts", "weight_starts", "widths")}
+    n = p.output_size + 1
+    starts, weight_starts, widths = (np.asarray(t[:n], dtype=np.int64) for t in
+                                     (p.frequency_starts, p.weight_starts, p.widths))
+    reach = max([int(s + w) for s, w in zip(weight_starts, widths) if w > 0] + [1])
+    tables = {"weights": p.weights[:reach], "unweights": p.unweights[:reach], "frequency_starts": starts,
+              "weight_starts": weight_starts, "widths": widths}
+    arrays = {field: writer.array("int16_t", f"{name}_{field}", values) for field, values in tables.items()}
     return "vmcu_signal_filter_bank_params", struct(
-        num_channels=p.num_channels, input_size=p.input_size, output_size=p.output_size,
-        weights_size=int(p.weights.size), **tables)
+        num_channels=p.output_size, input_size=p.input_size, output_size=p.output_size, weights_size=reach,
+        **arrays)
 
 
 def emit_square_root(step, graph, writer, name):
