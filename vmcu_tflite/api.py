@@ -36,7 +36,8 @@ class TensorInfo:
 
     name: str
     shape: tuple[int, ...]
-    dtype: str  # the pool tensor's type (int8, int16, ...), or "uint8" / "float32" where the model converts at its boundary
+    dtype: str  # the pool tensor's type (int8, int16, ...), or "uint8" / "float32" where the model converts
+    # at its boundary
     scale: float
     zero_point: int
     bytes: int  # in the pool

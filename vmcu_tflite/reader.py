@@ -64,7 +64,8 @@ SCHEMA_VERSION = 3  # TFLITE_SCHEMA_VERSION: TFLite Micro and LiteRT refuse a mo
 
 def _build_graph(model: tflite.Model, data: bytes, name: str) -> Graph:
     if model.Version() != SCHEMA_VERSION:
-        raise ModelError(f"the model has schema version {model.Version()}; TFLite Micro runs version {SCHEMA_VERSION} only")
+        raise ModelError(f"the model has schema version {model.Version()}; TFLite Micro runs version "
+                         f"{SCHEMA_VERSION} only")
     if model.SubgraphsLength() == 0:
         raise ModelError("the model has 0 subgraphs; only single-subgraph models are supported")
     subgraph = model.Subgraphs(0)

@@ -22,7 +22,8 @@ def binary_model(kind: str, shape_a, shape_b, shape_out, act: int = 0, constant=
     b = ModelBuilder()
     quant = dict(scale=0.5, zero_point=0) if quantized else {}
     a = b.tensor(shape_a, "int32", **quant)
-    c = b.const(np.asarray(constant, np.int32), **quant) if constant is not None else b.tensor(shape_b, "int32", **quant)
+    c = (b.const(np.asarray(constant, np.int32), **quant) if constant is not None
+         else b.tensor(shape_b, "int32", **quant))
     out = b.tensor(shape_out, "int32")
     options = {} if kind in ("MAXIMUM", "MINIMUM") else {"fused_activation_function": act}
     b.op(kind, [a, c], [out], **options)

@@ -71,4 +71,5 @@ def prepare(graph: Graph, op: Op) -> FilterBankParams:
 
 
 SPEC = OpSpec(KIND, kind_id=54, emit=emit_filter_bank, prepare=prepare, c_kernel="vmcu_signal_filter_bank",
-              arity=((6, 6), 1, frozenset()), scratch=lambda p: 8 * p.output_size + 4 * p.input_size + 7, custom=True, activation_types=frozenset({"uint32", "uint64", "int16"}))
+              arity=((6, 6), 1, frozenset()), scratch=lambda p: 8 * p.output_size + 4 * p.input_size + 7,
+              custom=True, activation_types=frozenset({"uint32", "uint64", "int16"}))

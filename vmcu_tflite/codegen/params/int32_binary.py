@@ -18,6 +18,7 @@ def emit(step, graph, writer, name):
                  for i, c in enumerate(p.constants)]
     sizes = [int(np.size(c)) if c is not None else 0 for c in p.constants]
     return "vmcu_binary_s32_params", struct(
-        operation=OPERATIONS.index(p.operation), act_min=c_number(p.act_min), act_max=c_number(p.act_max), rank=len(walk), dims=int_array(walk), strides1=int_array(strides1),
+        operation=OPERATIONS.index(p.operation), act_min=c_number(p.act_min), act_max=c_number(p.act_max),
+        rank=len(walk), dims=int_array(walk), strides1=int_array(strides1),
         strides2=int_array(strides2), constant1=constants[0], constant2=constants[1], constant1_size=sizes[0],
         constant2_size=sizes[1])
