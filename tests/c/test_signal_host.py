@@ -31,7 +31,7 @@ def driver(tmp_path_factory):
     subprocess.run([CC, "-std=c99", "-O1", "-Wall", "-Wextra", "-Werror", "-pedantic", "-fsanitize=address,undefined",
                     "-fno-sanitize-recover=all", f"-I{ROOT / 'csrc/include'}", f"-I{ROOT / 'csrc/src/signal'}",
                     f"-I{ROOT / 'csrc/src'}",
-                    *map(str, sources), "-o", str(exe)], check=True)
+                    *map(str, sources), "-lm", "-o", str(exe)], check=True)
 
     def run(*values) -> list[list[int]]:
         text = " ".join(str(int(v)) if not isinstance(v, str) else v for v in values)
