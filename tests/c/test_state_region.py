@@ -179,7 +179,7 @@ def _build_and_run(program, main_text: str, tmp_path) -> dict[str, list[int]]:
     sources = [str(main), str(tmp_path / "m_model.c"), *(str(p) for p in sorted((runtime / "src").rglob("*.c")))]
     build = subprocess.run([CC, "-std=gnu99", "-O1", "-g", "-Wall", "-Wextra", "-Werror",
                             "-fsanitize=address,undefined", "-fno-sanitize-recover=all", f"-I{runtime / 'include'}",
-                            f"-I{tmp_path}", *sources, "-o", str(exe)], capture_output=True, text=True)
+                            f"-I{tmp_path}", *sources, "-lm", "-o", str(exe)], capture_output=True, text=True)
     assert build.returncode == 0, build.stderr[-3000:]
     done = subprocess.run([str(exe)], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-3000:]
