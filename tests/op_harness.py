@@ -6,7 +6,7 @@ from typing import Sequence
 import numpy as np
 
 from vmcu_reference.interpreter import Interpreter
-from vmcu_tflite.errors import ModelError
+from vmcu_tflite.errors import ArithmeticInputError, ModelError
 from vmcu_tflite.oracle import OracleError, oracle_name, run_tflm, run_tflm_sequence
 from vmcu_tflite.pipeline import compile_model
 
@@ -18,10 +18,11 @@ def assert_matches_tflm(model: bytes, inputs: Sequence[np.ndarray]) -> list[np.n
 
 
 def assert_matches_or_refused_like_tflm(model: bytes, inputs: Sequence[np.ndarray]) -> list[np.ndarray] | None:
-    """Bit-exact when we accept the model; when we refuse it, TFLite Micro must refuse it too."""
+    """Bit-exact when we accept the model; when we refuse it, or stop on these inputs, TFLite Micro
+    must refuse it or fail on them too."""
     try:
         return assert_matches_tflm(model, inputs)
-    except ModelError as ours:
+    except (ModelError, ArithmeticInputError) as ours:
         if isinstance(ours, OracleError):
             raise
         try:

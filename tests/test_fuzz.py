@@ -67,6 +67,8 @@ PAST_FINDINGS = [
     ("detector_tile.tflite", 25008108),  # a bias with 15 scales for 16 channels: LiteRT refused it
     ("lstm_sequence.tflite", 26008274),  # an LSTM intermediate typed STRING: TFLite Micro could not allocate it
     ("lstm_unrolled.tflite", 9764),  # placement took 18 s proving pools impossible: now one budget per plan
+    ("ssd_detector.tflite", 7999),  # a constant TILE's multiple of 2**23: 1 GiB tiled before its shape was checked
+    ("ssd_postprocess_regular.tflite", 7073),  # an empty decoded box stops the run, as in TFLite Micro: no traceback
     ("stateful_stream.tflite", 1000161),  # a variable handle of 256 elements: TFLite Micro's ASSIGN_VARIABLE refused it
     ("stateful_stream.tflite", 1000208),  # the initialisation subgraph's outputs past its tensors: TFLite Micro crashed
     ("stateful_stream.tflite", 7001072),  # BATCH_MATMUL reading a variable handle: a StopIteration in its kernel

@@ -58,8 +58,8 @@ class DivergenceError(MismatchError):
 
 class ArithmeticInputError(VmcuError):
     """The inputs ask an operator for arithmetic TFLite Micro refuses at run time or leaves undefined
-    (an int32 DIV by zero, a square root's shift outside 0..31); the C runtime stops the run with
-    VMCU_ERROR_ARITHMETIC."""
+    (an int32 DIV by zero, a square root's shift outside 0..31, a detector's empty decoded box); the
+    C runtime stops the run with VMCU_ERROR_ARITHMETIC."""
 
     exit_code = EXIT_BAD_INPUT
 

@@ -122,7 +122,13 @@ def _tile(op: Op, values: list, tensors: Mapping[int, Tensor]) -> np.ndarray:
     if np.asarray(multiples).size != np.ndim(data) or (np.asarray(multiples) < 0).any():
         raise ModelError(f"operator TILE at index {op.index} has multiples {list(multiples)} for a "
                          f"{np.ndim(data)}-D input")
-    return np.tile(data, [int(m) for m in np.asarray(multiples).reshape(-1)])
+    multiples = [int(m) for m in np.asarray(multiples).reshape(-1)]
+    shape = tuple(d * m for d, m in zip(np.shape(data), multiples))
+    out = tensors[op.outputs[0]]
+    if shape != out.shape:  # refused before the tiles are made: a corrupt multiple may ask for gigabytes
+        raise ModelError(f"operator TILE at index {op.index} computes shape {shape} from constants; its output "
+                         f"tensor {out.index} '{out.name}' declares {out.shape}")
+    return np.tile(data, multiples)
 
 
 def _reshape(op: Op, values: list, tensors: Mapping[int, Tensor]) -> np.ndarray:

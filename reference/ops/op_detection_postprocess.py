@@ -19,7 +19,7 @@ import math
 
 import numpy as np
 
-from vmcu_tflite.errors import ModelError
+from vmcu_tflite.errors import ArithmeticInputError
 
 from .base import Kernel
 from .op_dequantize import dequantize
@@ -96,7 +96,7 @@ class DetectionPostProcess(Kernel):
         predictions = dequantize(predictions, p.class_scale, p.class_zero_point).reshape(n, -1)
         boxes = decode(encodings, p.anchors, p.scales)
         if ((boxes[:, 0] >= boxes[:, 2]) | (boxes[:, 1] >= boxes[:, 3])).any():
-            raise ModelError("TFLite_Detection_PostProcess: a decoded box is empty (ymin >= ymax or xmin >= xmax); "
+            raise ArithmeticInputError("TFLite_Detection_PostProcess: a decoded box is empty (ymin >= ymax or xmin >= xmax); "
                              "TFLite Micro fails the invocation")
         scores = predictions[:, p.label_offset:p.label_offset + p.num_classes]
         thresholds = f32(p.score_threshold), f32(p.iou_threshold)

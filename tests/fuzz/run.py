@@ -2,10 +2,13 @@
 
 Usage: python -m tests.fuzz.run [--seed S] [--cases N] [--seconds T] [--models DIR...]
 
-Each case (the kernels shaped for each tuning in turn, `dsp` and `helium`) must end one of two ways: refused with a one-line `VmcuError` (exit 2 in the tools)
-within `CASE_SECONDS`, or accepted and then run without a hazard by the reference interpreter
-and bit-exact with TFLite Micro, which must accept the model too (the oracle runs it in a worker
-process, so that a crash inside it is a finding, not the end of the run). Anything else is a finding:
+Each case (the kernels shaped for each tuning in turn, `dsp` and `helium`) must end one of two
+ways: refused with a one-line `VmcuError` (exit 2 in the tools) within `CASE_SECONDS`, or
+accepted and then run without a hazard by the reference interpreter and bit-exact with TFLite
+Micro, which must accept the model too (the oracle runs it in a worker process, so that a crash
+inside it is a finding, not the end of the run); a run the interpreter stops on its inputs
+(`ArithmeticInputError`: an empty decoded box, a DIV by zero) must fail in TFLite Micro too.
+Anything else is a finding:
 
   traceback   an exception other than VmcuError escaped
   hang        no answer within CASE_SECONDS
@@ -13,7 +16,7 @@ process, so that a crash inside it is a finding, not the end of the run). Anythi
   escaped     a refusal that is not one printable line
   hazard      accepted, then the reference interpreter found a hazard
   tflm        accepted, but TFLite Micro refuses the model or crashes on it
-  different   accepted, then outputs differ from TFLite Micro
+  different   accepted, then outputs differ from TFLite Micro (or it ran where we stopped)
 
 Prints one JSON line per finding and a summary line; exits 1 when there are findings.
 """
@@ -32,9 +35,9 @@ from reference.compare import first_divergence
 from reference.inputs import random_inputs
 from reference.interpreter import Interpreter
 from tests.fuzz.mutants import mutate
-from vmcu_tflite.errors import HazardError, VmcuError
+from vmcu_tflite.errors import ArithmeticInputError, HazardError, VmcuError
 from vmcu_tflite.kernels.tuning import TUNINGS
-from vmcu_tflite.oracle import OracleError
+from vmcu_tflite.oracle import OracleError, run_tflm
 from vmcu_tflite.pipeline import compile_model
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -59,6 +62,15 @@ def _compare(data: bytes, program, inputs, result) -> tuple[str, str] | None:
     return None if divergence is None else ("different", str(divergence))
 
 
+def _refused_alike(data: bytes, program, inputs, reason: str) -> tuple[str, str] | None:
+    """None when the oracle fails on the inputs the interpreter stopped on (`reason`) too."""
+    try:
+        run_tflm(data, inputs, len(program.graph.outputs))
+    except OracleError:
+        return None
+    return "different", f"stopped ({reason[:200]}) where TFLite Micro ran"
+
+
 def check(data: bytes, tuning: str = "dsp") -> tuple[str, str] | None:
     """None when the model is refused cleanly or accepted (its kernels shaped for `tuning`) and
     bit-exact; else (kind, detail)."""
@@ -77,6 +89,8 @@ def check(data: bytes, tuning: str = "dsp") -> tuple[str, str] | None:
             result = Interpreter(program).run(inputs, record=True)
         except HazardError as err:
             return "hazard", str(err)[:300]
+        except ArithmeticInputError as err:  # stopped on these inputs: so must TFLite Micro be
+            return _refused_alike(data, program, inputs, str(err))
     except _Timeout:
         return "hang", f"no answer within {CASE_SECONDS} s"
     except MemoryError:

@@ -13,7 +13,7 @@ from hypothesis import given, settings, strategies as st
 from tests.op_harness import assert_matches_or_refused_like_tflm, assert_matches_tflm
 from tests.tflite_builder import ModelBuilder
 from vmcu_reference.interpreter import Interpreter
-from vmcu_tflite.errors import ModelError
+from vmcu_tflite.errors import ArithmeticInputError, ModelError
 from vmcu_tflite.oracle import run_tflm
 from vmcu_tflite.pipeline import compile_model
 
@@ -218,7 +218,7 @@ def test_an_empty_decoded_box_fails_the_run_as_in_tflite_micro():
     anchors[3, 2] = 0.0
     model, feeds = build(anchors=anchors)
     assert assert_matches_or_refused_like_tflm(model, feeds) is None
-    with pytest.raises(ModelError, match="a decoded box is empty"):
+    with pytest.raises(ArithmeticInputError, match="a decoded box is empty"):
         Interpreter(compile_model(model)).run(feeds)
 
 

@@ -75,7 +75,7 @@ extern "C" {
  * @return VMCU_OK, VMCU_ERROR_POOL_TOO_SMALL, VMCU_ERROR_SCRATCH_TOO_SMALL, VMCU_ERROR_STATE_TOO_SMALL,
  *         VMCU_ERROR_BAD_MODEL, VMCU_ERROR_BAD_ARGUMENT (also: the model streams a port, which
  *         needs vmcu_invoke_streamed()), VMCU_ERROR_UNSUPPORTED or VMCU_ERROR_ARITHMETIC (a step met
- *         data its arithmetic is undefined on: an int32 DIV by zero)
+ *         data its arithmetic is undefined on: an int32 DIV by zero, a detector's empty box)
  *
  * A state region that does not hold this model's state yet (first run: a zeroed buffer, or one
  * another model used) is reset first, as vmcu_reset_state() does; after that each run continues

@@ -15,7 +15,7 @@
  * running list (best so far, then the class's selection), by score and, on equal scores, list
  * position. This file is compiled with -ffp-contract=off (csrc/CMakeLists.txt): no fused
  * multiply-add may change a rounding. A decoded box with ymin >= ymax or xmin >= xmax fails the
- * step, as it fails TFLite Micro's invocation. Slots past the detections hold zeros.
+ * step (VMCU_ERROR_ARITHMETIC), as it fails TFLite Micro's invocation. Slots past the detections hold zeros.
  *
  * Scratch (4-byte aligned from the scratch's start): boxes [N][4] float, score [N] float, class,
  * sort order and merge buffer [N] int32, selected [S] int32 (S = min(N, max_detections), or
@@ -264,7 +264,7 @@ vmcu_status vmcu_detection_postprocess(const vmcu_context *ctx, const void *para
     const buffers b = layout(p, ctx->scratch);
     int32_t i, c, count;
     if (!decode(p, &inputs[0], b.boxes)) {
-        return VMCU_ERROR_UNSUPPORTED; /* TFLite Micro fails the invocation on an empty box */
+        return VMCU_ERROR_ARITHMETIC; /* TFLite Micro fails the invocation on an empty box */
     }
     count = p->regular ? regular(p, &inputs[1], &b, threshold, iou_threshold)
                        : fast(p, &inputs[1], &b, threshold, iou_threshold);
