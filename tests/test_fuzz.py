@@ -66,7 +66,7 @@ PAST_FINDINGS = [
     ("detector_tile.tflite", 23018970),  # a RESHAPE's shape input omitted (-1): LiteRT crashed reading it
     ("detector_tile.tflite", 25008108),  # a bias with 15 scales for 16 channels: LiteRT refused it
     ("lstm_sequence.tflite", 26008274),  # an LSTM intermediate typed STRING: TFLite Micro could not allocate it
-    ("lstm_unrolled.tflite", 9764),  # placement took 18 s proving pools impossible: now one budget per plan
+    ("lstm_unrolled.tflite", 9764),  # placement took 18 s proving pools impossible: now 2 units per plan
     ("ssd_detector.tflite", 7999),  # a constant TILE's multiple of 2**23: 1 GiB tiled before its shape was checked
     ("ssd_postprocess_regular.tflite", 7073),  # an empty decoded box stops the run, as in TFLite Micro: no traceback
     ("stateful_stream.tflite", 1000161),  # a variable handle of 256 elements: TFLite Micro's ASSIGN_VARIABLE refused it

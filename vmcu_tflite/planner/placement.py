@@ -27,7 +27,7 @@ class SolveBudget:
     share: at most `per_solve` each and `total` in all. Counted in deterministic units, not seconds,
     so the plan does not depend on the machine's speed or load."""
 
-    def __init__(self, total: float = 4.0, per_solve: float = 2.0) -> None:
+    def __init__(self, total: float = 2.0, per_solve: float = 1.0) -> None:
         self.remaining, self.per_solve = total, per_solve
 
     def grant(self) -> float:
