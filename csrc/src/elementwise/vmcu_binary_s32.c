@@ -10,6 +10,7 @@
 #include "vmcu/vmcu_check.h"
 #include "vmcu/vmcu_kernels.h"
 #include "vmcu/vmcu_support.h"
+#include "vmcu_broadcast.h"
 
 enum { OP_ADD = 0, OP_MUL = 1, OP_DIV = 2, OP_MAXIMUM = 3, OP_MINIMUM = 4 };
 
@@ -78,23 +79,11 @@ vmcu_status vmcu_binary_s32(const vmcu_context *ctx, const void *params, const v
     return VMCU_OK;
 }
 
-/* Elements an operand spans over the walk (its largest offset plus one), 0 for a negative stride or an
- * overflow. */
+/* Elements an operand spans over the walk, 0 for a negative stride or past what 4-byte elements
+ * can address. */
 static uint32_t span(const int32_t *dims, const int32_t *strides, int32_t rank)
 {
-    uint32_t last = 0u;
-    int32_t d;
-    for (d = 0; d < rank; ++d) {
-        if (strides[d] != 0) {
-            const uint32_t whole = vmcu_times(dims[d], strides[d]);
-            const uint32_t reach = whole - (uint32_t)strides[d];
-            if (whole == 0u || reach > UINT32_C(0x3FFFFFFF) - last) {
-                return 0u;
-            }
-            last += reach;
-        }
-    }
-    return last + 1u;
+    return vmcu_walk_span(dims, strides, rank, UINT32_C(0x3FFFFFFF));
 }
 
 static uint32_t operand_elements(const vmcu_model *model, const vmcu_step *step, const int32_t *constant,

@@ -12,24 +12,30 @@
  * neither 0 nor 1 (the walk's runs), a dims * strides passes int32 (the walk's carry subtracts
  * it in int32) or the span does.
  */
-static uint32_t walk_span(const int32_t *dims, const int32_t *strides, int32_t rank)
+uint32_t vmcu_walk_span(const int32_t *dims, const int32_t *strides, int32_t rank, uint32_t limit)
 {
     uint32_t last = 0u;
     int32_t d;
-    if (strides[rank - 1] != 0 && strides[rank - 1] != 1) {
-        return 0u;
-    }
     for (d = 0; d < rank; ++d) {
         if (strides[d] != 0) {
             const uint32_t whole = vmcu_times(dims[d], strides[d]); /* 0 also for a negative stride */
             const uint32_t reach = whole - (uint32_t)strides[d];
-            if (whole == 0u || reach > UINT32_C(0x7FFFFFFF) - last) {
+            if (whole == 0u || reach > limit - last) {
                 return 0u;
             }
             last += reach;
         }
     }
     return last + 1u;
+}
+
+/* The int8 walk's span: its innermost stride 0 or 1 (the kernels read runs of bytes). */
+static uint32_t walk_span(const int32_t *dims, const int32_t *strides, int32_t rank)
+{
+    if (strides[rank - 1] != 0 && strides[rank - 1] != 1) {
+        return 0u;
+    }
+    return vmcu_walk_span(dims, strides, rank, UINT32_C(0x7FFFFFFF));
 }
 
 /* Operand `k`'s elements: its constant's length, or the bytes of the input it reads. */

@@ -23,6 +23,12 @@
  */
 int vmcu_broadcast_walk_ok(const vmcu_model *model, const vmcu_step *step);
 
+/**
+ * The elements a walk of `rank` dimensions with these strides spans (its largest offset plus
+ * one); 0 for a negative stride or a span past `limit` elements.
+ */
+uint32_t vmcu_walk_span(const int32_t *dims, const int32_t *strides, int32_t rank, uint32_t limit);
+
 /** ADD's and SUB's check: the walk and the arithmetic of vmcu_binary_arith_ok. */
 vmcu_status vmcu_add_sub_check(const vmcu_model *model, const vmcu_step *step);
 
