@@ -234,6 +234,10 @@ vmcu_status vmcu_strided_copy_s8(const vmcu_context *ctx, const void *params, co
 vmcu_status vmcu_quantize_s8(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
                              const vmcu_view *output);
 
+/** @brief REQUANTIZE: int8 -> int16 or int32, int16 -> int8, int16 or int32, element by element (whole tensor). */
+vmcu_status vmcu_requantize_s16(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
+                                const vmcu_view *output);
+
 /*
  * Each kernel above with its check and digest (vmcu_check.h), as the generated tables name it:
  * a step's `.kernel = &vmcu_<kernel>_kernel`.
@@ -262,6 +266,7 @@ extern const vmcu_kernel vmcu_pad_s8_kernel;
 extern const vmcu_kernel vmcu_prelu_s8_kernel;
 extern const vmcu_kernel vmcu_quantize_s8_kernel;
 extern const vmcu_kernel vmcu_read_variable_s8_kernel;
+extern const vmcu_kernel vmcu_requantize_s16_kernel;
 extern const vmcu_kernel vmcu_reduce_max_s8_kernel;
 extern const vmcu_kernel vmcu_resize_bilinear_s8_kernel;
 extern const vmcu_kernel vmcu_resize_nearest_neighbor_s8_kernel;
