@@ -238,6 +238,14 @@ vmcu_status vmcu_quantize_s8(const vmcu_context *ctx, const void *params, const 
 vmcu_status vmcu_requantize_s16(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
                                 const vmcu_view *output);
 
+/** @brief AVERAGE_POOL_2D, int16 (16x8 models): in-bounds taps' int32 sum / count, rounded half away (whole tensor). */
+vmcu_status vmcu_avg_pool2d_s16(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
+                                const vmcu_view *output);
+
+/** @brief MAX_POOL_2D, int16 (16x8 models): the greatest in-bounds tap, clamped (whole tensor). */
+vmcu_status vmcu_max_pool2d_s16(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
+                                const vmcu_view *output);
+
 /*
  * Each kernel above with its check and digest (vmcu_check.h), as the generated tables name it:
  * a step's `.kernel = &vmcu_<kernel>_kernel`.
@@ -245,6 +253,7 @@ vmcu_status vmcu_requantize_s16(const vmcu_context *ctx, const void *params, con
 extern const vmcu_kernel vmcu_add_s8_kernel;
 extern const vmcu_kernel vmcu_assign_variable_s8_kernel;
 extern const vmcu_kernel vmcu_avg_pool2d_s8_kernel;
+extern const vmcu_kernel vmcu_avg_pool2d_s16_kernel;
 extern const vmcu_kernel vmcu_batch_matmul_s8_kernel;
 extern const vmcu_kernel vmcu_call_once_kernel;
 extern const vmcu_kernel vmcu_cast_kernel;
@@ -257,6 +266,7 @@ extern const vmcu_kernel vmcu_log_softmax_s8_kernel;
 extern const vmcu_kernel vmcu_lookup_s8_kernel;
 extern const vmcu_kernel vmcu_lstm_s8_kernel;
 extern const vmcu_kernel vmcu_max_pool2d_s8_kernel;
+extern const vmcu_kernel vmcu_max_pool2d_s16_kernel;
 extern const vmcu_kernel vmcu_maximum_s8_kernel;
 extern const vmcu_kernel vmcu_mean_s8_kernel;
 extern const vmcu_kernel vmcu_binary_s32_kernel;
