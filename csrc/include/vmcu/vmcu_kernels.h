@@ -246,6 +246,10 @@ vmcu_status vmcu_avg_pool2d_s16(const vmcu_context *ctx, const void *params, con
 vmcu_status vmcu_max_pool2d_s16(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
                                 const vmcu_view *output);
 
+/** @brief MEAN, int16 (16x8 models): int32 sums, one requantization, the int16 clamp (whole tensor). */
+vmcu_status vmcu_mean_s16(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
+                          const vmcu_view *output);
+
 /*
  * Each kernel above with its check and digest (vmcu_check.h), as the generated tables name it:
  * a step's `.kernel = &vmcu_<kernel>_kernel`.
@@ -269,6 +273,7 @@ extern const vmcu_kernel vmcu_max_pool2d_s8_kernel;
 extern const vmcu_kernel vmcu_max_pool2d_s16_kernel;
 extern const vmcu_kernel vmcu_maximum_s8_kernel;
 extern const vmcu_kernel vmcu_mean_s8_kernel;
+extern const vmcu_kernel vmcu_mean_s16_kernel;
 extern const vmcu_kernel vmcu_binary_s32_kernel;
 extern const vmcu_kernel vmcu_minimum_s8_kernel;
 extern const vmcu_kernel vmcu_mul_s8_kernel;
