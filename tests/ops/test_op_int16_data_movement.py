@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from tests.op_harness import assert_matches_tflm
+from tests.op_harness import assert_matches_or_refused_like_tflm, assert_matches_tflm
 from tests.tflite_builder import ModelBuilder
 from vmcu_tflite.errors import ModelError
 from vmcu_tflite.pipeline import compile_model
@@ -150,3 +150,16 @@ def test_concatenation_and_slice_int16(shape, seed, count):
     b.op("STRIDED_SLICE", [flat, *(b.const(np.array([v], np.int32)) for v in (begin, n, stride))], [y])
     b.inputs, b.outputs = xs, [j, y]
     assert_matches_tflm(b.build(), [full_scale(rng, shape) for _ in xs])
+
+
+def test_gather_int16_is_refused_as_tflite_micro_refuses_it():
+    """TFLite Micro's GATHER takes no int16 data: refused in one line naming the operator."""
+    rng = np.random.default_rng(0)
+    b = ModelBuilder()
+    quant = q16(rng)
+    x, y = b.tensor((4, 3), "int16", **quant), b.tensor((2, 3), "int16", **quant)
+    b.op("GATHER", [x, b.const(np.array([3, 1], np.int32))], [y], axis=0)
+    b.inputs, b.outputs = [x], [y]
+    with pytest.raises(ModelError, match=r"int16 activations are not supported yet by GATHER \(tensor 0"):
+        compile_model(b.build())
+    assert assert_matches_or_refused_like_tflm(b.build(), [full_scale(rng, (4, 3))]) is None
