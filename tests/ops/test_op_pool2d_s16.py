@@ -4,11 +4,13 @@ the passes fold in."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import given, settings, strategies as st
 
 from tests.op_harness import assert_matches_or_refused_like_tflm, assert_matches_tflm
 from tests.ops.test_op_average_pool2d import pool_cases, pool_output_hw
 from tests.tflite_builder import ModelBuilder
+from vmcu_tflite.errors import ModelError
 from vmcu_tflite.pipeline import compile_model
 
 
@@ -67,3 +69,13 @@ def test_pool_int16_after_a_pad(case, kind, amounts):
     program = compile_model(model)
     assert len(program.plan.steps) == 1  # folded
     assert_matches_tflm(model, [data])
+
+
+def test_unquantized_int16_pool_is_refused_in_one_line():
+    """int16 tensors without a scale (integers, not a 16x8 model's) are refused, not a traceback."""
+    b = ModelBuilder()
+    x, y = b.tensor((1, 4, 4, 2), "int16"), b.tensor((1, 2, 2, 2), "int16")
+    b.op("MAX_POOL_2D", [x], [y], padding=1, stride_h=2, stride_w=2, filter_height=2, filter_width=2)
+    b.inputs, b.outputs = [x], [y]
+    with pytest.raises(ModelError, match="MAX_POOL_2D at index 0: the input and the output need a per-tensor scale"):
+        compile_model(b.build())

@@ -95,7 +95,8 @@ def wide_quantize_case(rng, in_dtype, out_dtype):
     (a 16x8 model's int16 ones are 0, TFLite Micro's QUANTIZE takes any); full-scale inputs."""
     in_scale = float(np.exp(rng.uniform(np.log(1e-4), np.log(0.5))))
     ratio = 1.0 if rng.integers(0, 5) == 0 else float(np.exp(rng.uniform(np.log(1 / 64), np.log(256.0))))
-    zero = {"int8": lambda: int(rng.integers(-128, 128)), "int16": lambda: int(rng.choice([0, rng.integers(-300, 300)])),
+    zero = {"int8": lambda: int(rng.integers(-128, 128)),
+            "int16": lambda: int(rng.choice([0, rng.integers(-300, 300)])),
             "int32": lambda: int(rng.integers(-1000, 1000))}
     return dict(scale=in_scale, zero_point=zero[in_dtype]()), (in_scale * ratio, zero[out_dtype]())
 

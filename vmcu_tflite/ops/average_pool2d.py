@@ -54,6 +54,8 @@ def prepare_pool(graph: Graph, op: Op) -> PoolParams:
     require(len(op.inputs) == 1 and len(op.outputs) == 1, op, "expects 1 input and 1 output")
     require(input_.dtype in ("int8", "int16") and out.dtype == input_.dtype, op,
             f"input type {input_.dtype} and output type {out.dtype}: int8 or int16, the same for both")
+    require(all(t.quant is not None and not t.quant.per_channel for t in (input_, out)), op,
+            "the input and the output need a per-tensor scale")
     require(len(input_.shape) == 4 and len(out.shape) == 4, op, "expects a 4-D input and a 4-D output")
     require(out.shape[0] == input_.shape[0] and out.shape[3] == input_.shape[3], op,
             f"output shape {out.shape} does not keep the batch and channels of input {input_.shape}")

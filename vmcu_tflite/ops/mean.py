@@ -87,6 +87,8 @@ def prepare(graph: Graph, op: Op) -> MeanParams:
     input_, out = tensor(graph, op, 0), output(graph, op)
     require(input_.dtype in ("int8", "int16") and out.dtype == input_.dtype, op,
             f"input type {input_.dtype} and output type {out.dtype}: int8 or int16, the same for both")
+    require(all(t.quant is not None and not t.quant.per_channel for t in (input_, out)), op,
+            "the input and the output need a per-tensor scale")
     axes = reduced_axes(graph, op)
     count = int(np.prod([input_.shape[a] for a in axes], dtype=np.int64))
     output_multiplier(op, input_.scale / out.scale)  # refuses a rescale TFLite cannot shift

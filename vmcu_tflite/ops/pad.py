@@ -47,7 +47,10 @@ def prepare(graph: Graph, op: Op, inputs: int = 2) -> PadParams:
     require(all(b >= 0 and a >= 0 for b, a in pairs), op, "negative paddings are not supported")
     expected = tuple(d + b + a for d, (b, a) in zip(input_.shape, pairs))
     require(expected == tuple(out.shape), op, f"output shape {out.shape} != padded input shape {expected}")
-    return PadParams(input_shape=input_.shape, output_shape=out.shape, paddings=pairs, pad_value=out.zero_point,
+    # TFLite Micro pads with the output's zero point: 0 for an unquantized (int16) tensor
+    require(out.quant is None or not out.quant.per_channel, op, "the output needs a per-tensor zero point")
+    return PadParams(input_shape=input_.shape, output_shape=out.shape, paddings=pairs,
+                     pad_value=out.zero_point if out.quant is not None else 0,
                      element_bytes=np.dtype(out.dtype).itemsize)
 
 

@@ -21,7 +21,8 @@ def prepare(graph: Graph, op: Op) -> pad.PadParams:
     value, out = tensor(graph, op, 2), output(graph, op)
     require(value is not None and value.dtype == out.dtype and value.num_elements == 1, op,
             f"the pad value must be one {out.dtype} value")
-    require(value.quant is not None and not value.quant.per_channel and value.zero_point == out.zero_point
+    require(value.quant is not None and not value.quant.per_channel and out.quant is not None
+            and not out.quant.per_channel and value.zero_point == out.zero_point
             and np.float32(value.scale) == np.float32(out.scale), op,
             "the pad value must have the output's scale and zero point")
     return pad.check_pad_value(op, replace(params, pad_value=int(constant(graph, op, 2, "the pad value")
