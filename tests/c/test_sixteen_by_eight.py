@@ -5,6 +5,7 @@ under QEMU, bit-exact with the reference interpreter and TFLite Micro (LiteRT fo
 - `movement`: an int16 input through TRANSPOSE, SPLIT, SPLIT_V, PADV2, CONCATENATION, PACK, UNPACK,
   STRIDED_SLICE, MAX_POOL_2D and QUANTIZEs between int8, int16 and int32, to int16 and int32 outputs.
 - `tiled`: an int16 TILE and RESHAPE (LiteRT checks it: TFLite Micro has no TILE).
+- one single-operator model per operator with an int16 kernel (`SINGLE`).
 """
 from __future__ import annotations
 
@@ -91,7 +92,49 @@ def tiled() -> bytes:
     return b.build()
 
 
-MODELS = {"end_to_end": end_to_end, "movement": movement, "tiled": tiled}
+def single(kind: str, in_shape, out_shapes, constants=(), in_dtype="int16", out_dtype="int16", inputs=1,
+           constants_first=False, **options) -> bytes:
+    """One operator on int16 activations (zero points 0) with constant operands after (or before) them (an
+    array, or an array and its quantization)."""
+    b = ModelBuilder()
+    xs = [b.tensor(in_shape, in_dtype, scale=0.003, zero_point=0) for _ in range(inputs)]
+    ys = [b.tensor(s, out_dtype, scale=0.002 if kind == "QUANTIZE" else 0.003,
+                   zero_point=-7 if out_dtype == "int8" else 0) for s in out_shapes]
+    operands = [b.const(c) if isinstance(c, np.ndarray) else b.const(c[0], **c[1]) for c in constants]
+    b.op(kind, operands + xs if constants_first else xs + operands, ys, **options)
+    b.inputs, b.outputs = xs, ys
+    return b.build()
+
+
+def _i32(*values) -> np.ndarray:
+    return np.array(values, np.int32)
+
+
+# One model per operator with an int16 kernel: the interpreter, the sanitized host C and the Cortex-M4 each run it
+SINGLE = {
+    "QUANTIZE int16 -> int8": lambda: single("QUANTIZE", (3, 7), [(3, 7)], out_dtype="int8"),
+    "QUANTIZE int8 -> int16": lambda: single("QUANTIZE", (3, 7), [(3, 7)], in_dtype="int8"),
+    "QUANTIZE int16 -> int32": lambda: single("QUANTIZE", (3, 7), [(3, 7)], out_dtype="int32"),
+    "PAD": lambda: single("PAD", (2, 3, 4), [(3, 5, 4)], [_i32([1, 0], [0, 2], [0, 0])]),
+    "PADV2": lambda: single("PADV2", (2, 3), [(2, 6)], [_i32([0, 0], [2, 1]),
+                                                             (np.array([-1], np.int16), dict(scale=0.003))]),
+    "TRANSPOSE": lambda: single("TRANSPOSE", (2, 3, 4, 5), [(5, 3, 2, 4)], [_i32(3, 1, 0, 2)]),
+    "STRIDED_SLICE": lambda: single("STRIDED_SLICE", (4, 6), [(2, 3)], [_i32(3, 0), _i32(0, 6), _i32(-2, 2)]),
+    "SPLIT": lambda: single("SPLIT", (4, 6), [(4, 2)] * 3, [_i32(1)], constants_first=True, num_splits=3),
+    "SPLIT_V": lambda: single("SPLIT_V", (5, 3), [(2, 3), (3, 3)], [_i32(2, 3), _i32(0)], num_splits=2),
+    "CONCATENATION": lambda: single("CONCATENATION", (2, 3), [(2, 9)], inputs=3, axis=1),
+    "PACK": lambda: single("PACK", (2, 3), [(2, 2, 3)], inputs=2, values_count=2, axis=1),
+    "UNPACK": lambda: single("UNPACK", (2, 3, 4), [(2, 4)] * 3, num=3, axis=1),
+    "TILE": lambda: single("TILE", (2, 3), [(4, 9)], [_i32(2, 3)]),
+    "AVERAGE_POOL_2D": lambda: single("AVERAGE_POOL_2D", (1, 7, 6, 3), [(1, 4, 3, 3)], padding=0, stride_h=2,
+                                      stride_w=2, filter_height=3, filter_width=2),
+    "MAX_POOL_2D": lambda: single("MAX_POOL_2D", (2, 5, 5, 2), [(2, 2, 2, 2)], padding=1, stride_h=2, stride_w=2,
+                                  filter_height=2, filter_width=3, fused_activation_function=1),
+    "MEAN": lambda: single("MEAN", (2, 4, 5, 3), [(2, 3)], [_i32(1, 2)], keep_dims=False),
+}
+
+MODELS = {"end_to_end": end_to_end, "movement": movement, "tiled": tiled,
+          **{f"single {name}": make for name, make in SINGLE.items()}}
 
 
 @pytest.fixture(scope="module")
@@ -99,7 +142,7 @@ def model_files(tmp_path_factory):
     folder = tmp_path_factory.mktemp("sixteen_by_eight")
     paths = {}
     for name, make in MODELS.items():
-        paths[name] = folder / f"{name}.tflite"
+        paths[name] = folder / f"{name.replace(' ', '_').replace('>', '')}.tflite"
         paths[name].write_bytes(make())
     return paths
 
