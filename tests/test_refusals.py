@@ -221,3 +221,21 @@ def test_the_console_script_prints_the_line_alone(tmp_path):
     assert proc.stderr.startswith("vmcu-convert: error: unsupported operator CUSTOM(SignalDelay) (op 5); ")
     assert proc.stderr.count("\n") == 1 and ADVICE not in proc.stderr, proc.stderr
     assert not (tmp_path / "out").exists()
+
+
+def test_each_operator_without_an_int16_kernel_is_named(tmp_path, capsys):
+    """A 16x8 model's int16 activations reach two operators without int16 kernels (and a PAD, which
+    has one): both kinds are named in model order, each with its first tensor and its further uses."""
+    b = ModelBuilder()
+    q = dict(scale=0.001, zero_point=0)
+    x = b.tensor((2, 4), "int16", **q, name="x")
+    padded = b.tensor((2, 6), "int16", **q, name="padded")
+    normed = b.tensor((2, 6), "int16", **q, name="normed")
+    y = b.tensor((2, 2), "int16", **q, name="y")
+    b.op("PAD", [x, b.const(np.array([[0, 0], [1, 1]], np.int32))], [padded])
+    b.op("L2_NORMALIZATION", [padded], [normed])
+    b.op("BATCH_MATMUL", [normed, b.const(np.ones((6, 2), np.int16), **q)], [y])
+    b.inputs, b.outputs = [x], [y]
+    assert refusal(tmp_path, capsys, b.build()) == (
+        "int16 activations are not supported yet by L2_NORMALIZATION (tensor 1 'padded', index 1, and 1 more uses), "
+        "BATCH_MATMUL (tensor 2 'normed', index 2, and 1 more uses)")

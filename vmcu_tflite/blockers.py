@@ -121,7 +121,8 @@ def activation_types(ops: Sequence[Op], tensors: Mapping[int, Tensor], boundary:
     again, nor an operator's state (its own Prepare checks the state's type), nor a type `op_types`
     says the operator works in (a custom post-processing op's float outputs), nor a QUANTIZE's or
     DEQUANTIZE's side in a type that another operator of the tensor works in (the DEQUANTIZEs that
-    feed a post-processing op: its Prepare judges those). Only float activations
+    feed a post-processing op: its Prepare judges those). int16 activations are named per operator kind
+    that has no int16 kernel yet (a 16x8 model runs where each has one). Only float activations
     get the advice to quantize: an int16 one (a 16x8 model) or an int32 one (integer arithmetic, an
     audio front end's) is already integer, and full int8 quantization would not change it.
     """
@@ -152,7 +153,7 @@ def activation_types(ops: Sequence[Op], tensors: Mapping[int, Tensor], boundary:
     phrases = []
     for kind, (t, op) in first.items():
         if kind in _BY_OPERATOR:
-            phrases.append(_by_operator(kind, ops, tensors, typed_uses[kind]))
+            phrases.append(_by_operator(kind, tensors, typed_uses[kind]))
             continue
         more = f", and {count[kind] - 1} more uses" if count[kind] > 1 else ""
         phrases.append(f"{kind} activations are not supported{'' if kind in _FLOAT_TYPES else ' yet'} (tensor {t} "
@@ -163,7 +164,7 @@ def activation_types(ops: Sequence[Op], tensors: Mapping[int, Tensor], boundary:
     return phrases
 
 
-def _by_operator(kind: str, ops: Sequence[Op], tensors: Mapping[int, Tensor], uses: list[tuple[int, Op]]) -> str:
+def _by_operator(kind: str, tensors: Mapping[int, Tensor], uses: list[tuple[int, Op]]) -> str:
     """"int16 activations are not supported yet by CONV_2D (tensor 3 'x', index 2), ...": per operator
     kind in model order, its first such tensor and op, and how many more uses it has."""
     first: dict[str, tuple[int, Op]] = {}
