@@ -114,7 +114,7 @@ def test_models_use_every_kind_and_mode():
              "CAST", "SignalWindow", "SignalFftAutoScale", "SignalRfft",
              "SignalEnergy", "SignalFilterBank", "SignalFilterBankSquareRoot", "SignalFilterBankSpectralSubtraction",
              "NOISE_ESTIMATE", "SignalPCAN", "SignalFilterBankLog", "INT32_BINARY",
-             "REQUANTIZE", "AVERAGE_POOL_2D_S16", "MAX_POOL_2D_S16", "MEAN_S16"}
+             "REQUANTIZE", "AVERAGE_POOL_2D_S16", "MAX_POOL_2D_S16", "MEAN_S16", "PAD_S16"}
     for name in runtime - whole:
         assert (name, "segment") in modes, name
     assert ("DEPTHWISE_CONV_2D", "in-place") in modes

@@ -54,7 +54,7 @@ def movement() -> bytes:
          num_splits=2)
     padded = b.tensor((2, 3, 4), "int16", **q)
     b.op("PADV2", [parts[0], b.const(np.array([[0, 0], [0, 0], [1, 2]], np.int32)),
-                   b.const(np.array([-1], np.int16), **q)], [padded])
+                   b.const(np.array([300], np.int16), **q)], [padded])
     joined = b.tensor((2, 3, 8), "int16", **q)
     b.op("CONCATENATION", [padded, halves[1]], [joined], axis=2)
     stacked = b.tensor((2, 3, 2, 8), "int16", **q)
@@ -118,6 +118,8 @@ SINGLE = {
     "PAD": lambda: single("PAD", (2, 3, 4), [(3, 5, 4)], [_i32([1, 0], [0, 2], [0, 0])]),
     "PADV2": lambda: single("PADV2", (2, 3), [(2, 6)], [_i32([0, 0], [2, 1]),
                                                              (np.array([-1], np.int16), dict(scale=0.003))]),
+    "PADV2 of two unequal bytes": lambda: single("PADV2", (2, 3, 2), [(3, 4, 2)], [
+        _i32([0, 1], [1, 0], [0, 0]), (np.array([-12345], np.int16), dict(scale=0.003))]),
     "TRANSPOSE": lambda: single("TRANSPOSE", (2, 3, 4, 5), [(5, 3, 2, 4)], [_i32(3, 1, 0, 2)]),
     "STRIDED_SLICE": lambda: single("STRIDED_SLICE", (4, 6), [(2, 3)], [_i32(3, 0), _i32(0, 6), _i32(-2, 2)]),
     "SPLIT": lambda: single("SPLIT", (4, 6), [(4, 2)] * 3, [_i32(1)], constants_first=True, num_splits=3),
@@ -149,8 +151,8 @@ def model_files(tmp_path_factory):
 
 def test_the_models_run_int16_kernels():
     kinds = {s.kernel for make in MODELS.values() for s in compile_model(make()).plan.steps}
-    assert {"REQUANTIZE", "AVERAGE_POOL_2D_S16", "MAX_POOL_2D_S16", "MEAN_S16", "PAD", "PADV2", "TRANSPOSE",
-            "SPLIT", "SPLIT_V", "CONCATENATION", "PACK", "UNPACK", "STRIDED_SLICE", "TILE"} <= kinds, kinds
+    assert {"REQUANTIZE", "AVERAGE_POOL_2D_S16", "MAX_POOL_2D_S16", "MEAN_S16", "PAD", "PADV2", "PAD_S16",
+            "TRANSPOSE", "SPLIT", "SPLIT_V", "CONCATENATION", "PACK", "UNPACK", "STRIDED_SLICE", "TILE"} <= kinds, kinds
     graph = compile_model(end_to_end()).graph
     assert [p.dtype for p in graph.inputs + graph.outputs] == ["float32", "float32"]  # the boundary, folded
 

@@ -49,22 +49,28 @@ def test_pad_int16(shape, seed, v2):
     quant = q16(rng)
     x, y = b.tensor(shape, "int16", **quant), b.tensor(out, "int16", **quant)
     inputs = [x, b.const(paddings)]
-    if v2:
-        inputs.append(b.const(np.array([rng.choice([0, -1])], dtype=np.int16), **quant))
+    if v2:  # two equal bytes (the byte kernel) or any int16 (PAD_S16)
+        value = int(rng.choice([0, -1, int(rng.integers(-32768, 32768))]))
+        inputs.append(b.const(np.array([value], dtype=np.int16), **quant))
     b.op("PADV2" if v2 else "PAD", inputs, [y])
     b.inputs, b.outputs = [x], [y]
     assert_matches_tflm(b.build(), [full_scale(rng, shape)])
 
 
-def test_padv2_int16_value_of_unequal_bytes_is_refused():
+@pytest.mark.parametrize("value, kind", [(0, "PADV2"), (-1, "PADV2"), (0x0101, "PADV2"), (300, "PAD_S16"),
+                                         (-32768, "PAD_S16")])
+def test_padv2_int16_value_picks_the_kernel(value, kind):
+    """A pad value of two equal bytes is filled by the byte kernel, any other by PAD_S16's."""
     rng = np.random.default_rng(1)
     b = ModelBuilder()
     quant = q16(rng)
     x, y = b.tensor((2, 3), "int16", **quant), b.tensor((2, 5), "int16", **quant)
-    b.op("PADV2", [x, b.const(np.array([[0, 0], [1, 1]], np.int32)), b.const(np.array([300], np.int16), **quant)], [y])
+    b.op("PADV2", [x, b.const(np.array([[0, 0], [1, 1]], np.int32)), b.const(np.array([value], np.int16), **quant)],
+         [y])
     b.inputs, b.outputs = [x], [y]
-    with pytest.raises(ModelError, match="int16 pad value 300 is not supported"):
-        compile_model(b.build())
+    assert [s.kernel for s in compile_model(b.build()).plan.steps] == [kind]
+    out = assert_matches_tflm(b.build(), [full_scale(rng, (2, 3))])[0]
+    assert (out[:, [0, 4]] == value).all()
 
 
 @settings(max_examples=40, deadline=None)

@@ -2,11 +2,12 @@
 
 As in TFLite Micro, input bytes are copied unchanged (no requantization even when the input and
 output quantization differ). int16 data (a 16x8 model's) is padded as bytes, each element a run of 2,
-by the same kernel: so its pad value must be two equal bytes (0, the zero point a 16x8 model has, or -1).
+by the same kernel when its pad value is two equal bytes (0, the zero point a 16x8 model has, or -1);
+with any other value it is a PAD_S16 step (`pad_s16`), whose kernel writes int16 elements.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 import numpy as np
 
@@ -54,12 +55,19 @@ def prepare(graph: Graph, op: Op, inputs: int = 2) -> PadParams:
                      element_bytes=np.dtype(out.dtype).itemsize)
 
 
+@dataclass(frozen=True)
+class PadS16Params(PadParams):
+    """An int16 pad whose value is not two equal bytes: the PAD_S16 step kind."""
+
+    step_kind: str = "PAD_S16"
+
+
 def check_pad_value(op: Op, params: PadParams) -> PadParams:
-    """The pad value as the byte kernel fills it: an int16 one must be two equal bytes."""
-    if params.element_bytes == 2:
-        value = params.pad_value
-        require(-32768 <= value <= 32767 and (value & 0xFF) == (value >> 8) & 0xFF, op,
-                f"the int16 pad value {value} is not supported (the kernel fills bytes: 0 or -1)")
+    """The byte kernel fills bytes: an int16 pad value of two unequal bytes goes to PAD_S16."""
+    value = params.pad_value
+    if params.element_bytes == 2 and (value & 0xFF) != (value >> 8) & 0xFF:
+        require(-32768 <= value <= 32767, op, f"the pad value {value} is outside int16")
+        return PadS16Params(**{f.name: getattr(params, f.name) for f in fields(PadParams)})
     return params
 
 

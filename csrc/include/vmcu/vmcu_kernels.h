@@ -250,6 +250,10 @@ vmcu_status vmcu_max_pool2d_s16(const vmcu_context *ctx, const void *params, con
 vmcu_status vmcu_mean_s16(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
                           const vmcu_view *output);
 
+/** @brief PAD, int16 (16x8 models) with a pad value of two unequal bytes: int16 elements (whole tensor). */
+vmcu_status vmcu_pad_s16(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
+                         const vmcu_view *output);
+
 /*
  * Each kernel above with its check and digest (vmcu_check.h), as the generated tables name it:
  * a step's `.kernel = &vmcu_<kernel>_kernel`.
@@ -278,6 +282,7 @@ extern const vmcu_kernel vmcu_binary_s32_kernel;
 extern const vmcu_kernel vmcu_minimum_s8_kernel;
 extern const vmcu_kernel vmcu_mul_s8_kernel;
 extern const vmcu_kernel vmcu_pad_s8_kernel;
+extern const vmcu_kernel vmcu_pad_s16_kernel;
 extern const vmcu_kernel vmcu_prelu_s8_kernel;
 extern const vmcu_kernel vmcu_quantize_s8_kernel;
 extern const vmcu_kernel vmcu_read_variable_s8_kernel;

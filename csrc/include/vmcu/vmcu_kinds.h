@@ -70,7 +70,8 @@ typedef enum {
     VMCU_KIND_AVERAGE_POOL_2_D_S16 = 62,
     VMCU_KIND_MAX_POOL_2_D_S16 = 63,
     VMCU_KIND_MEAN_S16 = 64,
-    VMCU_KIND_COUNT = 65
+    VMCU_KIND_PAD_S16 = 65,
+    VMCU_KIND_COUNT = 66
 } vmcu_kind;
 
 #endif /* VMCU_KINDS_H */

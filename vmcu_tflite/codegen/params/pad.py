@@ -21,3 +21,12 @@ def emit(step, graph, writer, name):
         pad_value = int(np.int8(np.uint8(pad_value & 0xFF)))
     return "vmcu_pad_params", struct(rank=rank, input=int_array(tuple(in_shape)), output=int_array(tuple(out_shape)),
                                      before=int_array(before), pad_value=pad_value)
+
+
+def emit_s16(step, graph, writer, name):
+    """PAD_S16: shapes and paddings in elements, the int16 pad value."""
+    p = step.params
+    before = [b for b, _ in p.paddings] or [0]
+    return "vmcu_pad_params", struct(rank=max(1, len(p.output_shape)), input=int_array(tuple(p.input_shape) or (1,)),
+                                     output=int_array(tuple(p.output_shape) or (1,)), before=int_array(before),
+                                     pad_value=p.pad_value)
