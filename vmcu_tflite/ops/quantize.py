@@ -14,6 +14,7 @@ from ..graph import Graph, Op
 from ..planner.access import same_shape
 from ..quant import quantize_multiplier
 from .common import output, require, tensor
+from .requantize import prepare_wide
 from .spec import ONE_INPUT, OpSpec
 
 KIND = "QUANTIZE"
@@ -49,8 +50,6 @@ def prepare(graph: Graph, op: Op) -> QuantizeParams:
                               output_zero_point=out.zero_point, input_zero_point=0, multiplier=0, shift=0,
                               output_dtype=out.dtype)
     if input_.dtype != "int8" or out.dtype != "int8":
-        from .requantize import prepare_wide
-
         return prepare_wide(graph, op)
     require(input_.quant is not None and not input_.quant.per_channel, op, "the int8 input needs a per-tensor scale")
     multiplier, shift = quantize_multiplier(input_.scale / out.scale)
