@@ -169,3 +169,14 @@ def test_gather_int16_is_refused_as_tflite_micro_refuses_it():
     with pytest.raises(ModelError, match=r"int16 activations are not supported yet by GATHER \(tensor 0"):
         compile_model(b.build())
     assert assert_matches_or_refused_like_tflm(b.build(), [full_scale(rng, (4, 3))]) is None
+
+
+def test_an_int16_nchw_transpose_starts_no_chain():
+    """A chain's first TRANSPOSE reads int8 pixels: an int16 one stays a step of its own."""
+    from vmcu_tflite.fusion import _starts_chain
+
+    rng = np.random.default_rng(2)
+    model, data = one_op("TRANSPOSE", [1, 3, 4, 5], [[1, 4, 5, 3]], [np.array([0, 2, 3, 1], np.int32)], rng=rng)
+    program = compile_model(model)
+    assert [s.kernel for s in program.plan.steps] == ["TRANSPOSE"] and not _starts_chain(program.steps[0])
+    assert_matches_tflm(model, data)
