@@ -731,6 +731,20 @@ def check_operators(data, expected):
         raise SystemExit(f"the converter left out {', '.join(missing)} (it made {', '.join(sorted(found))})")
 
 
+def sixteen_by_eight():
+    """A 16x8 model (int16 activations) of data movement and pooling with float I/O: ZeroPadding2D
+    (PAD) before a SAME average pool (not folded), a max pool, a Permute (TRANSPOSE) joined to its
+    input (CONCATENATION), a Reshape and a global average (MEAN)."""
+    x = inp = layers.Input((12, 12, 4), batch_size=1)
+    x = layers.ZeroPadding2D(((1, 0), (0, 1)))(x)
+    x = layers.AveragePooling2D(3, strides=2, padding="same")(x)
+    x = layers.MaxPooling2D(2)(x)
+    x = layers.Concatenate()([x, layers.Permute((2, 1, 3))(x)])
+    x = layers.Reshape((9, 8))(x)
+    x = layers.GlobalAveragePooling1D()(x)
+    return tf.keras.Model(inp, x)
+
+
 @dataclass(frozen=True)
 class Fixture:
     name: str
@@ -740,6 +754,7 @@ class Fixture:
     per_channel_dense: bool = False
     freeze_shapes: bool = False  # drop the dynamic shape signature, keeping the static shapes
     edit: Callable[[bytes], bytes] | None = None  # applied to the converted flatbuffer
+    int16_activations: bool = False  # 16x8: int16 activations, int8 weights (the converter's experimental ops set)
 
 
 FIXTURES = [
@@ -772,6 +787,7 @@ FIXTURES = [
     Fixture("ssd_postprocess_regular", ssd_postprocess, edit=lambda data: with_postprocess(data, use_regular_nms=True)),
     Fixture("stateful_stream", None, flatbuffer=stateful_stream),
     Fixture("audio_preprocessor", None, flatbuffer=audio_preprocessor),
+    Fixture("sixteen_by_eight", sixteen_by_eight, float_io=True, int16_activations=True),
 ]
 
 
@@ -814,7 +830,9 @@ def convert(model, samples, fixture):
     converter = tf.lite.TFLiteConverter.from_keras_model(model)
     converter.optimizations = [tf.lite.Optimize.DEFAULT]
     converter.representative_dataset = lambda: ([s] for s in samples)
-    converter.target_spec.supported_ops = [tf.lite.OpsSet.TFLITE_BUILTINS_INT8]
+    converter.target_spec.supported_ops = [
+        tf.lite.OpsSet.EXPERIMENTAL_TFLITE_BUILTINS_ACTIVATIONS_INT16_WEIGHTS_INT8 if fixture.int16_activations
+        else tf.lite.OpsSet.TFLITE_BUILTINS_INT8]
     # Private switch (TF >= 2.15) that restores per-tensor Dense weights.
     converter._experimental_disable_per_channel_quantization_for_dense_layers = (
         not fixture.per_channel_dense)

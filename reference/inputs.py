@@ -12,15 +12,17 @@ from vmcu_tflite.graph import Graph
 
 
 def random_inputs(graph: Graph, seed: int) -> list[np.ndarray]:
-    """Uniform int8 values, or for a float input uniform reals over its quantized range; an input of
-    another integer type (an audio front end's int16 samples) takes uniform values over its type's range."""
+    """Uniform int8 values, or for a float input uniform reals over its quantized range (int8's, or int16's
+    in a 16x8 model); an input of another integer type (an audio front end's int16 samples) takes uniform
+    values over its type's range."""
     rng = np.random.default_rng(seed)
     values = []
     for port in graph.inputs:
         if port.dtype not in ("int8", "uint8", "float32") or graph.tensors[port.tensor].dtype == port.dtype != "int8":
             values.append(_uniform(rng, port.dtype, port.shape))
             continue
-        q = rng.integers(-128, 128, size=port.shape).astype(np.int8)
+        wide = graph.tensors[port.tensor].dtype == "int16"  # a 16x8 model's float input: over the int16 grid
+        q = _uniform(rng, "int16", port.shape) if wide else rng.integers(-128, 128, size=port.shape).astype(np.int8)
         if port.dtype == "uint8":
             values.append(q.view(np.uint8))
         elif port.dtype == "float32":

@@ -19,6 +19,9 @@ WHY_UNSUPPORTED = {
 _TYPE_NAMES = {"float32": "float", "float16": "float16", "int16": "int16"}
 _FLOAT_TYPES = ("float", "float16")  # what full int8 quantization turns into int8
 _CONVERSIONS = ("QUANTIZE", "DEQUANTIZE")
+# Types of a whole quantization scheme (16x8) whose kernels come one operator at a time: each operator
+# still without one is named, so that the line says which kernels the model waits for.
+_BY_OPERATOR = ("int16",)
 
 
 def unsupported_operators(ops: Sequence[Op], supported: Iterable[str], called: Sequence[Sequence[Op]] = ()) -> str:
@@ -118,7 +121,8 @@ def activation_types(ops: Sequence[Op], tensors: Mapping[int, Tensor], boundary:
     again, nor an operator's state (its own Prepare checks the state's type), nor a type `op_types`
     says the operator works in (a custom post-processing op's float outputs), nor a QUANTIZE's or
     DEQUANTIZE's side in a type that another operator of the tensor works in (the DEQUANTIZEs that
-    feed a post-processing op: its Prepare judges those). Only float activations
+    feed a post-processing op: its Prepare judges those). int16 activations are named per operator kind
+    that has no int16 kernel yet (a 16x8 model runs where each has one). Only float activations
     get the advice to quantize: an int16 one (a 16x8 model) or an int32 one (integer arithmetic, an
     audio front end's) is already integer, and full int8 quantization would not change it.
     """
@@ -128,6 +132,7 @@ def activation_types(ops: Sequence[Op], tensors: Mapping[int, Tensor], boundary:
              if t >= 0 and tensors[t].dtype in op_types(op.kind)}
     first: dict[str, tuple[int, Op]] = {}
     count: dict[str, int] = {}
+    typed_uses: dict[str, list[tuple[int, Op]]] = {}
     for op in ops:
         if op.kind not in supported:
             continue
@@ -144,8 +149,12 @@ def activation_types(ops: Sequence[Op], tensors: Mapping[int, Tensor], boundary:
             kind = _TYPE_NAMES.get(dtype, dtype)
             first.setdefault(kind, (t, op))
             count[kind] = count.get(kind, 0) + 1
+            typed_uses.setdefault(kind, []).append((t, op))
     phrases = []
     for kind, (t, op) in first.items():
+        if kind in _BY_OPERATOR:
+            phrases.append(_by_operator(kind, tensors, typed_uses[kind]))
+            continue
         more = f", and {count[kind] - 1} more uses" if count[kind] > 1 else ""
         phrases.append(f"{kind} activations are not supported{'' if kind in _FLOAT_TYPES else ' yet'} (tensor {t} "
                        f"'{tensors[t].name}', operator {op.kind} at index {op.index}{more})")
@@ -153,3 +162,16 @@ def activation_types(ops: Sequence[Op], tensors: Mapping[int, Tensor], boundary:
     if floats:
         phrases[floats[-1]] += "; convert the model with full int8 quantization"
     return phrases
+
+
+def _by_operator(kind: str, tensors: Mapping[int, Tensor], uses: list[tuple[int, Op]]) -> str:
+    """"int16 activations are not supported yet by CONV_2D (tensor 3 'x', index 2), ...": per operator
+    kind in model order, its first such tensor and op, and how many more uses it has."""
+    first: dict[str, tuple[int, Op]] = {}
+    count: dict[str, int] = {}
+    for t, op in uses:
+        first.setdefault(op.kind, (t, op))
+        count[op.kind] = count.get(op.kind, 0) + 1
+    parts = [f"{name} (tensor {t} '{tensors[t].name}', index {op.index}"
+             f"{f', and {count[name] - 1} more uses' if count[name] > 1 else ''})" for name, (t, op) in first.items()]
+    return f"{kind} activations are not supported yet by {', '.join(parts)}"

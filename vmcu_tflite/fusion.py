@@ -37,9 +37,9 @@ def is_layer(step: Step) -> bool:
 
 
 def _starts_chain(step: Step) -> bool:
-    """A layer, or a TRANSPOSE from NCHW to NHWC of one image (it can only be a chain's first)."""
+    """A layer, or a TRANSPOSE from NCHW to NHWC of one int8 image (it can only be a chain's first)."""
     return is_layer(step) or (step.kernel == "TRANSPOSE" and is_transpose(step.params)
-                            and step.params.output_shape[0] == 1)
+                            and step.params.output_shape[0] == 1 and step.params.element_bytes == 1)
 
 
 def _residual_add(graph: Graph, step: Step) -> bool:

@@ -20,6 +20,10 @@ class AveragePool2D(Kernel):
     kind = "AVERAGE_POOL_2D"
 
     def run(self, x: np.ndarray) -> np.ndarray:
+        return self.mean(x).astype(np.int8)
+
+    def mean(self, x: np.ndarray) -> np.ndarray:
+        """The clamped window means, as int64."""
         p = self.params
         _, o_h, o_w, _ = p.output_shape
         padding = p.padding
@@ -33,4 +37,4 @@ class AveragePool2D(Kernel):
             count = np.full_like(count, p.filter[0] * p.filter[1])
         count = count[None, :, :, None]
         mean = np.sign(acc) * ((np.abs(acc) + count // 2) // count)
-        return np.clip(mean, p.act_min, p.act_max).astype(np.int8)
+        return np.clip(mean, p.act_min, p.act_max)

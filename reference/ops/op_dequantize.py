@@ -1,4 +1,4 @@
-"""DEQUANTIZE reference kernel: TFLite's reference Dequantize for int8 -> float32."""
+"""DEQUANTIZE reference kernel: TFLite's reference Dequantize for int8 or int16 -> float32."""
 from __future__ import annotations
 
 import numpy as np

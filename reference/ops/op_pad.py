@@ -11,7 +11,7 @@ class Pad(Kernel):
 
     def run(self, x: np.ndarray) -> np.ndarray:
         p = self.params
-        return np.pad(x.reshape(p.input_shape), p.paddings, constant_values=p.pad_value).astype(np.int8)
+        return np.pad(x.reshape(p.input_shape), p.paddings, constant_values=p.pad_value).astype(x.dtype)
 
 
 class PadV2(Pad):

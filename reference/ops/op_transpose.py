@@ -11,4 +11,4 @@ class Transpose(Kernel):
 
     def run(self, x: np.ndarray) -> np.ndarray:
         p = self.params
-        return np.ascontiguousarray(np.transpose(x, p.perm)).astype(np.int8)
+        return np.ascontiguousarray(np.transpose(x, p.perm)).astype(x.dtype)

@@ -16,6 +16,7 @@ import pytest
 
 from tests.c import kernel_models
 from tests.c.c_validate import EMULATED_DSP_HOST, check_model, check_program, program_with_segment
+from tests.c.test_sixteen_by_eight import end_to_end as sixteen_by_eight, movement as int16_movement
 from tests.ops.test_op_batch_matmul import chained_batch_matmuls
 from tests.ops.test_op_detection_postprocess import build as build_detection
 from tests.ops.test_op_cast import build_cast_chain, build_typed_copies
@@ -73,6 +74,9 @@ MODELS = {
     # an audio front end's tail: the signal filter bank stages (a noise estimate in the state region,
     # over 3 runs) and int32 arithmetic
     "audio_tail": lambda: front_end_tail(channels=10, bins=40),
+    # 16x8 models: int16 activations through QUANTIZE, the data-movement ops, the pools and MEAN
+    "sixteen_by_eight": sixteen_by_eight,
+    "int16_movement": int16_movement,
 }
 
 
@@ -109,7 +113,8 @@ def test_models_use_every_kind_and_mode():
              "BATCH_MATMUL", "READ_VARIABLE", "ASSIGN_VARIABLE", "CALL_ONCE",
              "CAST", "SignalWindow", "SignalFftAutoScale", "SignalRfft",
              "SignalEnergy", "SignalFilterBank", "SignalFilterBankSquareRoot", "SignalFilterBankSpectralSubtraction",
-             "NOISE_ESTIMATE", "SignalPCAN", "SignalFilterBankLog", "INT32_BINARY"}
+             "NOISE_ESTIMATE", "SignalPCAN", "SignalFilterBankLog", "INT32_BINARY",
+             "REQUANTIZE", "AVERAGE_POOL_2D_S16", "MAX_POOL_2D_S16", "MEAN_S16", "PAD_S16"}
     for name in runtime - whole:
         assert (name, "segment") in modes, name
     assert ("DEPTHWISE_CONV_2D", "in-place") in modes

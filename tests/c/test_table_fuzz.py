@@ -33,6 +33,8 @@ FIXTURES = {
     "ssd_detector": "CONV_2D, CONCATENATION, CONSTANT (a folded output copied from flash)",
     "ssd_postprocess": "LOGISTIC, QUANTIZE, TFLite_Detection_PostProcess (float32 outputs, floats as bits)",
     "stateful_stream": "CALL_ONCE, READ_VARIABLE, ASSIGN_VARIABLE (steps without output), BATCH_MATMUL",
+    "sixteen_by_eight": "int16: PAD, AVERAGE_POOL_2D_S16, MAX_POOL_2D_S16, TRANSPOSE, REQUANTIZE, CONCATENATION, "
+                        "MEAN_S16",
 }
 MUTANTS = 2000
 pytestmark = pytest.mark.skipif(CC is None, reason="no gcc")

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 from hypothesis import given, settings, strategies as st
 
-from tests.op_harness import assert_matches_tflm
+from tests.op_harness import assert_matches_or_refused_like_tflm, assert_matches_tflm
 from tests.tflite_builder import ModelBuilder
 from vmcu_reference.ops.op_quantize import quantize_float
 
@@ -84,3 +84,81 @@ def test_quantize_kernel_float_input_matches_tflm():
     theirs, _ = run_tflm(model, [data], num_outputs=1)
     assert ours.dtype == np.int8 and ours.shape == shape
     assert np.array_equal(ours, theirs[0])
+
+
+# 16x8 models' conversions (TFLite Micro's Requantize): every integer pair it runs besides int8 -> int8
+WIDE_PAIRS = [("int8", "int16"), ("int16", "int8"), ("int16", "int16"), ("int8", "int32"), ("int16", "int32")]
+
+
+def wide_quantize_case(rng, in_dtype, out_dtype):
+    """Scales of either side from 1/256 to 64 times the other's; zero points anywhere in the types
+    (a 16x8 model's int16 ones are 0, TFLite Micro's QUANTIZE takes any); full-scale inputs."""
+    in_scale = float(np.exp(rng.uniform(np.log(1e-4), np.log(0.5))))
+    ratio = 1.0 if rng.integers(0, 5) == 0 else float(np.exp(rng.uniform(np.log(1 / 64), np.log(256.0))))
+    zero = {"int8": lambda: int(rng.integers(-128, 128)),
+            "int16": lambda: int(rng.choice([0, rng.integers(-300, 300)])),
+            "int32": lambda: int(rng.integers(-1000, 1000))}
+    return dict(scale=in_scale, zero_point=zero[in_dtype]()), (in_scale * ratio, zero[out_dtype]())
+
+
+def build_wide_quantize(shape, in_dtype, out_dtype, in_quant, out_quant) -> bytes:
+    b = ModelBuilder()
+    x = b.tensor(shape, dtype=in_dtype, **in_quant)
+    y = b.tensor(shape, dtype=out_dtype, scale=out_quant[0], zero_point=out_quant[1])
+    b.op("QUANTIZE", [x], [y])
+    b.inputs, b.outputs = [x], [y]
+    return b.build()
+
+
+def full_scale(rng, shape, dtype) -> np.ndarray:
+    """Values over the whole type, its extremes included."""
+    info = np.iinfo(dtype)
+    data = rng.integers(info.min, info.max, size=shape, endpoint=True)
+    flat = data.reshape(-1)
+    flat[: min(2, flat.size)] = [info.min, info.max][: min(2, flat.size)]
+    return data.astype(dtype)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.sampled_from(WIDE_PAIRS), st.lists(st.integers(1, 6), min_size=1, max_size=4), st.integers(0, 2**31))
+def test_requantize_wide_bit_exact(pair, shape, seed):
+    rng = np.random.default_rng(seed)
+    in_quant, out_quant = wide_quantize_case(rng, *pair)
+    model = build_wide_quantize(shape, *pair, in_quant, out_quant)
+    assert_matches_or_refused_like_tflm(model, [full_scale(rng, shape, pair[0])])
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.integers(1, 6), min_size=1, max_size=4), st.integers(0, 2**31))
+def test_quantize_float_to_int16_bit_exact(shape, seed):
+    """The float boundary of a 16x8 model: ties, clamping at the int16 extremes."""
+    rng = np.random.default_rng(seed)
+    scale = float(np.exp(rng.uniform(np.log(1e-5), np.log(1e-2))))
+    b = ModelBuilder()
+    x = b.tensor(shape, "float32")
+    q = b.tensor(shape, "int16", scale=scale, zero_point=0)
+    y = b.tensor(shape, "int16", scale=scale * 2, zero_point=0)
+    b.op("QUANTIZE", [x], [q])
+    b.op("QUANTIZE", [q], [y])  # q is not the graph output: the boundary conversion then feeds a step
+    b.inputs, b.outputs = [x], [y]
+    n = int(np.prod(shape))
+    k = rng.integers(-40000, 40000, size=n)
+    data = np.where(rng.integers(0, 2, size=n) == 0, (k + 0.5) * np.float32(scale),
+                    rng.uniform(-40000, 40000, size=n) * scale).astype(np.float32).reshape(shape)
+    assert_matches_tflm(b.build(), [data])
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.integers(1, 6), min_size=1, max_size=4), st.integers(0, 2**31))
+def test_dequantize_int16_bit_exact(shape, seed):
+    """An int16 graph input dequantized at the float boundary (after a step, so that a tensor is in the pool)."""
+    rng = np.random.default_rng(seed)
+    scale = float(np.exp(rng.uniform(np.log(1e-5), np.log(1e-1))))
+    b = ModelBuilder()
+    x = b.tensor(shape, "int16", scale=scale, zero_point=0)
+    q = b.tensor(shape, "int16", scale=scale * 0.75, zero_point=0)
+    y = b.tensor(shape, "float32")
+    b.op("QUANTIZE", [x], [q])
+    b.op("DEQUANTIZE", [q], [y])
+    b.inputs, b.outputs = [x], [y]
+    assert_matches_tflm(b.build(), [full_scale(rng, shape, "int16")])

@@ -14,4 +14,4 @@ def prepare(graph: Graph, op: Op) -> PoolParams:
 
 
 SPEC = OpSpec(KIND, kind_id=6, emit=emit, prepare=prepare, c_kernel="vmcu_max_pool2d_s8", access=pool_access,
-              arity=ONE_INPUT, options="Pool2DOptions", options_required=True)
+              arity=ONE_INPUT, options="Pool2DOptions", options_required=True, activation_types=frozenset({"int16"}))

@@ -4,6 +4,8 @@ As TFLite Micro's QuantizedMeanOrSum: an int32 sum per output, minus input zero 
 then one MultiplyByQuantizedMultiplier whose multiplier folds in 1 / count. The fold is computed
 here once: the Q31 multiplier of input scale / output scale is shifted left by
 s = min(floor(log2(count)), 32, 31 + shift), divided by count (truncating) and the shift lowered by s.
+An int16 MEAN (a 16x8 model's) is the same arithmetic clamped to int16 (TFLite Micro's
+QuantizedMeanOrSum<int16_t>): a MEAN_S16 step (`mean_s16`), whole tensors.
 """
 from __future__ import annotations
 
@@ -35,6 +37,18 @@ class MeanParams:
     output_zero_point: int
     multiplier: int  # Q31, 1 / count included
     shift: int  # power-of-two exponent (negative: right shift)
+
+
+@dataclass(frozen=True)
+class MeanS16Params(MeanParams):
+    """An int16 MEAN: its values and zero points int16, its step kind."""
+
+    step_kind: str = "MEAN_S16"
+
+
+# Values an int16 MEAN's output sums at most: |sum - zero point x count| <= 65535 x this, shifted left
+# by the output shift, stays in int32 (TFLite sums in int32)
+MAX_REDUCED_S16 = 1 << 15
 
 
 def mean_multiplier(real_multiplier: float, count: int) -> tuple[int, int]:
@@ -71,10 +85,20 @@ def reduced_axes(graph: Graph, op: Op) -> tuple[int, ...]:
 
 def prepare(graph: Graph, op: Op) -> MeanParams:
     input_, out = tensor(graph, op, 0), output(graph, op)
+    require(input_.dtype in ("int8", "int16") and out.dtype == input_.dtype, op,
+            f"input type {input_.dtype} and output type {out.dtype}: int8 or int16, the same for both")
+    require(all(t.quant is not None and not t.quant.per_channel for t in (input_, out)), op,
+            "the input and the output need a per-tensor scale")
     axes = reduced_axes(graph, op)
     count = int(np.prod([input_.shape[a] for a in axes], dtype=np.int64))
     output_multiplier(op, input_.scale / out.scale)  # refuses a rescale TFLite cannot shift
     multiplier, shift = mean_multiplier(input_.scale / out.scale, count)
+    if input_.dtype == "int16":
+        require(count <= MAX_REDUCED_S16 >> max(shift, 0), op,
+                f"an int16 mean of {count} values with output shift {shift} could overflow its int32 sum")
+        return MeanS16Params(input_shape=input_.shape, output_shape=out.shape, axes=axes, count=count,
+                             input_zero_point=input_.zero_point, output_zero_point=out.zero_point,
+                             multiplier=multiplier, shift=shift)
     return MeanParams(input_shape=input_.shape, output_shape=out.shape, axes=axes, count=count,
                       input_zero_point=input_.zero_point, output_zero_point=out.zero_point,
                       multiplier=multiplier, shift=shift)
@@ -89,4 +113,4 @@ def mean_access(graph: Graph, step: Step, position: int, segment: int) -> Access
 
 
 SPEC = OpSpec(KIND, kind_id=7, emit=emit, prepare=prepare, c_kernel="vmcu_mean_s8", access=mean_access,
-              arity=TWO_INPUTS, options="ReducerOptions")
+              arity=TWO_INPUTS, options="ReducerOptions", activation_types=frozenset({"int16"}))

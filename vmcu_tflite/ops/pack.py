@@ -28,7 +28,8 @@ def prepare(graph: Graph, op: Op) -> ConcatenationParams:
     require(op.options.values_count == len(inputs), op,
             f"packs {op.options.values_count} values but has {len(inputs)} inputs")
     for name, t in [*((f"input {i}", t) for i, t in enumerate(inputs)), ("output", out)]:
-        require(t.dtype == "int8", op, f"{name} type {t.dtype} is not supported (int8 only)")
+        require(t.dtype in ("int8", "int16") and t.dtype == out.dtype, op,
+                f"{name} type {t.dtype} is not supported (int8 or int16, the output's)")
     rank = len(out.shape)
     axis = op.options.axis
     require(rank >= 1 and -rank <= axis < rank, op, f"axis {axis} is out of range for a {rank}-D output")
@@ -38,8 +39,10 @@ def prepare(graph: Graph, op: Op) -> ConcatenationParams:
     kept = out.shape[:axis] + out.shape[axis + 1:]
     for i, t in enumerate(inputs):
         require(t.shape == kept, op, f"input {i} shape {t.shape} is not the output's {out.shape} without axis {axis}")
-    return ConcatenationParams(axis=axis, output_shape=out.shape, constants=constant_inputs(graph, op))
+    return ConcatenationParams(axis=axis, output_shape=out.shape, constants=constant_inputs(graph, op),
+                               dtype=out.dtype)
 
 
 SPEC = OpSpec(KIND, kind_id=40, emit=emit, prepare=prepare, c_kernel="vmcu_concatenation_s8",
-              access=concatenation_access, arity=((1, 1 << 30), 1, frozenset()), options="PackOptions")
+              access=concatenation_access, arity=((1, 1 << 30), 1, frozenset()), options="PackOptions",
+              activation_types=frozenset({"int16"}))

@@ -3,13 +3,16 @@ op (`vmcu_tflite.passes.one_output_per_split`, which records the part's first in
 axis as `split_begin`), and each part is a slice (`strided_slice.SliceParams`)."""
 from __future__ import annotations
 
-from ..codegen.params.strided_copy import emit_slice
+import numpy as np
+
+from ..codegen.params.strided_copy import MAX_RANK, emit_slice
 from ..graph import Graph, Op, Tensor
 from .common import constant, output, require, tensor
 from .spec import OpSpec
 from .strided_slice import SliceParams
 
 KIND = "SPLIT"
+TYPES = ("int8", "int16")  # int16: a 16x8 model's, each element a run of its 2 bytes
 
 
 def split_axis(graph: Graph, op: Op, position: int, input_: Tensor) -> int:
@@ -25,7 +28,11 @@ def split_axis(graph: Graph, op: Op, position: int, input_: Tensor) -> int:
 def part_of(graph: Graph, op: Op, data_position: int, axis_position: int) -> SliceParams:
     """One output of a SPLIT or SPLIT_V: the input's bytes from `split_begin` along the axis."""
     input_, out = tensor(graph, op, data_position), output(graph, op)
-    require(input_.dtype == "int8" and out.dtype == "int8", op, "only int8 tensors are supported")
+    require(input_.dtype in TYPES and out.dtype == input_.dtype, op,
+            f"input type {input_.dtype} and output type {out.dtype}: int8 or int16, the same for both")
+    size = np.dtype(input_.dtype).itemsize
+    require(size == 1 or len(input_.shape) <= MAX_RANK - 1, op,
+            f"a {len(input_.shape)}-D {input_.dtype} input is not supported (up to {MAX_RANK - 1}-D)")
     axis = split_axis(graph, op, axis_position, input_)
     require(len(op.outputs) == 1 and "split_begin" in op.options, op, "has not been split into parts")
     begin = int(op.options.split_begin)
@@ -35,7 +42,7 @@ def part_of(graph: Graph, op: Op, data_position: int, axis_position: int) -> Sli
     require(begin + out.shape[axis] <= input_.shape[axis], op, "the parts are larger than the input")
     starts = tuple(begin if a == axis else 0 for a in range(len(input_.shape)))
     return SliceParams(input_shape=input_.shape, begin=starts, steps=(1,) * len(starts), counts=out.shape,
-                       output_shape=out.shape)
+                       output_shape=out.shape, element_bytes=size)
 
 
 def prepare(graph: Graph, op: Op) -> SliceParams:
@@ -49,4 +56,4 @@ def prepare(graph: Graph, op: Op) -> SliceParams:
 
 
 SPEC = OpSpec(KIND, kind_id=27, emit=emit_slice, prepare=prepare, c_kernel="vmcu_strided_copy_s8",
-              arity=((2, 2), None, frozenset()), options="SplitOptions")
+              arity=((2, 2), None, frozenset()), options="SplitOptions", activation_types=frozenset({"int16"}))

@@ -15,4 +15,5 @@ def prepare(graph: Graph, op: Op) -> SliceParams:
 
 
 SPEC = OpSpec(KIND, kind_id=28, emit=emit_slice, prepare=prepare, c_kernel="vmcu_strided_copy_s8",
-              arity=((3, 3), None, frozenset()), options="SplitVOptions")
+              arity=((3, 3), None, frozenset()), options="SplitVOptions",
+              activation_types=frozenset({"int16"}))

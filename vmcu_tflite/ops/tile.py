@@ -5,11 +5,14 @@ their anchors or a feature row). TFLite Micro has no kernel for it, so its oracl
 The runtime's strided copy does it: the output, read as [m0, n0, m1, n1, ...] (m the multiples, n
 the input's dims), walks the input with stride 0 along every m axis. Axes of one element and
 axes that continue each other's stride are merged first; a tile that still needs more than the
-copy's 5 axes (three or more separated tiled axes) is refused.
+copy's 5 axes (three or more separated tiled axes) is refused. int16 tensors (a 16x8 model's) are
+tiled as their bytes: the input gets an innermost axis over an element's 2 bytes, tiled once.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+import numpy as np
 
 from ..codegen.params.common import row_major_strides
 from ..codegen.params.strided_copy import MAX_RANK, strided_copy
@@ -18,6 +21,7 @@ from .common import constant, output, require, tensor
 from .spec import TWO_INPUTS, OpSpec
 
 KIND = "TILE"
+TYPES = ("int8", "int16")
 
 
 @dataclass(frozen=True)
@@ -47,7 +51,8 @@ def copy_walk(input_shape, multiples) -> tuple[tuple[int, ...], tuple[int, ...]]
 
 def prepare(graph: Graph, op: Op) -> TileParams:
     input_, out = tensor(graph, op, 0), output(graph, op)
-    require(input_.dtype == "int8" and out.dtype == "int8", op, "only int8 tensors are supported")
+    require(input_.dtype in TYPES and out.dtype == input_.dtype, op,
+            f"input type {input_.dtype} and output type {out.dtype}: int8 or int16, the same for both")
     multiples_tensor = tensor(graph, op, 1)
     rank = len(input_.shape)
     require(multiples_tensor is not None and multiples_tensor.dtype in ("int32", "int64")
@@ -57,7 +62,8 @@ def prepare(graph: Graph, op: Op) -> TileParams:
     expected = tuple(n * m for n, m in zip(input_.shape, multiples))
     require(out.shape == expected, op, f"output shape {out.shape} is not the tiled {expected}")
     require(input_.quant == out.quant, op, "TILE copies values: input and output quantization must be the same")
-    dims, strides = copy_walk(input_.shape, multiples)
+    size = np.dtype(input_.dtype).itemsize  # the walk counts bytes: an innermost axis over each element's
+    dims, strides = copy_walk(input_.shape + (size,), multiples + (1,))
     require(len(dims) <= MAX_RANK, op, f"this tile of {input_.shape} by {multiples} walks {len(dims)} axes; "
                                        f"the copy kernel walks at most {MAX_RANK}")
     return TileParams(input_shape=input_.shape, multiples=multiples, output_shape=out.shape, copy_dims=dims,
@@ -70,4 +76,4 @@ def emit(step, graph, writer, name):
 
 
 SPEC = OpSpec(KIND, kind_id=38, emit=emit, prepare=prepare, c_kernel="vmcu_strided_copy_s8", arity=TWO_INPUTS,
-              options="TileOptions")
+              options="TileOptions", activation_types=frozenset({"int16"}))

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from ..codegen.params.strided_copy import emit_slice
 from ..graph import Graph, Op
 from .common import output, require, tensor
@@ -26,7 +28,8 @@ KIND = "UNPACK"
 def prepare(graph: Graph, op: Op) -> SliceParams:
     input_, out = tensor(graph, op, 0), output(graph, op)
     for name, t in (("input", input_), ("output", out)):
-        require(t.dtype == "int8", op, f"{name} type {t.dtype} is not supported (int8 only)")
+        require(t.dtype in ("int8", "int16") and t.dtype == input_.dtype, op,
+                f"{name} type {t.dtype} is not supported (int8 or int16, the input's)")
     rank = len(input_.shape)
     axis = op.options.axis
     require(rank >= 1 and -rank <= axis < rank, op, f"axis {axis} is out of range for a {rank}-D input")
@@ -40,8 +43,9 @@ def prepare(graph: Graph, op: Op) -> SliceParams:
     require(out.shape == kept, op, f"output shape {out.shape} is not the input's {input_.shape} without axis {axis}")
     outer, inner = math.prod(input_.shape[:axis]), math.prod(input_.shape[axis + 1:])
     return SliceParams(input_shape=(outer, parts, inner), begin=(0, int(op.options.split_begin), 0), steps=(1, 1, 1),
-                       counts=(outer, 1, inner), output_shape=out.shape)
+                       counts=(outer, 1, inner), output_shape=out.shape,
+                       element_bytes=np.dtype(input_.dtype).itemsize)
 
 
 SPEC = OpSpec(KIND, kind_id=41, emit=emit_slice, prepare=prepare, c_kernel="vmcu_strided_copy_s8",
-              arity=(ONE_INPUT[0], None, frozenset()), options="UnpackOptions")
+              arity=(ONE_INPUT[0], None, frozenset()), options="UnpackOptions", activation_types=frozenset({"int16"}))

@@ -234,6 +234,26 @@ vmcu_status vmcu_strided_copy_s8(const vmcu_context *ctx, const void *params, co
 vmcu_status vmcu_quantize_s8(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
                              const vmcu_view *output);
 
+/** @brief REQUANTIZE: int8 -> int16 or int32, int16 -> int8, int16 or int32, element by element (whole tensor). */
+vmcu_status vmcu_requantize_s16(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
+                                const vmcu_view *output);
+
+/** @brief AVERAGE_POOL_2D, int16 (16x8 models): in-bounds taps' int32 sum / count, rounded half away (whole tensor). */
+vmcu_status vmcu_avg_pool2d_s16(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
+                                const vmcu_view *output);
+
+/** @brief MAX_POOL_2D, int16 (16x8 models): the greatest in-bounds tap, clamped (whole tensor). */
+vmcu_status vmcu_max_pool2d_s16(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
+                                const vmcu_view *output);
+
+/** @brief MEAN, int16 (16x8 models): int32 sums, one requantization, the int16 clamp (whole tensor). */
+vmcu_status vmcu_mean_s16(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
+                          const vmcu_view *output);
+
+/** @brief PAD, int16 (16x8 models) with a pad value of two unequal bytes: int16 elements (whole tensor). */
+vmcu_status vmcu_pad_s16(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
+                         const vmcu_view *output);
+
 /*
  * Each kernel above with its check and digest (vmcu_check.h), as the generated tables name it:
  * a step's `.kernel = &vmcu_<kernel>_kernel`.
@@ -241,6 +261,7 @@ vmcu_status vmcu_quantize_s8(const vmcu_context *ctx, const void *params, const 
 extern const vmcu_kernel vmcu_add_s8_kernel;
 extern const vmcu_kernel vmcu_assign_variable_s8_kernel;
 extern const vmcu_kernel vmcu_avg_pool2d_s8_kernel;
+extern const vmcu_kernel vmcu_avg_pool2d_s16_kernel;
 extern const vmcu_kernel vmcu_batch_matmul_s8_kernel;
 extern const vmcu_kernel vmcu_call_once_kernel;
 extern const vmcu_kernel vmcu_cast_kernel;
@@ -253,15 +274,19 @@ extern const vmcu_kernel vmcu_log_softmax_s8_kernel;
 extern const vmcu_kernel vmcu_lookup_s8_kernel;
 extern const vmcu_kernel vmcu_lstm_s8_kernel;
 extern const vmcu_kernel vmcu_max_pool2d_s8_kernel;
+extern const vmcu_kernel vmcu_max_pool2d_s16_kernel;
 extern const vmcu_kernel vmcu_maximum_s8_kernel;
 extern const vmcu_kernel vmcu_mean_s8_kernel;
+extern const vmcu_kernel vmcu_mean_s16_kernel;
 extern const vmcu_kernel vmcu_binary_s32_kernel;
 extern const vmcu_kernel vmcu_minimum_s8_kernel;
 extern const vmcu_kernel vmcu_mul_s8_kernel;
 extern const vmcu_kernel vmcu_pad_s8_kernel;
+extern const vmcu_kernel vmcu_pad_s16_kernel;
 extern const vmcu_kernel vmcu_prelu_s8_kernel;
 extern const vmcu_kernel vmcu_quantize_s8_kernel;
 extern const vmcu_kernel vmcu_read_variable_s8_kernel;
+extern const vmcu_kernel vmcu_requantize_s16_kernel;
 extern const vmcu_kernel vmcu_reduce_max_s8_kernel;
 extern const vmcu_kernel vmcu_resize_bilinear_s8_kernel;
 extern const vmcu_kernel vmcu_resize_nearest_neighbor_s8_kernel;

@@ -470,6 +470,13 @@ typedef struct {
     int32_t size, input_zero_point, output_zero_point, multiplier, shift;
 } vmcu_quantize_params;
 
+/** REQUANTIZE: a 16x8 model's QUANTIZE between integer types other than int8 -> int8. */
+typedef struct {
+    int32_t count;                     /**< elements */
+    int32_t input_bytes, output_bytes; /**< element sizes: 1 -> 2 or 4; 2 -> 1, 2 or 4 */
+    int32_t input_zero_point, output_zero_point, multiplier, shift;
+} vmcu_requantize_params;
+
 /**
  * LAYER_CHAIN: consecutive convolution layers fused (an inverted bottleneck among them), ended by a
  * global average pool or a residual ADD of the chain's input; the rings of rows between them are the

@@ -13,9 +13,14 @@ def strided_copy(output_dims, input_strides, input_start: int = 0) -> str:
 
 
 def emit_transpose(step, graph, writer, name):
+    """Elements of several bytes add an innermost axis over their bytes, the strides in bytes."""
     p = step.params
-    in_strides = row_major_strides(graph.tensors[step.inputs[0]].shape)
-    return "vmcu_strided_copy_params", strided_copy(p.output_shape, [in_strides[a] for a in p.perm])
+    size = getattr(p, "element_bytes", 1)
+    in_strides = [s * size for s in row_major_strides(graph.tensors[step.inputs[0]].shape)]
+    dims, strides = list(p.output_shape), [in_strides[a] for a in p.perm]
+    if size > 1:
+        dims, strides = dims + [size], strides + [1]
+    return "vmcu_strided_copy_params", strided_copy(dims, strides)
 
 
 def emit_slice(step, graph, writer, name):

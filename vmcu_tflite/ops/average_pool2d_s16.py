@@ -1,0 +1,11 @@
+"""AVERAGE_POOL_2D_S16: an int16 AVERAGE_POOL_2D (a 16x8 model's), TFLite Micro's int16 AveragePool:
+the in-bounds taps summed in int32, divided by their count rounding half away from zero, clamped.
+AVERAGE_POOL_2D's prepare makes it (`Pool16Params`); whole tensors, the output apart."""
+from __future__ import annotations
+
+from ..codegen.params.average_pool2d import emit
+from .spec import OpSpec
+
+KIND = "AVERAGE_POOL_2D_S16"
+
+SPEC = OpSpec(KIND, kind_id=62, emit=emit, c_kernel="vmcu_avg_pool2d_s16")
