@@ -66,6 +66,9 @@ class _Pointer:
     ctype: str = "int8_t"  # a buffer's elements' C type
 
 
+_ELEMENT_BYTES = {"int8_t": 1, "int16_t": 2}
+
+
 def _u32(e: Ix) -> str:
     return f"{e.value}u" if isinstance(e, Const) and e.value >= 0 else f"(uint32_t){paren(e.c())}"
 
@@ -464,6 +467,8 @@ class _Lowering(GemmAssembly):
     def lower_RAMStore(self, s: RAMStore, depth: int) -> None:
         view, off = self.view(s.tensor), self.u32_offset(s.tensor, s.offset)
         src = plus(s.src, paren(self.at(s.src, s.src_index)))
+        if self.lookup(s.src) is not None and self.lookup(s.src).ctype != "int8_t":  # wider elements, as bytes
+            src = f"(const int8_t *)(const void *)({src})"
         single = self.bounds(s.length) == (1, 1)
         local = self.own_buffer(s.src)  # cannot overlap the pool
         if s.tensor in self.whole:
@@ -535,6 +540,9 @@ class _Lowering(GemmAssembly):
 
     def load_pointer(self, s: RAMLoad, depth: int) -> None:
         """A pointer into the pool, or a packed copy when the bytes cross the end of the pool."""
+        if s.ctype != "int8_t":
+            self.load_elements(s, depth)
+            return
         if s.tensor in self.whole:
             self.declare(s.name, _Pointer("load"))
             self.line(depth, f"/* RAMLoad {s.name}: {s.tensor}, a pointer into the pool (it does not wrap) */")
@@ -580,8 +588,60 @@ class _Lowering(GemmAssembly):
             self.line(depth, f"(void){n};")
             self.line(depth, f"(void){n}_rs;")
 
+    def load_elements(self, s: RAMLoad, depth: int) -> None:
+        """A load of wider elements (int16 activations): a `const int16_t *` into the pool (the
+        planner keeps such a tensor aligned, the pool's size even), or a copy where the bytes cross
+        the end of the pool (never inside an element). One run only, for now."""
+        if not (s.runs == Const(1)):
+            raise NotImplementedError(f"kernel {self.kernel.name}: RAMLoad {s.name} of {s.ctype} in several runs")
+        n, view, off = s.name, self.view(s.tensor), self.u32_offset(s.tensor, s.offset)
+        cast = f"(const {s.ctype} *)(const void *)"
+        if s.tensor in self.whole:
+            self.declare(n, _Pointer("load", ctype=s.ctype))
+            self.line(depth, f"/* RAMLoad {n}: {s.tensor}, {s.ctype} elements in the pool (it does not wrap) */")
+            self.line(depth, f"const {s.ctype} *{n} = {cast}vmcu_flat({view}, {off});")
+            self.unused(depth, n)
+            return
+        size = _ELEMENT_BYTES[s.ctype]
+        self.declare(n, _Pointer("load", ctype=s.ctype), (f"{n}_copy", f"{n}_at"))
+        self.line(depth, f"/* RAMLoad {n}: {s.tensor}, {s.ctype} elements in the pool, or a copy where they wrap */")
+        self.line(depth, f"{s.ctype} {n}_copy[{max(1, -(-s.max_bytes // size))}];")
+        self.line(depth, f"const uint32_t {n}_at = {off};")
+        self.line(depth, f"const {s.ctype} *{n} = {cast}vmcu_span({view}, {n}_at, {_u32(s.length)});")
+        self.line(depth, f"if ({n} == 0) {{")
+        self.line(depth + 1, f'VMCU_ON_COPY("{n}");')
+        self.line(depth + 1, f"vmcu_read({view}, {n}_at, (int8_t *)(void *){n}_copy, {_u32(s.length)});")
+        self.line(depth + 1, f"{n} = {n}_copy;")
+        self.line(depth, "}")
+        self.unused(depth, n)
+
+    def dot_elements(self, s: Dot, depth: int) -> None:
+        """A Dot over int16 activations (a 16x8 layer; no offset: int16 zero points are 0): each
+        weight row's sum of products into the accumulator, int64 or int32 as the buffer is
+        (vmcu_dot_s16_s8_64 / _32: SMLAD on int16 pairs on the DSP path, the weights widened)."""
+        if s.x_offset != "0":
+            raise ValueError(f"kernel {self.kernel.name}: a Dot over int16 inputs adds no offset")
+        acc_type = self.lookup(s.acc).ctype
+        helper = {"int64_t": "vmcu_dot_s16_s8_64", "int32_t": "vmcu_dot_s16_s8_32"}[acc_type]
+        self.ref(s.acc)
+        lo, hi = self.bounds(s.count)
+        pixels_lo, pixels_hi = self.bounds(s.pixels)
+        code = []
+        for p in range(pixels_hi):
+            x = plus(s.x, paren(self.at(s.x, s.x_index + s.x_stride * p)))
+            rows = []
+            for k, w in enumerate(s.weights[:hi]):
+                acc = f"{s.acc}[{(s.acc_index + len(s.weights) * p + k).c()}]"
+                call = f"{acc} = {helper}({x}, {plus(self.ref(w), paren(s.w_index.c()))}, {s.length.c()}, {acc});"
+                rows += [call] if k < lo else [f"if ({s.count.c()} > {k}) {{", call, "}"]
+            code += rows if p < pixels_lo else [f"if ({s.pixels.c()} > {p}) {{", *rows, "}"]
+        self.code(depth, code)
+
     def lower_Dot(self, s: Dot, depth: int) -> None:
         pointer = self.lookup(s.x)
+        if pointer is not None and pointer.kind == "load" and pointer.ctype != "int8_t":
+            self.dot_elements(s, depth)
+            return
         if pointer is not None and pointer.run_stride is not None:
             raise NotImplementedError(f"kernel {self.kernel.name}: Dot over {s.x}, a load of several runs")
         lo, hi = self.bounds(s.count)
@@ -862,7 +922,8 @@ class _Lowering(GemmAssembly):
         if width < hi or self.bounds(s.acc_index)[1] + width > self.lookup(s.acc).size:
             raise ValueError(f"kernel {self.kernel.name}: InitBias of up to {hi} values into {s.acc}[{self.lookup(s.acc).size}]")
         if width == 1 and lo >= 1:  # one channel: its bias read once where the channel is fixed
-            self.line(depth, f"{s.acc}[{s.acc_index.c()}] = {self.invariant(bias, 'int32_t', s.channel)};")
+            kind = "int64_t" if s.ctype == "int64_t" else "int32_t"
+            self.line(depth, f"{s.acc}[{s.acc_index.c()}] = {self.invariant(bias, kind, s.channel)};")
             return
         vector = self.vector(s.acc) and width == self.lookup(s.acc).size and self.bounds(s.acc_index) == (0, 0)
         at = plus(bias, paren(s.channel.c()))
@@ -955,11 +1016,13 @@ class _Lowering(GemmAssembly):
     def requantized(self, s: Requantize, dst: str, acc: str, constants: tuple[str, str], offset: str) -> list[str]:
         """The C statement storing the accumulator `acc` requantized in the layer's form into `dst`."""
         arguments = f"{acc}, {constants[0]}, {constants[1]}"
-        value = (f"vmcu_requantize_narrow({arguments}, {offset})" if s.form.narrow
+        value = (f"vmcu_requantize64({arguments}) + {offset}" if s.form.wide
+                 else f"vmcu_requantize_narrow({arguments}, {offset})" if s.form.narrow
                  else f"vmcu_requantize_shifted({arguments}, {offset})" if s.form.shifted
                  else f"vmcu_requantize({arguments}) + {offset}")
         clamp = ("vmcu_sat8(", ")") if s.form.saturate else ("vmcu_clamp(", f", {self.clamp_bounds(s)})")
-        return [f"{dst} = (int8_t){clamp[0]}", f"    {value}{clamp[1]};"]
+        ctype = self.lookup(s.dst).ctype if self.lookup(s.dst) is not None else "int8_t"  # int16_t: a 16x8 layer's
+        return [f"{dst} = ({ctype}){clamp[0]}", f"    {value}{clamp[1]};"]
 
     def clamp_bounds(self, s: Requantize) -> str:
         """The C arguments `act_min, act_max` of a Requantize's clamp (-128, 127: a plain saturation)."""

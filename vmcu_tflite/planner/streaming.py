@@ -97,14 +97,16 @@ def stream_overlaps(graph: Graph, steps: Sequence[Step], streaming: dict[int, St
 
 def default_segment(graph: Graph, step: Step) -> int:
     """The paper's choice: FC min(input row, output row); conv-like min(C_in, C_out); else the last dim
-    (1 for a step that writes nothing in the pool: ASSIGN_VARIABLE, CALL_ONCE)."""
+    (1 for a step that writes nothing in the pool: ASSIGN_VARIABLE, CALL_ONCE); in bytes, whole
+    elements of a 16x8 layer's int16 activations."""
     if not step.outputs:
         return 1
     y = graph.tensors[step.outputs[0]]
     x = graph.tensors[step.inputs[0]] if step.inputs else y
+    element = getattr(step.params, "element", 1)  # bytes per activation of a heavy layer (2: 16x8)
     if step.kernel == "FULLY_CONNECTED":
-        return min(step.params.filter.shape)
-    return max(1, min(x.shape[-1] if x.shape else 1, y.shape[-1] if y.shape else 1))
+        return min(step.params.filter.shape) * element
+    return max(1, min(x.shape[-1] if x.shape else 1, y.shape[-1] if y.shape else 1)) * element
 
 
 def whole_tensor_segment(graph: Graph, step: Step, segment: int) -> int:
@@ -129,7 +131,8 @@ def segment_candidates(graph: Graph, step: Step) -> list[int]:
     y = graph.tensors[step.outputs[0]]
     if step.kernel == "CONV_2D" and not is_pointwise(step.params) and y.shape[-1] > default:
         candidates.insert(0, y.shape[-1])
-    while candidates[-1] % 2 == 0 and candidates[-1] // 2 >= 4:
+    element = getattr(step.params, "element", 1)  # halvings keep whole elements
+    while candidates[-1] % (2 * element) == 0 and candidates[-1] // 2 >= 4:
         candidates.append(candidates[-1] // 2)
     return candidates
 

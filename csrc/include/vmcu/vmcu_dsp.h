@@ -414,6 +414,48 @@ static inline int32_t vmcu_dot_s8_offsets(const int8_t *x, const int8_t *w, int3
 #endif
 }
 
+/* Inputs of a 16x8 layer's dot product summed in int32 before they join an int64 accumulator: each
+ * product is below 2^22 in magnitude, so 256 of them stay below 2^30. */
+#define VMCU_S16_CHUNK 256
+
+/* acc + sum over i < len of x[i] * w[i] in 32 bits, wrapping: int16 inputs, int8 weights. On the DSP
+ * path four at a time: the inputs' halfword pairs straight from memory (x0 x1 and x2 x3, reordered to
+ * x0 x2 and x1 x3 by a PKHBT and a PKHTB), the weights widened by SXTB16 (w0 w2 and w1 w3). */
+static inline int32_t vmcu_dot_s16_s8_wrap(const int16_t *x, const int8_t *w, int32_t len, int32_t acc)
+{
+    int32_t i = 0;
+#if VMCU_DSP
+    for (; i + 4 <= len; i += 4) {
+        const uint32_t xa = vmcu_load32((const int8_t *)(const void *)(x + i));
+        const uint32_t xb = vmcu_load32((const int8_t *)(const void *)(x + i + 2));
+        const uint32_t ww = vmcu_load32(w + i);
+        acc = vmcu_smlad((xa & 0xFFFFu) | (xb << 16), vmcu_sxtb16(ww), acc);
+        acc = vmcu_smlad((xb & 0xFFFF0000u) | (xa >> 16), vmcu_sxtb16_ror8(ww), acc);
+    }
+#endif
+    for (; i < len; ++i) {
+        acc = (int32_t)((uint32_t)acc + (uint32_t)((int32_t)x[i] * (int32_t)w[i]));
+    }
+    return acc;
+}
+
+/** acc + sum over i < len of x[i] * w[i] in int64 (TFLite's 16x8 accumulator with an int64 bias). */
+static inline int64_t vmcu_dot_s16_s8_64(const int16_t *x, const int8_t *w, int32_t len, int64_t acc)
+{
+    int32_t i = 0;
+    for (; i < len; i += VMCU_S16_CHUNK) {
+        const int32_t n = len - i < VMCU_S16_CHUNK ? len - i : VMCU_S16_CHUNK;
+        acc += vmcu_dot_s16_s8_wrap(x + i, w + i, n, 0);
+    }
+    return acc;
+}
+
+/** acc + sum over i < len of x[i] * w[i] in int32 (TFLite's 16x8 accumulator with an int32 bias or none). */
+static inline int32_t vmcu_dot_s16_s8_32(const int16_t *x, const int8_t *w, int32_t len, int32_t acc)
+{
+    return vmcu_dot_s16_s8_wrap(x, w, len, acc);
+}
+
 /** Two dot products over the same x: acc[k] += sum over i < len of (x[i] + x_offset) * w_k[i]; `offsets` as above. */
 static inline void vmcu_dot2_s8_offsets(const int8_t *x, const int8_t *w0, const int8_t *w1, int32_t len,
                                         uint32_t offsets, int32_t x_offset, int32_t acc[2])

@@ -83,6 +83,21 @@ static inline int32_t vmcu_requantize(int32_t x, int32_t multiplier, int32_t shi
     return (int32_t)(a >> 32) >> (-shift - 1);
 }
 
+/**
+ * TFLite's MultiplyByQuantizedMultiplier for an int64 accumulator (16x8 layers with an int64 bias):
+ * the Q31 multiplier rounded to Q15 (at most 0x7FFF), the 64-bit product shifted right by 15 - shift
+ * with rounding, its low 32 bits kept. The converter refuses shifts above 14 for such layers.
+ */
+static inline int32_t vmcu_requantize64(int64_t x, int32_t multiplier, int32_t shift)
+{
+    int64_t m16 = ((int64_t)multiplier + 0x8000) >> 16;
+    const int32_t total = 15 - shift;
+    if (m16 > 0x7FFF) {
+        m16 = 0x7FFF;
+    }
+    return (int32_t)(uint32_t)(uint64_t)((x * m16 + ((int64_t)1 << (total - 1))) >> total);
+}
+
 static inline int32_t vmcu_clamp(int32_t x, int32_t lo, int32_t hi)
 {
     return x < lo ? lo : (x > hi ? hi : x);
