@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..fixed_point import multiply_by_quantized_multiplier, multiply_by_quantized_multiplier_64, wrap_int32
-from .base import Kernel, exact_matmul, requantize_channels
+from ..fixed_point import wrap_int32
+from .base import Kernel, exact_matmul, requantize16, requantize_channels
 
 
 class FullyConnected(Kernel):
@@ -19,16 +19,3 @@ class FullyConnected(Kernel):
             return requantize16(exact_matmul(rows, p.filter.T), p.bias, p.requant, p.wide).reshape(p.output_shape)
         acc = wrap_int32(exact_matmul(rows, p.filter.T))  # [M, N], as an int32 accumulator holds it
         return requantize_channels(acc, p.bias, p.output_offset, p.requant).reshape(p.output_shape)
-
-
-def requantize16(products: np.ndarray, bias: np.ndarray, requant, wide: bool) -> np.ndarray:
-    """Exact sums of products [..., C] + bias -> int16: int64 accumulators and the 64-bit
-    MultiplyByQuantizedMultiplier (`wide`), or int32 ones and the 32-bit form; the int16 clamp."""
-    multiplier = np.asarray(requant.multiplier, dtype=np.int64)
-    shift = np.asarray(requant.shift, dtype=np.int64)
-    acc = np.asarray(products, dtype=np.int64) + np.asarray(bias, dtype=np.int64)
-    if wide:
-        scaled = multiply_by_quantized_multiplier_64(acc, multiplier, shift)
-    else:
-        scaled = multiply_by_quantized_multiplier(wrap_int32(acc), multiplier, shift)
-    return np.clip(scaled, requant.act_min, requant.act_max).astype(np.int16)

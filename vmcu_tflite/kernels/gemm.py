@@ -40,11 +40,11 @@ def pair_bytes(bytes_: int) -> int:
 def channel_group(params: str, u, units: int, window: int, pair, pixels: int = 1, form: RequantForm = GENERAL,
                  width: int = 2, weights: str = "int8_t") -> list:
     """Accumulators of the `width` (2 or 4) output channels from u (`pair` of them used) for `pixels`
-    inputs (acc[width * p + k]: input p, channel u + k), started at their bias (a table of
-    `form.bias`), and pointers w0, w1, ... to the channels' `window`-weight filter rows of C type
+    inputs (acc[width * p + k]: input p, channel u + k; int64 for a 16x8 layer's `form.wide`), started
+    at their bias (a table of `form.bias`), and pointers w0, w1, ... to the channels' `window`-weight filter rows of C type
     `weights` (those past the last channel point at it, inside the filter, and their accumulators
     are never stored)."""
-    return [RegAlloc("acc", "int32_t", width * pixels),
+    return [RegAlloc("acc", "int64_t" if form.wide else "int32_t", width * pixels),
             *(FlashLoad(f"w{k}", f"{params}->filter", imin(u + k, units - 1) * window, ctype=weights)
               for k in range(width)),
             *(InitBias("acc", f"{params}->bias", u, pair, width * p, width if pixels > 1 else 0, form.bias)
@@ -101,11 +101,8 @@ def gemm(rows: int, depth: int, units: int, segment: int, params_type: str, stem
     def units_pass(lo, hi, base: Ix, pitch: int) -> Loop:
         """Units [lo, hi) four at a time into `seg`, row r's unit v at r * pitch + v - base."""
         used = imin(hi - u, width)
-        group = channel_group("p", u, units, depth, used, tile_rows, form, width)
-        if form.wide:
-            group[0] = RegAlloc("acc", "int64_t", width * tile_rows)
         return loop("u", lo, hi, [
-            *group,
+            *channel_group("p", u, units, depth, used, tile_rows, form, width),
             Dot("acc", 0, x, 0, tuple(f"w{k}" for k in range(width)), 0, depth, "offsets", x_offset, used, tile,
                 stride),
             Requantize("seg", u - base, "acc", used, u, "p", form, pixels=tile, dst_stride=Const(pitch),
