@@ -42,10 +42,11 @@ def check_filter(op: Op, filter_: Tensor | None) -> None:
 
 def bias16(graph: Graph, op: Op, position: int, channels: int) -> tuple[np.ndarray, bool]:
     """(bias as int64 values, wide): wide where the layer accumulates in int64, which TFLite Micro's
-    Eval does for an int64 bias only; an int32 bias or none takes its int32 accumulator."""
+    Eval does for an int64 bias and for none (checked against it: without a bias its int64 kernel's
+    rounded multiplier shows); an int32 bias takes its int32 accumulator and 32-bit requantization."""
     bias = tensor(graph, op, position)
     if bias is None:
-        return np.zeros(channels, dtype=np.int64), False
+        return np.zeros(channels, dtype=np.int64), True
     require(bias.is_constant and bias.dtype in ("int64", "int32"), op,
             f"the bias of a 16x8 layer must be a constant int64 or int32 tensor, not {bias.dtype}")
     require(bias.num_elements == channels, op, f"bias has {bias.num_elements} values for {channels} channels")
