@@ -592,10 +592,11 @@ class _Lowering(GemmAssembly):
         """A load of wider elements (int16 activations): a `const int16_t *` into the pool (the
         planner keeps such a tensor aligned, the pool's size even), or a copy where the bytes cross
         the end of the pool (never inside an element). One run only, for now."""
-        if not (s.runs == Const(1)):
-            raise NotImplementedError(f"kernel {self.kernel.name}: RAMLoad {s.name} of {s.ctype} in several runs")
         n, view, off = s.name, self.view(s.tensor), self.u32_offset(s.tensor, s.offset)
         cast = f"(const {s.ctype} *)(const void *)"
+        if not (s.runs == Const(1)):
+            self.load_element_runs(s, depth, view, off, cast)
+            return
         if s.tensor in self.whole:
             self.declare(n, _Pointer("load", ctype=s.ctype))
             self.line(depth, f"/* RAMLoad {n}: {s.tensor}, {s.ctype} elements in the pool (it does not wrap) */")
@@ -614,6 +615,38 @@ class _Lowering(GemmAssembly):
         self.line(depth + 1, f"{n} = {n}_copy;")
         self.line(depth, "}")
         self.unused(depth, n)
+
+    def load_element_runs(self, s: RAMLoad, depth: int, view: str, off: str, cast: str) -> None:
+        """Runs of wider elements (a 16x8 depthwise window row): a pointer into the pool where the
+        span does not wrap (the runs `run_stride` bytes apart), else the runs packed into a copy; the
+        run stride in elements, `<name>_rs`, says which."""
+        size = _ELEMENT_BYTES[s.ctype]
+        if not isinstance(s.run_stride, Const) or s.run_stride.value % size:
+            raise NotImplementedError(f"kernel {self.kernel.name}: RAMLoad {s.name}: runs of {s.ctype} a constant "
+                                      "number of elements apart")
+        n, r = s.name, self.fresh(f"{s.name}_r")
+        stride = s.run_stride.value
+        self.declare(n, _Pointer("load", Const(stride // size), ctype=s.ctype),
+                     (f"{n}_copy", f"{n}_at", f"{n}_runs", f"{n}_len", f"{n}_rs"))
+        self.line(depth, f"/* RAMLoad {n}: {s.tensor}, runs of {s.ctype} in the pool, or packed in a copy where they wrap */")
+        self.line(depth, f"{s.ctype} {n}_copy[{max(1, -(-s.max_bytes // size))}];")
+        self.line(depth, f"const uint32_t {n}_at = {off};")
+        self.line(depth, f"const int32_t {n}_runs = {s.runs.c()}, {n}_len = {s.length.c()};")
+        self.line(depth, f"const {s.ctype} *{n} = {cast}vmcu_span({view}, {n}_at, "
+                         f"(uint32_t)({n}_runs > 0 ? ({n}_runs - 1) * {stride} + {n}_len : 0));")
+        self.line(depth, f"int32_t {n}_rs = {stride // size};")
+        self.line(depth, f"if ({n} == 0) {{ /* the runs, packed */")
+        self.line(depth + 1, f'VMCU_ON_COPY("{n}");')
+        self.line(depth + 1, f"for (int32_t {r} = 0; {r} < {n}_runs; ++{r}) {{")
+        self.line(depth + 2, f"vmcu_read({view}, {n}_at + (uint32_t)({r} * {stride}), (int8_t *)(void *){n}_copy + "
+                             f"{r} * {n}_len, (uint32_t){n}_len);")
+        self.line(depth + 1, "}")
+        self.line(depth + 1, f"{n} = {n}_copy;")
+        self.line(depth + 1, f"{n}_rs = {n}_len / {size};")
+        self.line(depth, "}")
+        if self.used is not None and self.lookup(n).serial not in self.used:
+            self.line(depth, f"(void){n};")
+            self.line(depth, f"(void){n}_rs;")
 
     def dot_elements(self, s: Dot, depth: int) -> None:
         """A Dot over int16 activations (a 16x8 layer; no offset: int16 zero points are 0): each
@@ -820,6 +853,10 @@ class _Lowering(GemmAssembly):
         self.line(depth, f"vmcu_dot_row2_s8({x}, {w}, {s.length.c()}, {s.offsets}, {x_offset}, {s.acc}, {s.acc1});")
 
     def lower_DotLanes(self, s: DotLanes, depth: int) -> None:
+        pointer = self.lookup(s.x)
+        if pointer is not None and pointer.kind == "load" and pointer.ctype != "int8_t":
+            self.dot_lanes_elements(s, depth)
+            return
         lo, hi = self.bounds(s.lanes)
         if hi > 8:
             raise ValueError(f"kernel {self.kernel.name}: DotLanes of up to {hi} lanes (at most 8)")
@@ -865,6 +902,26 @@ class _Lowering(GemmAssembly):
         self.line(depth, "}")
         if mve:
             self.lines.append("#endif")
+
+    def dot_lanes_elements(self, s: DotLanes, depth: int) -> None:
+        """DotLanes over int16 inputs (a 16x8 depthwise layer; no offset): each lane's product added
+        to its accumulator in the accumulator's type (int64, or int32 wrapping)."""
+        if s.x_offset != "p->input_offset" and s.x_offset != "0":
+            raise ValueError(f"kernel {self.kernel.name}: a DotLanes over int16 inputs adds no offset")
+        lo, hi = self.bounds(s.lanes)
+        if self.lookup(s.w) is not None:
+            raise ValueError(f"kernel {self.kernel.name}: DotLanes over int16 inputs reads its taps from flash")
+        w = self.param(s.w, "int8_t *")
+        acc_type = self.lookup(s.acc).ctype
+        self.ref(s.acc)
+        l = self.fresh("l")
+        x_index, w_index = self.at(s.x, s.x_index), paren(s.w_index.c())
+        product = f"(int32_t){s.x}[{_sum(x_index, l)}] * (int32_t){w}[{_sum(w_index, l)}]"
+        update = (f"{s.acc}[{l}] += (int64_t)({product});" if acc_type == "int64_t" else
+                  f"{s.acc}[{l}] = (int32_t)((uint32_t){s.acc}[{l}] + (uint32_t)({product}));")
+        self.for_lanes(depth, l, s.acc, s.lanes, lo, hi)
+        self.code(depth + 1, [update])
+        self.line(depth, "}")
 
     def lower_DotLanesPair(self, s: DotLanesPair, depth: int) -> None:
         """vmcu_mac2x2_row_s8 on the DSP path (a full group: both lanes of each half), else a loop over

@@ -65,7 +65,8 @@ def in_place_depthwise(graph: Graph, step: Step, tensor: int) -> bool:
     of the output over the same channels (TinyEngine's in-place depthwise): the output shares the
     input's base and channel stride, and the step needs only segment x H x W extra bytes.
     """
-    return step.kernel == "DEPTHWISE_CONV_2D" and step.params.depth_multiplier == 1 and step.inputs[0] == tensor
+    return (step.kernel == "DEPTHWISE_CONV_2D" and step.params.depth_multiplier == 1 and step.inputs[0] == tensor
+            and getattr(step.params, "element", 1) == 1)  # int16 planes: not written (a 16x8 layer streams)
 
 
 def access_pattern(graph: Graph, step: Step, tensor: int, segment: int) -> AccessPattern | None:
