@@ -93,6 +93,54 @@ def build_conv(kind="CONV_2D", shape=(1, 5, 5, 3), c_out=4, k=(1, 1), stride=(1,
     return b.build(), int16_inputs(rng, shape)
 
 
+def build_stack(seed: int = 5, channels: int = 6) -> bytes:
+    """A 16x8 network of the four heavy kinds, int16 tensors between them: conv 3x3 (stride 2, SAME),
+    depthwise 3x3, pointwise conv, fully connected over the flattened map; int64 biases but the
+    pointwise conv's (int32). Its steps stream into each other in the vMCU plan."""
+    rng = np.random.default_rng(seed)
+    b = ModelBuilder()
+    scale = 1e-3
+
+    def layer(kind, x, shape_in, shape_out, fshape, bias, act, **options):
+        nonlocal scale
+        c_out = shape_out[-1]
+        ws = rng.uniform(0.002, 0.03, size=c_out if kind != "FULLY_CONNECTED" else 1)
+        depth = int(np.prod(fshape[1:])) if kind != "DEPTHWISE_CONV_2D" else int(np.prod(fshape[1:3]))
+        out_scale = float(scale * ws.mean() * 60 * np.sqrt(depth))
+        f = b.const(random_weights(rng, fshape), scale=ws, zero_point=0, axis=3 if kind == "DEPTHWISE_CONV_2D" else 0)
+        y = b.tensor(shape_out, "int16", scale=out_scale, zero_point=0)
+        b.op(kind, [x, f] + _bias(b, rng, bias, c_out, scale * ws, 18), [y], fused_activation_function=act, **options)
+        scale = out_scale
+        return y
+
+    x = b.tensor([1, 9, 9, 3], "int16", scale=scale, zero_point=0)
+    conv = dict(padding=SAME, stride_h=2, stride_w=2, dilation_h_factor=1, dilation_w_factor=1)
+    y = layer("CONV_2D", x, [1, 9, 9, 3], [1, 5, 5, channels], (channels, 3, 3, 3), "int64", 1, **conv)
+    dw = dict(padding=SAME, stride_h=1, stride_w=1, dilation_h_factor=1, dilation_w_factor=1, depth_multiplier=1)
+    y = layer("DEPTHWISE_CONV_2D", y, None, [1, 5, 5, channels], (1, 3, 3, channels), "int64", 3, **dw)
+    pw = dict(padding=VALID, stride_h=1, stride_w=1, dilation_h_factor=1, dilation_w_factor=1)
+    y = layer("CONV_2D", y, None, [1, 5, 5, 2 * channels], (2 * channels, 1, 1, channels), "int32", 0, **pw)
+    y = layer("FULLY_CONNECTED", y, None, [1, 10], (10, 25 * 2 * channels), "int64", 0)
+    b.inputs, b.outputs = [x], [y]
+    return b.build()
+
+
+@pytest.mark.parametrize("planner", ["vmcu", "tensor"])
+def test_stack_16x8(planner):
+    """The layers one after the other, each reading the int16 tensor the one before wrote (streamed
+    over it in the vMCU plan)."""
+    model = build_stack()
+    rng = np.random.default_rng(1)
+    data = int16_inputs(rng, (1, 9, 9, 3))
+    program = compile_model(model, planner)
+    assert [s.kernel for s in program.steps] == ["CONV_2D", "DEPTHWISE_CONV_2D", "CONV_2D", "FULLY_CONNECTED"]
+    if planner == "vmcu":
+        assert any(s.streamed_inputs for s in program.plan.steps)
+    ours = interpreter_module.Interpreter(program).run([data]).outputs[0]
+    assert np.array_equal(ours, assert_matches_tflm(model, [data])[0])
+    assert len(np.unique(ours)) > 3
+
+
 ACTIVATIONS = st.sampled_from([0, 1, 2, 3])  # none, relu, relu_n1_to_1, relu6
 
 

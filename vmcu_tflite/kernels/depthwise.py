@@ -239,7 +239,7 @@ def depthwise(params, segment: int) -> Kernel:
     if segment % e:
         raise ValueError(f"DEPTHWISE_CONV_2D of {e}-byte elements in segments of {segment} bytes")
     segment //= e
-    lanes = (4 if e > 1 else depthwise_lanes(p, segment)) if p.depth_multiplier == 1 else 1
+    lanes = (min(4, segment) if e > 1 else depthwise_lanes(p, segment)) if p.depth_multiplier == 1 else 1
     n, y, x, q = (Var(v) for v in ("n", "y", "x", "q"))
     first, end = q * segment, imin(q * segment + segment, c_out)
     body = (

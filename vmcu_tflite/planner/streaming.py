@@ -119,7 +119,8 @@ def whole_tensor_segment(graph: Graph, step: Step, segment: int) -> int:
     if step.kernel != "CONV_2D" or not is_pointwise(step.params):
         return segment
     channels = graph.tensors[step.outputs[0]].shape[-1]
-    return max([segment] + [d for d in range(4, WHOLE_TENSOR_SEGMENT + 1, 4) if channels % d == 0])
+    e = getattr(step.params, "element", 1)  # bytes per channel (2: a 16x8 layer's int16)
+    return max([segment] + [d * e for d in range(4, WHOLE_TENSOR_SEGMENT // e + 1, 4) if channels % d == 0])
 
 
 def segment_candidates(graph: Graph, step: Step) -> list[int]:
@@ -130,9 +131,9 @@ def segment_candidates(graph: Graph, step: Step) -> list[int]:
     default = default_segment(graph, step)
     candidates = [default]
     y = graph.tensors[step.outputs[0]]
-    if step.kernel == "CONV_2D" and not is_pointwise(step.params) and y.shape[-1] > default:
-        candidates.insert(0, y.shape[-1])
-    element = getattr(step.params, "element", 1)  # halvings keep whole elements
+    element = getattr(step.params, "element", 1)  # bytes per channel of a heavy layer; halvings keep whole ones
+    if step.kernel == "CONV_2D" and not is_pointwise(step.params) and y.shape[-1] * element > default:
+        candidates.insert(0, y.shape[-1] * element)
     while candidates[-1] % (2 * element) == 0 and candidates[-1] // 2 >= 4:
         candidates.append(candidates[-1] // 2)
     return candidates
