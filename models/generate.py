@@ -710,13 +710,26 @@ def stateful_stream():
     rng = np.random.default_rng(SEED)
     frames = rng.uniform(-1.0, 1.0, (CALIBRATION_SAMPLES, 1, 1, STREAM_FEATURES)).astype(np.float32)
     converter.representative_dataset = lambda: ([f] for f in frames)
-    converter.target_spec.supported_ops = [tf.lite.OpsSet.TFLITE_BUILTINS_INT8]
+    converter.target_spec.supported_ops = [tf.lite.OpsSet.EXPERIMENTAL_TFLITE_BUILTINS_ACTIVATIONS_INT16_WEIGHTS_INT8
+                                           if fixture.int16x8 else tf.lite.OpsSet.TFLITE_BUILTINS_INT8]
     converter.inference_input_type = tf.int8
     converter.inference_output_type = tf.int8
     with contextlib.redirect_stdout(io.StringIO()):
         data = converter.convert()
     check_operators(data, STREAM_OPS)
     return data
+
+
+def heavy_16x8():
+    """The heavy layers quantized 16x8 (int16 activations, int8 weights): CONV_2D 3x3 s2, DEPTHWISE_CONV_2D
+    3x3, a pointwise CONV_2D, FULLY_CONNECTED over the flattened map."""
+    x = inp = layers.Input((10, 10, 3), batch_size=1)
+    x = conv(8, 3, strides=2, activation="relu")(x)
+    x = depthwise(3, activation="relu6")(x)
+    x = conv(8, 1)(x)
+    x = layers.Flatten()(x)
+    x = dense(6)(x)
+    return tf.keras.Model(inp, x)
 
 
 def check_operators(data, expected):
@@ -740,6 +753,7 @@ class Fixture:
     per_channel_dense: bool = False
     freeze_shapes: bool = False  # drop the dynamic shape signature, keeping the static shapes
     edit: Callable[[bytes], bytes] | None = None  # applied to the converted flatbuffer
+    int16x8: bool = False  # int16 activations, int8 weights (the converter's 16x8 ops set)
 
 
 FIXTURES = [
@@ -772,6 +786,7 @@ FIXTURES = [
     Fixture("ssd_postprocess_regular", ssd_postprocess, edit=lambda data: with_postprocess(data, use_regular_nms=True)),
     Fixture("stateful_stream", None, flatbuffer=stateful_stream),
     Fixture("audio_preprocessor", None, flatbuffer=audio_preprocessor),
+    Fixture("heavy_16x8", heavy_16x8, int16x8=True),
 ]
 
 
@@ -814,13 +829,14 @@ def convert(model, samples, fixture):
     converter = tf.lite.TFLiteConverter.from_keras_model(model)
     converter.optimizations = [tf.lite.Optimize.DEFAULT]
     converter.representative_dataset = lambda: ([s] for s in samples)
-    converter.target_spec.supported_ops = [tf.lite.OpsSet.TFLITE_BUILTINS_INT8]
+    converter.target_spec.supported_ops = [tf.lite.OpsSet.EXPERIMENTAL_TFLITE_BUILTINS_ACTIVATIONS_INT16_WEIGHTS_INT8
+                                           if fixture.int16x8 else tf.lite.OpsSet.TFLITE_BUILTINS_INT8]
     # Private switch (TF >= 2.15) that restores per-tensor Dense weights.
     converter._experimental_disable_per_channel_quantization_for_dense_layers = (
         not fixture.per_channel_dense)
     if not fixture.float_io:
-        converter.inference_input_type = tf.int8
-        converter.inference_output_type = tf.int8
+        converter.inference_input_type = tf.int16 if fixture.int16x8 else tf.int8
+        converter.inference_output_type = tf.int16 if fixture.int16x8 else tf.int8
     with contextlib.redirect_stdout(io.StringIO()):  # silence Keras' export listing
         return converter.convert()
 

@@ -52,6 +52,8 @@ def bias16(graph: Graph, op: Op, position: int, channels: int, int32_ok: bool = 
     require(bias.is_constant and bias.dtype in ("int64", "int32"), op,
             f"the bias of a 16x8 layer must be a constant int64 or int32 tensor, not {bias.dtype}")
     require(bias.num_elements == channels, op, f"bias has {bias.num_elements} values for {channels} channels")
+    declared = {0: None, 2: "int32", 4: "int64"}.get(op.options.get("quantized_bias_type", 0), "other")
+    require(declared in (None, bias.dtype), op, f"the bias is {bias.dtype}, its options say {declared}")
     require(int32_ok or bias.dtype == "int64", op, "the bias of a 16x8 layer of this kind must be int64 (TFLite "
                                                    "Micro reads any other as int64)")
     return bias.data.reshape(-1).astype(np.int64), bias.dtype == "int64"

@@ -442,10 +442,12 @@ static inline int32_t vmcu_dot_s16_s8_wrap(const int16_t *x, const int8_t *w, in
 /** acc + sum over i < len of x[i] * w[i] in int64 (TFLite's 16x8 accumulator with an int64 bias). */
 static inline int64_t vmcu_dot_s16_s8_64(const int16_t *x, const int8_t *w, int32_t len, int64_t acc)
 {
-    int32_t i = 0;
-    for (; i < len; i += VMCU_S16_CHUNK) {
-        const int32_t n = len - i < VMCU_S16_CHUNK ? len - i : VMCU_S16_CHUNK;
-        acc += vmcu_dot_s16_s8_wrap(x + i, w + i, n, 0);
+    while (len > 0) {
+        const int32_t n = len < VMCU_S16_CHUNK ? len : VMCU_S16_CHUNK;
+        acc += vmcu_dot_s16_s8_wrap(x, w, n, 0);
+        x += n;
+        w += n;
+        len -= n;
     }
     return acc;
 }
