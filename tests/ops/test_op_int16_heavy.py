@@ -11,13 +11,14 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import flatbuffers
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
 from tests.kernels.test_mutations import _mutated_describe, _run, changed, dropped
 from tests.op_harness import assert_matches_tflm
-from tests.tflite_builder import ModelBuilder, random_weights
+from tests.tflite_builder import ModelBuilder, random_weights, schema
 from vmcu_reference import interpreter as interpreter_module
 from vmcu_reference.ops.op_fully_connected import FullyConnected
 from vmcu_tflite.errors import EXIT_OUTPUTS_DIFFER, ModelError
@@ -185,8 +186,8 @@ def test_depthwise_conv2d_16x8(case):
 EXPLICIT = [
     ("fc-int64", lambda: build_fc(3, 40, 16, "int64", seed=2)),
     ("fc-int32", lambda: build_fc(3, 40, 16, "int32", per_channel=True, seed=2)),
-    ("fc-no-bias", lambda: build_fc(3, 40, 16, None, seed=2)),
-    ("fc-int64-beyond-int32", lambda: build_fc(2, 24, 8, "int64", per_channel=True, seed=4, bias_bits=36)),  # TFLite Micro's int64 kernel: seed 2 shows it
+    ("fc-no-bias", lambda: build_fc(3, 40, 16, None, seed=2)),  # TFLite Micro's int64 kernel: seed 2 shows it
+    ("fc-int64-beyond-int32", lambda: build_fc(2, 24, 8, "int64", per_channel=True, seed=4, bias_bits=36)),
     ("pointwise", lambda: build_conv(shape=(2, 3, 4, 8), c_out=6)),
     ("conv-3x3-same-stride-2", lambda: build_conv(shape=(1, 7, 6, 5), c_out=7, k=(3, 3), stride=(2, 2), padding=SAME)),
     ("conv-dilated-taps", lambda: build_conv(shape=(1, 7, 7, 3), k=(3, 2), dilation=(2, 2), bias="int32")),
@@ -327,3 +328,15 @@ def test_int16_value_mutant_is_a_mismatch(case_id, model, name, mutation, tmp_pa
     code, err = _run(path, "--no-fuse")
     assert code == EXIT_OUTPUTS_DIFFER, f"{case_id}: exit {code}, stderr: {err}"
     assert "error: step 0 (" in err and ("TFLite's formula" in err or "wrong kernel description" in err), err
+
+
+def test_declared_bias_type_must_match():
+    """The converter's quantized_bias_type option names the bias type; TFLite Micro's Prepare holds the
+    bias to it."""
+    model, _ = build_fc(2, 8, 4, "int32")
+    m = schema.ModelT.InitFromPackedBuf(model, 0)
+    m.subgraphs[0].operators[0].builtinOptions.quantizedBiasType = schema.TensorType.INT64
+    builder = flatbuffers.Builder(len(model) + 1024)
+    builder.Finish(m.Pack(builder), file_identifier=b"TFL3")
+    with pytest.raises(ModelError, match="the bias is int32, its options' quantized_bias_type says int64"):
+        compile_model(bytes(builder.Output()))

@@ -253,7 +253,8 @@ def depthwise(params, segment: int) -> Kernel:
         ], interior=layer_interior(p, 1))])]),
     )
     signature = ("depthwise", tuple(p.input_shape), tuple(p.output_shape), tuple(p.filter.shape), p.stride,
-                 p.dilation, p.padding, p.depth_multiplier, segment, lanes) + ((ELEMENT_TYPES[e], p.wide) if e > 1 else ())
+                 p.dilation, p.padding, p.depth_multiplier, segment, lanes)
+    signature += (ELEMENT_TYPES[e], p.wide) if e > 1 else ()
     return Kernel(name="depthwise" if e == 1 else "depthwise_s16", params_type="vmcu_depthwise_params",
                   signature=signature, tensors={"input0": n_ * h * w * c_in * e, "output": n_ * o_h * o_w * c_out * e},
                   body=body, doc=f"DEPTHWISE_CONV_2D {p.filter.shape[1]}x{p.filter.shape[2]} {p.input_shape} -> "

@@ -41,8 +41,8 @@ def channel_group(params: str, u, units: int, window: int, pair, pixels: int = 1
                  width: int = 2, weights: str = "int8_t") -> list:
     """Accumulators of the `width` (2 or 4) output channels from u (`pair` of them used) for `pixels`
     inputs (acc[width * p + k]: input p, channel u + k; int64 for a 16x8 layer's `form.wide`), started
-    at their bias (a table of `form.bias`), and pointers w0, w1, ... to the channels' `window`-weight filter rows of C type
-    `weights` (those past the last channel point at it, inside the filter, and their accumulators
+    at their bias (a table of `form.bias`), and pointers w0, w1, ... to the channels' `window`-weight filter
+    rows of C type `weights` (those past the last channel point at it, inside the filter, and their accumulators
     are never stored)."""
     return [RegAlloc("acc", "int64_t" if form.wide else "int32_t", width * pixels),
             *(FlashLoad(f"w{k}", f"{params}->filter", imin(u + k, units - 1) * window, ctype=weights)

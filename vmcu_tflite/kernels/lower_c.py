@@ -628,7 +628,8 @@ class _Lowering(GemmAssembly):
         stride = s.run_stride.value
         self.declare(n, _Pointer("load", Const(stride // size), ctype=s.ctype),
                      (f"{n}_copy", f"{n}_at", f"{n}_runs", f"{n}_len", f"{n}_rs"))
-        self.line(depth, f"/* RAMLoad {n}: {s.tensor}, runs of {s.ctype} in the pool, or packed in a copy where they wrap */")
+        self.line(depth, f"/* RAMLoad {n}: {s.tensor}, runs of {s.ctype} in the pool, or packed in a copy where they "
+                         "wrap */")
         self.line(depth, f"{s.ctype} {n}_copy[{max(1, -(-s.max_bytes // size))}];")
         self.line(depth, f"const uint32_t {n}_at = {off};")
         self.line(depth, f"const int32_t {n}_runs = {s.runs.c()}, {n}_len = {s.length.c()};")

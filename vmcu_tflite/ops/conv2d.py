@@ -68,7 +68,7 @@ def prepare(graph: Graph, op: Op) -> Conv2DParams:
         check_activations(op, input_, out)
         check_filter(op, filter_)
         require(groups == 1, op, "a grouped 16x8 convolution is not supported")
-        bias, wide = bias16(graph, op, 2, channels)
+        bias, wide = bias16(graph, op, 2, channels, declared=op.options.get("quantized_bias_type", 0))
         requant = requantization16(op, input_, filter_, out, channels)
         check_wide_shifts(op, requant, wide)
         return Conv2DParams(input_shape=input_.shape, output_shape=out.shape, filter=filter_.data, bias=bias,

@@ -92,7 +92,7 @@ def _prepare16(graph: Graph, op: Op, input_, filter_, out) -> FullyConnectedPara
     rows = out.num_elements // channels
     require(input_.num_elements == rows * depth, op,
             f"input of {input_.num_elements} values is not {rows} rows of {depth}")
-    bias, wide = bias16(graph, op, 2, channels)
+    bias, wide = bias16(graph, op, 2, channels, declared=op.options.get("quantized_bias_type", 0))
     if filter_.quant.per_channel:
         require(len(filter_.quant.scale) == channels and filter_.quant.axis == 0, op,
                 "per-channel filter scales must be one per output channel (dimension 0)")

@@ -40,20 +40,22 @@ def check_filter(op: Op, filter_: Tensor | None) -> None:
     require(all(z == 0 for z in filter_.quant.zero_point), op, "filter zero points must be 0")
 
 
-def bias16(graph: Graph, op: Op, position: int, channels: int, int32_ok: bool = True) -> tuple[np.ndarray, bool]:
+def bias16(graph: Graph, op: Op, position: int, channels: int, int32_ok: bool = True,
+           declared: int = 0) -> tuple[np.ndarray, bool]:
     """(bias as int64 values, wide): wide where the layer accumulates in int64, which TFLite Micro's
     Eval does for an int64 bias and for none (checked against it: without a bias its int64 kernel's
     rounded multiplier shows); an int32 bias takes its int32 accumulator and 32-bit requantization
     where TFLite Micro's kernel has that form (`int32_ok`: not DEPTHWISE_CONV_2D's, which reads the
-    bias as int64 whatever its type)."""
+    bias as int64 whatever its type). `declared`: the op's quantized_bias_type option (0: unset), which
+    the bias must match."""
     bias = tensor(graph, op, position)
     if bias is None:
         return np.zeros(channels, dtype=np.int64), True
     require(bias.is_constant and bias.dtype in ("int64", "int32"), op,
             f"the bias of a 16x8 layer must be a constant int64 or int32 tensor, not {bias.dtype}")
     require(bias.num_elements == channels, op, f"bias has {bias.num_elements} values for {channels} channels")
-    declared = {0: None, 2: "int32", 4: "int64"}.get(op.options.get("quantized_bias_type", 0), "other")
-    require(declared in (None, bias.dtype), op, f"the bias is {bias.dtype}, its options say {declared}")
+    named = {0: None, 2: "int32", 4: "int64"}.get(declared, "other")
+    require(named in (None, bias.dtype), op, f"the bias is {bias.dtype}, its options' quantized_bias_type says {named}")
     require(int32_ok or bias.dtype == "int64", op, "the bias of a 16x8 layer of this kind must be int64 (TFLite "
                                                    "Micro reads any other as int64)")
     return bias.data.reshape(-1).astype(np.int64), bias.dtype == "int64"
