@@ -340,3 +340,13 @@ def test_declared_bias_type_must_match():
     builder.Finish(m.Pack(builder), file_identifier=b"TFL3")
     with pytest.raises(ModelError, match="the bias is int32, its options' quantized_bias_type says int64"):
         compile_model(bytes(builder.Output()))
+
+
+def test_16x8_layers_are_never_fused():
+    """The converter-made fixture's conv, depthwise and pointwise conv would be one chain in int8; in
+    16x8 each stays a step of its own."""
+    from pathlib import Path
+
+    program = compile_model(Path(__file__).resolve().parents[2] / "models" / "heavy_16x8.tflite", fuse=True)
+    assert [s.kernel for s in program.steps] == ["CONV_2D", "DEPTHWISE_CONV_2D", "CONV_2D", "FULLY_CONNECTED"]
+    assert all(getattr(s.params, "element", 1) == 2 for s in program.steps)
