@@ -33,6 +33,7 @@ FIXTURES = {
     "ssd_detector": "CONV_2D, CONCATENATION, CONSTANT (a folded output copied from flash)",
     "ssd_postprocess": "LOGISTIC, QUANTIZE, TFLite_Detection_PostProcess (float32 outputs, floats as bits)",
     "stateful_stream": "CALL_ONCE, READ_VARIABLE, ASSIGN_VARIABLE (steps without output), BATCH_MATMUL",
+    "heavy_16x8": "int16 CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED steps (int64 bias tables)",
 }
 MUTANTS = 2000
 pytestmark = pytest.mark.skipif(CC is None, reason="no gcc")

@@ -589,26 +589,22 @@ class _Lowering(GemmAssembly):
             self.line(depth, f"(void){n}_rs;")
 
     def load_elements(self, s: RAMLoad, depth: int) -> None:
-        """A load of wider elements (int16 activations): a `const int16_t *` into the pool (the
-        planner keeps such a tensor aligned, the pool's size even), or a copy where the bytes cross
-        the end of the pool (never inside an element). One run only, for now."""
+        """A load of wider elements (int16 activations): a `const int16_t *` into the pool where the
+        bytes do not cross its end and lie aligned (vmcu_span16: the planner aligns such tensors in an
+        even pool, but the kernel does not trust the tables or the application's pool for it), else a
+        copy. A tensor that does not wrap is read the same way: the alignment test stays."""
+        if s.ctype != "int16_t":
+            raise NotImplementedError(f"kernel {self.kernel.name}: RAMLoad {s.name} of {s.ctype}")
         n, view, off = s.name, self.view(s.tensor), self.u32_offset(s.tensor, s.offset)
-        cast = f"(const {s.ctype} *)(const void *)"
         if not (s.runs == Const(1)):
-            self.load_element_runs(s, depth, view, off, cast)
-            return
-        if s.tensor in self.whole:
-            self.declare(n, _Pointer("load", ctype=s.ctype))
-            self.line(depth, f"/* RAMLoad {n}: {s.tensor}, {s.ctype} elements in the pool (it does not wrap) */")
-            self.line(depth, f"const {s.ctype} *{n} = {cast}vmcu_flat({view}, {off});")
-            self.unused(depth, n)
+            self.load_element_runs(s, depth, view, off)
             return
         size = _ELEMENT_BYTES[s.ctype]
         self.declare(n, _Pointer("load", ctype=s.ctype), (f"{n}_copy", f"{n}_at"))
         self.line(depth, f"/* RAMLoad {n}: {s.tensor}, {s.ctype} elements in the pool, or a copy where they wrap */")
         self.line(depth, f"{s.ctype} {n}_copy[{max(1, -(-s.max_bytes // size))}];")
         self.line(depth, f"const uint32_t {n}_at = {off};")
-        self.line(depth, f"const {s.ctype} *{n} = {cast}vmcu_span({view}, {n}_at, {_u32(s.length)});")
+        self.line(depth, f"const {s.ctype} *{n} = vmcu_span16({view}, {n}_at, {_u32(s.length)});")
         self.line(depth, f"if ({n} == 0) {{")
         self.line(depth + 1, f'VMCU_ON_COPY("{n}");')
         self.line(depth + 1, f"vmcu_read({view}, {n}_at, (int8_t *)(void *){n}_copy, {_u32(s.length)});")
@@ -616,10 +612,10 @@ class _Lowering(GemmAssembly):
         self.line(depth, "}")
         self.unused(depth, n)
 
-    def load_element_runs(self, s: RAMLoad, depth: int, view: str, off: str, cast: str) -> None:
+    def load_element_runs(self, s: RAMLoad, depth: int, view: str, off: str) -> None:
         """Runs of wider elements (a 16x8 depthwise window row): a pointer into the pool where the
-        span does not wrap (the runs `run_stride` bytes apart), else the runs packed into a copy; the
-        run stride in elements, `<name>_rs`, says which."""
+        span does not wrap and lies aligned (the runs `run_stride` bytes apart), else the runs packed
+        into a copy; the run stride in elements, `<name>_rs`, says which."""
         size = _ELEMENT_BYTES[s.ctype]
         if not isinstance(s.run_stride, Const) or s.run_stride.value % size:
             raise NotImplementedError(f"kernel {self.kernel.name}: RAMLoad {s.name}: runs of {s.ctype} a constant "
@@ -633,7 +629,7 @@ class _Lowering(GemmAssembly):
         self.line(depth, f"{s.ctype} {n}_copy[{max(1, -(-s.max_bytes // size))}];")
         self.line(depth, f"const uint32_t {n}_at = {off};")
         self.line(depth, f"const int32_t {n}_runs = {s.runs.c()}, {n}_len = {s.length.c()};")
-        self.line(depth, f"const {s.ctype} *{n} = {cast}vmcu_span({view}, {n}_at, "
+        self.line(depth, f"const {s.ctype} *{n} = vmcu_span16({view}, {n}_at, "
                          f"(uint32_t)({n}_runs > 0 ? ({n}_runs - 1) * {stride} + {n}_len : 0));")
         self.line(depth, f"int32_t {n}_rs = {stride // size};")
         self.line(depth, f"if ({n} == 0) {{ /* the runs, packed */")

@@ -167,6 +167,20 @@ static inline const int8_t *vmcu_span(const vmcu_view *v, uint32_t offset, uint3
 }
 
 /**
+ * vmcu_span for int16 elements (a 16x8 layer's activations): a pointer only where the bytes do not cross
+ * the end of the pool and the address is aligned for int16_t, else NULL (the kernel then copies them).
+ * Whatever the tables and the application's pool, a kernel never reads an int16_t at an odd address.
+ */
+static inline const int16_t *vmcu_span16(const vmcu_view *v, uint32_t offset, uint32_t len)
+{
+    const int8_t *p = vmcu_span(v, offset, len);
+    if (p == 0 || ((uintptr_t)(const void *)p & 1u) != 0u) {
+        return (const int16_t *)0;
+    }
+    return (const int16_t *)(const void *)p;
+}
+
+/**
  * vmcu_span for writing: where a generated GEMM's assembly stores a tile's outputs straight into
  * the pool (lower_gemm.gemm_run), the bytes its stores would copy there. NULL under VMCU_TRACE_ACCESS,
  * so that traced builds store through vmcu_write_buffer, as the description says.
