@@ -9,6 +9,10 @@ the reference interpreter certifies the kernel the C executes and not a formula 
 - FlashLoad, InitBias, Requantize and AddResidual read the constants as the generated C holds
   them (`flash.py`), and compute with the C runtime's integer helpers (`c_arith.py`);
 - Widen, Dot, DotLanes, DotLanesPair, DotRow, Accumulate and Average compute what their C computes;
+- int16 data (a 16x8 layer's): a RAMLoad of `ctype` int16_t reads whole little-endian elements (its
+  pointer's indexes count elements, its offsets and lengths stay bytes), a RAMStore of an int16
+  buffer writes each element's two bytes; int64 accumulators sum exactly, and the wide Requantize
+  is the C's 64-bit form (`c_arith.requantize64`);
 - RAMStore writes the values its buffer holds, which the pool then holds; PullRow the row the
   application serves (`rows`: the protocol's checks, `reference/row_stream.py`); PushRow hands
   the application the row the pool holds when it runs.

@@ -24,6 +24,13 @@ Tensors that do not wrap. The plan is static, so the converter knows which of a 
 lie in one piece; `lower(..., whole=...)` reads and writes those through plain pointers
 (vmcu_flat, memcpy): no wrap test and no copy buffer on the stack.
 
+int16 activations (16x8 layers). A RAMLoad of int16_t elements is a `const int16_t *` into the pool only
+where its bytes neither wrap nor sit at an odd address (vmcu_span16), else a copy: the C never trusts
+the tables or the application's pool for the alignment. Its Dots and DotLanes call the int16 dot
+products (vmcu_dot_s16_s8_64 / _32: SMLAD on input pairs on the DSP path, into int64 accumulators
+in chunks that cannot overflow int32) and its Requantize the 64-bit form (vmcu_requantize64). The
+Helium tuning takes the same code for them (no MVE path for int16 yet).
+
 A test build may define VMCU_ON_COPY(load) to observe the copies (it counts them).
 """
 from __future__ import annotations
