@@ -666,6 +666,15 @@ class _Lowering(GemmAssembly):
         code = []
         for p in range(pixels_hi):
             x = plus(s.x, paren(self.at(s.x, s.x_index + s.x_stride * p)))
+            g = len(s.weights)
+            if g in (2, 4) and hi > 1 and self.bounds(s.acc_index) == (0, 0) and self.lookup(s.acc).size >= g * (p + 1):
+                # the group's rows at once (the inputs loaded once for all of them): rows past `count` point
+                # inside the filter (channel_group) and fill accumulators nothing stores
+                ws = ", ".join(plus(self.ref(w), paren(s.w_index.c())) for w in s.weights)
+                call = (f"{helper.replace('_dot_', f'_dot{g}_')}({x}, {ws}, {s.length.c()}, "
+                        f"{plus(s.acc, str(g * p))});")
+                code += [call] if p < pixels_lo else [f"if ({s.pixels.c()} > {p}) {{", call, "}"]
+                continue
             rows = []
             for k, w in enumerate(s.weights[:hi]):
                 acc = f"{s.acc}[{(s.acc_index + len(s.weights) * p + k).c()}]"
