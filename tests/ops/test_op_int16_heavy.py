@@ -350,3 +350,18 @@ def test_16x8_layers_are_never_fused():
     program = compile_model(Path(__file__).resolve().parents[2] / "models" / "heavy_16x8.tflite", fuse=True)
     assert [s.kernel for s in program.steps] == ["CONV_2D", "DEPTHWISE_CONV_2D", "CONV_2D", "FULLY_CONNECTED"]
     assert all(getattr(s.params, "element", 1) == 2 for s in program.steps)
+
+
+def test_16x8_tensors_cross_the_end_of_the_pool():
+    """Between 16x8 heavy layers an int16 tensor may wrap (their kernels copy what does): the fixture's
+    vMCU pool is twice its int8 twin's 308 bytes, with the first conv's output across the end."""
+    from pathlib import Path
+
+    program = compile_model(Path(__file__).resolve().parents[2] / "models" / "heavy_16x8.tflite")
+    plan, graph = program.plan, program.graph
+    assert plan.pool_bytes == 616
+    conv_out = graph.storage_of(program.steps[0].outputs[0])
+    assert plan.offsets[conv_out] + graph.tensors[conv_out].num_bytes > plan.pool_bytes
+    for port in (*graph.inputs, *graph.outputs):  # the application's stay in one piece
+        t = graph.storage_of(port.tensor)
+        assert plan.offsets[t] + graph.tensors[t].num_bytes <= plan.pool_bytes
