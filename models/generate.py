@@ -710,8 +710,7 @@ def stateful_stream():
     rng = np.random.default_rng(SEED)
     frames = rng.uniform(-1.0, 1.0, (CALIBRATION_SAMPLES, 1, 1, STREAM_FEATURES)).astype(np.float32)
     converter.representative_dataset = lambda: ([f] for f in frames)
-    converter.target_spec.supported_ops = [tf.lite.OpsSet.EXPERIMENTAL_TFLITE_BUILTINS_ACTIVATIONS_INT16_WEIGHTS_INT8
-                                           if fixture.int16x8 else tf.lite.OpsSet.TFLITE_BUILTINS_INT8]
+    converter.target_spec.supported_ops = [tf.lite.OpsSet.TFLITE_BUILTINS_INT8]
     converter.inference_input_type = tf.int8
     converter.inference_output_type = tf.int8
     with contextlib.redirect_stdout(io.StringIO()):
