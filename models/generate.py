@@ -719,6 +719,18 @@ def stateful_stream():
     return data
 
 
+def heavy_16x8():
+    """The heavy layers quantized 16x8 (int16 activations, int8 weights): CONV_2D 3x3 s2, DEPTHWISE_CONV_2D
+    3x3, a pointwise CONV_2D, FULLY_CONNECTED over the flattened map."""
+    x = inp = layers.Input((10, 10, 3), batch_size=1)
+    x = conv(8, 3, strides=2, activation="relu")(x)
+    x = depthwise(3, activation="relu6")(x)
+    x = conv(8, 1)(x)
+    x = layers.Flatten()(x)
+    x = dense(6)(x)
+    return tf.keras.Model(inp, x)
+
+
 def check_operators(data, expected):
     """Fail unless the converted model has every operator in `expected`."""
     from tensorflow.lite.python import schema_py_generated as schema
@@ -754,7 +766,7 @@ class Fixture:
     per_channel_dense: bool = False
     freeze_shapes: bool = False  # drop the dynamic shape signature, keeping the static shapes
     edit: Callable[[bytes], bytes] | None = None  # applied to the converted flatbuffer
-    int16_activations: bool = False  # 16x8: int16 activations, int8 weights (the converter's experimental ops set)
+    activations16: bool = False  # 16x8: int16 activations, int8 weights (the converter's experimental ops set)
 
 
 FIXTURES = [
@@ -787,7 +799,8 @@ FIXTURES = [
     Fixture("ssd_postprocess_regular", ssd_postprocess, edit=lambda data: with_postprocess(data, use_regular_nms=True)),
     Fixture("stateful_stream", None, flatbuffer=stateful_stream),
     Fixture("audio_preprocessor", None, flatbuffer=audio_preprocessor),
-    Fixture("sixteen_by_eight", sixteen_by_eight, float_io=True, int16_activations=True),
+    Fixture("sixteen_by_eight", sixteen_by_eight, float_io=True, activations16=True),
+    Fixture("heavy_16x8", heavy_16x8, activations16=True),
 ]
 
 
@@ -831,14 +844,14 @@ def convert(model, samples, fixture):
     converter.optimizations = [tf.lite.Optimize.DEFAULT]
     converter.representative_dataset = lambda: ([s] for s in samples)
     converter.target_spec.supported_ops = [
-        tf.lite.OpsSet.EXPERIMENTAL_TFLITE_BUILTINS_ACTIVATIONS_INT16_WEIGHTS_INT8 if fixture.int16_activations
+        tf.lite.OpsSet.EXPERIMENTAL_TFLITE_BUILTINS_ACTIVATIONS_INT16_WEIGHTS_INT8 if fixture.activations16
         else tf.lite.OpsSet.TFLITE_BUILTINS_INT8]
     # Private switch (TF >= 2.15) that restores per-tensor Dense weights.
     converter._experimental_disable_per_channel_quantization_for_dense_layers = (
         not fixture.per_channel_dense)
     if not fixture.float_io:
-        converter.inference_input_type = tf.int8
-        converter.inference_output_type = tf.int8
+        converter.inference_input_type = tf.int16 if fixture.activations16 else tf.int8
+        converter.inference_output_type = tf.int16 if fixture.activations16 else tf.int8
     with contextlib.redirect_stdout(io.StringIO()):  # silence Keras' export listing
         return converter.convert()
 

@@ -59,6 +59,15 @@ def requantize(x, multiplier, shift) -> np.ndarray:
     return np.where(shift >= 0, left, right)
 
 
+def requantize64(x, multiplier, shift) -> np.ndarray:
+    """vmcu_requantize64: an int64 accumulator times the multiplier rounded to 16 bits, one rounding
+    shift right by 15 - shift, the low 32 bits kept."""
+    x, multiplier, shift = (np.asarray(v, np.int64) for v in (x, multiplier, shift))
+    m16 = np.minimum((multiplier + 0x8000) >> 16, 0x7FFF)
+    total = 15 - shift
+    return int32((x * m16 + (np.int64(1) << (total - 1))) >> total)
+
+
 def requantize_narrow(x, m2, r1, offset) -> np.ndarray:
     """vmcu_requantize_narrow (right shifts, normalized multipliers, |x| < 2^30) from the narrow
     tables' m2 = 2m - 2^32 and r1 = r - 1: SMMLAR(x, m2, x), then both roundings in two halvings."""

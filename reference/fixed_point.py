@@ -51,6 +51,17 @@ def multiply_by_quantized_multiplier(x, multiplier, shift) -> np.ndarray:
     return rounding_divide_by_pot(saturating_rounding_doubling_high_mul(scaled, multiplier), right_shift)
 
 
+def multiply_by_quantized_multiplier_64(x, multiplier, shift) -> np.ndarray:
+    """TFLite's MultiplyByQuantizedMultiplier for an int64 accumulator (the 16x8 layers): the Q31
+    multiplier rounded to a Q15 one (0x7FFF from 0x7FFF0000 on), then one rounding shift right by
+    15 - shift of the 64-bit product; the result cast to int32."""
+    x = np.asarray(x, dtype=np.int64)
+    multiplier = np.asarray(multiplier, dtype=np.int64)
+    reduced = np.where(multiplier < 0x7FFF0000, (multiplier + (1 << 15)) >> 16, 0x7FFF)
+    total = 15 - np.asarray(shift, dtype=np.int64)
+    return wrap_int32((x * reduced + (np.int64(1) << (total - 1))) >> total)
+
+
 def multiply_by_quantized_multiplier_smaller_than_one_exp(x, multiplier, left_shift) -> np.ndarray:
     """TFLite's MultiplyByQuantizedMultiplierSmallerThanOneExp: left_shift is <= 0."""
     return rounding_divide_by_pot(saturating_rounding_doubling_high_mul(x, multiplier), -np.asarray(left_shift))

@@ -21,7 +21,7 @@ from vmcu_tflite.codegen.cwriter import CWriter
 from vmcu_tflite.ops import SPECS
 
 INT_TYPES = {"int8_t": np.int8, "uint8_t": np.uint8, "int16_t": np.int16, "uint16_t": np.uint16,
-             "int32_t": np.int32, "uint32_t": np.uint32}
+             "int32_t": np.int32, "uint32_t": np.uint32, "int64_t": np.int64}
 _ARRAY = re.compile(r"static const (\w+) (\w+)\[(\d+)\] = \{(.*?)\};", re.S)
 _STRUCT = re.compile(r"static const (\w+) (\w+) = (\{.*\});")
 _POINTERS = re.compile(r"static const \w+ \*const (\w+)\[(\d+)\] = \{(.*)\};")

@@ -156,7 +156,7 @@ class Interpreter:
         if kernel is not None:
             stored = self._run_described(pool, step, kernel, base, source, sink)
             _check_against_formula(step, stored, out)
-            return stored.values.reshape(out.shape)
+            return stored.values.view(np.asarray(out).dtype).reshape(out.shape)  # the bytes as the output's elements
         if planned.streamed_inputs:
             streamed = [(self._access(step.index, x, segment), base(x), graph.tensors[x].num_bytes,
                          access_pattern(graph, step, x, segment)) for x in planned.streamed_inputs]
@@ -219,8 +219,8 @@ def _check_against_formula(step, stored: Stored, formula: np.ndarray) -> None:
     differ = np.flatnonzero(~stored.stored | (stored.values != expected.view(np.int8)))
     if not differ.size:
         return
-    first = int(differ[0])
-    index = tuple(int(i) for i in np.unravel_index(first, np.shape(formula)))
+    first = int(differ[0])  # a byte (of an int16 output: element first // 2)
+    index = tuple(int(i) for i in np.unravel_index(first // expected.itemsize, np.shape(formula)))
     ops = ", ".join(map(str, step.ops)) or "-"
     where = f"step {step.index} ({step.kernel}, TFLite op {ops})"
     if not stored.stored[first]:

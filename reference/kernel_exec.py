@@ -9,6 +9,10 @@ the reference interpreter certifies the kernel the C executes and not a formula 
 - FlashLoad, InitBias, Requantize and AddResidual read the constants as the generated C holds
   them (`flash.py`), and compute with the C runtime's integer helpers (`c_arith.py`);
 - Widen, Dot, DotLanes, DotLanesPair, DotRow, Accumulate and Average compute what their C computes;
+- int16 data (a 16x8 layer's): a RAMLoad of `ctype` int16_t reads whole little-endian elements (its
+  pointer's indexes count elements, its offsets and lengths stay bytes), a RAMStore of an int16
+  buffer writes each element's two bytes; int64 accumulators sum exactly, and the wide Requantize
+  is the C's 64-bit form (`c_arith.requantize64`);
 - RAMStore writes the values its buffer holds, which the pool then holds; PullRow the row the
   application serves (`rows`: the protocol's checks, `reference/row_stream.py`); PushRow hands
   the application the row the pool holds when it runs.
@@ -37,7 +41,7 @@ from vmcu_tflite.kernels.ir import (Accumulate, AddResidual, Average, Broadcast,
 from vmcu_tflite.kernels.schedule import enter
 
 from . import c_arith
-from .flash import FlashImage
+from .flash import INT_TYPES, FlashImage
 from .kernel_state import (Buffer, DescriptionError, ExecutionError, FlashPointer, Frame, Loaded, Statement, Word,
                            as_ctype, chunks, expand, packed_positions)
 from .pool_history import UNSET, PoolHistory
@@ -91,6 +95,15 @@ class Executor:
             _Semantics(self, stmt, path + (k,), frame, scope, len(self.statements) - 1).run()
 
 
+def _elements(which: np.ndarray, packed: np.ndarray, values: np.ndarray, size: int, ctype: str):
+    """Loaded bytes (instance, position, byte value) as little-endian elements of `size` bytes."""
+    first = packed % size == 0
+    value = np.zeros(int(first.sum()), np.int64)
+    for b in range(size):
+        value |= (values[np.flatnonzero(first) + b] & 0xFF) << (8 * b)
+    return which[first], packed[first] // size, as_ctype(value, ctype)
+
+
 class _Semantics(Statement):
     """What each intrinsic computes, over all the instances of one statement."""
 
@@ -126,12 +139,19 @@ class _Semantics(Statement):
             instances = np.arange(self.frame.count)
             self.check(instances, total > s.max_bytes,
                        lambda n: f"loads {int(total[n])} bytes into a copy of {s.max_bytes} (its max_bytes)")
+        stride = self.value(s.run_stride)
+        size = np.dtype(INT_TYPES[s.ctype]).itemsize
+        if size > 1:  # whole little-endian elements: indexes count elements
+            self.check(np.arange(self.frame.count), (length % size != 0) | (stride % size != 0),
+                       lambda n: f"loads {int(length[n])}-byte runs {int(stride[n])} apart as {s.ctype} elements")
+            which, packed, values = _elements(which, packed, values, size, s.ctype)
+            length, stride, total = length // size, stride // size, total // size
         if s.into is not None:
             self.write(s.into, which, self.value(s.into_index)[which] + packed, values)
             return
         loaded = np.full((self.frame.count, max(1, int(total.max(initial=0)))), UNSET, np.int64)
         loaded[which, packed] = values
-        self.scope[s.name] = Loaded(s.name, self.frame, loaded, length, runs, self.value(s.run_stride))
+        self.scope[s.name] = Loaded(s.name, self.frame, loaded, length, runs, stride)
 
     def _PushRow(self, s: PushRow) -> None:
         """The row as the pool holds it when the kernel hands it over is what the application
@@ -148,10 +168,18 @@ class _Semantics(Statement):
     def _RAMStore(self, s: RAMStore) -> None:
         byte, time, which = self.executor.stores[self.position]
         decl = self.lookup(s.src)
-        if getattr(decl, "ctype", "int8_t") != "int8_t":
-            raise DescriptionError(f"RAMStore of {s.tensor} copies {s.src}, a {decl.ctype} buffer, as bytes")
+        ctype = getattr(decl, "ctype", "int8_t")
+        if ctype not in ("int8_t", "int16_t"):
+            raise DescriptionError(f"RAMStore of {s.tensor} copies {s.src}, a {ctype} buffer, into the pool")
+        size = np.dtype(INT_TYPES[ctype]).itemsize
         packed = packed_positions(which, self.frame.count)
-        values = self.read(s.src, which, self.value(s.src_index)[which] + packed, "the stored")
+        if size > 1:
+            length = self.value(s.length)
+            self.check(np.arange(self.frame.count), length % size != 0,
+                       lambda n: f"stores {int(length[n])} bytes of {ctype} elements")
+        values = self.read(s.src, which, self.value(s.src_index)[which] + packed // size, "the stored")
+        if size > 1:  # the element's bytes, little-endian, as the C's copy writes them
+            values = as_ctype(values >> (8 * (packed % size)), "int8_t")
         self._keep(s.tensor, byte, which, values)
 
     def _PullRow(self, s: PullRow) -> None:
@@ -283,7 +311,9 @@ class _Semantics(Statement):
             sources.append((s.acc1, acc_index, dst_index + dst_stride + k))
         for acc_name, acc_at, dst_at in sources:
             acc = self.read(acc_name, which, acc_at, "an accumulator")
-            if s.form.narrow:
+            if s.form.wide:
+                value = c_arith.requantize64(acc, m, r) + offset
+            elif s.form.narrow:
                 value = c_arith.requantize_narrow(acc, m, r, offset)
             elif s.form.shifted:
                 value = c_arith.requantize_shifted(acc, m, r, offset)

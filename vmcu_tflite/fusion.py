@@ -32,8 +32,10 @@ class Block:
 
 
 def is_layer(step: Step) -> bool:
-    """A convolution or depthwise layer a chain can hold."""
-    return step.kernel in ("CONV_2D", "DEPTHWISE_CONV_2D") and chainable(step.params)
+    """A convolution or depthwise layer a chain can hold: int8 only (a 16x8 layer's int16 rows are
+    not what a chain's rings and kernels hold, so it always runs as a step of its own)."""
+    return (step.kernel in ("CONV_2D", "DEPTHWISE_CONV_2D") and getattr(step.params, "element", 1) == 1
+            and chainable(step.params))
 
 
 def _starts_chain(step: Step) -> bool:

@@ -31,6 +31,9 @@ class Buffer:
     # bytes of one element (int16: 2, uint64: 8): kernels read whole elements, so the planners put
     # its base at a multiple of it and never across the end of the pool (1: int8, any place)
     align: int = 1
+    # a buffer of wider elements that may still cross the end of the pool: every step that reads or
+    # writes it is a 16x8 heavy layer, whose described kernel copies what wraps (`kernels.lower_c`)
+    wraps: bool = False
 
 
 class Dataflow:
@@ -78,6 +81,12 @@ class Dataflow:
         its own in the pool either."""
         return any(getattr(self.steps[i].params, "pushes_output", None) is not None for i in self.writers(tensor))
 
+    def wraps(self, tensor: int) -> bool:
+        """Whether only 16x8 heavy layers read and write `tensor` (their descriptions take int16 data
+        across the end of the pool); the application's inputs and outputs stay in one piece anyway."""
+        steps = self.readers(tensor) + self.writers(tensor)
+        return bool(steps) and all(getattr(self.steps[i].params, "element", 1) == 2 for i in steps)
+
     def lifetimes(self) -> dict[int, Buffer]:
         end = max(len(self.steps) - 1, 0)
         found = {}
@@ -89,7 +98,7 @@ class Dataflow:
             last = max([first, *writers, *self.readers(t)] + ([end] if data.get("graph_output") else []))
             tensor = self.graph.tensors[t]
             found[t] = Buffer(t, 0 if self.pulled(t) or self.pushed(t) else tensor.num_bytes, first, last,
-                              element_bytes(tensor.dtype))
+                              element_bytes(tensor.dtype), self.wraps(t))
         return dict(sorted(found.items()))
 
 

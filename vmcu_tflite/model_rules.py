@@ -202,9 +202,9 @@ def _check_options(op: Op) -> None:
     if "padding" in o and o["padding"] not in _PADDINGS:
         raise ModelError(f"operator {op.kind} at index {op.index}: padding {o['padding']} is neither SAME (0) "
                          "nor VALID (1)")
-    if o.get("quantized_bias_type", 0) not in (0, 2):  # unset, or INT32 (what int8 kernels take)
+    if o.get("quantized_bias_type", 0) not in (0, 2, 4):  # unset, INT32 (int8 kernels) or INT64 (16x8 ones)
         raise ModelError(f"operator {op.kind} at index {op.index}: quantized bias type {o['quantized_bias_type']} "
-                         "is not supported (int32)")
+                         "is not supported (int32, int64)")
     if ("fused_activation_function" in o and o["fused_activation_function"] not in _ACTIVATIONS
             and op.kind not in _CELL_ACTIVATION_OPS):
         raise ModelError(f"operator {op.kind} at index {op.index}: fused activation {o['fused_activation_function']} "

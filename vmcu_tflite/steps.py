@@ -69,4 +69,5 @@ def _as_convolution(kind: str, params):
         input_shape=params.input_shape, output_shape=params.output_shape,
         filter=np.ascontiguousarray(params.filter.transpose(3, 1, 2, 0)), bias=params.bias, stride=params.stride,
         dilation=params.dilation, padding=params.padding, input_offset=params.input_offset,
-        output_offset=params.output_offset, requant=params.requant)
+        output_offset=params.output_offset, requant=params.requant, element=getattr(params, "element", 1),
+        wide=getattr(params, "wide", False))  # a 16x8 layer stays one (the same int64 or int32 sums)

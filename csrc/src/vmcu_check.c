@@ -60,6 +60,12 @@ int vmcu_layer_ok(int32_t input_offset, int32_t output_offset, const vmcu_requan
            vmcu_clamp_ok(requant->act_min, requant->act_max);
 }
 
+int vmcu_layer16_ok(int32_t input_offset, int32_t output_offset, const vmcu_requant *requant)
+{
+    return input_offset == 0 && output_offset == 0 && requant != 0 && requant->act_min <= requant->act_max &&
+           vmcu_in_range(requant->act_min, -32768, 32767) && vmcu_in_range(requant->act_max, -32768, 32767);
+}
+
 int vmcu_binary_arith_ok(const vmcu_binary_arith *q)
 {
     /* the scalings are multiplications below one (shifts <= 0), so each scaled input is at most

@@ -10,7 +10,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ..fixed_point import multiply_by_quantized_multiplier, wrap_int32
+from ..fixed_point import multiply_by_quantized_multiplier, multiply_by_quantized_multiplier_64, wrap_int32
 
 
 class Kernel:
@@ -39,6 +39,19 @@ def requantize_channels(acc: np.ndarray, bias: np.ndarray, output_offset: int, r
     scaled = multiply_by_quantized_multiplier(acc, np.asarray(requant.multiplier, dtype=np.int64),
                                               np.asarray(requant.shift, dtype=np.int64))
     return np.clip(scaled + output_offset, requant.act_min, requant.act_max).astype(np.int8)
+
+
+def requantize16(products: np.ndarray, bias: np.ndarray, requant, wide: bool) -> np.ndarray:
+    """Exact sums of products [..., C] + bias -> int16: int64 accumulators and the 64-bit
+    MultiplyByQuantizedMultiplier (`wide`), or int32 ones and the 32-bit form; the int16 clamp."""
+    multiplier = np.asarray(requant.multiplier, dtype=np.int64)
+    shift = np.asarray(requant.shift, dtype=np.int64)
+    acc = np.asarray(products, dtype=np.int64) + np.asarray(bias, dtype=np.int64)
+    if wide:
+        scaled = multiply_by_quantized_multiplier_64(acc, multiplier, shift)
+    else:
+        scaled = multiply_by_quantized_multiplier(wrap_int32(acc), multiplier, shift)
+    return np.clip(scaled, requant.act_min, requant.act_max).astype(np.int16)
 
 
 def window_taps(x: np.ndarray, kernel_hw, stride, dilation, padding, out_hw, fill: float = 0):

@@ -1,9 +1,9 @@
-"""CONV_2D reference kernel: TFLite's ConvPerChannel (grouped convolution included)."""
+"""CONV_2D reference kernel: TFLite's ConvPerChannel (grouped convolution included), int8 or 16x8."""
 from __future__ import annotations
 
 import numpy as np
 
-from .base import Kernel, exact_matmul, requantize_channels, window_taps
+from .base import Kernel, exact_matmul, requantize16, requantize_channels, window_taps
 
 
 class Conv2D(Kernel):
@@ -22,4 +22,6 @@ class Conv2D(Kernel):
             cols = taps[..., g * c_per_group:(g + 1) * c_per_group].reshape(n * o_h * o_w, -1)
             weights = p.filter[g * per_group:(g + 1) * per_group].reshape(per_group, -1)
             acc[..., g * per_group:(g + 1) * per_group] = exact_matmul(cols, weights.T).reshape(n, o_h, o_w, per_group)
+        if getattr(p, "element", 1) == 2:  # 16x8: int64 or int32 accumulators, int16 out
+            return requantize16(acc, p.bias, p.requant, p.wide)
         return requantize_channels(acc, p.bias, p.output_offset, p.requant)

@@ -23,7 +23,8 @@ from .c_layout import INTEGER_TYPES, structs
 from .cwriter import CWriter
 
 MAX_STEP_INPUTS = 10  # VMCU_MAX_STEP_INPUTS
-_NUMPY = {"int8_t": "<i1", "uint8_t": "<u1", "int16_t": "<i2", "uint16_t": "<u2", "int32_t": "<i4", "uint32_t": "<u4"}
+_NUMPY = {"int8_t": "<i1", "uint8_t": "<u1", "int16_t": "<i2", "uint16_t": "<u2", "int32_t": "<i4", "uint32_t": "<u4",
+          "int64_t": "<i8"}
 
 
 def crc_ints(crc: int, values) -> int:

@@ -21,7 +21,7 @@ from .cwriter import CWriter
 from .integrity import parse_initializer
 
 LAYER_TYPES = ("vmcu_conv_params", "vmcu_depthwise_params", "vmcu_fully_connected_params")
-_BYTES = {"int8_t": 1, "uint8_t": 1, "int16_t": 2, "uint16_t": 2, "int32_t": 4, "uint32_t": 4}
+_BYTES = {"int8_t": 1, "uint8_t": 1, "int16_t": 2, "uint16_t": 2, "int32_t": 4, "uint32_t": 4, "int64_t": 8}
 
 
 def _role_check(role: str, size: int, flat: bool) -> str:
@@ -35,7 +35,9 @@ def _role_check(role: str, size: int, flat: bool) -> str:
 class _Walk:
     """C lines of a params struct's checks and digest, from its initializer and the writer's objects."""
 
-    def __init__(self, writer: CWriter) -> None:
+    def __init__(self, writer: CWriter, element: int = 1) -> None:
+        """`element`: bytes per activation of the kernel's layers (2: 16x8, checked as such)."""
+        self.element = element
         self.objects = writer.objects
         self.layouts = structs()
         self.checks: list[str] = []
@@ -50,7 +52,8 @@ class _Walk:
         requant = fields["requant"]
         channels = len(self.objects[requant["multiplier"]][2])
         bias_bytes = _BYTES[self.objects[fields["bias"]][1]]
-        self.checks.append(f"!vmcu_layer_ok({expr}->input_offset, {expr}->output_offset, &{expr}->requant)")
+        check = "vmcu_layer16_ok" if self.element == 2 else "vmcu_layer_ok"
+        self.checks.append(f"!{check}({expr}->input_offset, {expr}->output_offset, &{expr}->requant)")
         self.digest.append(f"crc = vmcu_layer_digest(crc, {expr}->input_offset, {expr}->output_offset, "
                            f"{expr}->filter, {self.array_bytes(fields['filter'])}u, {expr}->bias, {channels}u, "
                            f"{bias_bytes}u, &{expr}->requant);")
@@ -100,7 +103,7 @@ def kernel_checks(kernel: Kernel, name: str, whole: frozenset[str], params_type:
     conditions += [_role_check(r, kernel.tensors[r], r in whole) for r in sorted(roles)]
     conditions += [f"!vmcu_workspace_holds(model, step, {w.at}u, {w.capacity}u, {int(w.name in whole or w.wraps)})"
                    for w in kernel.workspaces]
-    walk = _Walk(writer)
+    walk = _Walk(writer, kernel.element)
     walk.struct("p", params_type, init)
     conditions += walk.checks
     cast = f"const {params_type} *p = (const {params_type} *)step->params;"

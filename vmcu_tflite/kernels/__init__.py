@@ -16,7 +16,7 @@ from .depthwise import depthwise, depthwise_in_place
 from .gemm import gemm
 from .ir import Kernel
 from .offset import dot_offset, kernel_bias
-from .requant import requant_form
+from .requant import requant_form, requant_form16
 
 
 def gemm_shape(kind: str, params) -> tuple[int, int, int] | None:
@@ -37,6 +37,10 @@ def describe(kind: str, params, segment: int, in_place: bool = False, tile_rows:
     if shape is not None:
         params_type, stem = (("vmcu_fully_connected_params", "fully_connected") if kind == "FULLY_CONNECTED"
                              else ("vmcu_conv_params", "pointwise"))
+        element = getattr(params, "element", 1)
+        if element == 2:  # 16x8: no offset, the general (or 64-bit) requantization, one-row tiles
+            return gemm(*shape, segment, params_type, stem + "_s16", requant_form16(params.bias, params.wide), 1, "0",
+                        element=2)
         form = requant_form(params.filter, params.bias, params.requant, 0, kernel_bias(params))
         return gemm(*shape, segment, params_type, stem, form, tile_rows, dot_offset(params, "p"),
                     widen_once=getattr(params, "tuning", "dsp") != "helium")

@@ -23,11 +23,11 @@ from typing import Callable
 
 import numpy as np
 
-from .gemm import WIDEN_BYTES, channel_group, pair_bytes, whole_words
+from .gemm import ELEMENT_TYPES, WIDEN_BYTES, channel_group, pair_bytes, whole_words
 from .index import Const, Ix, Var, floor_div, imin
 from .ir import Broadcast, Dot, Kernel, RAMLoad, RAMStore, RegAlloc, Requantize, Widen, loop
 from .offset import dot_offset, kernel_bias
-from .requant import RequantForm, requant_form
+from .requant import RequantForm, requant_form, requant_form16
 from .tuning import tile_channels
 from .window import conv_way, layer_interior, taps
 
@@ -75,7 +75,9 @@ def conv_pixel(p, n: Ix, y: Ix, x: Ix, params: str = "p", offsets: str = "offset
     per_group = c_out // (c_in // fc)
     window = k_h * k_w * fc
     way, pitch = conv_way(p), filter_pitch(p)
-    form = requant_form(p.filter, p.bias, p.requant, 0, kernel_bias(p))
+    e = getattr(p, "element", 1)  # bytes per activation: 2 for a 16x8 layer (rows or taps, `conv_way`)
+    act = ELEMENT_TYPES[e]
+    form = requant_form16(p.bias, p.wide) if e > 1 else requant_form(p.filter, p.bias, p.requant, 0, kernel_bias(p))
     wide = whole_words(window)  # inputs widened to 16 bits
     width = 1 if per_group != c_out else tile_channels(p) if way in ("pixel", "gather") else 2
     weight_rows = max(width, 2)
@@ -83,7 +85,7 @@ def conv_pixel(p, n: Ix, y: Ix, x: Ix, params: str = "p", offsets: str = "offset
     ky, kx = Var("ky"), Var("kx")
     rows, cols = taps(y, s_h, p_h, d_h, k_h, h), taps(x, s_w, p_w, d_w, k_w, w)
     row_start = ((n * h + rows.origin + ky * d_h) * w + cols.origin) * c_in  # tap (ky, 0), channel 0
-    x_offset = dot_offset(p, params)  # "0" where the bias holds it (offset.py)
+    x_offset = "0" if e > 1 else dot_offset(p, params)  # "0" where the bias holds it (offset.py), or int16
     tile = 2 if way in ("pixel", "gather") and pixels is not None else 1
     count = 1 if tile == 1 else pixels
     reads = []
@@ -121,14 +123,16 @@ def conv_pixel(p, n: Ix, y: Ix, x: Ix, params: str = "p", offsets: str = "offset
             return start + [Dot("acc", 0, "wide", 0, weights, 0, pitch, offsets, x_offset, pair, count, pitch)]
         if way == "rows":
             return start + [loop("ky", rows.lo, rows.hi, [
-                RAMLoad("run", source, row_start + cols.lo * c_in, (cols.hi - cols.lo) * c_in, max_bytes=k_w * c_in),
+                RAMLoad("run", source, (row_start + cols.lo * c_in) * e, (cols.hi - cols.lo) * c_in * e,
+                        max_bytes=k_w * c_in * e, ctype=act),
                 Dot("acc", 0, "run", 0, ("w0", "w1"), (ky * k_w + cols.lo) * c_in, (cols.hi - cols.lo) * c_in,
                     offsets, x_offset, pair),
             ])]
         group = floor_div(u, per_group)
         return start + [loop("ky", rows.lo, rows.hi, [
             loop("kx", cols.lo, cols.hi, [
-                RAMLoad("run", source, row_start + kx * d_w * c_in + group * fc, fc, max_bytes=fc),
+                RAMLoad("run", source, (row_start + kx * d_w * c_in + group * fc) * e, fc * e, max_bytes=fc * e,
+                        ctype=act),
                 Dot("acc", 0, "run", 0, ("w0", "w1"), (ky * k_w + kx) * fc, fc, offsets, x_offset, pair),
             ]),
         ])]
@@ -137,9 +141,15 @@ def conv_pixel(p, n: Ix, y: Ix, x: Ix, params: str = "p", offsets: str = "offset
 
 
 def conv2d(params, segment: int) -> Kernel:
+    """The kernel of a windowed convolution; `segment` in bytes (whole elements of a 16x8 layer's
+    int16 outputs: its pool offsets are bytes, its buffers' indexes elements)."""
     p = params
     n_, h, w, c_in = p.input_shape
     _, o_h, o_w, c_out = p.output_shape
+    e = getattr(p, "element", 1)
+    if segment % e:
+        raise ValueError(f"CONV_2D of {e}-byte elements in segments of {segment} bytes")
+    segment //= e
     n, y, x, q, u, t = (Var(v) for v in ("n", "y", "x", "q", "u", "t"))
     pixel = conv_pixel(p, n, y, x, pixels=imin(o_w - x, 2))
     tile = imin(o_w - x, pixel.tile)  # pixels x, x + 1 where the window is gathered
@@ -152,10 +162,11 @@ def conv2d(params, segment: int) -> Kernel:
         Broadcast("offsets", dot_offset(p, "p")),
         loop("n", 0, n_, [loop("y", 0, o_h, [loop("x", 0, o_w, pixel.reads + [
             loop("q", 0, segments, [
-                RegAlloc("seg", "int8_t", pair_bytes(segment * pixel.tile)),
+                RegAlloc("seg", ELEMENT_TYPES[e], pair_bytes(segment * pixel.tile)),
                 loop("u", first, end, pixel.unit(u, pair) + [requantize], step=pixel.width),
                 loop("t", 0, tile, [
-                    RAMStore("output", ((n * o_h + y) * o_w + x + t) * c_out + first, end - first, "seg", t * segment),
+                    RAMStore("output", (((n * o_h + y) * o_w + x + t) * c_out + first) * e, (end - first) * e, "seg",
+                             t * segment),
                 ]),
             ]),
         ], step=pixel.tile,  # a gathered window's interior copies have constant lengths (inlined, no memcpy call)
@@ -163,7 +174,8 @@ def conv2d(params, segment: int) -> Kernel:
     )
     k_h, k_w = p.filter.shape[1:3]
     signature = ("conv2d", pixel.way, tuple(p.input_shape), tuple(p.output_shape), tuple(p.filter.shape), p.stride,
-                 p.dilation, p.padding, segment, pixel.width)
-    return Kernel(name="conv2d", params_type="vmcu_conv_params", signature=signature,
-                  tensors={"input0": n_ * h * w * c_in, "output": n_ * o_h * o_w * c_out}, body=body,
-                  doc=f"CONV_2D {k_h}x{k_w} ({pixel.way}) {p.input_shape} -> {p.output_shape}, {segment}-byte segments")
+                 p.dilation, p.padding, segment, pixel.width) + ((ELEMENT_TYPES[e], p.wide) if e > 1 else ())
+    return Kernel(name="conv2d" if e == 1 else "conv2d_s16", params_type="vmcu_conv_params", signature=signature,
+                  tensors={"input0": n_ * h * w * c_in * e, "output": n_ * o_h * o_w * c_out * e}, body=body,
+                  doc=f"CONV_2D {k_h}x{k_w} ({pixel.way}) {p.input_shape} -> {p.output_shape}, {segment * e}-byte "
+                      "segments" + (f", {ELEMENT_TYPES[e]} activations" if e > 1 else ""), element=e)

@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from .index import Const, Ix, Var, floor_div, imax, imin
 from .ir import (Broadcast, DotLanes, DotLanesPair, DotRow, FlashLoad, InitBias, Kernel, Loop, RAMFree, RAMLoad, RAMStore,
                  RegAlloc, Requantize, Workspace, loop)
-from .requant import requant_form
+from .gemm import ELEMENT_TYPES
+from .requant import requant_form, requant_form16
 from .tuning import depthwise_lanes
 from .window import Taps, layer_interior, taps
 
@@ -49,7 +50,8 @@ def depthwise_pixel(p, source: str, base, pixel_bytes, channel0, first, end, lan
     lanes = imin(end - first - c, lanes_max)
     channel = first + c
     in_channel = floor_div(channel, mult) - channel0
-    form = requant_form(p.filter, p.bias, p.requant, -1)
+    e = getattr(p, "element", 1)  # a 16x8 layer's int16 pixels: pool offsets in bytes, indexes in elements
+    form = requant_form16(p.bias, p.wide) if e > 1 else requant_form(p.filter, p.bias, p.requant, -1)
     row_start = base + ((n * h + rows.origin + ky * d_h) * w + cols.origin + cols.lo * d_w) * pixel_bytes + in_channel
     if window is not None:  # the whole window in registers: every tap, no clamps (padding adds 0)
         c_in, pitch = p.input_shape[3], window_cols or k_w
@@ -61,9 +63,16 @@ def depthwise_pixel(p, source: str, base, pixel_bytes, channel0, first, end, lan
         row = [RAMLoad("row", source, row_start, cols.hi - cols.lo, max_bytes=k_w),
                DotRow("acc", "row", 0, registers, ky * k_w + cols.lo, cols.hi - cols.lo, offsets,
                       f"{params}->input_offset")]
+    elif e > 1:
+        if window is not None or registers:
+            raise ValueError("a 16x8 depthwise layer's pixels are read from the pool")
+        row = [RAMLoad("row", source, row_start * e, (lanes if mult == 1 else Const(1)) * e, runs=cols.hi - cols.lo,
+                       run_stride=pixel_bytes * d_w * e, max_bytes=k_w * lanes_max * e, ctype=ELEMENT_TYPES[e])]
     else:
         row = [RAMLoad("row", source, row_start, lanes if mult == 1 else Const(1), runs=cols.hi - cols.lo,
-                       run_stride=pixel_bytes * d_w, max_bytes=k_w * lanes_max),
+                       run_stride=pixel_bytes * d_w, max_bytes=k_w * lanes_max)]
+    if window is None and not (registers and pixel_bytes * d_w == 1):
+        row += [
                loop("kx", cols.lo, cols.hi, [
                    DotLanes("acc", "row", (kx - cols.lo) * d_w * pixel_bytes, registers or f"{params}->filter",
                             ky * k_w + kx if registers else (ky * k_w + kx) * c_out + channel, lanes, offsets,
@@ -71,7 +80,7 @@ def depthwise_pixel(p, source: str, base, pixel_bytes, channel0, first, end, lan
                ])]
     return [
         loop("c", 0, end - first, [
-            RegAlloc("acc", "int32_t", lanes_max),
+            RegAlloc("acc", "int64_t" if form.wide else "int32_t", lanes_max),
             InitBias("acc", f"{params}->bias", channel, lanes, ctype=form.bias),
             loop("ky", rows.lo, rows.hi, row),
             Requantize(dst, dst_base + c, "acc", lanes, channel, params, form),
@@ -221,33 +230,44 @@ def _interior_pairs(p) -> bool:
 
 
 def depthwise(params, segment: int) -> Kernel:
+    """Streaming depthwise; `segment` in bytes (whole elements of a 16x8 layer's int16 outputs, read
+    four channels at a time with multiplier 1 on every core)."""
     p = params
     n_, h, w, c_in = p.input_shape
     _, o_h, o_w, c_out = p.output_shape
-    lanes = depthwise_lanes(p, segment) if p.depth_multiplier == 1 else 1
+    e = getattr(p, "element", 1)
+    if segment % e:
+        raise ValueError(f"DEPTHWISE_CONV_2D of {e}-byte elements in segments of {segment} bytes")
+    segment //= e
+    lanes = (min(4, segment) if e > 1 else depthwise_lanes(p, segment)) if p.depth_multiplier == 1 else 1
     n, y, x, q = (Var(v) for v in ("n", "y", "x", "q"))
     first, end = q * segment, imin(q * segment + segment, c_out)
     body = (
         Broadcast("offsets", "p->input_offset"),
         loop("n", 0, n_, [loop("y", 0, o_h, [loop("x", 0, o_w, [
             loop("q", 0, -(-c_out // segment), [
-                RegAlloc("seg", "int8_t", segment),
+                RegAlloc("seg", ELEMENT_TYPES[e], segment),
                 *depthwise_pixel(p, "input0", 0, c_in, 0, first, end, lanes),
-                RAMStore("output", ((n * o_h + y) * o_w + x) * c_out + first, end - first, "seg"),
+                RAMStore("output", (((n * o_h + y) * o_w + x) * c_out + first) * e, (end - first) * e, "seg"),
             ]),
         ], interior=layer_interior(p, 1))])]),
     )
     signature = ("depthwise", tuple(p.input_shape), tuple(p.output_shape), tuple(p.filter.shape), p.stride,
                  p.dilation, p.padding, p.depth_multiplier, segment, lanes)
-    return Kernel(name="depthwise", params_type="vmcu_depthwise_params", signature=signature,
-                  tensors={"input0": n_ * h * w * c_in, "output": n_ * o_h * o_w * c_out}, body=body,
-                  doc=f"DEPTHWISE_CONV_2D {p.filter.shape[1]}x{p.filter.shape[2]} {p.input_shape} -> "
-                      f"{p.output_shape}, {segment}-byte segments")
+    signature += (ELEMENT_TYPES[e], p.wide) if e > 1 else ()
+    return Kernel(name="depthwise" if e == 1 else "depthwise_s16", params_type="vmcu_depthwise_params",
+                  signature=signature, tensors={"input0": n_ * h * w * c_in * e, "output": n_ * o_h * o_w * c_out * e},
+                  body=body, doc=f"DEPTHWISE_CONV_2D {p.filter.shape[1]}x{p.filter.shape[2]} {p.input_shape} -> "
+                                 f"{p.output_shape}, {segment * e}-byte segments"
+                                 + (f", {ELEMENT_TYPES[e]} activations" if e > 1 else ""), element=e)
 
 
 def depthwise_in_place(params, segment: int) -> Kernel:
-    """Channel plane by channel plane through the workspace (multiplier 1)."""
+    """Channel plane by channel plane through the workspace (multiplier 1; int8 only: the planner
+    never plans a 16x8 layer in place)."""
     p = params
+    if getattr(p, "element", 1) != 1:
+        raise ValueError("in-place depthwise of int16 planes is not written")
     n_, h, w, c = p.input_shape
     _, o_h, o_w, _ = p.output_shape
     pixels = n_ * h * w

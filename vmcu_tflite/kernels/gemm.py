@@ -40,11 +40,11 @@ def pair_bytes(bytes_: int) -> int:
 def channel_group(params: str, u, units: int, window: int, pair, pixels: int = 1, form: RequantForm = GENERAL,
                  width: int = 2, weights: str = "int8_t") -> list:
     """Accumulators of the `width` (2 or 4) output channels from u (`pair` of them used) for `pixels`
-    inputs (acc[width * p + k]: input p, channel u + k), started at their bias (a table of
-    `form.bias`), and pointers w0, w1, ... to the channels' `window`-weight filter rows of C type
-    `weights` (those past the last channel point at it, inside the filter, and their accumulators
+    inputs (acc[width * p + k]: input p, channel u + k; int64 for a 16x8 layer's `form.wide`), started
+    at their bias (a table of `form.bias`), and pointers w0, w1, ... to the channels' `window`-weight filter
+    rows of C type `weights` (those past the last channel point at it, inside the filter, and their accumulators
     are never stored)."""
-    return [RegAlloc("acc", "int32_t", width * pixels),
+    return [RegAlloc("acc", "int64_t" if form.wide else "int32_t", width * pixels),
             *(FlashLoad(f"w{k}", f"{params}->filter", imin(u + k, units - 1) * window, ctype=weights)
               for k in range(width)),
             *(InitBias("acc", f"{params}->bias", u, pair, width * p, width if pixels > 1 else 0, form.bias)
@@ -57,30 +57,44 @@ def group_width(units: int) -> int:
     return 4 if units >= 4 else 2
 
 
+ELEMENT_TYPES = {1: "int8_t", 2: "int16_t"}  # activations by bytes per element
+
+
 def gemm(rows: int, depth: int, units: int, segment: int, params_type: str, stem: str,
          form: RequantForm = GENERAL, tile_rows: int = 1, x_offset: str = "p->input_offset",
-         widen_once: bool = True) -> Kernel:
+         widen_once: bool = True, element: int = 1) -> Kernel:
     """`params_type` is the C params struct (conv or fully connected); both name the same members;
     `form` what the layer's constants prove about its requantization (`requant.py`); `x_offset` the
     offset its dot products add ("0" where the bias holds it, `offset.py`); `widen_once`: a widened
     tile of rows is loaded and widened once for all the output segments (the `dsp` tuning), not
     per segment (`helium`: where the offset is 0 its dot products read the int8 rows in the pool,
-    which the stores of the segments before would overwrite, `lower_c.source_outlives_dots`)."""
+    which the stores of the segments before would overwrite, `lower_c.source_outlives_dots`).
+
+    `element`: bytes per activation, 1 (int8) or 2 (int16, a 16x8 layer: `form.wide` accumulates in
+    int64). The same loops for both: pool offsets and lengths in bytes (`segment` too: whole elements),
+    indexes into the loaded rows and the segment buffer in elements. An int16 tile is one row, read
+    as it is (no widening: the DSP dot product takes int16 pairs straight from the row)."""
     if tile_rows not in (1, 2):
         raise ValueError(f"GEMM tiles of 1 or 2 rows, not {tile_rows}")
+    if element not in ELEMENT_TYPES or segment % element:
+        raise ValueError(f"GEMM of {element}-byte elements in segments of {segment} bytes")
+    e, ctype = element, ELEMENT_TYPES[element]
+    if e > 1:
+        segment, tile_rows = segment // e, 1
     m, q, u, r = Var("m"), Var("q"), Var("u"), Var("r")
     segments = -(-units // segment)
     first, end = q * segment, imin(q * segment + segment, units)
     width = group_width(units)
     tile = imin(rows - m, tile_rows)  # rows in this tile: tile_rows, fewer in the last
     wide = whole_words(depth)
-    widened = tile_rows == 2 and wide * tile_rows * 2 <= WIDEN_BYTES
+    widened = tile_rows == 2 and wide * tile_rows * 2 <= WIDEN_BYTES and e == 1
     x, stride = ("xw", wide) if widened else ("x", depth)
     widen = [RegAlloc("xw", "int16_t", wide * tile_rows),
              loop("r", 0, tile, [Widen("xw", r * wide, "x", r * depth, depth, "offsets", x_offset)])]
     # A widened tile is a copy: loaded and widened once for all the segments. Unwidened, the Dot reads
     # the pool through the load's pointer, so each segment loads it again (after the stores before it).
-    load = [RAMLoad("x", "input0", m * depth, depth * tile, max_bytes=depth * tile_rows), *(widen if widened else [])]
+    load = [RAMLoad("x", "input0", m * depth * e, depth * tile * e, max_bytes=depth * tile_rows * e, ctype=ctype),
+            *(widen if widened else [])]
     once = widened and widen_once
     every = once and pair_bytes(units * tile_rows) <= ALL_UNITS_BYTES
 
@@ -97,8 +111,8 @@ def gemm(rows: int, depth: int, units: int, segment: int, params_type: str, stem
 
     def free_and_store(at: Ix) -> list:
         """Segment q: the rows freed with the last one, then stored from row r's `at` in `seg`."""
-        return [loop("r", 0, tile, [RAMFree("input0", (m + r) * depth, depth * imax(q - (segments - 2), 0))]),
-                loop("r", 0, tile, [RAMStore("output", (m + r) * units + first, end - first, "seg", at)])]
+        return [loop("r", 0, tile, [RAMFree("input0", (m + r) * depth * e, depth * e * imax(q - (segments - 2), 0))]),
+                loop("r", 0, tile, [RAMStore("output", ((m + r) * units + first) * e, (end - first) * e, "seg", at)])]
 
     if every:  # a widened tile's units in one pass (one assembly call), then the segments stored
         tile_body = [*load, RegAlloc("seg", "int8_t", pair_bytes(units * tile_rows)),
@@ -106,12 +120,14 @@ def gemm(rows: int, depth: int, units: int, segment: int, params_type: str, stem
     else:
         tile_body = [*(load if once else []), loop("q", 0, segments, [
             *([] if once else load),
-            RegAlloc("seg", "int8_t", pair_bytes(segment * tile_rows)),
+            RegAlloc("seg", ctype, pair_bytes(segment * tile_rows)),
             units_pass(first, end, first, segment),
             *free_and_store(r * segment),
         ])]
     body = (Broadcast("offsets", x_offset), loop("m", 0, rows, tile_body, step=tile_rows))
     shape = f"{rows} x {depth}] x [{depth} x {units}"
-    return Kernel(name=stem, params_type=params_type, signature=("gemm", rows, depth, units, segment, tile_rows, once),
-                  tensors={"input0": rows * depth, "output": rows * units}, body=body,
-                  doc=f"GEMM [{shape}], {segment}-byte segments" + (", 2-row tiles" if tile_rows == 2 else ""))
+    signature = ("gemm", rows, depth, units, segment, tile_rows, once) + ((ctype, form.wide) if e > 1 else ())
+    return Kernel(name=stem, params_type=params_type, signature=signature,
+                  tensors={"input0": rows * depth * e, "output": rows * units * e}, body=body,
+                  doc=f"GEMM [{shape}], {segment * e}-byte segments" + (", 2-row tiles" if tile_rows == 2 else "")
+                  + (f", {ctype} activations" if e > 1 else ""), element=e)

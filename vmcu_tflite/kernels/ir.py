@@ -30,6 +30,17 @@ exactly the bytes the kernel reads and writes, in the kernel's order:
   (`Requantize.form`: the cheaper forms a layer's constants allow, `requant.py`); `Accumulate`
   and `Average`: a global average pool's sums and their rounded means.
 
+Element types. Activations are int8 or int16 (a 16x8 model). A RAMLoad says the C type of what it
+loads (`ctype`); a RegAlloc the type of its elements (a RAMStore copies its buffer's elements). Pool
+offsets, lengths and run strides stay in bytes, the planner's unit: access functions, segments, frees
+and the hazard checks are the same for both widths, and a description of int16 data is the int8 one
+with its pool offsets times two. Indexes into a loaded pointer or a buffer (Dot's x_index, a
+RAMStore's src_index, a gather's into_index) count elements, as C pointer arithmetic does: the C of
+an int16 load is an `const int16_t *` into the pool. A load or store of int16 data moves whole
+elements (its offsets and lengths even; the planner aligns int16 tensors to 2 bytes in an even
+pool, so a 2-byte element is never split by the end of the pool). int16 data is accumulated in
+int64 where the layer's bias is (`RegAlloc("acc", "int64_t", ...)`, `Requantize.form.wide`).
+
 Tensors are named by role: "input0", "input1", ... and "output" in the pool, plus workspaces
 declared by the kernel (`Workspace`): a logical tensor kept in `capacity` bytes of the step's
 workspace from byte `at` on, byte b at workspace offset at + b mod capacity (a ring of rows, a
@@ -79,6 +90,7 @@ class RAMLoad(_IndexFields):
     max_bytes: int = 0  # static bound of runs * length (the copy made when the bytes wrap)
     into: str | None = None  # gather into this RegAlloc buffer at `into_index`, runs packed
     into_index: Ix = Const(0)
+    ctype: str = "int8_t"  # the elements loaded: int16_t for a 16x8 layer's activations
 
 
 @dataclass(frozen=True)
@@ -124,7 +136,7 @@ class RAMFree(_IndexFields):
 @dataclass(frozen=True)
 class RegAlloc:
     name: str
-    ctype: str  # "int8_t", "int16_t" (a Widen's) or "int32_t"
+    ctype: str  # "int8_t", "int16_t" (a Widen's, or int16 outputs), "int32_t" or "int64_t" (16x8 accumulators)
     size: int
     fill: str | None = None  # C value every element starts with (a window's zero point)
 
@@ -244,7 +256,7 @@ class InitBias(_IndexFields):
     count: Ix
     acc_index: Ix = Const(0)
     width: int = 0  # accumulators set from acc_index on (those past count to 0); 0: the whole buffer
-    ctype: str = "int32_t"  # the bias table's C type (requant.bias_ctype)
+    ctype: str = "int32_t"  # the bias table's C type (requant.bias_ctype; int64_t for some 16x8 layers)
 
 
 @dataclass(frozen=True)
@@ -338,6 +350,7 @@ class Kernel:
     body: tuple[Stmt, ...]
     workspaces: tuple[Workspace, ...] = ()
     doc: str = ""
+    element: int = 1  # bytes per activation element: 2 for a 16x8 layer's int16 (its params checked so)
 
     def workspace(self, name: str) -> Workspace | None:
         return next((w for w in self.workspaces if w.name == name), None)

@@ -24,6 +24,13 @@ Tensors that do not wrap. The plan is static, so the converter knows which of a 
 lie in one piece; `lower(..., whole=...)` reads and writes those through plain pointers
 (vmcu_flat, memcpy): no wrap test and no copy buffer on the stack.
 
+int16 activations (16x8 layers). A RAMLoad of int16_t elements is a `const int16_t *` into the pool only
+where its bytes neither wrap nor sit at an odd address (vmcu_span16), else a copy: the C never trusts
+the tables or the application's pool for the alignment. Its Dots and DotLanes call the int16 dot
+products (vmcu_dot_s16_s8_64 / _32: SMLAD on input pairs on the DSP path, into int64 accumulators
+in chunks that cannot overflow int32) and its Requantize the 64-bit form (vmcu_requantize64). The
+Helium tuning takes the same code for them (no MVE path for int16 yet).
+
 A test build may define VMCU_ON_COPY(load) to observe the copies (it counts them).
 """
 from __future__ import annotations
@@ -64,6 +71,9 @@ class _Pointer:
     serial: int = -1  # declarations in order: the same in both passes of `lower`
     size: int = 0  # a buffer's elements
     ctype: str = "int8_t"  # a buffer's elements' C type
+
+
+_ELEMENT_BYTES = {"int8_t": 1, "int16_t": 2}
 
 
 def _u32(e: Ix) -> str:
@@ -464,6 +474,8 @@ class _Lowering(GemmAssembly):
     def lower_RAMStore(self, s: RAMStore, depth: int) -> None:
         view, off = self.view(s.tensor), self.u32_offset(s.tensor, s.offset)
         src = plus(s.src, paren(self.at(s.src, s.src_index)))
+        if self.lookup(s.src) is not None and self.lookup(s.src).ctype != "int8_t":  # wider elements, as bytes
+            src = f"(const int8_t *)(const void *)({src})"
         single = self.bounds(s.length) == (1, 1)
         local = self.own_buffer(s.src)  # cannot overlap the pool
         if s.tensor in self.whole:
@@ -535,6 +547,9 @@ class _Lowering(GemmAssembly):
 
     def load_pointer(self, s: RAMLoad, depth: int) -> None:
         """A pointer into the pool, or a packed copy when the bytes cross the end of the pool."""
+        if s.ctype != "int8_t":
+            self.load_elements(s, depth)
+            return
         if s.tensor in self.whole:
             self.declare(s.name, _Pointer("load"))
             self.line(depth, f"/* RAMLoad {s.name}: {s.tensor}, a pointer into the pool (it does not wrap) */")
@@ -580,8 +595,99 @@ class _Lowering(GemmAssembly):
             self.line(depth, f"(void){n};")
             self.line(depth, f"(void){n}_rs;")
 
+    def load_elements(self, s: RAMLoad, depth: int) -> None:
+        """A load of wider elements (int16 activations): a `const int16_t *` into the pool where the
+        bytes do not cross its end and lie aligned (vmcu_span16: the planner aligns such tensors in an
+        even pool, but the kernel does not trust the tables or the application's pool for it), else a
+        copy. A tensor that does not wrap is read the same way: the alignment test stays."""
+        if s.ctype != "int16_t":
+            raise NotImplementedError(f"kernel {self.kernel.name}: RAMLoad {s.name} of {s.ctype}")
+        n, view, off = s.name, self.view(s.tensor), self.u32_offset(s.tensor, s.offset)
+        if not (s.runs == Const(1)):
+            self.load_element_runs(s, depth, view, off)
+            return
+        size = _ELEMENT_BYTES[s.ctype]
+        self.declare(n, _Pointer("load", ctype=s.ctype), (f"{n}_copy", f"{n}_at"))
+        self.line(depth, f"/* RAMLoad {n}: {s.tensor}, {s.ctype} elements in the pool, or a copy where they wrap */")
+        self.line(depth, f"{s.ctype} {n}_copy[{max(1, -(-s.max_bytes // size))}];")
+        self.line(depth, f"const uint32_t {n}_at = {off};")
+        self.line(depth, f"const {s.ctype} *{n} = vmcu_span16({view}, {n}_at, {_u32(s.length)});")
+        self.line(depth, f"if ({n} == 0) {{")
+        self.line(depth + 1, f'VMCU_ON_COPY("{n}");')
+        self.line(depth + 1, f"vmcu_read({view}, {n}_at, (int8_t *)(void *){n}_copy, {_u32(s.length)});")
+        self.line(depth + 1, f"{n} = {n}_copy;")
+        self.line(depth, "}")
+        self.unused(depth, n)
+
+    def load_element_runs(self, s: RAMLoad, depth: int, view: str, off: str) -> None:
+        """Runs of wider elements (a 16x8 depthwise window row): a pointer into the pool where the
+        span does not wrap and lies aligned (the runs `run_stride` bytes apart), else the runs packed
+        into a copy; the run stride in elements, `<name>_rs`, says which."""
+        size = _ELEMENT_BYTES[s.ctype]
+        if not isinstance(s.run_stride, Const) or s.run_stride.value % size:
+            raise NotImplementedError(f"kernel {self.kernel.name}: RAMLoad {s.name}: runs of {s.ctype} a constant "
+                                      "number of elements apart")
+        n, r = s.name, self.fresh(f"{s.name}_r")
+        stride = s.run_stride.value
+        self.declare(n, _Pointer("load", Const(stride // size), ctype=s.ctype),
+                     (f"{n}_copy", f"{n}_at", f"{n}_runs", f"{n}_len", f"{n}_rs"))
+        self.line(depth, f"/* RAMLoad {n}: {s.tensor}, runs of {s.ctype} in the pool, or packed in a copy where they "
+                         "wrap */")
+        self.line(depth, f"{s.ctype} {n}_copy[{max(1, -(-s.max_bytes // size))}];")
+        self.line(depth, f"const uint32_t {n}_at = {off};")
+        self.line(depth, f"const int32_t {n}_runs = {s.runs.c()}, {n}_len = {s.length.c()};")
+        self.line(depth, f"const {s.ctype} *{n} = vmcu_span16({view}, {n}_at, "
+                         f"(uint32_t)({n}_runs > 0 ? ({n}_runs - 1) * {stride} + {n}_len : 0));")
+        self.line(depth, f"int32_t {n}_rs = {stride // size};")
+        self.line(depth, f"if ({n} == 0) {{ /* the runs, packed */")
+        self.line(depth + 1, f'VMCU_ON_COPY("{n}");')
+        self.line(depth + 1, f"for (int32_t {r} = 0; {r} < {n}_runs; ++{r}) {{")
+        self.line(depth + 2, f"vmcu_read({view}, {n}_at + (uint32_t)({r} * {stride}), (int8_t *)(void *){n}_copy + "
+                             f"{r} * {n}_len, (uint32_t){n}_len);")
+        self.line(depth + 1, "}")
+        self.line(depth + 1, f"{n} = {n}_copy;")
+        self.line(depth + 1, f"{n}_rs = {n}_len / {size};")
+        self.line(depth, "}")
+        if self.used is not None and self.lookup(n).serial not in self.used:
+            self.line(depth, f"(void){n};")
+            self.line(depth, f"(void){n}_rs;")
+
+    def dot_elements(self, s: Dot, depth: int) -> None:
+        """A Dot over int16 activations (a 16x8 layer; no offset: int16 zero points are 0): each
+        weight row's sum of products into the accumulator, int64 or int32 as the buffer is
+        (vmcu_dot_s16_s8_64 / _32: SMLAD on int16 pairs on the DSP path, the weights widened)."""
+        if s.x_offset != "0":
+            raise ValueError(f"kernel {self.kernel.name}: a Dot over int16 inputs adds no offset")
+        acc_type = self.lookup(s.acc).ctype
+        helper = {"int64_t": "vmcu_dot_s16_s8_64", "int32_t": "vmcu_dot_s16_s8_32"}[acc_type]
+        self.ref(s.acc)
+        lo, hi = self.bounds(s.count)
+        pixels_lo, pixels_hi = self.bounds(s.pixels)
+        code = []
+        for p in range(pixels_hi):
+            x = plus(s.x, paren(self.at(s.x, s.x_index + s.x_stride * p)))
+            g = len(s.weights)
+            if g in (2, 4) and hi > 1 and self.bounds(s.acc_index) == (0, 0) and self.lookup(s.acc).size >= g * (p + 1):
+                # the group's rows at once (the inputs loaded once for all of them): rows past `count` point
+                # inside the filter (channel_group) and fill accumulators nothing stores
+                ws = ", ".join(plus(self.ref(w), paren(s.w_index.c())) for w in s.weights)
+                call = (f"{helper.replace('_dot_', f'_dot{g}_')}({x}, {ws}, {s.length.c()}, "
+                        f"{plus(s.acc, str(g * p))});")
+                code += [call] if p < pixels_lo else [f"if ({s.pixels.c()} > {p}) {{", call, "}"]
+                continue
+            rows = []
+            for k, w in enumerate(s.weights[:hi]):
+                acc = f"{s.acc}[{(s.acc_index + len(s.weights) * p + k).c()}]"
+                call = f"{acc} = {helper}({x}, {plus(self.ref(w), paren(s.w_index.c()))}, {s.length.c()}, {acc});"
+                rows += [call] if k < lo else [f"if ({s.count.c()} > {k}) {{", call, "}"]
+            code += rows if p < pixels_lo else [f"if ({s.pixels.c()} > {p}) {{", *rows, "}"]
+        self.code(depth, code)
+
     def lower_Dot(self, s: Dot, depth: int) -> None:
         pointer = self.lookup(s.x)
+        if pointer is not None and pointer.kind == "load" and pointer.ctype != "int8_t":
+            self.dot_elements(s, depth)
+            return
         if pointer is not None and pointer.run_stride is not None:
             raise NotImplementedError(f"kernel {self.kernel.name}: Dot over {s.x}, a load of several runs")
         lo, hi = self.bounds(s.count)
@@ -760,6 +866,10 @@ class _Lowering(GemmAssembly):
         self.line(depth, f"vmcu_dot_row2_s8({x}, {w}, {s.length.c()}, {s.offsets}, {x_offset}, {s.acc}, {s.acc1});")
 
     def lower_DotLanes(self, s: DotLanes, depth: int) -> None:
+        pointer = self.lookup(s.x)
+        if pointer is not None and pointer.kind == "load" and pointer.ctype != "int8_t":
+            self.dot_lanes_elements(s, depth)
+            return
         lo, hi = self.bounds(s.lanes)
         if hi > 8:
             raise ValueError(f"kernel {self.kernel.name}: DotLanes of up to {hi} lanes (at most 8)")
@@ -805,6 +915,26 @@ class _Lowering(GemmAssembly):
         self.line(depth, "}")
         if mve:
             self.lines.append("#endif")
+
+    def dot_lanes_elements(self, s: DotLanes, depth: int) -> None:
+        """DotLanes over int16 inputs (a 16x8 depthwise layer; no offset): each lane's product added
+        to its accumulator in the accumulator's type (int64, or int32 wrapping)."""
+        if s.x_offset != "p->input_offset" and s.x_offset != "0":
+            raise ValueError(f"kernel {self.kernel.name}: a DotLanes over int16 inputs adds no offset")
+        lo, hi = self.bounds(s.lanes)
+        if self.lookup(s.w) is not None:
+            raise ValueError(f"kernel {self.kernel.name}: DotLanes over int16 inputs reads its taps from flash")
+        w = self.param(s.w, "int8_t *")
+        acc_type = self.lookup(s.acc).ctype
+        self.ref(s.acc)
+        l = self.fresh("l")
+        x_index, w_index = self.at(s.x, s.x_index), paren(s.w_index.c())
+        product = f"(int32_t){s.x}[{_sum(x_index, l)}] * (int32_t){w}[{_sum(w_index, l)}]"
+        update = (f"{s.acc}[{l}] += (int64_t)({product});" if acc_type == "int64_t" else
+                  f"{s.acc}[{l}] = (int32_t)((uint32_t){s.acc}[{l}] + (uint32_t)({product}));")
+        self.for_lanes(depth, l, s.acc, s.lanes, lo, hi)
+        self.code(depth + 1, [update])
+        self.line(depth, "}")
 
     def lower_DotLanesPair(self, s: DotLanesPair, depth: int) -> None:
         """vmcu_mac2x2_row_s8 on the DSP path (a full group: both lanes of each half), else a loop over
@@ -862,7 +992,8 @@ class _Lowering(GemmAssembly):
         if width < hi or self.bounds(s.acc_index)[1] + width > self.lookup(s.acc).size:
             raise ValueError(f"kernel {self.kernel.name}: InitBias of up to {hi} values into {s.acc}[{self.lookup(s.acc).size}]")
         if width == 1 and lo >= 1:  # one channel: its bias read once where the channel is fixed
-            self.line(depth, f"{s.acc}[{s.acc_index.c()}] = {self.invariant(bias, 'int32_t', s.channel)};")
+            kind = "int64_t" if s.ctype == "int64_t" else "int32_t"
+            self.line(depth, f"{s.acc}[{s.acc_index.c()}] = {self.invariant(bias, kind, s.channel)};")
             return
         vector = self.vector(s.acc) and width == self.lookup(s.acc).size and self.bounds(s.acc_index) == (0, 0)
         at = plus(bias, paren(s.channel.c()))
@@ -955,11 +1086,13 @@ class _Lowering(GemmAssembly):
     def requantized(self, s: Requantize, dst: str, acc: str, constants: tuple[str, str], offset: str) -> list[str]:
         """The C statement storing the accumulator `acc` requantized in the layer's form into `dst`."""
         arguments = f"{acc}, {constants[0]}, {constants[1]}"
-        value = (f"vmcu_requantize_narrow({arguments}, {offset})" if s.form.narrow
+        value = (f"vmcu_requantize64({arguments}) + {offset}" if s.form.wide
+                 else f"vmcu_requantize_narrow({arguments}, {offset})" if s.form.narrow
                  else f"vmcu_requantize_shifted({arguments}, {offset})" if s.form.shifted
                  else f"vmcu_requantize({arguments}) + {offset}")
         clamp = ("vmcu_sat8(", ")") if s.form.saturate else ("vmcu_clamp(", f", {self.clamp_bounds(s)})")
-        return [f"{dst} = (int8_t){clamp[0]}", f"    {value}{clamp[1]};"]
+        ctype = self.lookup(s.dst).ctype if self.lookup(s.dst) is not None else "int8_t"  # int16_t: a 16x8 layer's
+        return [f"{dst} = ({ctype}){clamp[0]}", f"    {value}{clamp[1]};"]
 
     def clamp_bounds(self, s: Requantize) -> str:
         """The C arguments `act_min, act_max` of a Requantize's clamp (-128, 127: a plain saturation)."""

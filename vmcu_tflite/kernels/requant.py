@@ -39,6 +39,7 @@ class RequantForm:
     shifted: bool = False  # any shifts, each channel's accumulators below 2^30 after its left shift
     bias: str = "int32_t"  # the C type of the layer's bias table (`bias_ctype`)
     negated: tuple[int, ...] = ()  # narrow: the channels whose tables hold -w, -bias and -m (`negate`)
+    wide: bool = False  # 16x8 with an int64 bias: int64 accumulators, the 64-bit requantization (vmcu_requantize64)
 
 
 GENERAL = RequantForm()
@@ -71,10 +72,19 @@ def requant_form(filter_: np.ndarray, bias: np.ndarray, requant, channel_axis: i
                        negated=tuple(int(c) for c in np.flatnonzero(negative)) if narrow else ())
 
 
-def bias_ctype(bias: np.ndarray) -> str:
+def requant_form16(bias: np.ndarray, wide: bool) -> RequantForm:
+    """A 16x8 layer's form: TFLite's general requantization (the 64-bit one where `wide`), its clamp
+    in int16 from the params; the bias table as narrow as its values allow (`bias_ctype`: the
+    accumulator starts at the same value whatever the table's type)."""
+    return RequantForm(wide=wide, bias=bias_ctype(bias, wide))
+
+
+def bias_ctype(bias: np.ndarray, wide: bool = False) -> str:
     """The C type of a layer's bias table: int16_t where every value fits (half the flash), else
     int32_t. codegen/params writes the table with it and the layer's generated kernel reads it so."""
     values = np.asarray(bias, dtype=np.int64)
+    if wide and values.size and int(np.abs(values).max()) >= (1 << 31) - 1:
+        return "int64_t"  # an int64 bias beyond int32 (`wide`: a 16x8 layer's)
     return "int16_t" if values.size and int(np.abs(values).max()) < (1 << 15) else "int32_t"
 
 

@@ -56,6 +56,8 @@ def conv_way(p) -> str:
     """How the convolution `p` reads a pixel's window (`conv.py`'s docstring lists the ways)."""
     _, _, _, c_in = p.input_shape
     _, k_h, k_w, fc = p.filter.shape
+    if getattr(p, "element", 1) > 1:  # int16 activations: read in place, no gathered or widened window
+        return "rows" if fc == c_in and p.dilation[1] == 1 else "taps"
     if (k_h, k_w) == (1, 1) and p.stride == (1, 1) and p.padding == (0, 0) and fc == c_in:
         return "pixel"
     if fc == c_in and k_h * k_w * fc <= GATHER_BYTES and k_h * k_w > 1:

@@ -1,4 +1,5 @@
-"""CONV_2D: int8 convolution with per-channel requantization, NHWC input, OHWI filter."""
+"""CONV_2D: int8 convolution with per-channel requantization, NHWC input, OHWI filter; int16 activations
+with int8 weights too (the 16x8 form, `int16_heavy.py`)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -9,6 +10,7 @@ from ..codegen.params.conv2d import emit
 from ..graph import Graph, Op
 from .common import (INT16_MAX, Requantization, bias_values, output, output_size, require, requantization, tensor,
                      window_padding)
+from .int16_heavy import bias16, check_activations, check_filter, check_wide_shifts, is_int16, requantization16
 from .spec import OpSpec
 
 KIND = "CONV_2D"
@@ -27,6 +29,8 @@ class Conv2DParams:
     output_offset: int  # output zero point
     requant: Requantization
     tuning: str = "dsp"  # the core family its kernel is shaped for (kernels/tuning.py)
+    element: int = 1  # bytes per activation: 2 for int16 (the 16x8 form)
+    wide: bool = False  # int16: accumulates in int64 (an int64 bias) with the 64-bit requantization
 
 
 def conv_geometry(graph: Graph, op: Op, kernel_hw: tuple[int, int], dilation: tuple[int, int]):
@@ -60,6 +64,16 @@ def prepare(graph: Graph, op: Op) -> Conv2DParams:
     dilation = (op.options.dilation_h_factor, op.options.dilation_w_factor)
     stride, padding = conv_geometry(graph, op, filter_.shape[1:3], dilation)
     channels = out.shape[3]
+    if is_int16(graph, op):  # the 16x8 form: TFLite Micro's int16 ConvPerChannel
+        check_activations(op, input_, out)
+        check_filter(op, filter_)
+        require(groups == 1, op, "a grouped 16x8 convolution is not supported")
+        bias, wide = bias16(graph, op, 2, channels, declared=op.options.get("quantized_bias_type", 0))
+        requant = requantization16(op, input_, filter_, out, channels)
+        check_wide_shifts(op, requant, wide)
+        return Conv2DParams(input_shape=input_.shape, output_shape=out.shape, filter=filter_.data, bias=bias,
+                            stride=stride, dilation=dilation, padding=padding, input_offset=0, output_offset=0,
+                            requant=requant, element=2, wide=wide)
     return Conv2DParams(
         input_shape=input_.shape, output_shape=out.shape, filter=filter_.data,
         bias=bias_values(graph, op, 2, channels), stride=stride, dilation=dilation, padding=padding,
@@ -74,4 +88,4 @@ def macs(params: Conv2DParams) -> int:
 
 
 SPEC = OpSpec(KIND, kind_id=0, emit=emit, prepare=prepare, macs=macs, arity=((2, 3), 1, frozenset({2})),
-              options="Conv2DOptions", options_required=True)
+              options="Conv2DOptions", options_required=True, activation_types=frozenset({"int16"}))

@@ -84,7 +84,8 @@ def fits(buffers: Mapping[int, Buffer], overlaps: list[Overlap], pool: int, hint
     Buffers in `unwrapped` (the model's inputs and outputs, which the application reads and writes
     through plain pointers) must not cross the end of the pool; nor may a buffer of elements wider
     than a byte (`Buffer.align`), whose base is also a multiple of its element size, so that every
-    element its kernels read or write is whole and aligned.
+    element its kernels read or write is whole and aligned, unless its kernels copy what wraps or
+    lies unaligned (`Buffer.wraps`: the 16x8 heavy layers' descriptions).
     """
     budget = budget if budget is not None else SolveBudget()
     if any(b.size > pool for b in buffers.values()) or budget.grant() <= 0:
@@ -93,7 +94,7 @@ def fits(buffers: Mapping[int, Buffer], overlaps: list[Overlap], pool: int, hint
     base = {t: model.NewIntVar(0, pool - 1, f"b{t}") for t in sorted(buffers)}
     first = min(buffers.values(), key=lambda b: (b.first, b.tensor))
     model.Add(base[first.tensor] == 0)  # the circle has no start: pin one buffer
-    for t in sorted(unwrapped | {t for t, b in buffers.items() if b.align > 1}):
+    for t in sorted(unwrapped | {t for t, b in buffers.items() if b.align > 1 and not b.wraps}):
         model.Add(base[t] + buffers[t].size <= pool)
     for t, b in sorted(buffers.items()):
         if b.align > 1:

@@ -65,7 +65,8 @@ def in_place_depthwise(graph: Graph, step: Step, tensor: int) -> bool:
     of the output over the same channels (TinyEngine's in-place depthwise): the output shares the
     input's base and channel stride, and the step needs only segment x H x W extra bytes.
     """
-    return step.kernel == "DEPTHWISE_CONV_2D" and step.params.depth_multiplier == 1 and step.inputs[0] == tensor
+    return (step.kernel == "DEPTHWISE_CONV_2D" and step.params.depth_multiplier == 1 and step.inputs[0] == tensor
+            and getattr(step.params, "element", 1) == 1)  # int16 planes: not written (a 16x8 layer streams)
 
 
 def access_pattern(graph: Graph, step: Step, tensor: int, segment: int) -> AccessPattern | None:
@@ -97,14 +98,16 @@ def stream_overlaps(graph: Graph, steps: Sequence[Step], streaming: dict[int, St
 
 def default_segment(graph: Graph, step: Step) -> int:
     """The paper's choice: FC min(input row, output row); conv-like min(C_in, C_out); else the last dim
-    (1 for a step that writes nothing in the pool: ASSIGN_VARIABLE, CALL_ONCE)."""
+    (1 for a step that writes nothing in the pool: ASSIGN_VARIABLE, CALL_ONCE); in bytes, whole
+    elements of a 16x8 layer's int16 activations."""
     if not step.outputs:
         return 1
     y = graph.tensors[step.outputs[0]]
     x = graph.tensors[step.inputs[0]] if step.inputs else y
+    element = getattr(step.params, "element", 1)  # bytes per activation of a heavy layer (2: 16x8)
     if step.kernel == "FULLY_CONNECTED":
-        return min(step.params.filter.shape)
-    return max(1, min(x.shape[-1] if x.shape else 1, y.shape[-1] if y.shape else 1))
+        return min(step.params.filter.shape) * element
+    return max(1, min(x.shape[-1] if x.shape else 1, y.shape[-1] if y.shape else 1)) * element
 
 
 def whole_tensor_segment(graph: Graph, step: Step, segment: int) -> int:
@@ -116,7 +119,8 @@ def whole_tensor_segment(graph: Graph, step: Step, segment: int) -> int:
     if step.kernel != "CONV_2D" or not is_pointwise(step.params):
         return segment
     channels = graph.tensors[step.outputs[0]].shape[-1]
-    return max([segment] + [d for d in range(4, WHOLE_TENSOR_SEGMENT + 1, 4) if channels % d == 0])
+    e = getattr(step.params, "element", 1)  # bytes per channel (2: a 16x8 layer's int16)
+    return max([segment] + [d * e for d in range(4, WHOLE_TENSOR_SEGMENT // e + 1, 4) if channels % d == 0])
 
 
 def segment_candidates(graph: Graph, step: Step) -> list[int]:
@@ -127,9 +131,10 @@ def segment_candidates(graph: Graph, step: Step) -> list[int]:
     default = default_segment(graph, step)
     candidates = [default]
     y = graph.tensors[step.outputs[0]]
-    if step.kernel == "CONV_2D" and not is_pointwise(step.params) and y.shape[-1] > default:
-        candidates.insert(0, y.shape[-1])
-    while candidates[-1] % 2 == 0 and candidates[-1] // 2 >= 4:
+    element = getattr(step.params, "element", 1)  # bytes per channel of a heavy layer; halvings keep whole ones
+    if step.kernel == "CONV_2D" and not is_pointwise(step.params) and y.shape[-1] * element > default:
+        candidates.insert(0, y.shape[-1] * element)
+    while candidates[-1] % (2 * element) == 0 and candidates[-1] // 2 >= 4:
         candidates.append(candidates[-1] // 2)
     return candidates
 

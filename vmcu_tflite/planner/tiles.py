@@ -23,9 +23,10 @@ TILE_ROWS = 2
 
 
 def gemm_rows(step: Step) -> int:
-    """Rows of the step's GEMM, or 0 when the step is not one."""
+    """Rows of the step's GEMM, or 0 when the step is not one (nor one that tiles: a 16x8 GEMM reads
+    one int16 row at a time, `kernels.gemm`)."""
     shape = gemm_shape(step.kernel, step.params)
-    return shape[0] if shape else 0
+    return shape[0] if shape and getattr(step.params, "element", 1) == 1 else 0
 
 
 def choose_tiles(graph: Graph, steps: Sequence[Step], streaming: Mapping[int, StepStreaming],

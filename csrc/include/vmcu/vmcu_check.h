@@ -153,6 +153,10 @@ static inline int vmcu_state_holds(const vmcu_model *model, uint32_t offset, uin
  */
 int vmcu_layer_ok(int32_t input_offset, int32_t output_offset, const vmcu_requant *requant);
 
+/** The same for a 16x8 layer (int16 activations): offsets 0 (int16 zero points are), a clamp within
+ *  int16 and in order. */
+int vmcu_layer16_ok(int32_t input_offset, int32_t output_offset, const vmcu_requant *requant);
+
 /** A residual ADD's or a runtime ADD's (or SUB's) arithmetic: offsets of int8 zero points, shifts
  *  that neither the scaling nor a left shift (TFLite's: 20) can overflow, a clamp within int8. The
  *  tables of scaled inputs are constants: vmcu_verify_model() covers their values. */

@@ -414,6 +414,162 @@ static inline int32_t vmcu_dot_s8_offsets(const int8_t *x, const int8_t *w, int3
 #endif
 }
 
+/* Inputs of a 16x8 layer's dot product summed in int32 before they join an int64 accumulator: each
+ * product is below 2^22 in magnitude, so 256 of them stay below 2^30. */
+#define VMCU_S16_CHUNK 256
+
+/* acc + sum over i < len of x[i] * w[i] in 32 bits, wrapping: int16 inputs, int8 weights. On the DSP
+ * path four at a time: the inputs' halfword pairs straight from memory (x0 x1 and x2 x3, reordered to
+ * x0 x2 and x1 x3 by a PKHBT and a PKHTB), the weights widened by SXTB16 (w0 w2 and w1 w3). */
+static inline int32_t vmcu_dot_s16_s8_wrap(const int16_t *x, const int8_t *w, int32_t len, int32_t acc)
+{
+    int32_t i = 0;
+#if VMCU_DSP
+    for (; i + 4 <= len; i += 4) {
+        const uint32_t xa = vmcu_load32((const int8_t *)(const void *)(x + i));
+        const uint32_t xb = vmcu_load32((const int8_t *)(const void *)(x + i + 2));
+        const uint32_t ww = vmcu_load32(w + i);
+        acc = vmcu_smlad((xa & 0xFFFFu) | (xb << 16), vmcu_sxtb16(ww), acc);
+        acc = vmcu_smlad((xb & 0xFFFF0000u) | (xa >> 16), vmcu_sxtb16_ror8(ww), acc);
+    }
+#endif
+    for (; i < len; ++i) {
+        acc = (int32_t)((uint32_t)acc + (uint32_t)((int32_t)x[i] * (int32_t)w[i]));
+    }
+    return acc;
+}
+
+/** acc + sum over i < len of x[i] * w[i] in int64 (TFLite's 16x8 accumulator with an int64 bias). */
+static inline int64_t vmcu_dot_s16_s8_64(const int16_t *x, const int8_t *w, int32_t len, int64_t acc)
+{
+    while (len > 0) {
+        const int32_t n = len < VMCU_S16_CHUNK ? len : VMCU_S16_CHUNK;
+        acc += vmcu_dot_s16_s8_wrap(x, w, n, 0);
+        x += n;
+        w += n;
+        len -= n;
+    }
+    return acc;
+}
+
+/** acc + sum over i < len of x[i] * w[i] in int32 (TFLite's 16x8 accumulator with an int32 bias or none). */
+static inline int32_t vmcu_dot_s16_s8_32(const int16_t *x, const int8_t *w, int32_t len, int32_t acc)
+{
+    return vmcu_dot_s16_s8_wrap(x, w, len, acc);
+}
+
+/* s[k] + sum over i < len of x[i] * w_k[i] in 32 bits, wrapping, for four weight rows over the same int16
+ * inputs (a 16x8 GEMM's channel group): each input word pair is loaded and reordered once for the four
+ * rows, each row's word widened by SXTB16 (2 instructions per row and 4 products, 6 with its SMLADs). */
+VMCU_INLINE void vmcu_dot4_s16_s8_wrap(const int16_t *x, const int8_t *w0, const int8_t *w1, const int8_t *w2,
+                                       const int8_t *w3, int32_t len, int32_t s[4])
+{
+    int32_t i = 0;
+    int32_t a0 = s[0], a1 = s[1], a2 = s[2], a3 = s[3];
+#if VMCU_DSP
+    for (; i + 4 <= len; i += 4) {
+        const uint32_t xa = vmcu_load32((const int8_t *)(const void *)(x + i));
+        const uint32_t xb = vmcu_load32((const int8_t *)(const void *)(x + i + 2));
+        const uint32_t x02 = (xa & 0xFFFFu) | (xb << 16), x13 = (xb & 0xFFFF0000u) | (xa >> 16);
+        uint32_t ww = vmcu_load32(w0 + i);
+        a0 = vmcu_smlad(x13, vmcu_sxtb16_ror8(ww), vmcu_smlad(x02, vmcu_sxtb16(ww), a0));
+        ww = vmcu_load32(w1 + i);
+        a1 = vmcu_smlad(x13, vmcu_sxtb16_ror8(ww), vmcu_smlad(x02, vmcu_sxtb16(ww), a1));
+        ww = vmcu_load32(w2 + i);
+        a2 = vmcu_smlad(x13, vmcu_sxtb16_ror8(ww), vmcu_smlad(x02, vmcu_sxtb16(ww), a2));
+        ww = vmcu_load32(w3 + i);
+        a3 = vmcu_smlad(x13, vmcu_sxtb16_ror8(ww), vmcu_smlad(x02, vmcu_sxtb16(ww), a3));
+    }
+#endif
+    for (; i < len; ++i) {
+        const int32_t v = x[i];
+        a0 = (int32_t)((uint32_t)a0 + (uint32_t)(v * (int32_t)w0[i]));
+        a1 = (int32_t)((uint32_t)a1 + (uint32_t)(v * (int32_t)w1[i]));
+        a2 = (int32_t)((uint32_t)a2 + (uint32_t)(v * (int32_t)w2[i]));
+        a3 = (int32_t)((uint32_t)a3 + (uint32_t)(v * (int32_t)w3[i]));
+    }
+    s[0] = a0;
+    s[1] = a1;
+    s[2] = a2;
+    s[3] = a3;
+}
+
+/** acc[k] + sum over i < len of x[i] * w_k[i] in int64 for four weight rows (vmcu_dot4_s16_s8_wrap by chunks
+ *  that cannot overflow int32). */
+VMCU_INLINE void vmcu_dot4_s16_s8_64(const int16_t *x, const int8_t *w0, const int8_t *w1, const int8_t *w2,
+                                     const int8_t *w3, int32_t len, int64_t acc[4])
+{
+    while (len > 0) {
+        const int32_t n = len < VMCU_S16_CHUNK ? len : VMCU_S16_CHUNK;
+        int32_t s[4] = {0, 0, 0, 0};
+        vmcu_dot4_s16_s8_wrap(x, w0, w1, w2, w3, n, s);
+        acc[0] += s[0];
+        acc[1] += s[1];
+        acc[2] += s[2];
+        acc[3] += s[3];
+        x += n;
+        w0 += n;
+        w1 += n;
+        w2 += n;
+        w3 += n;
+        len -= n;
+    }
+}
+
+/** The same in int32, wrapping (TFLite's 16x8 accumulator with an int32 bias). */
+VMCU_INLINE void vmcu_dot4_s16_s8_32(const int16_t *x, const int8_t *w0, const int8_t *w1, const int8_t *w2,
+                                     const int8_t *w3, int32_t len, int32_t acc[4])
+{
+    vmcu_dot4_s16_s8_wrap(x, w0, w1, w2, w3, len, acc);
+}
+
+/* vmcu_dot4_s16_s8_wrap for two weight rows (a convolution's channel pair). */
+VMCU_INLINE void vmcu_dot2_s16_s8_wrap(const int16_t *x, const int8_t *w0, const int8_t *w1, int32_t len, int32_t s[2])
+{
+    int32_t i = 0;
+    int32_t a0 = s[0], a1 = s[1];
+#if VMCU_DSP
+    for (; i + 4 <= len; i += 4) {
+        const uint32_t xa = vmcu_load32((const int8_t *)(const void *)(x + i));
+        const uint32_t xb = vmcu_load32((const int8_t *)(const void *)(x + i + 2));
+        const uint32_t x02 = (xa & 0xFFFFu) | (xb << 16), x13 = (xb & 0xFFFF0000u) | (xa >> 16);
+        uint32_t ww = vmcu_load32(w0 + i);
+        a0 = vmcu_smlad(x13, vmcu_sxtb16_ror8(ww), vmcu_smlad(x02, vmcu_sxtb16(ww), a0));
+        ww = vmcu_load32(w1 + i);
+        a1 = vmcu_smlad(x13, vmcu_sxtb16_ror8(ww), vmcu_smlad(x02, vmcu_sxtb16(ww), a1));
+    }
+#endif
+    for (; i < len; ++i) {
+        const int32_t v = x[i];
+        a0 = (int32_t)((uint32_t)a0 + (uint32_t)(v * (int32_t)w0[i]));
+        a1 = (int32_t)((uint32_t)a1 + (uint32_t)(v * (int32_t)w1[i]));
+    }
+    s[0] = a0;
+    s[1] = a1;
+}
+
+/** vmcu_dot2_s16_s8_wrap into int64 accumulators, by chunks that cannot overflow int32. */
+VMCU_INLINE void vmcu_dot2_s16_s8_64(const int16_t *x, const int8_t *w0, const int8_t *w1, int32_t len, int64_t acc[2])
+{
+    while (len > 0) {
+        const int32_t n = len < VMCU_S16_CHUNK ? len : VMCU_S16_CHUNK;
+        int32_t s[2] = {0, 0};
+        vmcu_dot2_s16_s8_wrap(x, w0, w1, n, s);
+        acc[0] += s[0];
+        acc[1] += s[1];
+        x += n;
+        w0 += n;
+        w1 += n;
+        len -= n;
+    }
+}
+
+/** The same in int32, wrapping. */
+VMCU_INLINE void vmcu_dot2_s16_s8_32(const int16_t *x, const int8_t *w0, const int8_t *w1, int32_t len, int32_t acc[2])
+{
+    vmcu_dot2_s16_s8_wrap(x, w0, w1, len, acc);
+}
+
 /** Two dot products over the same x: acc[k] += sum over i < len of (x[i] + x_offset) * w_k[i]; `offsets` as above. */
 static inline void vmcu_dot2_s8_offsets(const int8_t *x, const int8_t *w0, const int8_t *w1, int32_t len,
                                         uint32_t offsets, int32_t x_offset, int32_t acc[2])

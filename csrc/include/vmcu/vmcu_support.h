@@ -83,6 +83,21 @@ static inline int32_t vmcu_requantize(int32_t x, int32_t multiplier, int32_t shi
     return (int32_t)(a >> 32) >> (-shift - 1);
 }
 
+/**
+ * TFLite's MultiplyByQuantizedMultiplier for an int64 accumulator (16x8 layers with an int64 bias):
+ * the Q31 multiplier rounded to Q15 (at most 0x7FFF), the 64-bit product shifted right by 15 - shift
+ * with rounding, its low 32 bits kept. The converter refuses shifts above 14 for such layers.
+ */
+static inline int32_t vmcu_requantize64(int64_t x, int32_t multiplier, int32_t shift)
+{
+    int64_t m16 = ((int64_t)multiplier + 0x8000) >> 16;
+    const int32_t total = 15 - shift;
+    if (m16 > 0x7FFF) {
+        m16 = 0x7FFF;
+    }
+    return (int32_t)(uint32_t)(uint64_t)((x * m16 + ((int64_t)1 << (total - 1))) >> total);
+}
+
 static inline int32_t vmcu_clamp(int32_t x, int32_t lo, int32_t hi)
 {
     return x < lo ? lo : (x > hi ? hi : x);
@@ -149,6 +164,20 @@ static inline const int8_t *vmcu_span(const vmcu_view *v, uint32_t offset, uint3
     const uint32_t a = vmcu_addr(v, offset);
     return a + len <= v->size ? v->pool + a : (const int8_t *)0;
 #endif
+}
+
+/**
+ * vmcu_span for int16 elements (a 16x8 layer's activations): a pointer only where the bytes do not cross
+ * the end of the pool and the address is aligned for int16_t, else NULL (the kernel then copies them).
+ * Whatever the tables and the application's pool, a kernel never reads an int16_t at an odd address.
+ */
+static inline const int16_t *vmcu_span16(const vmcu_view *v, uint32_t offset, uint32_t len)
+{
+    const int8_t *p = vmcu_span(v, offset, len);
+    if (p == 0 || ((uintptr_t)(const void *)p & 1u) != 0u) {
+        return (const int16_t *)0;
+    }
+    return (const int16_t *)(const void *)p;
 }
 
 /**

@@ -5,12 +5,18 @@ import numpy as np
 
 from ...kernels.conv import filter_pitch, wide_filter
 from ...kernels.offset import kernel_bias
-from ...kernels.requant import bias_ctype, negate, requant_form
+from ...kernels.requant import bias_ctype, negate, requant_form, requant_form16
 from .common import requant, struct
 
 
 def emit(step, graph, writer, name):
     p = step.params
+    if getattr(p, "element", 1) == 2:  # 16x8: no offsets, one unpadded row per channel, general requantization
+        form = requant_form16(p.bias, p.wide)
+        filt = writer.array("int8_t", f"{name}_filter", p.filter.reshape(p.filter.shape[0], -1))
+        bias = writer.array(form.bias, f"{name}_bias", p.bias)
+        return "vmcu_conv_params", struct(input_offset=0, output_offset=0, filter=filt, bias=bias,
+                                         requant=requant(writer, name, p.requant, form))
     table = kernel_bias(p)  # the input offset folded in where the kernel's dot products leave it out
     form = requant_form(p.filter, p.bias, p.requant, 0, table)  # the kernel's: its tables' encoding
     rows = negate(p.filter.reshape(p.filter.shape[0], -1), form, 0)  # one row per output channel, as the kernel reads it

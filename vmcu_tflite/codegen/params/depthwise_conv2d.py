@@ -1,12 +1,18 @@
 """vmcu_depthwise_params from DepthwiseConv2DParams."""
 from __future__ import annotations
 
-from ...kernels.requant import bias_ctype, negate, requant_form
+from ...kernels.requant import bias_ctype, negate, requant_form, requant_form16
 from .common import requant, struct
 
 
 def emit(step, graph, writer, name):
     p = step.params
+    if getattr(p, "element", 1) == 2:  # 16x8: no offsets, the bias as TFLite holds it, general requantization
+        form = requant_form16(p.bias, p.wide)
+        filt = writer.array("int8_t", f"{name}_filter", p.filter)
+        bias = writer.array(form.bias, f"{name}_bias", p.bias)
+        return "vmcu_depthwise_params", struct(input_offset=0, output_offset=0, filter=filt, bias=bias,
+                                              requant=requant(writer, name, p.requant, form))
     form = requant_form(p.filter, p.bias, p.requant, -1)  # the kernel's: its tables' encoding
     filt = writer.array("int8_t", f"{name}_filter", negate(p.filter, form, -1))
     bias = writer.array(bias_ctype(p.bias), f"{name}_bias", negate(p.bias, form, 0))

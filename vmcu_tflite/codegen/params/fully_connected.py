@@ -2,12 +2,18 @@
 from __future__ import annotations
 
 from ...kernels.offset import kernel_bias
-from ...kernels.requant import bias_ctype, negate, requant_form
+from ...kernels.requant import bias_ctype, negate, requant_form, requant_form16
 from .common import requant, struct
 
 
 def emit(step, graph, writer, name):
     p = step.params
+    if getattr(p, "element", 1) == 2:  # 16x8: no offsets, the bias as TFLite holds it, general requantization
+        form = requant_form16(p.bias, p.wide)
+        filt = writer.array("int8_t", f"{name}_filter", p.filter)
+        bias = writer.array(form.bias, f"{name}_bias", p.bias)
+        return "vmcu_fully_connected_params", struct(input_offset=0, output_offset=0, filter=filt, bias=bias,
+                                                    requant=requant(writer, name, p.requant, form))
     table = kernel_bias(p)  # the input offset folded in where the kernel's dot products leave it out
     form = requant_form(p.filter, p.bias, p.requant, 0, table)  # the kernel's: its tables' encoding
     filt = writer.array("int8_t", f"{name}_filter", negate(p.filter, form, 0))
