@@ -568,6 +568,104 @@ def with_postprocess(data, use_regular_nms=False):
     return bytes(builder.Output())
 
 
+def autoencoder16():
+    """A convolutional autoencoder as anomaly detectors on spectrogram patches are built: two
+    strided convs down to a small dense bottleneck, nearest-neighbour upsampling and convs back up
+    to the input's shape (trained on normal data, its reconstruction error flags anomalies)."""
+    x = inp = layers.Input((16, 16, 1), batch_size=1)
+    x = conv(8, 3, strides=2, activation="relu")(x)
+    x = conv(16, 3, strides=2, activation="relu")(x)
+    x = layers.Flatten()(x)
+    x = dense(16, activation="relu")(x)
+    x = dense(4 * 4 * 16, activation="relu")(x)
+    x = layers.Reshape((4, 4, 16))(x)
+    x = resize_nearest(x, 2)
+    x = conv(8, 3, activation="relu")(x)
+    x = resize_nearest(x, 2)
+    x = conv(1, 3)(x)
+    return tf.keras.Model(inp, x)
+
+
+def mixed_int8_int16():
+    """An int8 backbone with an int16 head, as a model is deployed when its classifier loses too
+    much accuracy at int8 but its convolutions do not: int8 CONV_2D (3x3, stride 2, RELU) and
+    DEPTHWISE_CONV_2D (3x3, RELU), AVERAGE_POOL_2D and RESHAPE, a QUANTIZE from int8 to int16,
+    then a 16x8 FULLY_CONNECTED (int64 bias) and an int16 SOFTMAX.
+
+    The converter quantizes a whole model one way, so the flatbuffer is written directly (the
+    tests' builder), as the converter would quantize each part: per-channel int8 convolution
+    weights with int32 biases, per-tensor int8 FC weights with an int64 bias, symmetric int16
+    activations, each activation's scale from the float range its layer produces on the
+    calibration images.
+    """
+    sys.path.insert(0, str(OUT_DIR.parent))
+    from tests.tflite_builder import ModelBuilder
+
+    rng = np.random.default_rng(SEED)
+    images = calibration_data((8, 8, 3), rng)
+
+    def same_conv(x, w, bias, stride, depthwise):
+        """Float SAME convolution of x [N, H, W, C] by w [O, kh, kw, C] ([1, kh, kw, C] depthwise)."""
+        k = w.shape[1]
+        out = -(-x.shape[1] // stride)
+        pad = max((out - 1) * stride + k - x.shape[1], 0)
+        x = np.pad(x, ((0, 0), (pad // 2, pad - pad // 2), (pad // 2, pad - pad // 2), (0, 0)))
+        y = np.zeros((x.shape[0], out, out, x.shape[3] if depthwise else w.shape[0]), np.float32)
+        for i in range(out):
+            for j in range(out):
+                patch = x[:, i * stride:i * stride + k, j * stride:j * stride + k, :]
+                y[:, i, j] = (patch * w[0]).sum(axis=(1, 2)) if depthwise else np.einsum("nhwc,ohwc->no", patch, w)
+        return np.maximum(y + bias, 0)
+
+    def per_channel(w, axis):
+        scales = np.abs(w).max(axis=tuple(a for a in range(w.ndim) if a != axis)) / 127
+        shape = [1] * w.ndim
+        shape[axis] = -1
+        return np.round(w / scales.reshape(shape)).astype(np.int8), scales
+
+    b = ModelBuilder()
+    x_scale = 1.0 / 127
+    image = b.tensor((1, 8, 8, 3), scale=x_scale, zero_point=0, name="image")
+    x, x_float = image, images
+    for name, shape, stride, depthwise in (("conv", (8, 3, 3, 3), 2, False), ("depthwise", (1, 3, 3, 8), 1, True)):
+        w = rng.uniform(-0.5, 0.5, shape).astype(np.float32)
+        bias = rng.uniform(-0.1, 0.1, shape[0] if not depthwise else shape[3]).astype(np.float32)
+        y_float = same_conv(x_float, w, bias, stride, depthwise)
+        y_scale = float(y_float.max() / 255)
+        wq, w_scales = per_channel(w, 3 if depthwise else 0)
+        bias_q = np.round(bias / (x_scale * w_scales)).astype(np.int32)
+        inputs = [x, b.const(wq, scale=w_scales, zero_point=0, axis=3 if depthwise else 0),
+                  b.const(bias_q, scale=x_scale * w_scales, zero_point=0)]
+        y = b.tensor((1, *y_float.shape[1:]), scale=y_scale, zero_point=-128, name=name)
+        options = dict(padding=0, stride_w=stride, stride_h=stride, fused_activation_function=1)
+        if depthwise:
+            b.op("DEPTHWISE_CONV_2D", inputs, [y], depth_multiplier=1, **options)
+        else:
+            b.op("CONV_2D", inputs, [y], **options)
+        x, x_float, x_scale = y, y_float, y_scale
+    pooled = b.tensor((1, 1, 1, 8), scale=x_scale, zero_point=-128, name="pooled")
+    b.op("AVERAGE_POOL_2D", [x], [pooled], padding=1, stride_w=4, stride_h=4, filter_width=4, filter_height=4)
+    features_float = x_float.mean(axis=(1, 2))
+    features8 = b.tensor((1, 8), scale=x_scale, zero_point=-128, name="features")
+    b.op("RESHAPE", [pooled, b.const(np.array([1, 8], np.int32))], [features8], new_shape=[1, 8])
+    f_scale = float(np.abs(features_float).max() / 32767)
+    features16 = b.tensor((1, 8), dtype="int16", scale=f_scale, zero_point=0, name="features16")
+    b.op("QUANTIZE", [features8], [features16])
+    w = rng.uniform(-1.0, 1.0, (6, 8)).astype(np.float32) * LOGIT_GAIN / 4
+    bias = rng.uniform(-0.5, 0.5, 6).astype(np.float32)
+    w_scale = float(np.abs(w).max() / 127)
+    logits_float = features_float @ w.T + bias
+    l_scale = float(np.abs(logits_float).max() / 32767)
+    logits = b.tensor((1, 6), dtype="int16", scale=l_scale, zero_point=0, name="logits")
+    b.op("FULLY_CONNECTED", [features16, b.const(np.round(w / w_scale).astype(np.int8), scale=w_scale, zero_point=0),
+                             b.const(np.round(bias / (f_scale * w_scale)).astype(np.int64), scale=f_scale * w_scale,
+                                     zero_point=0)], [logits])
+    probabilities = b.tensor((1, 6), dtype="int16", scale=1.0 / 32768, zero_point=0, name="probabilities")
+    b.op("SOFTMAX", [logits], [probabilities], beta=1.0)
+    b.inputs, b.outputs = [image], [probabilities]
+    return b.build()
+
+
 def svdf_keyword():
     """A keyword model in the shape of TFLite Micro's SVDF one: two SVDF layers (rank 1 and 2,
     int16 state kept between runs) over a 40-feature frame, a FULLY_CONNECTED and a SOFTMAX.
@@ -801,6 +899,10 @@ FIXTURES = [
     Fixture("audio_preprocessor", None, flatbuffer=audio_preprocessor),
     Fixture("sixteen_by_eight", sixteen_by_eight, float_io=True, activations16=True),
     Fixture("heavy_16x8", heavy_16x8, activations16=True),
+    Fixture("kws_dscnn_16x8", kws_like, activations16=True),
+    Fixture("autoencoder_16x8", autoencoder16, activations16=True),
+    Fixture("lstm_16x8", lstm_unrolled, activations16=True),
+    Fixture("mixed_int8_int16", None, flatbuffer=mixed_int8_int16),
 ]
 
 
