@@ -32,7 +32,8 @@ CORES = {"qemu-cortex-m4": 0.7, "qemu-cortex-m55": 0.8}  # core -> the speed tar
 CMSIS_NN = {
     "qemu-cortex-m4": {"kws_dscnn_16x8": 2_930_560, "autoencoder_16x8": 575_400, "lstm_16x8": 85_600,
                        "mixed_int8_int16": 36_840},
-    "qemu-cortex-m55": {},
+    "qemu-cortex-m55": {"kws_dscnn_16x8": 2_090_218, "autoencoder_16x8": 249_031, "lstm_16x8": 57_500,
+                        "mixed_int8_int16": 17_031},
 }
 
 
