@@ -231,6 +231,23 @@ typedef struct {
     int32_t constant1_size, constant2_size;
 } vmcu_binary_s32_params;
 
+/**
+ * int16 ADD, SUB and MUL (16x8 models), whole tensor: `operation` 0..2 in that order, the arithmetic
+ * of vmcu_binary_arith (ADD/SUB: left_shift 15; MUL: the output multiplier only; no tables), with
+ * numpy broadcasting over up to VMCU_MAX_DIMS dimensions walked as vmcu_elementwise_params walks them
+ * (in elements).
+ */
+typedef struct {
+    int32_t operation;
+    int32_t rank;
+    int32_t dims[VMCU_MAX_DIMS];
+    int32_t strides1[VMCU_MAX_DIMS];
+    int32_t strides2[VMCU_MAX_DIMS];
+    const int16_t *constant1, *constant2; /**< constant operands, or NULL for an activation */
+    int32_t constant1_size, constant2_size; /**< elements of each constant operand (0 for an activation) */
+    vmcu_binary_arith arith;
+} vmcu_binary_s16_params;
+
 /** AVERAGE_POOL_2D and MAX_POOL_2D. */
 typedef struct {
     vmcu_dims input, output;
