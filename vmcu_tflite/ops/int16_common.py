@@ -3,8 +3,10 @@ activation's clamp in the int16 domain (TFLite's CalculateActivationRangeQuantiz
 output: the same rounding as int8's, bounded by -32768..32767)."""
 from __future__ import annotations
 
+import numpy as np
+
 from ..graph import Graph, Op, Tensor
-from ..quant import quantize
+from ..quant import quantize, tflite_round
 from .common import require
 
 INT16_MIN, INT16_MAX = -(1 << 15), (1 << 15) - 1
@@ -36,3 +38,11 @@ def int16_activation_range(op: Op, out: Tensor) -> tuple[int, int]:
                 INT16_MAX if hi is None else min(INT16_MAX, quantize(hi, out.scale, out.zero_point)))
     except ValueError:
         require(False, op, f"output scale {out.scale:g} is too small for its fused activation's bounds")
+
+
+def checked_log2(x: float) -> tuple[int, bool]:
+    """TFLite's CheckedLog2 in float32: (log2 rounded, whether `x` is a power of two within 1e-3 of
+    an octave)."""
+    log2 = np.float32(np.log(np.float32(x))) * (np.float32(1.0) / np.float32(np.log(np.float32(2.0))))
+    rounded = np.float32(tflite_round(float(log2)))
+    return int(rounded), abs(float(np.float32(log2 - rounded))) < 1e-3

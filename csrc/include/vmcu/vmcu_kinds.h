@@ -67,7 +67,8 @@ typedef enum {
     VMCU_KIND_INT32_BINARY = 59,
     VMCU_KIND_NOISE_ESTIMATE = 60,
     VMCU_KIND_INT16_BINARY = 70,
-    VMCU_KIND_COUNT = 71
+    VMCU_KIND_INT16_SIGMOID = 71,
+    VMCU_KIND_COUNT = 72
 } vmcu_kind;
 
 #endif /* VMCU_KINDS_H */

@@ -248,6 +248,19 @@ typedef struct {
     vmcu_binary_arith arith;
 } vmcu_binary_s16_params;
 
+/**
+ * int16 LOGISTIC and TANH (16x8 models), whole tensor: `operation` 0 (LOGISTIC) or 1 (TANH); each input
+ * (x * input_multiplier + rounding) >> input_left_shift, then the sigmoid table read with linear
+ * interpolation (see vmcu_sigmoid_s16.c).
+ */
+typedef struct {
+    int32_t operation;
+    int32_t size;             /**< elements */
+    int32_t input_multiplier; /**< 0..32767 */
+    int32_t input_left_shift; /**< a right shift, 0..31 (TFLite's name) */
+    const uint16_t *table;    /**< 256 samples of the sigmoid in 0.16 */
+} vmcu_sigmoid_s16_params;
+
 /** AVERAGE_POOL_2D and MAX_POOL_2D. */
 typedef struct {
     vmcu_dims input, output;
