@@ -213,6 +213,13 @@ vmcu_status vmcu_sigmoid_s16(const vmcu_context *ctx, const void *params, const 
                              const vmcu_view *output);
 
 /**
+ * @brief int16 SOFTMAX over the last axis (whole tensor): TFLite Micro's SoftmaxInt16 (exp and 1/(1+x)
+ *        tables with linear interpolation).
+ */
+vmcu_status vmcu_softmax_s16(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
+                             const vmcu_view *output);
+
+/**
  * @brief UNIDIRECTIONAL_SEQUENCE_LSTM, int8 with an int16 cell (whole tensor): TFLite Micro's integer
  *        LSTM over every time step, both states kept in the state region; scratch: input_size + units bytes.
  */
@@ -271,6 +278,7 @@ extern const vmcu_kernel vmcu_mean_s8_kernel;
 extern const vmcu_kernel vmcu_binary_s32_kernel;
 extern const vmcu_kernel vmcu_binary_s16_kernel;
 extern const vmcu_kernel vmcu_sigmoid_s16_kernel;
+extern const vmcu_kernel vmcu_softmax_s16_kernel;
 extern const vmcu_kernel vmcu_minimum_s8_kernel;
 extern const vmcu_kernel vmcu_mul_s8_kernel;
 extern const vmcu_kernel vmcu_pad_s8_kernel;

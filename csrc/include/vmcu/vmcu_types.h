@@ -261,6 +261,19 @@ typedef struct {
     const uint16_t *table;    /**< 256 samples of the sigmoid in 0.16 */
 } vmcu_sigmoid_s16_params;
 
+/**
+ * int16 SOFTMAX (16x8 models) over the last axis, whole tensor: `outer` rows of `depth` elements, each
+ * difference to the row's maximum scaled by input_multiplier / input_shift (TFLite's
+ * MultiplyByQuantizedMultiplier) into the exp table, the sum's reciprocal from the 1/(1+x) table
+ * (see vmcu_softmax_s16.c).
+ */
+typedef struct {
+    int32_t outer, depth;
+    int32_t input_multiplier, input_shift; /**< shift -31..14 */
+    const int16_t *exp_table;              /**< 513 values */
+    const int16_t *reciprocal_table;       /**< 513 values */
+} vmcu_softmax_s16_params;
+
 /** AVERAGE_POOL_2D and MAX_POOL_2D. */
 typedef struct {
     vmcu_dims input, output;
