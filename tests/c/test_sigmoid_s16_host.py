@@ -16,4 +16,5 @@ pytestmark = pytest.mark.skipif(shutil.which("cmake") is None, reason="cmake is 
 @pytest.mark.parametrize("kind", ["LOGISTIC", "TANH"])
 @pytest.mark.parametrize("input_scale", [2 ** -12, 2 ** -11, 1e-3, 3.7e-5, 2.6], ids=lambda s: f"{s:g}")
 def test_sigmoid_s16(kind, input_scale):
-    assert check_model(sigmoid16_model(kind, [2, 4096], input_scale), "vmcu", SANITIZED_HOST, seed=31) == (True, True, 0)
+    model = sigmoid16_model(kind, [2, 4096], input_scale)
+    assert check_model(model, "vmcu", SANITIZED_HOST, seed=31) == (True, True, 0)

@@ -17,10 +17,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..codegen.params.int16_binary import emit
-from ..graph import Graph, Op
-from ..quant import quantize_multiplier, quantize_multiplier_smaller_than_one_exp
+from ..graph import Graph, Op, Tensor
+from ..quant import quantize, quantize_multiplier, quantize_multiplier_smaller_than_one_exp
 from .common import constant_inputs, output, require, tensor
-from .int16_common import check_int16, int16_activation_range
+from .int16_common import INT16_MAX, INT16_MIN, check_int16
 from .spec import OpSpec
 
 KIND = "INT16_BINARY"
@@ -47,6 +47,19 @@ class Int16BinaryParams:
     act_min: int
     act_max: int
     step_kind: str = KIND
+
+
+def int16_activation_range(op: Op, out: Tensor) -> tuple[int, int]:
+    """The clamp of the op's fused activation in the int16 output's domain (TFLite's
+    CalculateActivationRangeQuantized for an int16 output: int8's rounding, bounded by -32768..32767)."""
+    act = op.options.fused_activation_function
+    require(act in (0, 1, 2, 3), op, f"fused activation {act} is not supported")
+    try:
+        lo, hi = {0: (None, None), 1: (0.0, None), 2: (-1.0, 1.0), 3: (0.0, 6.0)}[act]
+        return (INT16_MIN if lo is None else max(INT16_MIN, quantize(lo, out.scale, out.zero_point)),
+                INT16_MAX if hi is None else min(INT16_MAX, quantize(hi, out.scale, out.zero_point)))
+    except ValueError:
+        require(False, op, f"output scale {out.scale:g} is too small for its fused activation's bounds")
 
 
 def prepare_int16(graph: Graph, op: Op, operation: str) -> Int16BinaryParams:
