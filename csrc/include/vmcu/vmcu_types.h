@@ -274,6 +274,19 @@ typedef struct {
     const int16_t *reciprocal_table;       /**< 513 values */
 } vmcu_softmax_s16_params;
 
+/**
+ * int16 RELU, RELU6 and LEAKY_RELU (16x8 models), whole tensor: `operation` 0..2 in that order (see
+ * vmcu_unary_s16.c); RELU6 only clamps, the others rescale x - input_offset and add output_offset.
+ */
+typedef struct {
+    int32_t operation;
+    int32_t size; /**< elements */
+    int32_t input_offset, output_offset;
+    int32_t identity_multiplier, identity_shift; /**< shifts -31..14 */
+    int32_t alpha_multiplier, alpha_shift;       /**< LEAKY_RELU below the zero point; multiplier may be < 0 */
+    int32_t act_min, act_max;
+} vmcu_unary_s16_params;
+
 /** AVERAGE_POOL_2D and MAX_POOL_2D. */
 typedef struct {
     vmcu_dims input, output;
