@@ -194,6 +194,21 @@ def elementwise():
     return tf.keras.Model(inp, x)
 
 
+def elementwise16():
+    """A 16x8 model (int16 activations) of elementwise ops only: LOGISTIC and TANH of the input, their
+    ADD, a MUL by the input, a SUB, RELU, LEAKY_RELU and RELU6 branches summed, a broadcasting MUL by
+    a per-channel constant and a SOFTMAX over the channels."""
+    x = inp = layers.Input((6, 6, 8), batch_size=1)
+    s = layers.Activation("sigmoid")(x)
+    t = layers.Activation("tanh")(x)
+    m = layers.Multiply()([layers.Add()([s, t]), x])
+    d = layers.Subtract()([m, s])
+    r = layers.Add()([layers.ReLU()(d), layers.LeakyReLU(0.3)(d), layers.ReLU(max_value=6.0)(x)])
+    scale = tf.constant(np.linspace(-1.5, 2.0, 8, dtype=np.float32).reshape(1, 1, 1, 8))
+    r = layers.Lambda(lambda v: v * scale)(r)
+    return tf.keras.Model(inp, layers.Softmax()(r))
+
+
 def squeeze_excite():
     """Squeeze-and-excitation: global MEAN, FC, LOGISTIC and a broadcasting MUL."""
     x = inp = layers.Input((8, 8, 16), batch_size=1)
@@ -740,6 +755,7 @@ class Fixture:
     per_channel_dense: bool = False
     freeze_shapes: bool = False  # drop the dynamic shape signature, keeping the static shapes
     edit: Callable[[bytes], bytes] | None = None  # applied to the converted flatbuffer
+    activations16: bool = False  # 16x8: int16 activations and I/O, int8 weights
 
 
 FIXTURES = [
@@ -772,6 +788,7 @@ FIXTURES = [
     Fixture("ssd_postprocess_regular", ssd_postprocess, edit=lambda data: with_postprocess(data, use_regular_nms=True)),
     Fixture("stateful_stream", None, flatbuffer=stateful_stream),
     Fixture("audio_preprocessor", None, flatbuffer=audio_preprocessor),
+    Fixture("elementwise16", elementwise16, activations16=True),
 ]
 
 
@@ -815,12 +832,14 @@ def convert(model, samples, fixture):
     converter.optimizations = [tf.lite.Optimize.DEFAULT]
     converter.representative_dataset = lambda: ([s] for s in samples)
     converter.target_spec.supported_ops = [tf.lite.OpsSet.TFLITE_BUILTINS_INT8]
+    if fixture.activations16:
+        converter.target_spec.supported_ops = [tf.lite.OpsSet.EXPERIMENTAL_TFLITE_BUILTINS_ACTIVATIONS_INT16_WEIGHTS_INT8]
     # Private switch (TF >= 2.15) that restores per-tensor Dense weights.
     converter._experimental_disable_per_channel_quantization_for_dense_layers = (
         not fixture.per_channel_dense)
     if not fixture.float_io:
-        converter.inference_input_type = tf.int8
-        converter.inference_output_type = tf.int8
+        converter.inference_input_type = tf.int16 if fixture.activations16 else tf.int8
+        converter.inference_output_type = tf.int16 if fixture.activations16 else tf.int8
     with contextlib.redirect_stdout(io.StringIO()):  # silence Keras' export listing
         return converter.convert()
 

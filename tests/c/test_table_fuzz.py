@@ -33,6 +33,7 @@ FIXTURES = {
     "ssd_detector": "CONV_2D, CONCATENATION, CONSTANT (a folded output copied from flash)",
     "ssd_postprocess": "LOGISTIC, QUANTIZE, TFLite_Detection_PostProcess (float32 outputs, floats as bits)",
     "stateful_stream": "CALL_ONCE, READ_VARIABLE, ASSIGN_VARIABLE (steps without output), BATCH_MATMUL",
+    "elementwise16": "int16 LOGISTIC, TANH, ADD, MUL (with a constant), SUB, RELU, LEAKY_RELU, RELU6, SOFTMAX",
 }
 MUTANTS = 2000
 pytestmark = pytest.mark.skipif(CC is None, reason="no gcc")

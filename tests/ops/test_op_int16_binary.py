@@ -115,3 +115,13 @@ def test_refusals():
     b.op("ADD", [a, c], [out], fused_activation_function=0)
     b.inputs, b.outputs = [a, c], [out]
     assert "output is int8" in refusal(b.build())
+
+
+def test_sub_scale_ratios_in_double():
+    """The elementwise16 fixture's SUB: its ratios computed in float32 (as sub_common's source reads)
+    give a multiplier one off and outputs that differ from TFLite Micro's; in double they match."""
+    rng = np.random.default_rng(5)
+    model = binary16_model("SUB", [4096], [4096], [4096], (4.554435872705653e-05, 3.0517578125e-05,
+                                                           2.3234397303895094e-05))
+    x, y = rng.integers(-32768, 32768, size=(2, 4096)).astype(np.int16)
+    assert_matches_tflm(model, [x, (y // 4).astype(np.int16)])
