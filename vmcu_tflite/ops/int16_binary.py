@@ -20,7 +20,7 @@ from ..codegen.params.int16_binary import emit
 from ..graph import Graph, Op, Tensor
 from ..quant import quantize, quantize_multiplier, quantize_multiplier_smaller_than_one_exp
 from .common import constant_inputs, output, require, tensor
-from .int16_common import INT16_MAX, INT16_MIN, check_int16
+from .int16_common import element_by_element, INT16_MAX, INT16_MIN, check_int16
 from .spec import OpSpec
 
 KIND = "INT16_BINARY"
@@ -98,4 +98,4 @@ def prepare_int16(graph: Graph, op: Op, operation: str) -> Int16BinaryParams:
                              input2_multiplier=m2, input2_shift=s2, output_multiplier=mo, output_shift=so)
 
 
-SPEC = OpSpec(KIND, kind_id=70, emit=emit, c_kernel="vmcu_binary_s16")
+SPEC = OpSpec(KIND, kind_id=70, emit=emit, c_kernel="vmcu_binary_s16", access=element_by_element)

@@ -22,7 +22,7 @@ from ..codegen.params.int16_sigmoid import emit
 from ..graph import Graph, Op
 from ..quant import tflite_round
 from .common import output, require, tensor
-from .int16_common import check_int16, checked_log2
+from .int16_common import element_by_element, check_int16, checked_log2
 from .spec import OpSpec
 
 KIND = "INT16_SIGMOID"
@@ -79,4 +79,4 @@ def prepare_int16(graph: Graph, op: Op, operation: str) -> Int16SigmoidParams:
                               input_left_shift=left_shift, table=sigmoid_table())
 
 
-SPEC = OpSpec(KIND, kind_id=71, emit=emit, c_kernel="vmcu_sigmoid_s16")
+SPEC = OpSpec(KIND, kind_id=71, emit=emit, c_kernel="vmcu_sigmoid_s16", access=element_by_element)

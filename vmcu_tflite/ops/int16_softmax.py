@@ -15,15 +15,20 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..codegen.params.int16_softmax import emit
 from ..graph import Graph, Op
+from ..planner.access import AccessPattern, affine
 from ..quant import quantize_multiplier, tflite_round
 from .common import output, require, tensor
 from .int16_common import check_int16
 from .spec import OpSpec
+
+if TYPE_CHECKING:
+    from ..steps import Step
 
 KIND = "INT16_SOFTMAX"
 MAX_DEPTH = 65536  # the int32 sum of a row's exps (each at most 32767) stays below 2**31
@@ -108,4 +113,16 @@ def prepare_int16(graph: Graph, op: Op) -> Int16SoftmaxParams:
                               input_shift=shift, exp_table=exp_table, reciprocal_table=reciprocal)
 
 
-SPEC = OpSpec(KIND, kind_id=72, emit=emit, c_kernel="vmcu_softmax_s16")
+def row_access(graph: Graph, step: Step, position: int, segment: int) -> AccessPattern | None:
+    """Iteration (row, c): the kernel reads the whole row at c = 0 (its maximum), then reads element c
+    again and writes output element c (the sum's pass rewrites the output row only); whatever the
+    planner's segment (no segment buffer). Input bytes below element c of the row stay needed
+    until iteration (row, c) has read them."""
+    y = graph.tensors[step.outputs[0]]
+    outer, depth = y.num_elements // y.shape[-1], y.shape[-1]
+    row = 2 * depth
+    return AccessPattern(dims=(outer, depth), write_lo=affine((row, 2)), write_hi=affine((row, 2), 2),
+                         read_lo=affine((row, 2)), read_hi=affine((row, 0), row))
+
+
+SPEC = OpSpec(KIND, kind_id=72, emit=emit, c_kernel="vmcu_softmax_s16", access=row_access)

@@ -20,7 +20,7 @@ from ..codegen.params.int16_unary import emit
 from ..graph import Graph, Op
 from ..quant import quantize, quantize_multiplier
 from .common import output, require, tensor
-from .int16_common import INT16_MAX, INT16_MIN, check_int16
+from .int16_common import element_by_element, INT16_MAX, INT16_MIN, check_int16
 from .spec import OpSpec
 
 KIND = "INT16_UNARY"
@@ -81,4 +81,4 @@ def prepare_int16(graph: Graph, op: Op, operation: str, alpha: float | None = No
                             act_max=INT16_MAX)
 
 
-SPEC = OpSpec(KIND, kind_id=73, emit=emit, c_kernel="vmcu_unary_s16")
+SPEC = OpSpec(KIND, kind_id=73, emit=emit, c_kernel="vmcu_unary_s16", access=element_by_element)
