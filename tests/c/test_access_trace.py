@@ -213,14 +213,16 @@ def int16_model() -> bytes:
 
 
 def int16_sigmoid_model() -> bytes:
-    """int16 RELU, LOGISTIC and TANH one after another: the functions stream over their inputs."""
+    """int16 RELU, PRELU (a per-channel alpha), LOGISTIC and TANH one after another: each streams over
+    its input."""
     from tests.tflite_builder import ModelBuilder
     b = ModelBuilder()
     x = b.tensor((1, 5, 7), "int16", scale=1e-3, zero_point=0)
     b.inputs = [x]
-    for kind, scale in (("RELU", 1e-3), ("LOGISTIC", 2 ** -15), ("TANH", 2 ** -15)):
+    for kind, scale in (("RELU", 1e-3), ("PRELU", 1e-3), ("LOGISTIC", 2 ** -15), ("TANH", 2 ** -15)):
         y = b.tensor((1, 5, 7), "int16", scale=scale, zero_point=0)
-        b.op(kind, [x], [y])
+        alpha = [b.const(np.arange(-3, 4, dtype=np.int8) * 30, scale=0.01, zero_point=0)] if kind == "PRELU" else []
+        b.op(kind, [x] + alpha, [y])
         x = y
     b.outputs = [x]
     return b.build()

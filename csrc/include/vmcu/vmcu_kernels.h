@@ -226,6 +226,12 @@ vmcu_status vmcu_unary_s16(const vmcu_context *ctx, const void *params, const vm
                            const vmcu_view *output);
 
 /**
+ * @brief int16 PRELU with a constant int8 alpha (whole tensor): TFLite Micro's BroadcastPrelu4DSlow.
+ */
+vmcu_status vmcu_prelu_s16(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
+                           const vmcu_view *output);
+
+/**
  * @brief UNIDIRECTIONAL_SEQUENCE_LSTM, int8 with an int16 cell (whole tensor): TFLite Micro's integer
  *        LSTM over every time step, both states kept in the state region; scratch: input_size + units bytes.
  */
@@ -286,6 +292,7 @@ extern const vmcu_kernel vmcu_binary_s16_kernel;
 extern const vmcu_kernel vmcu_sigmoid_s16_kernel;
 extern const vmcu_kernel vmcu_softmax_s16_kernel;
 extern const vmcu_kernel vmcu_unary_s16_kernel;
+extern const vmcu_kernel vmcu_prelu_s16_kernel;
 extern const vmcu_kernel vmcu_minimum_s8_kernel;
 extern const vmcu_kernel vmcu_mul_s8_kernel;
 extern const vmcu_kernel vmcu_pad_s8_kernel;

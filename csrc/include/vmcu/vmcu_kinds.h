@@ -70,7 +70,8 @@ typedef enum {
     VMCU_KIND_INT16_SIGMOID = 71,
     VMCU_KIND_INT16_SOFTMAX = 72,
     VMCU_KIND_INT16_UNARY = 73,
-    VMCU_KIND_COUNT = 74
+    VMCU_KIND_INT16_PRELU = 74,
+    VMCU_KIND_COUNT = 75
 } vmcu_kind;
 
 #endif /* VMCU_KINDS_H */

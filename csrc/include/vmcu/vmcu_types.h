@@ -287,6 +287,21 @@ typedef struct {
     int32_t act_min, act_max;
 } vmcu_unary_s16_params;
 
+/**
+ * int16 PRELU (16x8 models) with a constant int8 alpha, whole tensor walked in output order: the input
+ * element by element, alpha by `alpha_strides` (0 where it broadcasts); see vmcu_prelu_s16.c.
+ */
+typedef struct {
+    int32_t rank;
+    int32_t dims[VMCU_MAX_DIMS];
+    int32_t alpha_strides[VMCU_MAX_DIMS];
+    const int8_t *alpha;
+    int32_t alpha_size;
+    int32_t input_offset, alpha_offset, output_offset;
+    int32_t identity_multiplier, identity_shift; /**< shift -31..14 */
+    int32_t alpha_multiplier, alpha_shift;       /**< shift -31..6 */
+} vmcu_prelu_s16_params;
+
 /** AVERAGE_POOL_2D and MAX_POOL_2D. */
 typedef struct {
     vmcu_dims input, output;
