@@ -16,6 +16,7 @@ import pytest
 
 from tests.c import kernel_models
 from tests.c.c_validate import EMULATED_DSP_HOST, check_model, check_program, program_with_segment
+from tests.c.test_access_trace import int16_model, int16_sigmoid_model
 from tests.ops.test_op_batch_matmul import chained_batch_matmuls
 from tests.ops.test_op_detection_postprocess import build as build_detection
 from tests.ops.test_op_cast import build_cast_chain, build_typed_copies
@@ -73,6 +74,9 @@ MODELS = {
     # an audio front end's tail: the signal filter bank stages (a noise estimate in the state region,
     # over 3 runs) and int32 arithmetic
     "audio_tail": lambda: front_end_tail(channels=10, bins=40),
+    # 16x8: the int16 element-wise kinds, streaming (the fixture; a RELU, PRELU, LOGISTIC, TANH chain)
+    "int16": int16_model,
+    "int16_chain": int16_sigmoid_model,
 }
 
 
