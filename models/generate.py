@@ -833,7 +833,8 @@ def convert(model, samples, fixture):
     converter.representative_dataset = lambda: ([s] for s in samples)
     converter.target_spec.supported_ops = [tf.lite.OpsSet.TFLITE_BUILTINS_INT8]
     if fixture.activations16:
-        converter.target_spec.supported_ops = [tf.lite.OpsSet.EXPERIMENTAL_TFLITE_BUILTINS_ACTIVATIONS_INT16_WEIGHTS_INT8]
+        ops16 = tf.lite.OpsSet.EXPERIMENTAL_TFLITE_BUILTINS_ACTIVATIONS_INT16_WEIGHTS_INT8
+        converter.target_spec.supported_ops = [ops16]
     # Private switch (TF >= 2.15) that restores per-tensor Dense weights.
     converter._experimental_disable_per_channel_quantization_for_dense_layers = (
         not fixture.per_channel_dense)
