@@ -194,6 +194,21 @@ def elementwise():
     return tf.keras.Model(inp, x)
 
 
+def elementwise16():
+    """A 16x8 model (int16 activations) of elementwise ops only: LOGISTIC and TANH of the input, their
+    ADD, a MUL by the input, a SUB, RELU, LEAKY_RELU and RELU6 branches summed, a broadcasting MUL by
+    a per-channel constant and a SOFTMAX over the channels."""
+    x = inp = layers.Input((6, 6, 8), batch_size=1)
+    s = layers.Activation("sigmoid")(x)
+    t = layers.Activation("tanh")(x)
+    m = layers.Multiply()([layers.Add()([s, t]), x])
+    d = layers.Subtract()([m, s])
+    r = layers.Add()([layers.ReLU()(d), layers.LeakyReLU(0.3)(d), layers.ReLU(max_value=6.0)(x)])
+    scale = tf.constant(np.linspace(-1.5, 2.0, 8, dtype=np.float32).reshape(1, 1, 1, 8))
+    r = layers.Lambda(lambda v: v * scale)(r)
+    return tf.keras.Model(inp, layers.Softmax()(r))
+
+
 def squeeze_excite():
     """Squeeze-and-excitation: global MEAN, FC, LOGISTIC and a broadcasting MUL."""
     x = inp = layers.Input((8, 8, 16), batch_size=1)
@@ -903,6 +918,7 @@ FIXTURES = [
     Fixture("autoencoder_16x8", autoencoder16, activations16=True),
     Fixture("lstm_16x8", lstm_unrolled, activations16=True),
     Fixture("mixed_int8_int16", None, flatbuffer=mixed_int8_int16),
+    Fixture("elementwise16", elementwise16, activations16=True),
 ]
 
 

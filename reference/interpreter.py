@@ -160,7 +160,9 @@ class Interpreter:
         if planned.streamed_inputs:
             streamed = [(self._access(step.index, x, segment), base(x), graph.tensors[x].num_bytes,
                          access_pattern(graph, step, x, segment)) for x in planned.streamed_inputs]
-            replay_segments(pool, streamed, out_who, base(t_out), out)
+            # the patterns count bytes: a wider element (int16) is replayed as its bytes
+            replay_segments(pool, streamed, out_who, base(t_out),
+                            as_bytes(np.asarray(out, dtype=graph.tensors[t_out].dtype)))
         else:
             pool.store(out_who, base(t_out), 0, as_bytes(np.asarray(out, dtype=graph.tensors[t_out].dtype)))
         return out

@@ -26,6 +26,12 @@ def test_kinds_header_is_generated_from_the_specs():
         "csrc/include/vmcu/vmcu_kinds.h is stale: run python -m vmcu_tflite.codegen.kinds_header")
 
 
+def test_kind_enumerators_keep_builtin_names_and_spell_custom_codes_in_upper_snake_case():
+    assert kinds_header.kind_constant("CONV_2D") == "VMCU_KIND_CONV_2D"
+    assert kinds_header.kind_constant("AVERAGE_POOL_2D_S16") == "VMCU_KIND_AVERAGE_POOL_2D_S16"
+    assert kinds_header.kind_constant("SignalFilterBankLog") == "VMCU_KIND_SIGNAL_FILTER_BANK_LOG"
+
+
 def test_runtime_kernels_match_the_declared_ones():
     declared = set(re.findall(r"vmcu_status (vmcu_\w+)\(", (INCLUDE / "vmcu_kernels.h").read_text()))
     named = {s.c_kernel for s in SPECS.values() if s.c_kernel is not None}

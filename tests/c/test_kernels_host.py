@@ -17,6 +17,7 @@ import pytest
 from tests.c import kernel_models
 from tests.c.c_validate import EMULATED_DSP_HOST, check_model, check_program, program_with_segment
 from tests.c.test_sixteen_by_eight import end_to_end as sixteen_by_eight, movement as int16_movement
+from tests.c.test_access_trace import int16_model, int16_sigmoid_model
 from tests.ops.test_op_batch_matmul import chained_batch_matmuls
 from tests.ops.test_op_detection_postprocess import build as build_detection
 from tests.ops.test_op_cast import build_cast_chain, build_typed_copies
@@ -77,6 +78,9 @@ MODELS = {
     # 16x8 models: int16 activations through QUANTIZE, the data-movement ops, the pools and MEAN
     "sixteen_by_eight": sixteen_by_eight,
     "int16_movement": int16_movement,
+    # 16x8: the int16 element-wise kinds, streaming (the fixture; a RELU, PRELU, LOGISTIC, TANH chain)
+    "int16": int16_model,
+    "int16_chain": int16_sigmoid_model,
 }
 
 

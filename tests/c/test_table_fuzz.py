@@ -36,6 +36,7 @@ FIXTURES = {
     "sixteen_by_eight": "int16: PAD, AVERAGE_POOL_2D_S16, MAX_POOL_2D_S16, TRANSPOSE, REQUANTIZE, CONCATENATION, "
                         "MEAN_S16",
     "heavy_16x8": "int16 CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED steps (int64 bias tables)",
+    "elementwise16": "int16 LOGISTIC, TANH, ADD, MUL (with a constant), SUB, RELU, LEAKY_RELU, RELU6, SOFTMAX",
 }
 MUTANTS = 2000
 pytestmark = pytest.mark.skipif(CC is None, reason="no gcc")

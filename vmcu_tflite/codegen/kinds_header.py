@@ -20,6 +20,8 @@ HEADER = Path(__file__).resolve().parents[2] / "csrc" / "include" / "vmcu" / "vm
 def kind_constant(name: str) -> str:
     """The C enumerator of a step kind: custom operators' CamelCase codes in upper snake case
     (SignalFilterBankLog -> VMCU_KIND_SIGNAL_FILTER_BANK_LOG), builtin names as they are."""
+    if not any(c.islower() for c in name):  # a builtin's name (CONV_2D stays CONV_2D)
+        return "VMCU_KIND_" + name
     return "VMCU_KIND_" + re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name).upper()
 
 

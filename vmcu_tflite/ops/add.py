@@ -15,6 +15,8 @@ from ..graph import Graph, Op, Tensor
 from ..planner.access import same_shape
 from ..quant import quantize_multiplier, quantize_multiplier_smaller_than_one_exp
 from .common import constant_inputs, fused_activation, output, require, tensor
+from .int16_binary import Int16BinaryParams, prepare_int16
+from .int16_common import is_int16
 from .int32_binary import Int32BinaryParams, is_int32, prepare_int32
 from .spec import TWO_INPUTS, OpSpec
 
@@ -74,11 +76,13 @@ def binary_tensors(graph: Graph, op: Op, max_rank: int = MAX_RANK) -> tuple[Tens
     return a, b, out
 
 
-def prepare(graph: Graph, op: Op, max_rank: int = MAX_RANK) -> AddParams | Int32BinaryParams:
+def prepare(graph: Graph, op: Op, max_rank: int = MAX_RANK) -> AddParams | Int32BinaryParams | Int16BinaryParams:
     """ADD's (and SUB's: TFLite Micro computes the same params) scaling and clamp; an int32 ADD is
-    `int32_binary`'s."""
+    `int32_binary`'s, an int16 ADD or SUB `int16_binary`'s."""
     if op.kind == KIND and is_int32(graph, op):
         return prepare_int32(graph, op, KIND)
+    if is_int16(graph, op):
+        return prepare_int16(graph, op, op.kind)
     a, b, out = binary_tensors(graph, op, max_rank)
     left_shift = 20
     twice_max_input_scale = 2.0 * max(a.scale, b.scale)
@@ -98,4 +102,4 @@ def prepare(graph: Graph, op: Op, max_rank: int = MAX_RANK) -> AddParams | Int32
 
 
 SPEC = OpSpec(KIND, kind_id=3, emit=emit, prepare=prepare, c_kernel="vmcu_add_s8", access=same_shape, arity=TWO_INPUTS,
-              options="AddOptions", activation_types=frozenset({"int32"}))
+              options="AddOptions", activation_types=frozenset({"int32", "int16"}))

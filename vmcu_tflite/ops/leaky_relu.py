@@ -8,6 +8,8 @@ import numpy as np
 
 from ..graph import Graph, Op
 from .common import output_multiplier, require
+from .int16_common import is_int16
+from .int16_unary import Int16UnaryParams, prepare_int16
 from .unary import lookup_spec, unary_tensors
 
 KIND = "LEAKY_RELU"
@@ -23,7 +25,9 @@ class LeakyReluParams:
     alpha_shift: int
 
 
-def prepare(graph: Graph, op: Op) -> LeakyReluParams:
+def prepare(graph: Graph, op: Op) -> LeakyReluParams | Int16UnaryParams:
+    if is_int16(graph, op):  # an INT16_UNARY step
+        return prepare_int16(graph, op, KIND, float(np.float32(op.options.alpha)))
     input_, out = unary_tensors(graph, op)
     alpha = np.float32(op.options.alpha)
     require(np.isfinite(alpha), op, f"alpha {alpha} is not finite")
@@ -37,4 +41,5 @@ def prepare(graph: Graph, op: Op) -> LeakyReluParams:
                            alpha_multiplier=alpha_multiplier, alpha_shift=alpha_shift)
 
 
-SPEC = lookup_spec(KIND, 19, prepare, options="LeakyReluOptions", options_required=True)
+SPEC = lookup_spec(KIND, 19, prepare, options="LeakyReluOptions", options_required=True,
+                   activation_types=frozenset({"int16"}))

@@ -14,6 +14,8 @@ from ..graph import Graph, Op, Tensor
 from ..planner.access import same_shape
 from ..quant import calculate_input_radius, tflite_round
 from .common import output, require, tensor
+from .int16_common import is_int16
+from .int16_sigmoid import Int16SigmoidParams, prepare_int16
 from .spec import ONE_INPUT, OpSpec
 
 KIND = "LOGISTIC"
@@ -28,7 +30,9 @@ class LogisticParams:
     input_left_shift: int
 
 
-def prepare(graph: Graph, op: Op) -> LogisticParams:
+def prepare(graph: Graph, op: Op) -> LogisticParams | Int16SigmoidParams:
+    if is_int16(graph, op):  # an INT16_SIGMOID step
+        return prepare_int16(graph, op, KIND)
     require(len(op.inputs) == 1 and len(op.outputs) == 1, op, "expects one input and one output")
     input_, out = tensor(graph, op, 0), output(graph, op)
     require(input_.dtype == "int8" and out.dtype == "int8", op,
@@ -58,4 +62,4 @@ def input_scaling(op: Op, input_: Tensor) -> LogisticParams:
 
 
 SPEC = OpSpec(KIND, kind_id=11, emit=emit, prepare=prepare, c_kernel="vmcu_lookup_s8", access=same_shape,
-              arity=ONE_INPUT)
+              arity=ONE_INPUT, activation_types=frozenset({"int16"}))

@@ -15,6 +15,8 @@ from ..planner.access import same_shape
 from ..quant import quantize_multiplier
 from .add import check_binary_shapes, check_binary_types
 from .common import constant_inputs, fused_activation, output, require, tensor
+from .int16_binary import Int16BinaryParams, prepare_int16
+from .int16_common import is_int16
 from .int32_binary import Int32BinaryParams, is_int32, prepare_int32
 from .spec import TWO_INPUTS, OpSpec
 
@@ -34,9 +36,11 @@ class MulParams:
     act_max: int
 
 
-def prepare(graph: Graph, op: Op) -> MulParams | Int32BinaryParams:
+def prepare(graph: Graph, op: Op) -> MulParams | Int32BinaryParams | Int16BinaryParams:
     if is_int32(graph, op):
         return prepare_int32(graph, op, KIND)
+    if is_int16(graph, op):
+        return prepare_int16(graph, op, KIND)
     require(len(op.inputs) == 2 and len(op.outputs) == 1, op, "expects two inputs and one output")
     a, b, out = tensor(graph, op, 0), tensor(graph, op, 1), output(graph, op)
     require(a is not None and b is not None, op, "an input is missing")
@@ -52,4 +56,4 @@ def prepare(graph: Graph, op: Op) -> MulParams | Int32BinaryParams:
 
 
 SPEC = OpSpec(KIND, kind_id=4, emit=emit, prepare=prepare, c_kernel="vmcu_mul_s8", access=same_shape, arity=TWO_INPUTS,
-              options="MulOptions", activation_types=frozenset({"int32"}))
+              options="MulOptions", activation_types=frozenset({"int32", "int16"}))

@@ -12,6 +12,8 @@ from ..graph import Graph, Op
 from ..planner.access import same_shape
 from .add import binary_tensors
 from .common import constant_inputs, output_multiplier, require
+from .int16_common import is_int16
+from .int16_prelu import Int16PreluParams, prepare_int16
 from .spec import TWO_INPUTS, OpSpec
 
 KIND = "PRELU"
@@ -31,7 +33,9 @@ class PreluParams:
     alpha_shift: int
 
 
-def prepare(graph: Graph, op: Op) -> PreluParams:
+def prepare(graph: Graph, op: Op) -> PreluParams | Int16PreluParams:
+    if is_int16(graph, op):  # an INT16_PRELU step
+        return prepare_int16(graph, op)
     x, alpha, out = binary_tensors(graph, op, MAX_RANK)
     require(out.shape == x.shape, op, f"output shape {out.shape} differs from input shape {x.shape}")
     m1, s1 = output_multiplier(op, float(x.scale) / float(out.scale))
@@ -42,4 +46,4 @@ def prepare(graph: Graph, op: Op) -> PreluParams:
 
 
 SPEC = OpSpec(KIND, kind_id=25, emit=emit, prepare=prepare, c_kernel="vmcu_prelu_s8", access=same_shape,
-              arity=TWO_INPUTS)
+              arity=TWO_INPUTS, activation_types=frozenset({"int16"}))

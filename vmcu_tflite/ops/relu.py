@@ -9,6 +9,8 @@ import numpy as np
 from ..graph import Graph, Op
 from ..quant import quantize
 from .common import output_multiplier
+from .int16_common import is_int16
+from .int16_unary import Int16UnaryParams, prepare_int16
 from .unary import lookup_spec, unary_tensors
 
 KIND = "RELU"
@@ -24,7 +26,9 @@ class ReluParams:
     act_max: int
 
 
-def prepare(graph: Graph, op: Op) -> ReluParams:
+def prepare(graph: Graph, op: Op) -> ReluParams | Int16UnaryParams:
+    if is_int16(graph, op):  # an INT16_UNARY step
+        return prepare_int16(graph, op, KIND)
     input_, out = unary_tensors(graph, op)
     multiplier, shift = output_multiplier(op, float(np.float32(input_.scale) / np.float32(out.scale)))
     return ReluParams(input_zero_point=input_.zero_point, output_zero_point=out.zero_point,
@@ -32,4 +36,4 @@ def prepare(graph: Graph, op: Op) -> ReluParams:
                       act_min=max(-128, quantize(0.0, out.scale, out.zero_point)), act_max=127)
 
 
-SPEC = lookup_spec(KIND, 16, prepare)
+SPEC = lookup_spec(KIND, 16, prepare, activation_types=frozenset({"int16"}))

@@ -7,6 +7,8 @@ from dataclasses import dataclass
 from ..graph import Graph, Op
 from ..quant import quantize
 from .common import require
+from .int16_common import is_int16
+from .int16_unary import Int16UnaryParams, prepare_int16
 from .unary import lookup_spec, unary_tensors
 
 KIND = "RELU6"
@@ -18,7 +20,9 @@ class Relu6Params:
     upper: int
 
 
-def prepare(graph: Graph, op: Op) -> Relu6Params:
+def prepare(graph: Graph, op: Op) -> Relu6Params | Int16UnaryParams:
+    if is_int16(graph, op):  # an INT16_UNARY step
+        return prepare_int16(graph, op, KIND)
     input_, _ = unary_tensors(graph, op)
     try:
         six = quantize(6.0, input_.scale, input_.zero_point)
@@ -28,4 +32,4 @@ def prepare(graph: Graph, op: Op) -> Relu6Params:
     return Relu6Params(lower=input_.zero_point, upper=min(127, max(-128, six)))
 
 
-SPEC = lookup_spec(KIND, 17, prepare)
+SPEC = lookup_spec(KIND, 17, prepare, activation_types=frozenset({"int16"}))

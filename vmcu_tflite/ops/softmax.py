@@ -19,6 +19,8 @@ from ..graph import Graph, Op
 from ..planner.access import AccessPattern, elementwise
 from ..quant import calculate_input_radius, preprocess_softmax_scaling
 from .common import output, require, tensor
+from .int16_common import is_int16
+from .int16_softmax import Int16SoftmaxParams, prepare_int16
 from .spec import ONE_INPUT, OpSpec
 
 if TYPE_CHECKING:
@@ -35,7 +37,9 @@ class SoftmaxParams:
     diff_min: int
 
 
-def prepare(graph: Graph, op: Op) -> SoftmaxParams:
+def prepare(graph: Graph, op: Op) -> SoftmaxParams | Int16SoftmaxParams:
+    if is_int16(graph, op):  # an INT16_SOFTMAX step
+        return prepare_int16(graph, op)
     require(len(op.inputs) == 1 and len(op.outputs) == 1, op, "expects one input and one output")
     input_, out = tensor(graph, op, 0), output(graph, op)
     require(input_.dtype == "int8" and out.dtype == "int8", op,
@@ -62,4 +66,5 @@ def softmax_access(graph: Graph, step: Step, position: int, segment: int) -> Acc
 
 
 SPEC = OpSpec(KIND, kind_id=9, emit=emit, prepare=prepare, c_kernel="vmcu_softmax_s8", access=softmax_access,
-              arity=ONE_INPUT, options="SoftmaxOptions", options_required=True)
+              arity=ONE_INPUT, options="SoftmaxOptions", options_required=True,
+              activation_types=frozenset({"int16"}))

@@ -17,4 +17,4 @@ def prepare(graph: Graph, op: Op) -> add.AddParams:
 
 
 SPEC = OpSpec(KIND, kind_id=22, emit=emit_sub, prepare=prepare, c_kernel="vmcu_sub_s8", access=same_shape,
-              arity=TWO_INPUTS, options="SubOptions")
+              arity=TWO_INPUTS, options="SubOptions", activation_types=frozenset({"int16"}))

@@ -200,6 +200,38 @@ vmcu_status vmcu_binary_s32(const vmcu_context *ctx, const void *params, const v
                             const vmcu_view *output);
 
 /**
+ * @brief int16 ADD, SUB and MUL (whole tensor) with numpy broadcasting: TFLite Micro's int16 kernels.
+ */
+vmcu_status vmcu_binary_s16(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
+                            const vmcu_view *output);
+
+/**
+ * @brief int16 LOGISTIC and TANH (whole tensor): TFLite Micro's int16 kernels (a sigmoid table with
+ *        linear interpolation).
+ */
+vmcu_status vmcu_sigmoid_s16(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
+                             const vmcu_view *output);
+
+/**
+ * @brief int16 SOFTMAX over the last axis (whole tensor): TFLite Micro's SoftmaxInt16 (exp and 1/(1+x)
+ *        tables with linear interpolation).
+ */
+vmcu_status vmcu_softmax_s16(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
+                             const vmcu_view *output);
+
+/**
+ * @brief int16 RELU, RELU6 and LEAKY_RELU (whole tensor): TFLite Micro's int16 kernels.
+ */
+vmcu_status vmcu_unary_s16(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
+                           const vmcu_view *output);
+
+/**
+ * @brief int16 PRELU with a constant int8 alpha (whole tensor): TFLite Micro's BroadcastPrelu4DSlow.
+ */
+vmcu_status vmcu_prelu_s16(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
+                           const vmcu_view *output);
+
+/**
  * @brief UNIDIRECTIONAL_SEQUENCE_LSTM, int8 with an int16 cell (whole tensor): TFLite Micro's integer
  *        LSTM over every time step, both states kept in the state region; scratch: input_size + units bytes.
  */
@@ -279,6 +311,11 @@ extern const vmcu_kernel vmcu_maximum_s8_kernel;
 extern const vmcu_kernel vmcu_mean_s8_kernel;
 extern const vmcu_kernel vmcu_mean_s16_kernel;
 extern const vmcu_kernel vmcu_binary_s32_kernel;
+extern const vmcu_kernel vmcu_binary_s16_kernel;
+extern const vmcu_kernel vmcu_sigmoid_s16_kernel;
+extern const vmcu_kernel vmcu_softmax_s16_kernel;
+extern const vmcu_kernel vmcu_unary_s16_kernel;
+extern const vmcu_kernel vmcu_prelu_s16_kernel;
 extern const vmcu_kernel vmcu_minimum_s8_kernel;
 extern const vmcu_kernel vmcu_mul_s8_kernel;
 extern const vmcu_kernel vmcu_pad_s8_kernel;

@@ -231,6 +231,77 @@ typedef struct {
     int32_t constant1_size, constant2_size;
 } vmcu_binary_s32_params;
 
+/**
+ * int16 ADD, SUB and MUL (16x8 models), whole tensor: `operation` 0..2 in that order, the arithmetic
+ * of vmcu_binary_arith (ADD/SUB: left_shift 15; MUL: the output multiplier only; no tables), with
+ * numpy broadcasting over up to VMCU_MAX_DIMS dimensions walked as vmcu_elementwise_params walks them
+ * (in elements).
+ */
+typedef struct {
+    int32_t operation;
+    int32_t rank;
+    int32_t dims[VMCU_MAX_DIMS];
+    int32_t strides1[VMCU_MAX_DIMS];
+    int32_t strides2[VMCU_MAX_DIMS];
+    const int16_t *constant1, *constant2; /**< constant operands, or NULL for an activation */
+    int32_t constant1_size, constant2_size; /**< elements of each constant operand (0 for an activation) */
+    vmcu_binary_arith arith;
+} vmcu_binary_s16_params;
+
+/**
+ * int16 LOGISTIC and TANH (16x8 models), whole tensor: `operation` 0 (LOGISTIC) or 1 (TANH); each input
+ * (x * input_multiplier + rounding) >> input_left_shift, then the sigmoid table read with linear
+ * interpolation (see vmcu_sigmoid_s16.c).
+ */
+typedef struct {
+    int32_t operation;
+    int32_t size;             /**< elements */
+    int32_t input_multiplier; /**< 0..32767 */
+    int32_t input_left_shift; /**< a right shift, 0..31 (TFLite's name) */
+    const uint16_t *table;    /**< 256 samples of the sigmoid in 0.16 */
+} vmcu_sigmoid_s16_params;
+
+/**
+ * int16 SOFTMAX (16x8 models) over the last axis, whole tensor: `outer` rows of `depth` elements, each
+ * difference to the row's maximum scaled by input_multiplier / input_shift (TFLite's
+ * MultiplyByQuantizedMultiplier) into the exp table, the sum's reciprocal from the 1/(1+x) table
+ * (see vmcu_softmax_s16.c).
+ */
+typedef struct {
+    int32_t outer, depth;
+    int32_t input_multiplier, input_shift; /**< shift -31..14 */
+    const int16_t *exp_table;              /**< 513 values */
+    const int16_t *reciprocal_table;       /**< 513 values */
+} vmcu_softmax_s16_params;
+
+/**
+ * int16 RELU, RELU6 and LEAKY_RELU (16x8 models), whole tensor: `operation` 0..2 in that order (see
+ * vmcu_unary_s16.c); RELU6 only clamps, the others rescale x - input_offset and add output_offset.
+ */
+typedef struct {
+    int32_t operation;
+    int32_t size; /**< elements */
+    int32_t input_offset, output_offset;
+    int32_t identity_multiplier, identity_shift; /**< shifts -31..14 */
+    int32_t alpha_multiplier, alpha_shift;       /**< LEAKY_RELU below the zero point; multiplier may be < 0 */
+    int32_t act_min, act_max;
+} vmcu_unary_s16_params;
+
+/**
+ * int16 PRELU (16x8 models) with a constant int8 alpha, whole tensor walked in output order: the input
+ * element by element, alpha by `alpha_strides` (0 where it broadcasts); see vmcu_prelu_s16.c.
+ */
+typedef struct {
+    int32_t rank;
+    int32_t dims[VMCU_MAX_DIMS];
+    int32_t alpha_strides[VMCU_MAX_DIMS];
+    const int8_t *alpha;
+    int32_t alpha_size;
+    int32_t input_offset, alpha_offset, output_offset;
+    int32_t identity_multiplier, identity_shift; /**< shift -31..14 */
+    int32_t alpha_multiplier, alpha_shift;       /**< shift -31..6 */
+} vmcu_prelu_s16_params;
+
 /** AVERAGE_POOL_2D and MAX_POOL_2D. */
 typedef struct {
     vmcu_dims input, output;
