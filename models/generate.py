@@ -1,4 +1,4 @@
-"""Generate the int8 TFLite test fixtures in this folder.
+"""Generate the TFLite test fixtures in this folder (int8, and a few 16x8 ones).
 
 Needs TensorFlow, a development-only dependency that nothing else in the
 project imports:
@@ -7,7 +7,7 @@ project imports:
     python models/generate.py [fixture ...]
 
 Every fixture is a small Keras model with random (seeded) weights, converted
-by the TFLite converter to a full-integer int8 model calibrated on random
+by the TFLite converter to a full-integer int8 model (or a 16x8 one: int16 activations) calibrated on random
 data.  Running the script rewrites the fixtures named on its command line, or
 every fixture listed in FIXTURES.
 """
@@ -361,6 +361,156 @@ def lstm_sequence():
     x = k2.LSTM(12, return_sequences=True, bias_initializer=tf_keras.initializers.RandomUniform(-0.1, 0.1))(x)
     x = k2.Dense(4, bias_initializer=tf_keras.initializers.RandomUniform(-0.1, 0.1))(x)
     return tf_keras.Model(inp, x)
+
+
+def kws_dscnn_16x8():
+    """A DS-CNN keyword spotter on a 49x10 MFCC input quantized 16x8: int16 activations."""
+    x = inp = layers.Input((49, 10, 1), batch_size=1)
+    x = conv(16, (10, 4), strides=2)(x)
+    x = layers.ReLU()(batch_norm()(x))
+    for _ in range(2):
+        x = depthwise(3)(x)
+        x = layers.ReLU()(batch_norm()(x))
+        x = conv(16, 1)(x)
+        x = layers.ReLU()(batch_norm()(x))
+    x = layers.AveragePooling2D(pool_size=x.shape[1:3])(x)
+    x = layers.Flatten()(x)
+    x = logits(12)(x)
+    x = layers.Softmax()(x)
+    return tf.keras.Model(inp, x)
+
+
+def autoencoder_16x8():
+    """A small convolutional autoencoder for anomaly detection (reconstruction error), 16x8."""
+    x = inp = layers.Input((16, 16, 1), batch_size=1)
+    x = conv(8, 3, strides=2, activation="relu")(x)
+    x = conv(4, 3, strides=2, activation="relu")(x)
+    x = layers.Conv2DTranspose(8, 3, strides=2, padding="same", activation="relu",
+                               bias_initializer=random_bias())(x)
+    x = layers.Conv2DTranspose(1, 3, strides=2, padding="same", bias_initializer=random_bias())(x)
+    x = layers.Activation("sigmoid")(x)
+    return tf.keras.Model(inp, x)
+
+
+def lstm_16x8():
+    """lstm_unrolled's LSTM (5 frames of 10 features, unrolled into per-step FULLY_CONNECTED,
+    SPLIT, LOGISTIC, TANH, MUL, ADD) quantized 16x8. The fused UNIDIRECTIONAL_SEQUENCE_LSTM form
+    cannot be made this way: the converter stops with "Quantization to 16x8-bit not yet supported
+    for op: 'UNIDIRECTIONAL_SEQUENCE_LSTM'"."""
+    return lstm_unrolled()
+
+
+def mixed_backbone():
+    """The float model `mixed_int8_int16` is cut from: a conv backbone, then a dense head."""
+    x = inp = layers.Input((8, 8, 3), batch_size=1)
+    x = conv(8, 3, strides=2, activation="relu")(x)
+    x = depthwise(3, activation="relu")(x)
+    x = conv(16, 1, activation="relu")(x)
+    x = layers.Flatten()(x)
+    x = dense(16, activation="relu")(x)
+    x = logits(4)(x)
+    x = layers.Softmax()(x)
+    return tf.keras.Model(inp, x)
+
+
+MIXED_HEAD_OPS = 3  # the head run in int16: FULLY_CONNECTED, FULLY_CONNECTED, SOFTMAX
+
+
+def drop_unused_tensors(graph):
+    """Remove the tensors no operator, input or output of `graph` names, renumbering the rest
+    (their buffers stay in the model, unreferenced)."""
+    used = sorted({t for op in graph.operators for t in list(op.inputs) + list(op.outputs) if t >= 0}
+                  | set(graph.inputs) | set(graph.outputs))
+    index = {old: new for new, old in enumerate(used)}
+    graph.tensors = [graph.tensors[t] for t in used]
+    for op in graph.operators:
+        op.inputs = [index.get(t, t) for t in op.inputs]
+        op.outputs = [index[t] for t in op.outputs]
+    graph.inputs = [index[t] for t in graph.inputs]
+    graph.outputs = [index[t] for t in graph.outputs]
+
+
+def mixed_int8_int16():
+    """An int8 backbone and an int16 head, as selective quantization would make them.
+
+    The converter quantizes a whole model to one activation type, so the same float model is
+    converted twice (int8 and 16x8, same calibration) and the head's ops, with their tensors and
+    buffers, are taken from the 16x8 model; a QUANTIZE (int8 -> int16) joins the two at the cut.
+    """
+    import flatbuffers
+    from tensorflow.lite.python import schema_py_generated as schema
+
+    def converted(int16):
+        tf.keras.backend.clear_session()
+        tf.keras.utils.set_random_seed(SEED)
+        model = mixed_backbone()
+        samples = calibration_data(input_shape(model), np.random.default_rng(SEED))
+        return convert(model, samples, Fixture("mixed", None, int16=int16))
+
+    m8 = schema.ModelT.InitFromPackedBuf(converted(False), 0)
+    m16 = schema.ModelT.InitFromPackedBuf(converted(True), 0)
+    g8, g16 = m8.subgraphs[0], m16.subgraphs[0]
+    codes = lambda m, g: [max(m.operatorCodes[o.opcodeIndex].builtinCode,  # noqa: E731
+                              m.operatorCodes[o.opcodeIndex].deprecatedBuiltinCode) for o in g.operators]
+    if codes(m8, g8) != codes(m16, g16) or len(g8.tensors) != len(g16.tensors):
+        raise SystemExit("mixed_int8_int16: the int8 and 16x8 conversions differ in structure")
+    cut = len(g8.operators) - MIXED_HEAD_OPS
+    # The two conversions may number their tensors differently: the head is taken from the 16x8
+    # graph and its tensors (with their buffers) appended to the int8 one.
+    producer = {t: (p, k) for p, op in enumerate(g16.operators[:cut]) for k, t in enumerate(op.outputs)}
+    head = g16.operators[cut:]
+    crossing = sorted({t for op in head for t in op.inputs if t in producer})
+    if len(crossing) != 1:
+        raise SystemExit(f"mixed_int8_int16: {len(crossing)} tensors cross the cut")
+    position, slot = producer[crossing[0]]
+    source = g8.operators[position].outputs[slot]  # the int8 tensor the backbone writes
+    moved = {}
+
+    def move(t):
+        """The int8 graph's index of the 16x8 graph's tensor t (the cut's int16 twin included)."""
+        if t < 0 or t in moved:
+            return moved.get(t, t)
+        tensor = g16.tensors[t]
+        data = m16.buffers[tensor.buffer].data
+        if data is not None and len(data):
+            m8.buffers.append(m16.buffers[tensor.buffer])
+            tensor.buffer = len(m8.buffers) - 1
+        else:
+            tensor.buffer = 0
+        g8.tensors.append(tensor)
+        moved[t] = len(g8.tensors) - 1
+        return moved[t]
+
+    for op in head:
+        op.inputs = [move(t) for t in op.inputs]
+        op.outputs = [move(t) for t in op.outputs]
+        code = m16.operatorCodes[op.opcodeIndex]
+        m8.operatorCodes.append(code)
+        op.opcodeIndex = len(m8.operatorCodes) - 1
+    twin_index = moved[crossing[0]]
+    twin = g8.tensors[twin_index]
+    twin.name = (twin.name.decode() if isinstance(twin.name, bytes) else twin.name) + "_int16"
+    g8.operators[cut:] = head
+    g8.outputs = [moved[t] for t in g16.outputs]
+    quantize = schema.OperatorCodeT()
+    quantize.builtinCode = quantize.deprecatedBuiltinCode = schema.BuiltinOperator.QUANTIZE
+    quantize.version = 1
+    m8.operatorCodes.append(quantize)
+    op = schema.OperatorT()
+    op.opcodeIndex = len(m8.operatorCodes) - 1
+    op.inputs, op.outputs = [source], [twin_index]
+    g8.operators.insert(cut, op)
+    drop_unused_tensors(g8)
+    referenced = {tensor.buffer for tensor in g8.tensors}
+    for number, buffer in enumerate(m8.buffers):
+        if number not in referenced:
+            buffer.data = None  # the int8 head's weights
+    for signature in m8.signatureDefs or []:
+        for entry, index in zip(signature.outputs, g8.outputs):
+            entry.tensorIndex = index
+    builder = flatbuffers.Builder(1 << 16)
+    builder.Finish(m8.Pack(builder), file_identifier=b"TFL3")
+    return bytes(builder.Output())
 
 
 def detector_tile():
@@ -740,6 +890,7 @@ class Fixture:
     per_channel_dense: bool = False
     freeze_shapes: bool = False  # drop the dynamic shape signature, keeping the static shapes
     edit: Callable[[bytes], bytes] | None = None  # applied to the converted flatbuffer
+    int16: bool = False  # quantized 16x8: int16 activations (and int16 input/output), int8 weights
 
 
 FIXTURES = [
@@ -772,6 +923,10 @@ FIXTURES = [
     Fixture("ssd_postprocess_regular", ssd_postprocess, edit=lambda data: with_postprocess(data, use_regular_nms=True)),
     Fixture("stateful_stream", None, flatbuffer=stateful_stream),
     Fixture("audio_preprocessor", None, flatbuffer=audio_preprocessor),
+    Fixture("kws_dscnn_16x8", kws_dscnn_16x8, int16=True),
+    Fixture("autoencoder_16x8", autoencoder_16x8, int16=True),
+    Fixture("lstm_16x8", lstm_16x8, int16=True),
+    Fixture("mixed_int8_int16", None, flatbuffer=mixed_int8_int16),
 ]
 
 
@@ -815,12 +970,17 @@ def convert(model, samples, fixture):
     converter.optimizations = [tf.lite.Optimize.DEFAULT]
     converter.representative_dataset = lambda: ([s] for s in samples)
     converter.target_spec.supported_ops = [tf.lite.OpsSet.TFLITE_BUILTINS_INT8]
+    io_type = tf.int8
+    if fixture.int16:
+        converter.target_spec.supported_ops = [
+            tf.lite.OpsSet.EXPERIMENTAL_TFLITE_BUILTINS_ACTIVATIONS_INT16_WEIGHTS_INT8]
+        io_type = tf.int16
     # Private switch (TF >= 2.15) that restores per-tensor Dense weights.
     converter._experimental_disable_per_channel_quantization_for_dense_layers = (
         not fixture.per_channel_dense)
     if not fixture.float_io:
-        converter.inference_input_type = tf.int8
-        converter.inference_output_type = tf.int8
+        converter.inference_input_type = io_type
+        converter.inference_output_type = io_type
     with contextlib.redirect_stdout(io.StringIO()):  # silence Keras' export listing
         return converter.convert()
 
