@@ -11,7 +11,8 @@ from vmcu_tflite.oracle import run_tflm
 PENDING = [path for path in ALL_FIXTURES if path.stem in AWAITING_INT16]
 # Each fixture's input type (the mixed model's backbone is int8) and output type.
 TYPES = {"kws_dscnn_16x8": (np.int16, np.int16), "autoencoder_16x8": (np.int16, np.int16),
-         "lstm_16x8": (np.int16, np.int16), "mixed_int8_int16": (np.int8, np.int16)}
+         "lstm_16x8": (np.int16, np.int16), "lstm_sequence_16x8": (np.int16, np.int16),
+         "mixed_int8_int16": (np.int8, np.int16)}
 
 
 def test_every_awaiting_fixture_exists():
@@ -40,3 +41,13 @@ def test_runs_in_tflite_micro(model):
     outputs = [run_tflm(data, [x], 1)[0][0] for x in inputs]
     assert outputs[0].dtype == out_type
     assert not np.array_equal(outputs[0], outputs[1])
+
+
+def test_fused_lstm_carries_its_state_in_tflite_micro():
+    """lstm_sequence_16x8's int16 states are variable tensors: the same input twice gives two outputs."""
+    from vmcu_tflite.oracle import run_tflm_sequence
+
+    model = next(path for path in PENDING if path.stem == "lstm_sequence_16x8")
+    x = np.random.default_rng(1).integers(-16384, 16384, (1, 8, 6), endpoint=True).astype(np.int16)
+    (first, _), (second, _) = run_tflm_sequence(model.read_bytes(), [[x], [x]], 1)
+    assert not np.array_equal(first[0], second[0])
