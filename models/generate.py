@@ -1,4 +1,4 @@
-"""Generate the TFLite test fixtures in this folder (int8, and a few 16x8 ones).
+"""Generate the int8 TFLite test fixtures in this folder.
 
 Needs TensorFlow, a development-only dependency that nothing else in the
 project imports:
@@ -7,7 +7,7 @@ project imports:
     python models/generate.py [fixture ...]
 
 Every fixture is a small Keras model with random (seeded) weights, converted
-by the TFLite converter to a full-integer int8 model (or a 16x8 one: int16 activations) calibrated on random
+by the TFLite converter to a full-integer int8 model calibrated on random
 data.  Running the script rewrites the fixtures named on its command line, or
 every fixture listed in FIXTURES.
 """
@@ -363,156 +363,6 @@ def lstm_sequence():
     return tf_keras.Model(inp, x)
 
 
-def kws_dscnn_16x8():
-    """A DS-CNN keyword spotter on a 49x10 MFCC input quantized 16x8: int16 activations."""
-    x = inp = layers.Input((49, 10, 1), batch_size=1)
-    x = conv(16, (10, 4), strides=2)(x)
-    x = layers.ReLU()(batch_norm()(x))
-    for _ in range(2):
-        x = depthwise(3)(x)
-        x = layers.ReLU()(batch_norm()(x))
-        x = conv(16, 1)(x)
-        x = layers.ReLU()(batch_norm()(x))
-    x = layers.AveragePooling2D(pool_size=x.shape[1:3])(x)
-    x = layers.Flatten()(x)
-    x = logits(12)(x)
-    x = layers.Softmax()(x)
-    return tf.keras.Model(inp, x)
-
-
-def autoencoder_16x8():
-    """A small convolutional autoencoder for anomaly detection (reconstruction error), 16x8."""
-    x = inp = layers.Input((16, 16, 1), batch_size=1)
-    x = conv(8, 3, strides=2, activation="relu")(x)
-    x = conv(4, 3, strides=2, activation="relu")(x)
-    x = layers.Conv2DTranspose(8, 3, strides=2, padding="same", activation="relu",
-                               bias_initializer=random_bias())(x)
-    x = layers.Conv2DTranspose(1, 3, strides=2, padding="same", bias_initializer=random_bias())(x)
-    x = layers.Activation("sigmoid")(x)
-    return tf.keras.Model(inp, x)
-
-
-def lstm_16x8():
-    """lstm_unrolled's LSTM (5 frames of 10 features, unrolled into per-step FULLY_CONNECTED,
-    SPLIT, LOGISTIC, TANH, MUL, ADD) quantized 16x8. The fused UNIDIRECTIONAL_SEQUENCE_LSTM form
-    cannot be made this way: the converter stops with "Quantization to 16x8-bit not yet supported
-    for op: 'UNIDIRECTIONAL_SEQUENCE_LSTM'" (`lstm_sequence_16x8` is made by rewriting the int8 one)."""
-    return lstm_unrolled()
-
-
-def mixed_backbone():
-    """The float model `mixed_int8_int16` is cut from: a conv backbone, then a dense head."""
-    x = inp = layers.Input((8, 8, 3), batch_size=1)
-    x = conv(8, 3, strides=2, activation="relu")(x)
-    x = depthwise(3, activation="relu")(x)
-    x = conv(16, 1, activation="relu")(x)
-    x = layers.Flatten()(x)
-    x = dense(16, activation="relu")(x)
-    x = logits(4)(x)
-    x = layers.Softmax()(x)
-    return tf.keras.Model(inp, x)
-
-
-MIXED_HEAD_OPS = 3  # the head run in int16: FULLY_CONNECTED, FULLY_CONNECTED, SOFTMAX
-
-
-def drop_unused_tensors(graph):
-    """Remove the tensors no operator, input or output of `graph` names, renumbering the rest
-    (their buffers stay in the model, unreferenced)."""
-    used = sorted({t for op in graph.operators for t in list(op.inputs) + list(op.outputs) if t >= 0}
-                  | set(graph.inputs) | set(graph.outputs))
-    index = {old: new for new, old in enumerate(used)}
-    graph.tensors = [graph.tensors[t] for t in used]
-    for op in graph.operators:
-        op.inputs = [index.get(t, t) for t in op.inputs]
-        op.outputs = [index[t] for t in op.outputs]
-    graph.inputs = [index[t] for t in graph.inputs]
-    graph.outputs = [index[t] for t in graph.outputs]
-
-
-def mixed_int8_int16():
-    """An int8 backbone and an int16 head, as selective quantization would make them.
-
-    The converter quantizes a whole model to one activation type, so the same float model is
-    converted twice (int8 and 16x8, same calibration) and the head's ops, with their tensors and
-    buffers, are taken from the 16x8 model; a QUANTIZE (int8 -> int16) joins the two at the cut.
-    """
-    import flatbuffers
-    from tensorflow.lite.python import schema_py_generated as schema
-
-    def converted(int16):
-        tf.keras.backend.clear_session()
-        tf.keras.utils.set_random_seed(SEED)
-        model = mixed_backbone()
-        samples = calibration_data(input_shape(model), np.random.default_rng(SEED))
-        return convert(model, samples, Fixture("mixed", None, int16=int16))
-
-    m8 = schema.ModelT.InitFromPackedBuf(converted(False), 0)
-    m16 = schema.ModelT.InitFromPackedBuf(converted(True), 0)
-    g8, g16 = m8.subgraphs[0], m16.subgraphs[0]
-    codes = lambda m, g: [max(m.operatorCodes[o.opcodeIndex].builtinCode,  # noqa: E731
-                              m.operatorCodes[o.opcodeIndex].deprecatedBuiltinCode) for o in g.operators]
-    if codes(m8, g8) != codes(m16, g16) or len(g8.tensors) != len(g16.tensors):
-        raise SystemExit("mixed_int8_int16: the int8 and 16x8 conversions differ in structure")
-    cut = len(g8.operators) - MIXED_HEAD_OPS
-    # The two conversions may number their tensors differently: the head is taken from the 16x8
-    # graph and its tensors (with their buffers) appended to the int8 one.
-    producer = {t: (p, k) for p, op in enumerate(g16.operators[:cut]) for k, t in enumerate(op.outputs)}
-    head = g16.operators[cut:]
-    crossing = sorted({t for op in head for t in op.inputs if t in producer})
-    if len(crossing) != 1:
-        raise SystemExit(f"mixed_int8_int16: {len(crossing)} tensors cross the cut")
-    position, slot = producer[crossing[0]]
-    source = g8.operators[position].outputs[slot]  # the int8 tensor the backbone writes
-    moved = {}
-
-    def move(t):
-        """The int8 graph's index of the 16x8 graph's tensor t (the cut's int16 twin included)."""
-        if t < 0 or t in moved:
-            return moved.get(t, t)
-        tensor = g16.tensors[t]
-        data = m16.buffers[tensor.buffer].data
-        if data is not None and len(data):
-            m8.buffers.append(m16.buffers[tensor.buffer])
-            tensor.buffer = len(m8.buffers) - 1
-        else:
-            tensor.buffer = 0
-        g8.tensors.append(tensor)
-        moved[t] = len(g8.tensors) - 1
-        return moved[t]
-
-    for op in head:
-        op.inputs = [move(t) for t in op.inputs]
-        op.outputs = [move(t) for t in op.outputs]
-        code = m16.operatorCodes[op.opcodeIndex]
-        m8.operatorCodes.append(code)
-        op.opcodeIndex = len(m8.operatorCodes) - 1
-    twin_index = moved[crossing[0]]
-    twin = g8.tensors[twin_index]
-    twin.name = (twin.name.decode() if isinstance(twin.name, bytes) else twin.name) + "_int16"
-    g8.operators[cut:] = head
-    g8.outputs = [moved[t] for t in g16.outputs]
-    quantize = schema.OperatorCodeT()
-    quantize.builtinCode = quantize.deprecatedBuiltinCode = schema.BuiltinOperator.QUANTIZE
-    quantize.version = 1
-    m8.operatorCodes.append(quantize)
-    op = schema.OperatorT()
-    op.opcodeIndex = len(m8.operatorCodes) - 1
-    op.inputs, op.outputs = [source], [twin_index]
-    g8.operators.insert(cut, op)
-    drop_unused_tensors(g8)
-    referenced = {tensor.buffer for tensor in g8.tensors}
-    for number, buffer in enumerate(m8.buffers):
-        if number not in referenced:
-            buffer.data = None  # the int8 head's weights
-    for signature in m8.signatureDefs or []:
-        for entry, index in zip(signature.outputs, g8.outputs):
-            entry.tensorIndex = index
-    builder = flatbuffers.Builder(1 << 16)
-    builder.Finish(m8.Pack(builder), file_identifier=b"TFL3")
-    return bytes(builder.Output())
-
-
 def detector_tile():
     """A detection head that TILEs an activation, as SSD and FOMO heads do with anchors and
     context: a global context vector tiled back over the 8x8 grid (TILE of [1, 1, 1, 16] by
@@ -716,6 +566,104 @@ def with_postprocess(data, use_regular_nms=False):
     builder = flatbuffers.Builder(len(data) + 4096)
     builder.Finish(model.Pack(builder), file_identifier=b"TFL3")
     return bytes(builder.Output())
+
+
+def autoencoder16():
+    """A convolutional autoencoder as anomaly detectors on spectrogram patches are built: two
+    strided convs down to a small dense bottleneck, nearest-neighbour upsampling and convs back up
+    to the input's shape (trained on normal data, its reconstruction error flags anomalies)."""
+    x = inp = layers.Input((16, 16, 1), batch_size=1)
+    x = conv(8, 3, strides=2, activation="relu")(x)
+    x = conv(16, 3, strides=2, activation="relu")(x)
+    x = layers.Flatten()(x)
+    x = dense(16, activation="relu")(x)
+    x = dense(4 * 4 * 16, activation="relu")(x)
+    x = layers.Reshape((4, 4, 16))(x)
+    x = resize_nearest(x, 2)
+    x = conv(8, 3, activation="relu")(x)
+    x = resize_nearest(x, 2)
+    x = conv(1, 3)(x)
+    return tf.keras.Model(inp, x)
+
+
+def mixed_int8_int16():
+    """An int8 backbone with an int16 head, as a model is deployed when its classifier loses too
+    much accuracy at int8 but its convolutions do not: int8 CONV_2D (3x3, stride 2, RELU) and
+    DEPTHWISE_CONV_2D (3x3, RELU), AVERAGE_POOL_2D and RESHAPE, a QUANTIZE from int8 to int16,
+    then a 16x8 FULLY_CONNECTED (int64 bias) and an int16 SOFTMAX.
+
+    The converter quantizes a whole model one way, so the flatbuffer is written directly (the
+    tests' builder), as the converter would quantize each part: per-channel int8 convolution
+    weights with int32 biases, per-tensor int8 FC weights with an int64 bias, symmetric int16
+    activations, each activation's scale from the float range its layer produces on the
+    calibration images.
+    """
+    sys.path.insert(0, str(OUT_DIR.parent))
+    from tests.tflite_builder import ModelBuilder
+
+    rng = np.random.default_rng(SEED)
+    images = calibration_data((8, 8, 3), rng)
+
+    def same_conv(x, w, bias, stride, depthwise):
+        """Float SAME convolution of x [N, H, W, C] by w [O, kh, kw, C] ([1, kh, kw, C] depthwise)."""
+        k = w.shape[1]
+        out = -(-x.shape[1] // stride)
+        pad = max((out - 1) * stride + k - x.shape[1], 0)
+        x = np.pad(x, ((0, 0), (pad // 2, pad - pad // 2), (pad // 2, pad - pad // 2), (0, 0)))
+        y = np.zeros((x.shape[0], out, out, x.shape[3] if depthwise else w.shape[0]), np.float32)
+        for i in range(out):
+            for j in range(out):
+                patch = x[:, i * stride:i * stride + k, j * stride:j * stride + k, :]
+                y[:, i, j] = (patch * w[0]).sum(axis=(1, 2)) if depthwise else np.einsum("nhwc,ohwc->no", patch, w)
+        return np.maximum(y + bias, 0)
+
+    def per_channel(w, axis):
+        scales = np.abs(w).max(axis=tuple(a for a in range(w.ndim) if a != axis)) / 127
+        shape = [1] * w.ndim
+        shape[axis] = -1
+        return np.round(w / scales.reshape(shape)).astype(np.int8), scales
+
+    b = ModelBuilder()
+    x_scale = 1.0 / 127
+    image = b.tensor((1, 8, 8, 3), scale=x_scale, zero_point=0, name="image")
+    x, x_float = image, images
+    for name, shape, stride, depthwise in (("conv", (8, 3, 3, 3), 2, False), ("depthwise", (1, 3, 3, 8), 1, True)):
+        w = rng.uniform(-0.5, 0.5, shape).astype(np.float32)
+        bias = rng.uniform(-0.1, 0.1, shape[0] if not depthwise else shape[3]).astype(np.float32)
+        y_float = same_conv(x_float, w, bias, stride, depthwise)
+        y_scale = float(y_float.max() / 255)
+        wq, w_scales = per_channel(w, 3 if depthwise else 0)
+        bias_q = np.round(bias / (x_scale * w_scales)).astype(np.int32)
+        inputs = [x, b.const(wq, scale=w_scales, zero_point=0, axis=3 if depthwise else 0),
+                  b.const(bias_q, scale=x_scale * w_scales, zero_point=0)]
+        y = b.tensor((1, *y_float.shape[1:]), scale=y_scale, zero_point=-128, name=name)
+        options = dict(padding=0, stride_w=stride, stride_h=stride, fused_activation_function=1)
+        if depthwise:
+            b.op("DEPTHWISE_CONV_2D", inputs, [y], depth_multiplier=1, **options)
+        else:
+            b.op("CONV_2D", inputs, [y], **options)
+        x, x_float, x_scale = y, y_float, y_scale
+    pooled = b.tensor((1, 1, 1, 8), scale=x_scale, zero_point=-128, name="pooled")
+    b.op("AVERAGE_POOL_2D", [x], [pooled], padding=1, stride_w=4, stride_h=4, filter_width=4, filter_height=4)
+    features_float = x_float.mean(axis=(1, 2))
+    features8 = b.tensor((1, 8), scale=x_scale, zero_point=-128, name="features")
+    b.op("RESHAPE", [pooled, b.const(np.array([1, 8], np.int32))], [features8], new_shape=[1, 8])
+    f_scale = float(np.abs(features_float).max() / 32767)
+    features16 = b.tensor((1, 8), dtype="int16", scale=f_scale, zero_point=0, name="features16")
+    b.op("QUANTIZE", [features8], [features16])
+    w = rng.uniform(-1.0, 1.0, (6, 8)).astype(np.float32) * LOGIT_GAIN / 4
+    bias = rng.uniform(-0.5, 0.5, 6).astype(np.float32)
+    w_scale = float(np.abs(w).max() / 127)
+    logits_float = features_float @ w.T + bias
+    l_scale = float(np.abs(logits_float).max() / 32767)
+    logits = b.tensor((1, 6), dtype="int16", scale=l_scale, zero_point=0, name="logits")
+    b.op("FULLY_CONNECTED", [features16, b.const(np.round(w / w_scale).astype(np.int8), scale=w_scale, zero_point=0),
+                             b.const(np.round(bias / (f_scale * w_scale)).astype(np.int64), scale=f_scale * w_scale,
+                                     zero_point=0)], [logits])
+    probabilities = b.tensor((1, 6), dtype="int16", scale=1.0 / 32768, zero_point=0, name="probabilities")
+    b.op("SOFTMAX", [logits], [probabilities], beta=1.0)
+    b.inputs, b.outputs = [image], [probabilities]
+    return b.build()
 
 
 def svdf_keyword():
@@ -931,7 +879,7 @@ class Fixture:
     per_channel_dense: bool = False
     freeze_shapes: bool = False  # drop the dynamic shape signature, keeping the static shapes
     edit: Callable[[bytes], bytes] | None = None  # applied to the converted flatbuffer
-    int16: bool = False  # quantized 16x8: int16 activations (and int16 input/output), int8 weights
+    activations16: bool = False  # 16x8: int16 activations and I/O, int8 weights
 
 
 FIXTURES = [
@@ -964,11 +912,11 @@ FIXTURES = [
     Fixture("ssd_postprocess_regular", ssd_postprocess, edit=lambda data: with_postprocess(data, use_regular_nms=True)),
     Fixture("stateful_stream", None, flatbuffer=stateful_stream),
     Fixture("audio_preprocessor", None, flatbuffer=audio_preprocessor),
-    Fixture("kws_dscnn_16x8", kws_dscnn_16x8, int16=True),
-    Fixture("autoencoder_16x8", autoencoder_16x8, int16=True),
-    Fixture("lstm_16x8", lstm_16x8, int16=True),
-    Fixture("lstm_sequence_16x8", lstm_sequence, edit=as_16x8),
+    Fixture("kws_dscnn_16x8", kws_like, activations16=True),
+    Fixture("autoencoder_16x8", autoencoder16, activations16=True),
+    Fixture("lstm_16x8", lstm_unrolled, activations16=True),
     Fixture("mixed_int8_int16", None, flatbuffer=mixed_int8_int16),
+    Fixture("lstm_sequence_16x8", lstm_sequence, edit=as_16x8),
 ]
 
 
@@ -1012,17 +960,14 @@ def convert(model, samples, fixture):
     converter.optimizations = [tf.lite.Optimize.DEFAULT]
     converter.representative_dataset = lambda: ([s] for s in samples)
     converter.target_spec.supported_ops = [tf.lite.OpsSet.TFLITE_BUILTINS_INT8]
-    io_type = tf.int8
-    if fixture.int16:
-        converter.target_spec.supported_ops = [
-            tf.lite.OpsSet.EXPERIMENTAL_TFLITE_BUILTINS_ACTIVATIONS_INT16_WEIGHTS_INT8]
-        io_type = tf.int16
+    if fixture.activations16:
+        converter.target_spec.supported_ops = [tf.lite.OpsSet.EXPERIMENTAL_TFLITE_BUILTINS_ACTIVATIONS_INT16_WEIGHTS_INT8]
     # Private switch (TF >= 2.15) that restores per-tensor Dense weights.
     converter._experimental_disable_per_channel_quantization_for_dense_layers = (
         not fixture.per_channel_dense)
     if not fixture.float_io:
-        converter.inference_input_type = io_type
-        converter.inference_output_type = io_type
+        converter.inference_input_type = tf.int16 if fixture.activations16 else tf.int8
+        converter.inference_output_type = tf.int16 if fixture.activations16 else tf.int8
     with contextlib.redirect_stdout(io.StringIO()):  # silence Keras' export listing
         return converter.convert()
 

@@ -1,4 +1,4 @@
-"""RESIZE_NEAREST_NEIGHBOR reference kernel: a gather of precomputed rows and columns."""
+"""RESIZE_NEAREST_NEIGHBOR reference kernel: a gather of precomputed rows and columns (int8 or int16)."""
 from __future__ import annotations
 
 import numpy as np
@@ -11,4 +11,4 @@ class ResizeNearestNeighbor(Kernel):
 
     def run(self, x: np.ndarray) -> np.ndarray:
         p = self.params
-        return np.ascontiguousarray(x[:, p.rows][:, :, p.cols]).astype(np.int8)
+        return np.ascontiguousarray(x[:, p.rows][:, :, p.cols])

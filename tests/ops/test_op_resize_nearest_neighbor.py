@@ -23,3 +23,20 @@ def test_resize_nearest_neighbor_bit_exact(n, in_h, in_w, c, out_h, out_w, align
     # distinct values per position so a wrong source row or column always shows
     data = rng.permutation(np.arange(n * in_h * in_w * c) % 256 - 128).reshape(n, in_h, in_w, c).astype(np.int8)
     assert_matches_tflm(b.build(), [data])
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(1, 8), st.integers(1, 8), st.integers(1, 3), st.integers(1, 17), st.integers(1, 17),
+       st.booleans(), st.booleans(), st.integers(0, 2**31))
+def test_resize_nearest_neighbor_int16_bit_exact(in_h, in_w, c, out_h, out_w, align_corners, half_pixel, seed):
+    """A 16x8 model's upsampling: each int16 value moved whole (its two bytes together)."""
+    rng = np.random.default_rng(seed)
+    scale = float(rng.uniform(1e-4, 1e-2))
+    b = ModelBuilder()
+    x = b.tensor((1, in_h, in_w, c), dtype="int16", scale=scale, zero_point=0)
+    size = b.const(np.array([out_h, out_w], dtype=np.int32))
+    y = b.tensor((1, out_h, out_w, c), dtype="int16", scale=scale, zero_point=0)
+    b.op("RESIZE_NEAREST_NEIGHBOR", [x, size], [y], align_corners=align_corners, half_pixel_centers=half_pixel)
+    b.inputs, b.outputs = [x], [y]
+    data = rng.integers(-32768, 32768, (1, in_h, in_w, c)).astype(np.int16)
+    assert_matches_tflm(b.build(), [data])

@@ -1,8 +1,9 @@
-"""RESIZE_NEAREST_NEIGHBOR: int8 NHWC upsampling/downsampling to a constant size.
+"""RESIZE_NEAREST_NEIGHBOR: int8 or int16 NHWC upsampling/downsampling to a constant size.
 
 The source row and column of every output position are computed here, with TFLite's float32
 arithmetic (align_corners rounds, otherwise floors; half_pixel_centers offsets by 0.5), so the
-kernel is a gather. Values are copied, so quantization passes through unchanged.
+kernel is a gather. Values are copied, so quantization passes through unchanged; an int16 tensor's
+(a 16x8 model's) pixels are gathered as their bytes (`resize_bytes_shape`).
 """
 from __future__ import annotations
 
@@ -45,12 +46,17 @@ def nearest_neighbor_indices(input_size: int, output_size: int, align_corners: b
     return index
 
 
-def resize_tensors(graph: Graph, op: Op) -> tuple[Tensor, Tensor, bool, bool]:
-    """Input, output, align_corners and half_pixel_centers of a RESIZE_* op, checked: int8 NHWC,
-    the output of the constant size input's height and width."""
+def resize_tensors(graph: Graph, op: Op, int16: bool = False) -> tuple[Tensor, Tensor, bool, bool]:
+    """Input, output, align_corners and half_pixel_centers of a RESIZE_* op, checked: NHWC, int8
+    (int16 where `int16` says the op has an int16 kernel), the output of the constant size input's
+    height and width."""
     require(len(op.inputs) == 2 and len(op.outputs) == 1, op, "expects an input, a size and one output")
     input_, out = tensor(graph, op, 0), output(graph, op)
-    require(input_.dtype == "int8" and out.dtype == "int8", op, "only int8 tensors are supported")
+    if int16:
+        require(input_.dtype in ("int8", "int16") and out.dtype == input_.dtype, op,
+                f"input type {input_.dtype} and output type {out.dtype}: int8 or int16, the same for both")
+    else:
+        require(input_.dtype == "int8" and out.dtype == "int8", op, "only int8 tensors are supported")
     require(len(input_.shape) == 4 and len(out.shape) == 4, op, "expects 4-D NHWC input and output")
     size_tensor = tensor(graph, op, 1)
     require(size_tensor is not None and size_tensor.dtype == "int32" and size_tensor.shape == (2,), op,
@@ -65,7 +71,7 @@ def resize_tensors(graph: Graph, op: Op) -> tuple[Tensor, Tensor, bool, bool]:
 
 
 def prepare(graph: Graph, op: Op) -> ResizeNearestNeighborParams:
-    input_, out, align_corners, half_pixel_centers = resize_tensors(graph, op)
+    input_, out, align_corners, half_pixel_centers = resize_tensors(graph, op, int16=True)
     (_, in_h, in_w, _), (_, out_h, out_w, _) = input_.shape, out.shape
     rows = nearest_neighbor_indices(in_h, out_h, align_corners, half_pixel_centers)
     cols = nearest_neighbor_indices(in_w, out_w, align_corners, half_pixel_centers)
@@ -75,4 +81,4 @@ def prepare(graph: Graph, op: Op) -> ResizeNearestNeighborParams:
 
 
 SPEC = OpSpec(KIND, kind_id=12, emit=emit, prepare=prepare, c_kernel="vmcu_resize_nearest_neighbor_s8",
-              arity=TWO_INPUTS, options="ResizeNearestNeighborOptions")
+              arity=TWO_INPUTS, options="ResizeNearestNeighborOptions", activation_types=frozenset({"int16"}))
