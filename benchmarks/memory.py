@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from functools import cache
 from pathlib import Path
 
 import numpy as np
@@ -31,6 +32,7 @@ from tests.tflite_builder import ModelBuilder, random_bias, random_weights  # no
 from vmcu_reference.inputs import random_inputs  # noqa: E402
 from vmcu_reference.interpreter import Interpreter  # noqa: E402
 from vmcu_tflite.chain import is_depthwise, is_transpose  # noqa: E402
+from vmcu_tflite.errors import ModelError  # noqa: E402
 from vmcu_tflite.oracle import OracleError, run_tflm, tflm_arena_bytes  # noqa: E402
 from vmcu_tflite.pipeline import compile_model  # noqa: E402
 from vmcu_tflite.planner.vmcu import plan_vmcu  # noqa: E402
@@ -47,9 +49,22 @@ FULLY_CONNECTED = [(1, 640, 128), (1, 128, 640), (1, 256, 256), (16, 64, 12)]
 TINYENGINE_RAM = {"mcunet-320kb-1mb_imagenet": 267_756, "mcunet-vww1": 95_396}
 
 
+@cache
+def refused() -> dict[str, str]:
+    """Fixtures of models/ we refuse today (one whose int16 operator is not written yet): name -> why."""
+    found = {}
+    for path in sorted((ROOT / "models").glob("*.tflite")):
+        try:
+            compile_model(path, "tensor", fuse=False)
+        except ModelError as err:
+            found[path.stem] = str(err)
+    return found
+
+
 def models() -> list[Path]:
     shared = ROOT.parent / "shared" / "models"
-    return sorted((ROOT / "models").glob("*.tflite")) + (sorted(shared.glob("*.tflite")) if shared.is_dir() else [])
+    fixtures = [p for p in sorted((ROOT / "models").glob("*.tflite")) if p.stem not in refused()]
+    return fixtures + (sorted(shared.glob("*.tflite")) if shared.is_dir() else [])
 
 
 def tinyengine_style_bytes(path: Path) -> int:
@@ -202,6 +217,7 @@ def main(argv: list[str]) -> int:
         "",
         *model_rows(),
         "",
+        *(line for name, why in refused().items() for line in (f"Not converted yet: {name} ({why}).", "")),
         "## Fused chains",
         "",
         "Consecutive convolution layers (each read only by the next) that the planner runs as one step: each",
