@@ -28,8 +28,8 @@ int16 activations (16x8 layers). A RAMLoad of int16_t elements is a `const int16
 where its bytes neither wrap nor sit at an odd address (vmcu_span16), else a copy: the C never trusts
 the tables or the application's pool for the alignment. Its Dots and DotLanes call the int16 dot
 products (vmcu_dot_s16_s8_64 / _32: SMLAD on input pairs on the DSP path, into int64 accumulators
-in chunks that cannot overflow int32) and its Requantize the 64-bit form (vmcu_requantize64). The
-Helium tuning takes the same code for them (no MVE path for int16 yet).
+in chunks that cannot overflow int32) and its Requantize the 64-bit form (vmcu_requantize64). On
+Helium the dot products take their _mve forms (VMLALDAVA.S16 into int64: eight products per instruction).
 
 A test build may define VMCU_ON_COPY(load) to observe the copies (it counts them).
 """
@@ -681,7 +681,13 @@ class _Lowering(GemmAssembly):
                 call = f"{acc} = {helper}({x}, {plus(self.ref(w), paren(s.w_index.c()))}, {s.length.c()}, {acc});"
                 rows += [call] if k < lo else [f"if ({s.count.c()} > {k}) {{", call, "}"]
             code += rows if p < pixels_lo else [f"if ({s.pixels.c()} > {p}) {{", *rows, "}"]
+        # Helium: the same calls of the MVE forms (VMLALDAVA.S16 / VMLADAVA.S16, eight products each)
+        helium = [re.sub(r"\b(vmcu_dot\d?_s16_s8_(?:64|32))\(", r"\1_mve(", line) for line in code]
+        self.lines.append("#if VMCU_MVE")
+        self.code(depth, helium)
+        self.lines.append("#else")
         self.code(depth, code)
+        self.lines.append("#endif")
 
     def lower_Dot(self, s: Dot, depth: int) -> None:
         pointer = self.lookup(s.x)
