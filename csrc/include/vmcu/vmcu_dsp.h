@@ -1563,6 +1563,31 @@ VMCU_INLINE void vmcu_dot4_s16_s8_32_mve(const int16_t *x, const int8_t *w0, con
     acc[2] = a2;
     acc[3] = a3;
 }
+
+/* A 16x8 depthwise group's four lanes: the products x[l] * w[l] (below 2^22 in magnitude) added to the
+ * int32 partial sums `acc`, which vmcu_flush4_s64_mve adds to the int64 accumulators before more than
+ * 511 of them could overflow (the lowering counts them). */
+VMCU_INLINE int32x4_t vmcu_mac4_s16_s8_mve(const int16_t *x, const int8_t *w, int32x4_t acc)
+{
+    return vaddq_s32(acc, vmulq_s32(vldrhq_s32(x), vldrbq_s32(w)));
+}
+
+/** The same for the first `lanes` lanes (the others load as 0 and add nothing). */
+VMCU_INLINE int32x4_t vmcu_mac4_s16_s8_z_mve(const int16_t *x, const int8_t *w, int32_t lanes, int32x4_t acc)
+{
+    const mve_pred16_t p = vctp32q((uint32_t)lanes);
+    return vaddq_s32(acc, vmulq_s32(vldrhq_z_s32(x, p), vldrbq_z_s32(w, p)));
+}
+
+/** acc[l] += the partial sum of lane l, for the four lanes; the partial sums back to 0. */
+VMCU_INLINE void vmcu_flush4_s64_mve(int64_t acc[4], int32x4_t *partial)
+{
+    acc[0] += vgetq_lane_s32(*partial, 0);
+    acc[1] += vgetq_lane_s32(*partial, 1);
+    acc[2] += vgetq_lane_s32(*partial, 2);
+    acc[3] += vgetq_lane_s32(*partial, 3);
+    *partial = vdupq_n_s32(0);
+}
 #endif /* VMCU_MVE: 16x8 dot products */
 
 #endif /* VMCU_DSP_H */
