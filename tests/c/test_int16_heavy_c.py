@@ -3,15 +3,20 @@
 Single-op models of each kind and a network of the four (tests/ops/test_op_int16_heavy.py) on the
 host with AddressSanitizer and UndefinedBehaviorSanitizer (the portable dot products and the int16
 loads through pointers into the pool), with the DSP paths' instructions emulated (SMLAD on int16
-pairs), under both planners and with segments that leave a partial last one; and on the Cortex-M4
-under QEMU, where the DSP path runs on the real instructions.
+pairs), under both planners and with segments that leave a partial last one; on the Cortex-M4
+under QEMU, where the DSP path runs on the real instructions; and on the Cortex-M55, where the dot
+products are Helium's (VMLALDAVA.S16 into int64, the depthwise lanes' int32 partial sums), for the
+single-op models and every 16x8 fixture in models/.
 """
 from __future__ import annotations
 
+import re
 import shutil
+import subprocess
 
 import pytest
 
+from tests.models_under_test import FIXTURES
 from tests.c.c_validate import EMULATED_DSP_HOST, check_model, check_program, program_with_segment
 from tests.ops.test_op_int16_heavy import SAME, build_conv, build_fc, build_stack
 from vmcu_tflite.validate.run import validate
@@ -71,3 +76,43 @@ def test_partial_segments(name):
 def test_qemu_cortex_m4(model_files, name):
     v = validate(model_files[name], TARGETS["qemu-cortex-m4"], seed=1)
     assert v.status == 0 and v.matches_reference and v.matches_tflm
+
+
+SIXTEEN_BY_EIGHT = [m for m in FIXTURES if m.stem in {"kws_dscnn_16x8", "autoencoder_16x8", "lstm_16x8",
+                                                      "mixed_int8_int16", "heavy_16x8", "elementwise16",
+                                                      "sixteen_by_eight"}]
+
+
+@needs_qemu
+@pytest.mark.parametrize("name", list(MODELS))
+def test_qemu_cortex_m55(model_files, name):
+    v = validate(model_files[name], TARGETS["qemu-cortex-m55"], seed=1)
+    assert v.status == 0 and v.matches_reference and v.matches_tflm
+
+
+@needs_qemu
+@pytest.mark.parametrize("model", SIXTEEN_BY_EIGHT, ids=lambda m: m.stem)
+def test_fixture_on_cortex_m55(model, tmp_path):
+    v = validate(model, TARGETS["qemu-cortex-m55"], seed=3, work=tmp_path)
+    assert v.status == 0 and v.matches_reference and v.matches_tflm
+
+
+def test_every_16x8_fixture_runs_on_cortex_m55():
+    assert len(SIXTEEN_BY_EIGHT) == 7, [m.stem for m in SIXTEEN_BY_EIGHT]
+
+
+@needs_qemu
+def test_m55_runs_helium_in_the_16x8_kernels(model_files, tmp_path):
+    """The stack's generated kernels (a conv, a depthwise, a pointwise, a fully connected layer) take
+    Helium's 16x8 forms on the Cortex-M55: VMLALDAVA.S16 (objdump: vmlalva.s16) for the dot products
+    into int64 and VMUL.I32 for the depthwise lanes' partial sums, bit-exact."""
+    v = validate(model_files["stack"], TARGETS["qemu-cortex-m55"], seed=1, work=tmp_path)
+    assert v.status == 0 and v.matches_reference and v.matches_tflm
+    listing = subprocess.run(["arm-none-eabi-objdump", "-d", "-m", "armv8.1-m.main",
+                              str(tmp_path / "build" / "vmcu_validate")], capture_output=True, text=True,
+                             check=True).stdout
+    functions = dict(re.findall(r"<(\w+)>:\n(.*?)(?:\n\n|$)", listing, re.S))
+    kernels = " ".join(body for name, body in functions.items() if "_s16_" in name)
+    assert kernels, sorted(functions)
+    for instruction in ("vmlalva.s16", "vmul.i32"):
+        assert instruction in kernels, instruction
