@@ -19,6 +19,8 @@ import pytest
 from tests.models_under_test import FIXTURES
 from tests.c.c_validate import EMULATED_DSP_HOST, check_model, check_program, program_with_segment
 from tests.ops.test_op_int16_heavy import SAME, build_conv, build_fc, build_stack
+from vmcu_tflite.codegen.project import render_project
+from vmcu_tflite.pipeline import compile_model
 from vmcu_tflite.validate.run import validate
 from vmcu_tflite.validate.targets import QEMU_TOOLS, SANITIZED_HOST, TARGETS
 
@@ -116,3 +118,25 @@ def test_m55_runs_helium_in_the_16x8_kernels(model_files, tmp_path):
     assert kernels, sorted(functions)
     for instruction in ("vmlalva.s16", "vmul.i32"):
         assert instruction in kernels, instruction
+
+
+def _model_c(model: bytes, tuning: str) -> str:
+    rendered = render_project(compile_model(model, tuning=tuning), "m")
+    return next(text for name, text in rendered.items() if name.endswith("_model.c"))
+
+
+@pytest.mark.parametrize("k, partial", [((3, 3), True), ((23, 23), False)], ids=["3x3", "23x23"])
+def test_depthwise_partial_sums_only_where_int32_cannot_overflow(k, partial):
+    """The Helium depthwise sums a group's products in int32 only where at most 511 of them (each
+    below 2^22) come between two requantizations: a 23x23 kernel's 529 taps keep the int64 lanes."""
+    model = build_conv("DEPTHWISE_CONV_2D", shape=(1, 24, 24, 4), k=k)[0]
+    assert ("vmcu_mac4_s16_s8" in _model_c(model, "helium")) is partial
+
+
+@needs_qemu
+def test_depthwise_of_529_taps_on_cortex_m55(tmp_path):
+    """The 23x23 depthwise (int64 lanes throughout on Helium) bit-exact on the Cortex-M55."""
+    path = tmp_path / "dw23.tflite"
+    path.write_bytes(build_conv("DEPTHWISE_CONV_2D", shape=(1, 24, 24, 4), k=(23, 23))[0])
+    v = validate(path, TARGETS["qemu-cortex-m55"], seed=1)
+    assert v.status == 0 and v.matches_reference and v.matches_tflm
