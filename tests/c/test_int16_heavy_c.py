@@ -3,17 +3,24 @@
 Single-op models of each kind and a network of the four (tests/ops/test_op_int16_heavy.py) on the
 host with AddressSanitizer and UndefinedBehaviorSanitizer (the portable dot products and the int16
 loads through pointers into the pool), with the DSP paths' instructions emulated (SMLAD on int16
-pairs), under both planners and with segments that leave a partial last one; and on the Cortex-M4
-under QEMU, where the DSP path runs on the real instructions.
+pairs), under both planners and with segments that leave a partial last one; on the Cortex-M4
+under QEMU, where the DSP path runs on the real instructions; and on the Cortex-M55, where the dot
+products are Helium's (VMLALDAVA.S16 into int64, the depthwise lanes' int32 partial sums), for the
+single-op models and every 16x8 fixture in models/.
 """
 from __future__ import annotations
 
+import re
 import shutil
+import subprocess
 
 import pytest
 
+from tests.models_under_test import FIXTURES
 from tests.c.c_validate import EMULATED_DSP_HOST, check_model, check_program, program_with_segment
 from tests.ops.test_op_int16_heavy import SAME, build_conv, build_fc, build_stack
+from vmcu_tflite.codegen.project import render_project
+from vmcu_tflite.pipeline import compile_model
 from vmcu_tflite.validate.run import validate
 from vmcu_tflite.validate.targets import QEMU_TOOLS, SANITIZED_HOST, TARGETS
 
@@ -70,4 +77,66 @@ def test_partial_segments(name):
 @pytest.mark.parametrize("name", ["stack", "fc_wide_bias", "conv_dilated", "depthwise_multiplier"])
 def test_qemu_cortex_m4(model_files, name):
     v = validate(model_files[name], TARGETS["qemu-cortex-m4"], seed=1)
+    assert v.status == 0 and v.matches_reference and v.matches_tflm
+
+
+SIXTEEN_BY_EIGHT = [m for m in FIXTURES if m.stem in {"kws_dscnn_16x8", "autoencoder_16x8", "lstm_16x8",
+                                                      "mixed_int8_int16", "heavy_16x8", "elementwise16",
+                                                      "sixteen_by_eight"}]
+
+
+@needs_qemu
+@pytest.mark.parametrize("name", list(MODELS))
+def test_qemu_cortex_m55(model_files, name):
+    v = validate(model_files[name], TARGETS["qemu-cortex-m55"], seed=1)
+    assert v.status == 0 and v.matches_reference and v.matches_tflm
+
+
+@needs_qemu
+@pytest.mark.parametrize("model", SIXTEEN_BY_EIGHT, ids=lambda m: m.stem)
+def test_fixture_on_cortex_m55(model, tmp_path):
+    v = validate(model, TARGETS["qemu-cortex-m55"], seed=3, work=tmp_path)
+    assert v.status == 0 and v.matches_reference and v.matches_tflm
+
+
+def test_every_16x8_fixture_runs_on_cortex_m55():
+    assert len(SIXTEEN_BY_EIGHT) == 7, [m.stem for m in SIXTEEN_BY_EIGHT]
+
+
+@needs_qemu
+def test_m55_runs_helium_in_the_16x8_kernels(model_files, tmp_path):
+    """The stack's generated kernels (a conv, a depthwise, a pointwise, a fully connected layer) take
+    Helium's 16x8 forms on the Cortex-M55: VMLALDAVA.S16 (objdump: vmlalva.s16) for the dot products
+    into int64 and VMUL.I32 for the depthwise lanes' partial sums, bit-exact."""
+    v = validate(model_files["stack"], TARGETS["qemu-cortex-m55"], seed=1, work=tmp_path)
+    assert v.status == 0 and v.matches_reference and v.matches_tflm
+    listing = subprocess.run(["arm-none-eabi-objdump", "-d", "-m", "armv8.1-m.main",
+                              str(tmp_path / "build" / "vmcu_validate")], capture_output=True, text=True,
+                             check=True).stdout
+    functions = dict(re.findall(r"<(\w+)>:\n(.*?)(?:\n\n|$)", listing, re.S))
+    kernels = " ".join(body for name, body in functions.items() if "_s16_" in name)
+    assert kernels, sorted(functions)
+    for instruction in ("vmlalva.s16", "vmul.i32"):
+        assert instruction in kernels, instruction
+
+
+def _model_c(model: bytes, tuning: str) -> str:
+    rendered = render_project(compile_model(model, tuning=tuning), "m")
+    return next(text for name, text in rendered.items() if name.endswith("_model.c"))
+
+
+@pytest.mark.parametrize("k, partial", [((3, 3), True), ((23, 23), False)], ids=["3x3", "23x23"])
+def test_depthwise_partial_sums_only_where_int32_cannot_overflow(k, partial):
+    """The Helium depthwise sums a group's products in int32 only where at most 511 of them (each
+    below 2^22) come between two requantizations: a 23x23 kernel's 529 taps keep the int64 lanes."""
+    model = build_conv("DEPTHWISE_CONV_2D", shape=(1, 24, 24, 4), k=k)[0]
+    assert ("vmcu_mac4_s16_s8" in _model_c(model, "helium")) is partial
+
+
+@needs_qemu
+def test_depthwise_of_529_taps_on_cortex_m55(tmp_path):
+    """The 23x23 depthwise (int64 lanes throughout on Helium) bit-exact on the Cortex-M55."""
+    path = tmp_path / "dw23.tflite"
+    path.write_bytes(build_conv("DEPTHWISE_CONV_2D", shape=(1, 24, 24, 4), k=(23, 23))[0])
+    v = validate(path, TARGETS["qemu-cortex-m55"], seed=1)
     assert v.status == 0 and v.matches_reference and v.matches_tflm

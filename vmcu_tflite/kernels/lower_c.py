@@ -28,8 +28,8 @@ int16 activations (16x8 layers). A RAMLoad of int16_t elements is a `const int16
 where its bytes neither wrap nor sit at an odd address (vmcu_span16), else a copy: the C never trusts
 the tables or the application's pool for the alignment. Its Dots and DotLanes call the int16 dot
 products (vmcu_dot_s16_s8_64 / _32: SMLAD on input pairs on the DSP path, into int64 accumulators
-in chunks that cannot overflow int32) and its Requantize the 64-bit form (vmcu_requantize64). The
-Helium tuning takes the same code for them (no MVE path for int16 yet).
+in chunks that cannot overflow int32) and its Requantize the 64-bit form (vmcu_requantize64). On
+Helium the dot products take their _mve forms (VMLALDAVA.S16 into int64: eight products per instruction).
 
 A test build may define VMCU_ON_COPY(load) to observe the copies (it counts them).
 """
@@ -135,6 +135,7 @@ class _Lowering(GemmAssembly):
         self.bodies: list[list] = []  # per loop in scope: [first line of its body, depth, {hoisted value: name}]
         self.unwidened: dict[int, Widen] = {}  # widened buffers (by serial) Helium reads from their int8 source
         self.vectors: set[int] = set()  # four-lane accumulators (by serial) Helium keeps in a vector register
+        self.partials: set[int] = set()  # int64 lanes (by serial) whose products Helium sums in int32 first
         self.gemm_state(paired)
 
     # -- helpers ---------------------------------------------------------------------------------
@@ -380,8 +381,21 @@ class _Lowering(GemmAssembly):
                           else f"int32x4_t {stmt.name}_e, {stmt.name}_o; /* {stmt.name}'s even and odd lanes */")
                 self.line(depth, f"(void){stmt.name};")
                 self.lines.append("#endif")
+            if isinstance(stmt, RegAlloc) and _wide_lanes(stmt, stmts[k + 1:], self.ranges):
+                self.partials.add(self.lookup(stmt.name).serial)
+                self.lines.append("#if VMCU_MVE")
+                self.line(depth, f"int32x4_t {stmt.name}_s = vdupq_n_s32(0); /* {stmt.name}'s products not yet "
+                                 f"added to it */")
+                self.lines.append("#endif")
         self.bodies_open.pop()
         self.scopes.pop()
+
+    def partial(self, name: str) -> bool:
+        """Whether `name` is a 16x8 depthwise accumulator of four int64 lanes with a vector of int32
+        partial sums on Helium (`_wide_lanes`): DotLanes adds to the vector, Requantize first
+        flushes it into the int64 lanes."""
+        pointer = self.lookup(name)
+        return pointer is not None and pointer.serial in self.partials
 
     def vector(self, name: str) -> bool:
         """Whether `name` is a four-lane accumulator Helium keeps in a vector (`_lane_accumulator`)."""
@@ -681,7 +695,13 @@ class _Lowering(GemmAssembly):
                 call = f"{acc} = {helper}({x}, {plus(self.ref(w), paren(s.w_index.c()))}, {s.length.c()}, {acc});"
                 rows += [call] if k < lo else [f"if ({s.count.c()} > {k}) {{", call, "}"]
             code += rows if p < pixels_lo else [f"if ({s.pixels.c()} > {p}) {{", *rows, "}"]
+        # Helium: the same calls of the MVE forms (VMLALDAVA.S16 / VMLADAVA.S16, eight products each)
+        helium = [re.sub(r"\b(vmcu_dot\d?_s16_s8_(?:64|32))\(", r"\1_mve(", line) for line in code]
+        self.lines.append("#if VMCU_MVE")
+        self.code(depth, helium)
+        self.lines.append("#else")
         self.code(depth, code)
+        self.lines.append("#endif")
 
     def lower_Dot(self, s: Dot, depth: int) -> None:
         pointer = self.lookup(s.x)
@@ -932,9 +952,18 @@ class _Lowering(GemmAssembly):
         product = f"(int32_t){s.x}[{_sum(x_index, l)}] * (int32_t){w}[{_sum(w_index, l)}]"
         update = (f"{s.acc}[{l}] += (int64_t)({product});" if acc_type == "int64_t" else
                   f"{s.acc}[{l}] = (int32_t)((uint32_t){s.acc}[{l}] + (uint32_t)({product}));")
+        partial = self.partial(s.acc)
+        if partial:  # Helium: the four products by one VMUL into the int32 partial sums
+            x, taps = plus(s.x, paren(x_index)), plus(w, w_index)
+            self.lines.append("#if VMCU_MVE")
+            self.line(depth, f"{s.acc}_s = vmcu_mac4_s16_s8_mve({x}, {taps}, {s.acc}_s);" if lo == 4 else
+                      f"{s.acc}_s = vmcu_mac4_s16_s8_z_mve({x}, {taps}, {s.lanes.c()}, {s.acc}_s);")
+            self.lines.append("#else")
         self.for_lanes(depth, l, s.acc, s.lanes, lo, hi)
         self.code(depth + 1, [update])
         self.line(depth, "}")
+        if partial:
+            self.lines.append("#endif")
 
     def lower_DotLanesPair(self, s: DotLanesPair, depth: int) -> None:
         """vmcu_mac2x2_row_s8 on the DSP path (a full group: both lanes of each half), else a loop over
@@ -987,6 +1016,10 @@ class _Lowering(GemmAssembly):
         k = self.fresh("k")
         bias = self.param(s.bias, f"{s.ctype} *")
         self.ref(s.acc)
+        if self.partial(s.acc):  # every lane set again: no partial sum left over
+            self.lines.append("#if VMCU_MVE")
+            self.line(depth, f"{s.acc}_s = vdupq_n_s32(0);")
+            self.lines.append("#endif")
         width = s.width or self.lookup(s.acc).size
         lo, hi = self.bounds(s.count)
         if width < hi or self.bounds(s.acc_index)[1] + width > self.lookup(s.acc).size:
@@ -1024,6 +1057,11 @@ class _Lowering(GemmAssembly):
         A channel's multiplier and shift are read into locals before its pixels: the int8 stores
         may alias the params, so the compiler would otherwise load them again for every pixel."""
         k, t = self.fresh("k"), self.fresh("t")
+        if self.partial(s.acc):  # Helium: the int32 partial sums joined to the int64 lanes first
+            self.ref(s.acc)
+            self.lines.append("#if VMCU_MVE")
+            self.line(depth, f"vmcu_flush4_s64_mve({s.acc}, &{s.acc}_s);")
+            self.lines.append("#endif")
         quant = paren(s.quant)
         multiplier = self.param(f"{quant}->requant.multiplier", "int32_t *")
         shift = self.param(f"{quant}->requant.shift", "int8_t *")
@@ -1202,6 +1240,38 @@ def _lane_accumulator(alloc: RegAlloc, rest) -> bool:
     users = [p.stmt for p in walk(rest) if alloc.name in (getattr(p.stmt, "acc", None), getattr(p.stmt, "acc1", None))]
     return (any(isinstance(u, DotLanes) for u in users)
             and all(isinstance(u, (DotLanes, InitBias, Requantize)) for u in users))
+
+
+# Products of a 16x8 layer are below 2^22 in magnitude (int16 times int8): 511 of them fit an int32 sum.
+_PARTIAL_PRODUCTS = 511
+
+
+def _wide_lanes(alloc: RegAlloc, rest, scope: dict[str, tuple[int, int]]) -> bool:
+    """Whether the buffer `alloc` declares is four int64 lanes of a 16x8 depthwise layer that only
+    InitBias, DotLanes (one product per lane each) and Requantize touch in `rest`, with at most
+    _PARTIAL_PRODUCTS DotLanes between two Requantizes (every iteration of the loops around them
+    counted): on Helium the products are summed exactly in a vector of int32 lanes, which each
+    Requantize adds to the int64 lanes (the same sums as TFLite's int64 accumulation)."""
+    if alloc.ctype != "int64_t" or alloc.size != 4:
+        return False
+    users = [p for p in walk(rest) if alloc.name in (getattr(p.stmt, "acc", None), getattr(p.stmt, "acc1", None))]
+    if not any(isinstance(u.stmt, DotLanes) for u in users) or any(
+            not isinstance(u.stmt, (DotLanes, InitBias, Requantize)) or getattr(u.stmt, "acc1", None) is not None
+            for u in users):
+        return False
+    if any(isinstance(u.stmt, InitBias) and ((u.stmt.width or 4) != 4 or u.stmt.acc_index != Const(0)) for u in users):
+        return False  # an InitBias of some lanes would have to keep the other lanes' partial sums
+    products = 0
+    for placed in users:
+        if not isinstance(placed.stmt, DotLanes):
+            continue
+        trips, inner = 1, dict(scope)
+        for loop in placed.loops:
+            least, greatest_value = loop_range(loop, inner)
+            inner[loop.var] = (least, greatest_value)
+            trips *= max(0, (greatest_value - least) // loop.step + 1)
+        products += trips
+    return products <= _PARTIAL_PRODUCTS
 
 
 def _simplified(body, scope: dict[str, tuple[int, int]], loops: tuple = ()) -> tuple:

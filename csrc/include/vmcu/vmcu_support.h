@@ -90,12 +90,11 @@ static inline int32_t vmcu_requantize(int32_t x, int32_t multiplier, int32_t shi
  */
 static inline int32_t vmcu_requantize64(int64_t x, int32_t multiplier, int32_t shift)
 {
-    int64_t m16 = ((int64_t)multiplier + 0x8000) >> 16;
+    /* (multiplier + 2^15) >> 16 in 32 bits: the sum overflows exactly where the rounded multiplier passes
+     * 0x7FFF, so the test is on the multiplier itself (one compare instead of 64-bit arithmetic) */
+    const int32_t m16 = multiplier >= 0x7FFF8000 ? 0x7FFF : (multiplier + 0x8000) >> 16;
     const int32_t total = 15 - shift;
-    if (m16 > 0x7FFF) {
-        m16 = 0x7FFF;
-    }
-    return (int32_t)(uint32_t)(uint64_t)((x * m16 + ((int64_t)1 << (total - 1))) >> total);
+    return (int32_t)(uint32_t)(uint64_t)((x * (int64_t)m16 + ((int64_t)1 << (total - 1))) >> total);
 }
 
 static inline int32_t vmcu_clamp(int32_t x, int32_t lo, int32_t hi)
