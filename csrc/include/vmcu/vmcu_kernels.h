@@ -238,6 +238,13 @@ vmcu_status vmcu_prelu_s16(const vmcu_context *ctx, const void *params, const vm
 vmcu_status vmcu_lstm_s8(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
                          const vmcu_view *output);
 
+/**
+ * @brief UNIDIRECTIONAL_SEQUENCE_LSTM in 16x8 (whole tensor): TFLite Micro's LSTM with int16 activations,
+ *        int64 gate sums and an int16 output state; scratch: 2 x (input_size + units) + 1 bytes.
+ */
+vmcu_status vmcu_lstm_s16(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
+                          const vmcu_view *output);
+
 /** @brief GATHER, int8, constant indices along one axis (whole tensor). */
 vmcu_status vmcu_gather_s8(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
                            const vmcu_view *output);
@@ -305,6 +312,7 @@ extern const vmcu_kernel vmcu_l2_normalization_s8_kernel;
 extern const vmcu_kernel vmcu_log_softmax_s8_kernel;
 extern const vmcu_kernel vmcu_lookup_s8_kernel;
 extern const vmcu_kernel vmcu_lstm_s8_kernel;
+extern const vmcu_kernel vmcu_lstm_s16_kernel;
 extern const vmcu_kernel vmcu_max_pool2d_s8_kernel;
 extern const vmcu_kernel vmcu_max_pool2d_s16_kernel;
 extern const vmcu_kernel vmcu_maximum_s8_kernel;
