@@ -37,6 +37,7 @@ FIXTURES = {
                         "MEAN_S16",
     "heavy_16x8": "int16 CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED steps (int64 bias tables)",
     "elementwise16": "int16 LOGISTIC, TANH, ADD, MUL (with a constant), SUB, RELU, LEAKY_RELU, RELU6, SOFTMAX",
+    "lstm_sequence_16x8": "UNIDIRECTIONAL_SEQUENCE_LSTM_S16 with int16 state (int64 bias tables), FULLY_CONNECTED",
 }
 MUTANTS = 2000
 pytestmark = pytest.mark.skipif(CC is None, reason="no gcc")
