@@ -59,7 +59,8 @@ def test_every_mutant_is_refused_or_runs_cleanly(stem, sanitized_runtime, tmp_pa
     # every kind of table and every value class was fuzzed
     tables = {target.sites[m.site].table for m in mutants}
     assert {"model", "tensors", "steps", "inputs", "outputs", "params"} <= tables
-    assert ("state_init" in tables) == (stem in ("svdf_keyword", "lstm_sequence", "stateful_stream"))
+    assert ("state_init" in tables) == (stem in ("svdf_keyword", "lstm_sequence", "lstm_sequence_16x8",
+                                                 "stateful_stream"))
     assert {m.value_class for m in mutants} == set(VALUE_CLASSES)
     assert len(mutants) >= 300
 

@@ -87,8 +87,9 @@ def assert_kernel_matches_tflm(case) -> list[np.ndarray]:
     outputs = []
     for r, (inputs, (tflm_outputs, tflm_state)) in enumerate(zip(runs, theirs)):
         outputs.append(kernel.run(*inputs, state=state))
-        for what, ours, expected in (("output", outputs[-1], tflm_outputs[0]), ("output state", state[h], tflm_state[h]),
-                                     ("cell state", state[c], tflm_state[c])):
+        compared = (("output", outputs[-1], tflm_outputs[0]), ("output state", state[h], tflm_state[h]),
+                    ("cell state", state[c], tflm_state[c]))
+        for what, ours, expected in compared:
             expected = np.asarray(expected).reshape(ours.shape)
             assert ours.dtype == expected.dtype == np.int16, (what, ours.dtype, expected.dtype)
             if not np.array_equal(ours, expected):
