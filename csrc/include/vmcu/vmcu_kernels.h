@@ -131,6 +131,10 @@ vmcu_status vmcu_call_once(const vmcu_context *ctx, const void *params, const vm
 vmcu_status vmcu_batch_matmul_s8(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
                                  const vmcu_view *output);
 
+/** @brief BATCH_MATMUL in 16x8 (whole tensor): int16 operands, int64 sums, int16 output. */
+vmcu_status vmcu_batch_matmul_s16(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
+                                  const vmcu_view *output);
+
 /** @brief L2_NORMALIZATION, int8, over the last dimension: one row per segment (or the whole tensor). */
 vmcu_status vmcu_l2_normalization_s8(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
                                      const vmcu_view *output);
@@ -302,6 +306,7 @@ extern const vmcu_kernel vmcu_assign_variable_s8_kernel;
 extern const vmcu_kernel vmcu_avg_pool2d_s8_kernel;
 extern const vmcu_kernel vmcu_avg_pool2d_s16_kernel;
 extern const vmcu_kernel vmcu_batch_matmul_s8_kernel;
+extern const vmcu_kernel vmcu_batch_matmul_s16_kernel;
 extern const vmcu_kernel vmcu_call_once_kernel;
 extern const vmcu_kernel vmcu_cast_kernel;
 extern const vmcu_kernel vmcu_concatenation_s8_kernel;

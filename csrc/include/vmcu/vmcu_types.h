@@ -458,6 +458,17 @@ typedef struct {
     const int8_t *lhs_constant, *rhs_constant;
 } vmcu_batch_matmul_params;
 
+/**
+ * BATCH_MATMUL in 16x8: vmcu_batch_matmul_params' shapes and adjoints over int16 operands with zero
+ * points 0; each element's int64 sum requantized by the 64-bit form (shift at most 14) to int16.
+ */
+typedef struct {
+    int32_t lhs_dims[5], rhs_dims[5];
+    int32_t adj_x, adj_y;
+    int32_t output_multiplier, output_shift;
+    const int16_t *lhs_constant, *rhs_constant;
+} vmcu_batch_matmul_s16_params;
+
 /** CAST between integer types (vmcu_type: int8, int16, int32, uint32): each element modulo 2^bits. */
 typedef struct {
     int32_t count;       /**< elements */
