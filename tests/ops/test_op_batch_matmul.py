@@ -12,7 +12,6 @@ from hypothesis import given, settings, strategies as st
 from tests.op_harness import assert_matches_tflm
 from tests.tflite_builder import ModelBuilder
 from vmcu_reference.interpreter import Interpreter
-from vmcu_tflite.errors import ModelError
 from vmcu_tflite.pipeline import compile_model
 
 
