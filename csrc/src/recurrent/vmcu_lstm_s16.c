@@ -4,7 +4,8 @@
  * int16 activations (whole tensor: the output is apart from the input).
  *
  * The int8 kernel's steps (vmcu_lstm_s8.c), unit by unit: each gate is an input layer (with the
- * bias) plus a recurrent layer over the previous output state, each summed in int64 and requantized
+ * bias) plus a recurrent layer over the previous output state (the four gates' rows of a unit summed
+ * in one pass over each, SMLAD on the DSP path), each summed in int64 and requantized
  * by the 64-bit form to int16 at 2^-12, added with saturation, then TFLite's int16 sigmoid or tanh;
  * cell = forget x cell + input x cell gate (clipped when the model says so); output state =
  * output gate x tanh(cell), requantized to int16. The new output state row is gathered in the
@@ -19,21 +20,34 @@
 
 /* A layer's int64 sum requantized to int16 (|sum| stays below 2^47: the product with the Q15
  * multiplier fits int64). */
-static int32_t lstm16_layer(int64_t acc, const int8_t *w, const int16_t *x, int32_t n, int32_t multiplier,
-                            int32_t shift)
+static int32_t lstm16_requantize(int64_t acc, int32_t multiplier, int32_t shift)
 {
-    return lstm_sat16(vmcu_requantize64(vmcu_dot_s16_s8_64(x, w, n, acc), multiplier, shift));
+    return lstm_sat16(vmcu_requantize64(acc, multiplier, shift));
 }
 
-/* Gate g's int16 pre-activation for unit j: input layer + recurrent layer, each saturated, then their sum. */
-static int32_t lstm16_gate(const vmcu_lstm_s16_params *p, int32_t g, int32_t j, const int16_t *x, const int16_t *h)
+/* The four gates' int16 pre-activations for unit j: for each, input layer + recurrent layer, each
+ * saturated, then their sum. The four gates' weight rows are summed together over one pass of the
+ * input row and one of the output state (the output gate does not read the cell: no peephole). */
+static void lstm16_gates(const vmcu_lstm_s16_params *p, int32_t j, const int16_t *x, const int16_t *h,
+                         int32_t pre[4])
 {
-    const int32_t row = g * p->units + j;
-    const int32_t from_input = lstm16_layer(p->bias[row], p->input_weights + row * p->input_size, x, p->input_size,
-                                            p->input_multiplier[g], p->input_shift[g]);
-    const int32_t from_state = lstm16_layer(0, p->recurrent_weights + row * p->units, h, p->units,
-                                            p->recurrent_multiplier[g], p->recurrent_shift[g]);
-    return lstm_sat16(from_input + from_state);
+    const int32_t units = p->units;
+    int64_t from_input[4], from_state[4] = {0, 0, 0, 0};
+    int32_t g;
+    for (g = 0; g < 4; ++g) {
+        from_input[g] = p->bias[g * units + j];
+    }
+    vmcu_dot4_s16_s8_64(x, p->input_weights + (0 * units + j) * p->input_size,
+                        p->input_weights + (1 * units + j) * p->input_size,
+                        p->input_weights + (2 * units + j) * p->input_size,
+                        p->input_weights + (3 * units + j) * p->input_size, p->input_size, from_input);
+    vmcu_dot4_s16_s8_64(h, p->recurrent_weights + (0 * units + j) * units,
+                        p->recurrent_weights + (1 * units + j) * units, p->recurrent_weights + (2 * units + j) * units,
+                        p->recurrent_weights + (3 * units + j) * units, units, from_state);
+    for (g = 0; g < 4; ++g) {
+        pre[g] = lstm_sat16(lstm16_requantize(from_input[g], p->input_multiplier[g], p->input_shift[g]) +
+                            lstm16_requantize(from_state[g], p->recurrent_multiplier[g], p->recurrent_shift[g]));
+    }
 }
 
 /* One batch row, one time step: updates `cell` in place, writes the new output state to `h_new`. */
@@ -42,19 +56,21 @@ static void lstm16_step(const vmcu_lstm_s16_params *p, const int16_t *x, const i
 {
     int32_t j;
     for (j = 0; j < p->units; ++j) {
-        const int32_t input_gate = lstm_sigmoid(lstm16_gate(p, GATE_INPUT, j, x, h));
-        const int32_t forget_gate = lstm_sigmoid(lstm16_gate(p, GATE_FORGET, j, x, h));
-        const int32_t cell_gate = lstm_tanh(lstm16_gate(p, GATE_CELL, j, x, h), 0);
-        const int32_t kept = lstm_sat16(
+        int32_t pre[4];
+        int32_t input_gate, forget_gate, cell_gate, kept, added, c, output_gate;
+        lstm16_gates(p, j, x, h, pre);
+        input_gate = lstm_sigmoid(pre[GATE_INPUT]);
+        forget_gate = lstm_sigmoid(pre[GATE_FORGET]);
+        cell_gate = lstm_tanh(pre[GATE_CELL], 0);
+        kept = lstm_sat16(
             vmcu_requantize(forget_gate * (int32_t)cell[j], p->forget_cell_multiplier, p->forget_cell_shift));
-        const int32_t added =
-            lstm_sat16(vmcu_requantize(input_gate * cell_gate, p->input_cell_multiplier, p->input_cell_shift));
-        int32_t c = lstm_sat16(kept + added), output_gate;
+        added = lstm_sat16(vmcu_requantize(input_gate * cell_gate, p->input_cell_multiplier, p->input_cell_shift));
+        c = lstm_sat16(kept + added);
         if (p->cell_clip >= 0) {
             c = vmcu_clamp(c, -p->cell_clip, p->cell_clip);
         }
         cell[j] = (int16_t)c;
-        output_gate = lstm_sigmoid(lstm16_gate(p, GATE_OUTPUT, j, x, h));
+        output_gate = lstm_sigmoid(pre[GATE_OUTPUT]);
         h_new[j] = (int16_t)lstm_sat16(
             vmcu_requantize(lstm_tanh(c, p->tanh_left_shift) * output_gate, p->output_multiplier, p->output_shift));
     }
