@@ -47,7 +47,7 @@ def test_fused_lstm_carries_its_state_in_tflite_micro():
     """lstm_sequence_16x8's int16 states are variable tensors: the same input twice gives two outputs."""
     from vmcu_tflite.oracle import run_tflm_sequence
 
-    model = next(path for path in PENDING if path.stem == "lstm_sequence_16x8")
+    model = next(path for path in ALL_FIXTURES if path.stem == "lstm_sequence_16x8")
     x = np.random.default_rng(1).integers(-16384, 16384, (1, 8, 6), endpoint=True).astype(np.int16)
     (first, _), (second, _) = run_tflm_sequence(model.read_bytes(), [[x], [x]], 1)
     assert not np.array_equal(first[0], second[0])

@@ -97,18 +97,24 @@ def multiply(a: np.ndarray, b: np.ndarray, rescale) -> np.ndarray:
 class UnidirectionalSequenceLstm(Kernel):
     kind = "UNIDIRECTIONAL_SEQUENCE_LSTM"
     stateful = True
+    activation = np.int8  # the input's, the output's and the output state's type
+
+    def layer(self, rows: np.ndarray, offset: int, weights: np.ndarray, bias, multiplier: int,
+              shift: int) -> np.ndarray:
+        """One of a gate's fully connected layers, requantized to int16 (int32 sums here)."""
+        return fully_connected_int16(rows, offset, weights, bias, multiplier, shift)
 
     def _gate(self, g: int, x_t: np.ndarray, h: np.ndarray) -> np.ndarray:
         """A gate's int16 pre-activation: input layer (with bias) + recurrent layer, saturated."""
         p, gate = self.params, self.params.gates[g]
-        from_input = fully_connected_int16(x_t, p.input_offset, gate.input_weights, gate.bias,
-                                           gate.input_multiplier, gate.input_shift)
-        from_state = fully_connected_int16(h, p.state_offset, gate.recurrent_weights, None,
-                                           gate.recurrent_multiplier, gate.recurrent_shift)
+        from_input = self.layer(x_t, p.input_offset, gate.input_weights, gate.bias, gate.input_multiplier,
+                                gate.input_shift)
+        from_state = self.layer(h, p.state_offset, gate.recurrent_weights, None, gate.recurrent_multiplier,
+                                gate.recurrent_shift)
         return saturating_add_int16(from_input, from_state)
 
     def step(self, x_t: np.ndarray, h: np.ndarray, c: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """One time step over every batch row: (new output state int8, new cell state int16)."""
+        """One time step over every batch row: (new output state, new cell state int16)."""
         p = self.params
         input_gate = sigmoid_int16(self._gate(0, x_t, h))
         forget_gate = sigmoid_int16(self._gate(1, x_t, h))
@@ -119,7 +125,7 @@ class UnidirectionalSequenceLstm(Kernel):
             c = np.clip(c, -p.cell_clip, p.cell_clip)
         output_gate = sigmoid_int16(self._gate(3, x_t, h))
         h = multiply(tanh_int16(c, p.tanh_left_shift), output_gate, p.output_times_tanh)
-        return h.astype(np.int8), c.astype(np.int16)
+        return h.astype(self.activation), c.astype(np.int16)
 
     def run(self, x: np.ndarray, *, state: dict[int, np.ndarray]) -> np.ndarray:
         p = self.params
@@ -127,7 +133,7 @@ class UnidirectionalSequenceLstm(Kernel):
         h = h_state.reshape(p.batch, p.units).copy()
         c = c_state.reshape(p.batch, p.units).copy()
         by_time = x if p.time_major else np.swapaxes(x, 0, 1)  # [T, B, I]
-        out = np.empty((p.steps, p.batch, p.units), dtype=np.int8)
+        out = np.empty((p.steps, p.batch, p.units), dtype=self.activation)
         for t in range(p.steps):
             h, c = self.step(by_time[t], h, c)
             out[t] = h

@@ -25,7 +25,9 @@ from tests.ops.test_op_signal import signal_chain
 from tests.ops.test_op_signal_chain import front_end_tail
 from tests.ops.test_op_svdf import build_svdf
 from tests.ops.test_op_tile import build_tile
+from tests.ops.test_op_batch_matmul_s16 import CHAINED as BMM16_CASE, build_batch_matmul16
 from tests.ops.test_op_unidirectional_sequence_lstm import EXPLICIT as LSTM_EXPLICIT, build_lstm
+from tests.ops.test_op_unidirectional_sequence_lstm_s16 import EXPLICIT as LSTM16_EXPLICIT, build_lstm16
 from tests.random_graphs import GraphBuilder
 from tests.test_folding import anchor_model
 from tests.test_resource_variables import stateful
@@ -47,6 +49,8 @@ MODELS = {
     # whole-tensor kernels of their own, built as in their op tests (the state ones over 3 runs)
     "svdf": lambda: build_svdf(dict(batch=2, input_size=13, units=5, rank=2, memory=7, runs=1, seed=11))[0],
     "lstm": lambda: build_lstm(LSTM_EXPLICIT[1])[0],
+    "lstm16": lambda: build_lstm16(LSTM16_EXPLICIT[1])[0],
+    "batch_matmul16": lambda: build_batch_matmul16(BMM16_CASE)[0],
     "tile": lambda: build_tile(dict(shape=[2, 1, 3, 5], multiples=[1, 4, 2, 1], int64=False, seed=3))[0],
     # a folded output written from flash (CONSTANT) before an ADD reads it from the pool
     "constant": lambda: anchor_model(tile=False, reader="add"),
@@ -118,7 +122,8 @@ def test_models_use_every_kind_and_mode():
              "CAST", "SignalWindow", "SignalFftAutoScale", "SignalRfft",
              "SignalEnergy", "SignalFilterBank", "SignalFilterBankSquareRoot", "SignalFilterBankSpectralSubtraction",
              "NOISE_ESTIMATE", "SignalPCAN", "SignalFilterBankLog", "INT32_BINARY",
-             "REQUANTIZE", "AVERAGE_POOL_2D_S16", "MAX_POOL_2D_S16", "MEAN_S16", "PAD_S16"}
+             "REQUANTIZE", "AVERAGE_POOL_2D_S16", "MAX_POOL_2D_S16", "MEAN_S16", "PAD_S16",
+             "UNIDIRECTIONAL_SEQUENCE_LSTM_S16", "BATCH_MATMUL_S16"}
     for name in runtime - whole:
         assert (name, "segment") in modes, name
     assert ("DEPTHWISE_CONV_2D", "in-place") in modes

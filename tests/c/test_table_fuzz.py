@@ -37,6 +37,7 @@ FIXTURES = {
                         "MEAN_S16",
     "heavy_16x8": "int16 CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED steps (int64 bias tables)",
     "elementwise16": "int16 LOGISTIC, TANH, ADD, MUL (with a constant), SUB, RELU, LEAKY_RELU, RELU6, SOFTMAX",
+    "lstm_sequence_16x8": "UNIDIRECTIONAL_SEQUENCE_LSTM_S16 with int16 state (int64 bias tables), FULLY_CONNECTED",
 }
 MUTANTS = 2000
 pytestmark = pytest.mark.skipif(CC is None, reason="no gcc")
@@ -58,7 +59,8 @@ def test_every_mutant_is_refused_or_runs_cleanly(stem, sanitized_runtime, tmp_pa
     # every kind of table and every value class was fuzzed
     tables = {target.sites[m.site].table for m in mutants}
     assert {"model", "tensors", "steps", "inputs", "outputs", "params"} <= tables
-    assert ("state_init" in tables) == (stem in ("svdf_keyword", "lstm_sequence", "stateful_stream"))
+    assert ("state_init" in tables) == (stem in ("svdf_keyword", "lstm_sequence", "lstm_sequence_16x8",
+                                                 "stateful_stream"))
     assert {m.value_class for m in mutants} == set(VALUE_CLASSES)
     assert len(mutants) >= 300
 

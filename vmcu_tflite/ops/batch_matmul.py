@@ -6,7 +6,11 @@ larger rank; a batch dimension of 1 broadcasts against the other's. `adj_x` tran
 two dimensions of the left operand, `adj_y` those of the right one. Each output element sums
 (lhs - lhs zero point) x (rhs - rhs zero point) over the shared dimension in int32, scales by
 lhs scale x rhs scale / output scale (TFLite's QuantizeMultiplier), adds the output zero point
-and saturates to int8 (no fused activation). int16 operands (16x8 models) are refused.
+and saturates to int8 (no fused activation).
+
+int16 operands (16x8 models: TFLite Micro requires zero points 0 for both operands and the output)
+sum in int64 and take TFLite's 64-bit requantization to int16; prepare hands them to the
+BATCH_MATMUL_S16 step kind (`batch_matmul_s16`).
 """
 from __future__ import annotations
 
@@ -21,6 +25,8 @@ from .spec import TWO_INPUTS, OpSpec
 
 KIND = "BATCH_MATMUL"
 RANK = 5  # TFLite Micro's largest; shapes are extended to it (leading 1s)
+WIDE_MAX_SHIFT = 14  # the 64-bit requantization shifts right by 15 - shift: at least 1
+WIDE_MAX_DEPTH = 1 << 17  # int16 x int16 sums over at most this many stay below 2^47: x 2^15 fits int64
 
 
 @dataclass(frozen=True, eq=False)
@@ -35,8 +41,9 @@ class BatchMatMulParams:
     output_zero_point: int
     multiplier: int
     shift: int
-    lhs_constant: np.ndarray | None  # int8 data of a constant operand, None for an activation
+    lhs_constant: np.ndarray | None  # int8 (int16) data of a constant operand, None for an activation
     rhs_constant: np.ndarray | None
+    step_kind: str = KIND  # BATCH_MATMUL_S16 for int16 operands
 
     @property
     def dims(self) -> tuple[int, int, int]:
@@ -59,8 +66,9 @@ def prepare(graph: Graph, op: Op) -> BatchMatMulParams:
     lhs, rhs, out = tensor(graph, op, 0), tensor(graph, op, 1), output(graph, op)
     require(lhs is not None and rhs is not None, op, "both operands are needed")
     types = {lhs.dtype, rhs.dtype, out.dtype}
-    require(types != {"int16"}, op, "int16 operands (16x8 quantization) are not supported yet")
-    require(types == {"int8"}, op, "operands and output must all be int8 (TFLite Micro mixes no types)")
+    require(types in ({"int8"}, {"int16"}), op, "operands and output must all be int8 or all int16 (TFLite Micro "
+                                                "mixes no types)")
+    wide = types == {"int16"}
     for name, t in (("left operand", lhs), ("right operand", rhs), ("output", out)):
         require(t.quant is not None and not t.quant.per_channel, op, f"the {name} must be quantized per tensor")
     require(2 <= len(lhs.shape) <= RANK and 2 <= len(rhs.shape) <= RANK, op,
@@ -80,18 +88,28 @@ def prepare(graph: Graph, op: Op) -> BatchMatMulParams:
     require(out.shape == expected, op, f"output shape {out.shape} is not the product's {expected}")
     require(min(a + b) >= 1, op, "an operand is empty")
     multiplier, shift = output_multiplier(op, lhs.scale * rhs.scale / out.scale)
+    if wide:
+        zero_points = (lhs.zero_point, rhs.zero_point, out.zero_point)
+        require(zero_points == (0, 0, 0), op, f"int16 zero points {zero_points}: TFLite Micro requires 0 for both "
+                                              "operands and the output")
+        require(shift <= WIDE_MAX_SHIFT, op, f"the rescale needs a left shift of {shift}; the 16x8 int64 form "
+                                             f"applies at most {WIDE_MAX_SHIFT}")
+        require(depth_lhs <= WIDE_MAX_DEPTH, op, f"a sum over {depth_lhs} int16 products is not supported (at most "
+                                                 f"{WIDE_MAX_DEPTH}: the 64-bit requantization's product must fit)")
+    element = np.int16 if wide else np.int8
 
     def data(t):
         if not t.is_constant:
             return None
-        flat = np.ascontiguousarray(t.data, dtype=np.int8).reshape(-1)
+        flat = np.ascontiguousarray(t.data, dtype=element).reshape(-1)
         flat.flags.writeable = False
         return flat
 
     return BatchMatMulParams(lhs_shape=a, rhs_shape=b, output_shape=out.shape, adj_x=adj_x, adj_y=adj_y,
                              lhs_zero_point=lhs.zero_point, rhs_zero_point=rhs.zero_point,
                              output_zero_point=out.zero_point, multiplier=multiplier, shift=shift,
-                             lhs_constant=data(lhs), rhs_constant=data(rhs))
+                             lhs_constant=data(lhs), rhs_constant=data(rhs),
+                             step_kind=f"{KIND}_S16" if wide else KIND)
 
 
 def macs(p: BatchMatMulParams) -> int:
@@ -100,4 +118,4 @@ def macs(p: BatchMatMulParams) -> int:
 
 
 SPEC = OpSpec(KIND, kind_id=46, emit=emit, prepare=prepare, c_kernel="vmcu_batch_matmul_s8", arity=TWO_INPUTS,
-              options="BatchMatMulOptions", macs=macs)
+              options="BatchMatMulOptions", macs=macs, activation_types=frozenset({"int16"}))

@@ -10,6 +10,11 @@ table, whose results are at scale 2^-15. The new cell state is forget x cell + i
 the new output state is tanh(cell) x output gate, requantized to the output state's int8
 quantization, and is also the step's output row.
 
+The 16x8 form (int16 input, output and output state with zero point 0, int8 weights, int64 gate
+biases) is TFLite Micro's same evaluation with int16 activations: each fully connected layer sums
+in int64 and takes the 64-bit requantization, and the output state is requantized to int16. Its
+prepare hands it to the UNIDIRECTIONAL_SEQUENCE_LSTM_S16 step kind (`unidirectional_sequence_lstm_s16`).
+
 TFLite Micro ignores the intermediate tensors the converter records and the output tensor's
 quantization (it copies the output state's bytes): only the input's, the weights', the output
 state's and the cell state's quantization take part. Both states are variable tensors kept
@@ -44,6 +49,8 @@ GATE_INPUT_SCALE = 2.0 ** -12  # the fully connected outputs, the activations' i
 GATE_OUTPUT_SCALE = 2.0 ** -15  # the activations' output (Q0.15)
 ACT_TANH = 4  # ActivationFunctionType TANH: the only cell gate activation TFLite Micro evaluates
 MAX_TANH_LEFT_SHIFT = 14  # tanh(cell) multiplies the int16 cell by 3 << shift in int32
+WIDE_MAX_SHIFT = 14  # the 64-bit requantization shifts right by 15 - shift: at least 1
+WIDE_MAX_BIAS = 1 << 46  # |int64 bias| + the sums stay far below 2^63 / 2^15 (the Q15 multiplier's product)
 
 
 @dataclass(frozen=True, eq=False)
@@ -52,7 +59,7 @@ class Gate:
 
     input_weights: np.ndarray  # [units, input] int8
     recurrent_weights: np.ndarray  # [units, units] int8
-    bias: np.ndarray  # [units] int32, added to the input layer's accumulator
+    bias: np.ndarray  # [units] int32 (int64 in 16x8), added to the input layer's accumulator
     input_multiplier: int
     input_shift: int
     recurrent_multiplier: int
@@ -88,6 +95,8 @@ class LstmParams:
     output_state: int  # tensor index of the int8 output (hidden) state
     cell_state: int  # tensor index of the int16 cell state
     output_shape: tuple[int, ...]
+    wide: bool = False  # 16x8: int16 activations, int64 sums and biases, the 64-bit requantization
+    step_kind: str = KIND
 
     @property
     def tanh_left_shift(self) -> int:
@@ -113,19 +122,27 @@ def _weights(graph: Graph, op: Op, position: int, rows: int, columns: int, what:
     return t
 
 
-def _bias(graph: Graph, op: Op, position: int, units: int, what: str) -> np.ndarray:
+def _bias(graph: Graph, op: Op, position: int, units: int, what: str, dtype: str) -> np.ndarray:
     t = tensor(graph, op, position)
     require(t is not None, op, f"the {what} gate bias (input {position}) is missing")
-    require(t.is_constant and t.dtype == "int32", op, f"the {what} gate bias (input {position}) must be constant "
-                                                      "int32")
+    require(t.is_constant and t.dtype == dtype, op, f"the {what} gate bias (input {position}) must be constant "
+                                                    f"{dtype} (has {t.dtype})")
     require(t.num_elements == units and len(t.shape) == 1, op,
             f"the {what} gate bias (input {position}) has shape {t.shape}, not [{units}]")
-    return t.data.reshape(-1).astype(np.int32)
+    if dtype == "int32":
+        return t.data.reshape(-1).astype(np.int32)
+    bias = t.data.reshape(-1).astype(np.int64)
+    require(bool(np.all(np.abs(bias) <= WIDE_MAX_BIAS)), op,
+            f"the {what} gate bias (input {position}) exceeds +-2^46, beyond what the 64-bit requantization takes")
+    return bias
 
 
-def _gate_multiplier(op: Op, activation: Tensor, weights: Tensor) -> tuple[int, int]:
+def _gate_multiplier(op: Op, activation: Tensor, weights: Tensor, wide: bool) -> tuple[int, int]:
     """activation scale x weight scale / 2^-12 in double (GetQuantizedConvolutionMultipler)."""
-    return output_multiplier(op, activation.scale * weights.quant.scale[0] / GATE_INPUT_SCALE)
+    multiplier, shift = output_multiplier(op, activation.scale * weights.quant.scale[0] / GATE_INPUT_SCALE)
+    require(not wide or shift <= WIDE_MAX_SHIFT, op,
+            f"a gate's rescale needs a left shift of {shift}; the 16x8 int64 form applies at most {WIDE_MAX_SHIFT}")
+    return multiplier, shift
 
 
 def _rescale(op: Op, real: float, offset: int, low: int, high: int) -> Rescale:
@@ -159,8 +176,12 @@ def _state(graph: Graph, op: Op, position: int, dtype: str, elements: int, what:
 def prepare(graph: Graph, op: Op) -> LstmParams:
     require(len(op.inputs) == 24 and len(op.outputs) == 1, op, "expects 24 inputs and 1 output")
     x, out = tensor(graph, op, INPUT), output(graph, op)
-    require(x is not None and x.dtype == "int8" and out.dtype == "int8", op,
-            f"{x.dtype if x is not None else None} -> {out.dtype} is not supported (int8 activations only)")
+    require(x is not None and x.dtype in ("int8", "int16") and out.dtype == x.dtype, op,
+            f"{x.dtype if x is not None else None} -> {out.dtype} is not supported (int8 or int16 activations)")
+    wide = x.dtype == "int16"
+    activation, activation_range = ("int16", (-32768, 32767)) if wide else ("int8", (-128, 127))
+    require(not wide or x.zero_point == 0, op, f"the int16 input's zero point is {x.zero_point}, not 0 "
+                                               "(16x8 activations are symmetric)")
     require(len(x.shape) == 3 and len(out.shape) == 3, op,
             f"input {x.shape} and output {out.shape} must be 3-D (batch and time, then features)")
     options = op.options
@@ -172,7 +193,9 @@ def prepare(graph: Graph, op: Op) -> LstmParams:
     state = tensor(graph, op, OUTPUT_STATE)
     require(state is not None and len(state.shape) >= 1, op, f"the output state (input {OUTPUT_STATE}) is missing")
     units = state.shape[-1]
-    hidden = _state(graph, op, OUTPUT_STATE, "int8", batch * units, "output state")
+    hidden = _state(graph, op, OUTPUT_STATE, activation, batch * units, "output state")
+    require(not wide or hidden.zero_point == 0, op, f"the int16 output state's zero point is {hidden.zero_point}, "
+                                                    "not 0 (16x8 activations are symmetric)")
     cell = _state(graph, op, CELL_STATE, "int16", batch * units, "cell state")
     require(out.shape == (x.shape[0], x.shape[1], units), op,
             f"output shape {out.shape} is not [{x.shape[0]}, {x.shape[1]}, {units}]")
@@ -183,10 +206,11 @@ def prepare(graph: Graph, op: Op) -> LstmParams:
     for g, name in enumerate(GATES):
         w_in = _weights(graph, op, INPUT_WEIGHTS[g], units, input_size, f"input-to-{name}")
         w_rec = _weights(graph, op, RECURRENT_WEIGHTS[g], units, units, f"recurrent-to-{name}")
-        m_in, s_in = _gate_multiplier(op, x, w_in)
-        m_rec, s_rec = _gate_multiplier(op, hidden, w_rec)
+        m_in, s_in = _gate_multiplier(op, x, w_in, wide)
+        m_rec, s_rec = _gate_multiplier(op, hidden, w_rec, wide)
+        bias = _bias(graph, op, BIASES[g], units, name, "int64" if wide else "int32")
         gates.append(Gate(input_weights=w_in.data, recurrent_weights=w_rec.data,
-                          bias=_bias(graph, op, BIASES[g], units, name), input_multiplier=m_in, input_shift=s_in,
+                          bias=bias, input_multiplier=m_in, input_shift=s_in,
                           recurrent_multiplier=m_rec, recurrent_shift=s_rec))
     cell_scale = cell.scale
     require(cell_scale > 0, op, f"the cell state scale {cell_scale:g} must be positive")
@@ -205,9 +229,9 @@ def prepare(graph: Graph, op: Op) -> LstmParams:
         forget_times_cell=_rescale(op, GATE_OUTPUT_SCALE * cell_scale / cell_scale, 0, *int16),
         input_times_cell_gate=_rescale(op, GATE_OUTPUT_SCALE * GATE_OUTPUT_SCALE / cell_scale, 0, *int16),
         output_times_tanh=_rescale(op, GATE_OUTPUT_SCALE * GATE_OUTPUT_SCALE / hidden.scale, hidden.zero_point,
-                                   -128, 127),
+                                   *activation_range),
         cell_power=power, cell_clip=quantized_clip, output_state=hidden.index, cell_state=cell.index,
-        output_shape=out.shape)
+        output_shape=out.shape, wide=wide, step_kind=f"{KIND}_S16" if wide else KIND)
 
 
 def macs(params: LstmParams) -> int:
@@ -227,4 +251,5 @@ OPTIONAL = frozenset({1, 5, 12, *PEEPHOLE, *PROJECTION, *LAYER_NORM})
 
 SPEC = OpSpec(KIND, kind_id=36, emit=emit, prepare=prepare, c_kernel="vmcu_lstm_s8", macs=macs,
               arity=((24, 24), 1, OPTIONAL), options="UnidirectionalSequenceLSTMOptions",
-              state_inputs=frozenset({OUTPUT_STATE, CELL_STATE}), scratch=scratch)
+              state_inputs=frozenset({OUTPUT_STATE, CELL_STATE}), scratch=scratch,
+              activation_types=frozenset({"int16"}))

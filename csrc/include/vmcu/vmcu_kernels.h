@@ -131,6 +131,10 @@ vmcu_status vmcu_call_once(const vmcu_context *ctx, const void *params, const vm
 vmcu_status vmcu_batch_matmul_s8(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
                                  const vmcu_view *output);
 
+/** @brief BATCH_MATMUL in 16x8 (whole tensor): int16 operands, int64 sums, int16 output. */
+vmcu_status vmcu_batch_matmul_s16(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
+                                  const vmcu_view *output);
+
 /** @brief L2_NORMALIZATION, int8, over the last dimension: one row per segment (or the whole tensor). */
 vmcu_status vmcu_l2_normalization_s8(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
                                      const vmcu_view *output);
@@ -238,6 +242,13 @@ vmcu_status vmcu_prelu_s16(const vmcu_context *ctx, const void *params, const vm
 vmcu_status vmcu_lstm_s8(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
                          const vmcu_view *output);
 
+/**
+ * @brief UNIDIRECTIONAL_SEQUENCE_LSTM in 16x8 (whole tensor): TFLite Micro's LSTM with int16 activations,
+ *        int64 gate sums and an int16 output state; scratch: 2 x (input_size + units) + 1 bytes.
+ */
+vmcu_status vmcu_lstm_s16(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
+                          const vmcu_view *output);
+
 /** @brief GATHER, int8, constant indices along one axis (whole tensor). */
 vmcu_status vmcu_gather_s8(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
                            const vmcu_view *output);
@@ -295,6 +306,7 @@ extern const vmcu_kernel vmcu_assign_variable_s8_kernel;
 extern const vmcu_kernel vmcu_avg_pool2d_s8_kernel;
 extern const vmcu_kernel vmcu_avg_pool2d_s16_kernel;
 extern const vmcu_kernel vmcu_batch_matmul_s8_kernel;
+extern const vmcu_kernel vmcu_batch_matmul_s16_kernel;
 extern const vmcu_kernel vmcu_call_once_kernel;
 extern const vmcu_kernel vmcu_cast_kernel;
 extern const vmcu_kernel vmcu_concatenation_s8_kernel;
@@ -305,6 +317,7 @@ extern const vmcu_kernel vmcu_l2_normalization_s8_kernel;
 extern const vmcu_kernel vmcu_log_softmax_s8_kernel;
 extern const vmcu_kernel vmcu_lookup_s8_kernel;
 extern const vmcu_kernel vmcu_lstm_s8_kernel;
+extern const vmcu_kernel vmcu_lstm_s16_kernel;
 extern const vmcu_kernel vmcu_max_pool2d_s8_kernel;
 extern const vmcu_kernel vmcu_max_pool2d_s16_kernel;
 extern const vmcu_kernel vmcu_maximum_s8_kernel;

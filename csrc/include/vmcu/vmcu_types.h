@@ -458,6 +458,17 @@ typedef struct {
     const int8_t *lhs_constant, *rhs_constant;
 } vmcu_batch_matmul_params;
 
+/**
+ * BATCH_MATMUL in 16x8: vmcu_batch_matmul_params' shapes and adjoints over int16 operands with zero
+ * points 0; each element's int64 sum requantized by the 64-bit form (shift at most 14) to int16.
+ */
+typedef struct {
+    int32_t lhs_dims[5], rhs_dims[5];
+    int32_t adj_x, adj_y;
+    int32_t output_multiplier, output_shift;
+    const int16_t *lhs_constant, *rhs_constant;
+} vmcu_batch_matmul_s16_params;
+
 /** CAST between integer types (vmcu_type: int8, int16, int32, uint32): each element modulo 2^bits. */
 typedef struct {
     int32_t count;       /**< elements */
@@ -658,6 +669,28 @@ typedef struct {
     uint32_t output_state_offset; /**< int8 [batch][units] at ctx->state + this */
     uint32_t cell_state_offset;   /**< int16 [batch][units] at ctx->state + this (even) */
 } vmcu_lstm_params;
+
+/**
+ * UNIDIRECTIONAL_SEQUENCE_LSTM in 16x8: int16 input, output and output state (zero points 0), int8
+ * weights, int64 gate biases (the input layers'; the recurrent layers have none), int16 cell state.
+ * Each fully connected layer sums in int64 and is requantized by the 64-bit form to int16 at 2^-12.
+ */
+typedef struct {
+    const int8_t *input_weights;     /**< [4][units][input_size] */
+    const int8_t *recurrent_weights; /**< [4][units][units] */
+    const int64_t *bias;             /**< [4][units], |bias| <= 2^46 */
+    int32_t input_multiplier[4], input_shift[4]; /**< the 64-bit form's: shifts at most 14 */
+    int32_t recurrent_multiplier[4], recurrent_shift[4];
+    int32_t forget_cell_multiplier, forget_cell_shift; /**< forget gate x cell -> cell */
+    int32_t input_cell_multiplier, input_cell_shift;   /**< input gate x cell gate -> cell */
+    int32_t output_multiplier, output_shift;           /**< output gate x tanh(cell) -> output state */
+    int32_t tanh_left_shift; /**< tanh(cell)'s input shift: 12 + log2(cell scale), in [-31, 14] */
+    int32_t cell_clip;       /**< |cell| limit in cell units; -1: no clip */
+    int32_t batch, steps, input_size, units;
+    int32_t time_major;           /**< input [steps][batch][input_size], else [batch][steps][input_size] */
+    uint32_t output_state_offset; /**< int16 [batch][units] at ctx->state + this (even) */
+    uint32_t cell_state_offset;   /**< int16 [batch][units] at ctx->state + this (even) */
+} vmcu_lstm_s16_params;
 
 /*
  * The signal library's filter bank stages (the audio front end): whole-tensor kernels over 1-D

@@ -15,69 +15,7 @@
 #include "vmcu/vmcu_check.h"
 #include "vmcu/vmcu_kernels.h"
 #include "vmcu/vmcu_support.h"
-
-enum { GATE_INPUT = 0, GATE_FORGET = 1, GATE_CELL = 2, GATE_OUTPUT = 3 };
-
-/* sigmoid(i / 24) in Q0.16, i = 0..255: the table of TFLite's int16 LOGISTIC and TANH. */
-static const uint16_t sigmoid_table[256] = {
-    32768, 33451, 34133, 34813, 35493, 36169, 36843, 37513, 38180, 38841, 39498, 40149, 40794, 41432, 42064, 42688,
-    43304, 43912, 44511, 45102, 45683, 46255, 46817, 47369, 47911, 48443, 48964, 49475, 49975, 50464, 50942, 51409,
-    51865, 52311, 52745, 53169, 53581, 53983, 54374, 54755, 55125, 55485, 55834, 56174, 56503, 56823, 57133, 57433,
-    57724, 58007, 58280, 58544, 58800, 59048, 59288, 59519, 59743, 59959, 60168, 60370, 60565, 60753, 60935, 61110,
-    61279, 61441, 61599, 61750, 61896, 62036, 62172, 62302, 62428, 62549, 62666, 62778, 62886, 62990, 63090, 63186,
-    63279, 63368, 63454, 63536, 63615, 63691, 63765, 63835, 63903, 63968, 64030, 64090, 64148, 64204, 64257, 64308,
-    64357, 64405, 64450, 64494, 64536, 64576, 64614, 64652, 64687, 64721, 64754, 64786, 64816, 64845, 64873, 64900,
-    64926, 64950, 64974, 64997, 65019, 65039, 65060, 65079, 65097, 65115, 65132, 65149, 65164, 65179, 65194, 65208,
-    65221, 65234, 65246, 65258, 65269, 65280, 65291, 65301, 65310, 65319, 65328, 65337, 65345, 65352, 65360, 65367,
-    65374, 65381, 65387, 65393, 65399, 65404, 65410, 65415, 65420, 65425, 65429, 65433, 65438, 65442, 65445, 65449,
-    65453, 65456, 65459, 65462, 65465, 65468, 65471, 65474, 65476, 65479, 65481, 65483, 65485, 65488, 65489, 65491,
-    65493, 65495, 65497, 65498, 65500, 65501, 65503, 65504, 65505, 65507, 65508, 65509, 65510, 65511, 65512, 65513,
-    65514, 65515, 65516, 65517, 65517, 65518, 65519, 65520, 65520, 65521, 65522, 65522, 65523, 65523, 65524, 65524,
-    65525, 65525, 65526, 65526, 65526, 65527, 65527, 65528, 65528, 65528, 65529, 65529, 65529, 65529, 65530, 65530,
-    65530, 65530, 65531, 65531, 65531, 65531, 65531, 65532, 65532, 65532, 65532, 65532, 65532, 65533, 65533, 65533,
-    65533, 65533, 65533, 65533, 65533, 65534, 65534, 65534, 65534, 65534, 65534, 65534, 65534, 65534, 65534, 65535};
-
-/* The table at magnitude / 2^fraction_bits, linearly interpolated, scaled by 2^fraction_bits. */
-static uint32_t lstm_interpolate(uint32_t magnitude, uint32_t fraction_bits, uint32_t saturated)
-{
-    const uint32_t index = magnitude >> fraction_bits;
-    uint32_t low, high;
-    if (index >= 255u) {
-        return saturated;
-    }
-    low = sigmoid_table[index];
-    high = sigmoid_table[index + 1u];
-    return (low << fraction_bits) + (magnitude & ((1u << fraction_bits) - 1u)) * (high - low);
-}
-
-/* sigmoid: Q3.12 in, Q0.15 out (TFLite's int16 Logistic, power-of-two input: x * 3, 9 fraction bits). */
-static int16_t lstm_sigmoid(int32_t x)
-{
-    const int32_t v = x * 3;
-    const uint32_t s = lstm_interpolate((uint32_t)(v < 0 ? -v : v), 9u, 0x7FFFu << 10);
-    const uint32_t rounded = v >= 0 ? s + (1u << 9) : (1u << 25) - s + (1u << 9) - 1u;
-    return (int16_t)(rounded >> 10);
-}
-
-/* tanh: x at scale 2^(left_shift - 12) in, Q0.15 out (TFLite's int16 Tanh, power-of-two input);
- * tanh(x) = 2 sigmoid(2x) - 1, so 8 fraction bits index the same table. */
-static int16_t lstm_tanh(int32_t x, int32_t left_shift)
-{
-    int32_t v, t;
-    if (left_shift >= 0) {
-        v = x * (3 << left_shift);
-    } else {
-        v = (x * 3 + (1 << (-left_shift - 1))) >> -left_shift;
-    }
-    t = (int32_t)lstm_interpolate((uint32_t)(v < 0 ? -v : v), 8u, 0xFFFFu << 8);
-    t = v >= 0 ? t - (1 << 23) + (1 << 7) : -t + (1 << 23) + (1 << 7) - 1;
-    return (int16_t)(t >> 8);
-}
-
-static int32_t lstm_sat16(int32_t x)
-{
-    return vmcu_clamp(x, -32768, 32767);
-}
+#include "vmcu_lstm.h"
 
 /* sum of w[k] * x[k] on top of `acc`, modulo 2^32 */
 static int32_t lstm_dot(int32_t acc, const int8_t *w, const int8_t *x, int32_t n)
