@@ -8,11 +8,7 @@ import numpy as np
 from tests.tflite_builder import ModelBuilder, random_bias, random_weights
 
 ROOT = Path(__file__).resolve().parent.parent
-ALL_FIXTURES = sorted((ROOT / "models").glob("*.tflite"))
-# 16x8 fixtures (int16 activations) refused until their int16 operators land; tests/test_int16_fixtures.py checks
-# that each is refused in one line naming int16. Remove a name here once it converts: every fixture test runs it.
-AWAITING_INT16: frozenset[str] = frozenset()
-FIXTURES = [path for path in ALL_FIXTURES if path.stem not in AWAITING_INT16]
+FIXTURES = sorted((ROOT / "models").glob("*.tflite"))
 SHARED = ROOT.parent / "shared" / "models"
 REAL_MODELS = sorted(SHARED.glob("*.tflite")) if SHARED.is_dir() else []
 
