@@ -431,7 +431,7 @@ class _Lowering(GemmAssembly):
         if s.fill is not None:
             if s.ctype in ("int8_t", "uint8_t"):
                 self.line(depth, f"vmcu_set_s8({s.name}, {s.fill}, {s.size});")
-            elif s.fill == "0":  # a 16x8 window's zero point: word stores
+            elif s.fill == "0" and s.ctype == "int16_t":  # a 16x8 window's zero point: word stores
                 self.line(depth, f"memset({s.name}, 0, sizeof({s.name}));")
             else:
                 i = self.fresh("i")
