@@ -192,6 +192,11 @@ EXPLICIT = [
     ("conv-3x3-same-stride-2", lambda: build_conv(shape=(1, 7, 6, 5), c_out=7, k=(3, 3), stride=(2, 2), padding=SAME)),
     ("conv-dilated-taps", lambda: build_conv(shape=(1, 7, 7, 3), k=(3, 2), dilation=(2, 2), bias="int32")),
     ("conv-no-bias", lambda: build_conv(shape=(1, 6, 6, 16), c_out=8, k=(3, 3), bias=None)),
+    # a stem: one input channel, a tall window gathered (int32 bias: the sums wrap as TFLite Micro's), odd c_out
+    ("conv-stem-gather", lambda: build_conv(shape=(1, 13, 9, 1), c_out=9, k=(5, 3), stride=(2, 2), padding=SAME,
+                                            bias="int32", seed=3)),
+    ("conv-rows", lambda: build_conv(shape=(1, 6, 5, 20), c_out=5, k=(3, 3), padding=SAME)),  # window too big to gather
+    ("conv-taps", lambda: build_conv(shape=(1, 7, 7, 17), c_out=3, k=(3, 3), dilation=(1, 2), bias="int32")),
     ("depthwise-3x3", lambda: build_conv("DEPTHWISE_CONV_2D", shape=(1, 6, 6, 16), k=(3, 3), act=1)),
     ("depthwise-multiplier-2", lambda: build_conv("DEPTHWISE_CONV_2D", shape=(1, 7, 7, 3), k=(3, 2),
                                                   dilation=(2, 2), mult=2)),
@@ -203,6 +208,20 @@ def test_explicit_16x8(name, make):
     model, data = make()
     (out,) = assert_matches_tflm(model, [data])
     assert out.dtype == np.int16 and len(np.unique(out)) > 3
+
+
+WAYS = {"conv-3x3-same-stride-2": "gather", "conv-dilated-taps": "gather", "conv-no-bias": "gather",
+        "conv-stem-gather": "gather", "conv-rows": "rows", "conv-taps": "taps"}
+
+
+def test_conv_ways_are_covered():
+    """The explicit cases reach each way a 16x8 CONV_2D reads its window (a gathered int16 window under
+    the size limit, in place above it): the cases above test every one of them."""
+    from vmcu_tflite.kernels.window import conv_way
+    for name, make in EXPLICIT:
+        if name in WAYS:
+            (step,) = compile_model(make()[0]).steps
+            assert conv_way(step.params) == WAYS[name], name
 
 
 def test_plans_are_int16_kernels():
@@ -299,6 +318,17 @@ def _next_tap(kernel):
     return changed(DotLanes, w_index=lambda s: substitute(s.w_index, "kx", Var("kx") + 1))(kernel)
 
 
+def _padding_at_one(kernel):
+    """A gathered int16 window whose padding holds 1, not the zero point 0: SAME borders go wrong."""
+    from vmcu_tflite.kernels.ir import RegAlloc
+    return changed(RegAlloc, fill=lambda s: "1" if s.fill == "0" and s.ctype == "int16_t" else s.fill)(kernel)
+
+
+def _gather_one_tap_late(kernel):
+    """Each gathered run one element further into the window."""
+    return changed(RAMLoad, into_index=lambda s: s.into_index + 1 if s.into is not None else s.into_index)(kernel)
+
+
 MUTANTS = [
     ("fc-load-half-an-element-late", "fc", "fully_connected_s16", _half_element),
     ("fc-accumulators-int32", "fc", "fully_connected_s16", _int32_accumulators),
@@ -306,6 +336,8 @@ MUTANTS = [
     ("fc-missing-init-bias", "fc", "fully_connected_s16", dropped(InitBias)),
     ("pointwise-store-one-element-short", "pointwise", "pointwise_s16", _store_one_element_short),
     ("conv-load-half-an-element-late", "conv", "conv2d_s16", _half_element),
+    ("conv-gather-padding-not-zero", "conv", "conv2d_s16", _padding_at_one),
+    ("conv-gather-one-tap-late", "conv", "conv2d_s16", _gather_one_tap_late),
     ("depthwise-tap-index-off-by-one", "depthwise", "depthwise_s16", _next_tap),
     ("depthwise-load-half-an-element-late", "depthwise", "depthwise_s16", _half_element),
 ]
