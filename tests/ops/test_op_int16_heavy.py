@@ -126,6 +126,41 @@ def build_stack(seed: int = 5, channels: int = 6) -> bytes:
     return b.build()
 
 
+def build_pointwise_then_gather(seed: int = 5, c: int = 6, c_out: int = 5) -> bytes:
+    """A 16x8 pointwise conv then a 3x3 SAME conv over its output: in the vMCU plan that output crosses
+    the end of the pool, so the second conv's gathered window copies runs that wrap."""
+    rng = np.random.default_rng(seed)
+    b = ModelBuilder()
+    scale = 1e-3
+    x = b.tensor([1, 6, 6, c], "int16", scale=scale, zero_point=0)
+
+    def layer(x, c_out, k):
+        nonlocal scale
+        ws = rng.uniform(0.002, 0.03, size=c_out)
+        out_scale = float(scale * ws.mean() * 60 * np.sqrt(k * k * c))
+        f = b.const(random_weights(rng, (c_out, k, k, c)), scale=ws, zero_point=0, axis=0)
+        y = b.tensor([1, 6, 6, c_out], "int16", scale=out_scale, zero_point=0)
+        b.op("CONV_2D", [x, f] + _bias(b, rng, "int64", c_out, scale * ws, 18), [y], padding=SAME, stride_h=1,
+             stride_w=1, dilation_h_factor=1, dilation_w_factor=1, fused_activation_function=0)
+        scale = out_scale
+        return y
+
+    b.inputs, b.outputs = [x], [layer(layer(x, c, 1), c_out, 3)]
+    return b.build()
+
+
+def test_gathered_window_across_the_end_of_the_pool():
+    from vmcu_tflite.kernels.window import conv_way
+    model = build_pointwise_then_gather()
+    program = compile_model(model)
+    plan, graph = program.plan, program.graph
+    middle = graph.storage_of(program.steps[0].outputs[0])
+    assert plan.offsets[middle] + graph.tensors[middle].num_bytes > plan.pool_bytes
+    assert conv_way(program.steps[1].params) == "gather"
+    (out,) = assert_matches_tflm(model, [int16_inputs(np.random.default_rng(9), (1, 6, 6, 6))])
+    assert len(np.unique(out)) > 3
+
+
 @pytest.mark.parametrize("planner", ["vmcu", "tensor"])
 def test_stack_16x8(planner):
     """The layers one after the other, each reading the int16 tensor the one before wrote (streamed
