@@ -28,8 +28,11 @@ int16 activations (16x8 layers). A RAMLoad of int16_t elements is a `const int16
 where its bytes neither wrap nor sit at an odd address (vmcu_span16), else a copy: the C never trusts
 the tables or the application's pool for the alignment. Its Dots and DotLanes call the int16 dot
 products (vmcu_dot_s16_s8_64 / _32: SMLAD on input pairs on the DSP path, into int64 accumulators
-in chunks that cannot overflow int32) and its Requantize the 64-bit form (vmcu_requantize64). The
-Helium tuning takes the same code for them (no MVE path for int16 yet).
+in chunks that cannot overflow int32) and its Requantize the 64-bit form (vmcu_requantize64). A
+gathered window (a RAMLoad of int16_t `into` an int16 buffer: its bytes copied, the wrap handled by
+vmcu_read) meets a filter the converter widened to int16 (vmcu_dot_s16_s16_64 / _32: each word of two
+inputs and word of two weights one SMLAD, summed from 0 in int32, then added). The Helium tuning takes
+the same code for them (no MVE path for int16 yet).
 
 A test build may define VMCU_ON_COPY(load) to observe the copies (it counts them).
 """
