@@ -107,8 +107,8 @@ def conv_pixel(p, n: Ix, y: Ix, x: Ix, params: str = "p", offsets: str = "offset
             RegAlloc("wide", act, pitch * tile, fill="0"),
             loop("t", 0, count, [loop("ky", rows.lo, rows.hi, [
                 RAMLoad("win", source, (start_t + cols_t.lo * d_w * c_in) * e,
-                        c_in * e * (1 if d_w > 1 else cols_t.hi - cols_t.lo), runs=cols_t.hi - cols_t.lo if d_w > 1 else 1,
-                        run_stride=d_w * c_in * e, max_bytes=k_w * c_in * e, into="wide",
+                        c_in * e * (1 if d_w > 1 else cols_t.hi - cols_t.lo),
+                        runs=cols_t.hi - cols_t.lo if d_w > 1 else 1, run_stride=d_w * c_in * e, max_bytes=k_w * c_in * e, into="wide",
                         into_index=t * pitch + (ky * k_w + cols_t.lo) * c_in, ctype=act),
             ])])]
     elif way == "gather":  # pixel x + t's window at pitch * t, its padding left at the zero point (0 once widened)
