@@ -18,7 +18,7 @@ import pytest
 
 from tests.models_under_test import FIXTURES
 from tests.c.c_validate import EMULATED_DSP_HOST, check_model, check_program, program_with_segment
-from tests.ops.test_op_int16_heavy import SAME, build_conv, build_fc, build_stack
+from tests.ops.test_op_int16_heavy import SAME, build_conv, build_fc, build_pointwise_then_gather, build_stack
 from vmcu_tflite.codegen.project import render_project
 from vmcu_tflite.pipeline import compile_model
 from vmcu_tflite.validate.run import validate
@@ -39,6 +39,9 @@ MODELS = {
     "depthwise_multiplier": lambda: build_conv("DEPTHWISE_CONV_2D", shape=(1, 7, 7, 3), k=(3, 2), dilation=(2, 2),
                                                mult=2, bias=None)[0],
     "stack": build_stack,
+    "stem": lambda: build_conv(shape=(1, 13, 9, 1), c_out=9, k=(5, 3), stride=(2, 2), padding=SAME, bias="int32",
+                               seed=3)[0],  # a gathered window, int32 sums
+    "gather_wrapping": build_pointwise_then_gather,  # a gathered window read across the end of the pool
 }
 
 
@@ -59,7 +62,7 @@ def test_sanitized_host(model_files, name):
 
 
 @pytest.mark.parametrize("name, planner", [("stack", "vmcu"), ("stack", "tensor"), ("fc", "vmcu"),
-                                           ("depthwise", "vmcu")])
+                                           ("depthwise", "vmcu"), ("stem", "vmcu"), ("gather_wrapping", "vmcu")])
 def test_emulated_dsp(name, planner):
     assert check_model(MODELS[name](), planner, EMULATED_DSP_HOST, seed=3)[:2] == (True, True)
 
@@ -74,7 +77,8 @@ def test_partial_segments(name):
 
 
 @needs_qemu
-@pytest.mark.parametrize("name", ["stack", "fc_wide_bias", "conv_dilated", "depthwise_multiplier"])
+@pytest.mark.parametrize("name", ["stack", "fc_wide_bias", "conv_dilated", "depthwise_multiplier", "stem",
+                                  "gather_wrapping"])
 def test_qemu_cortex_m4(model_files, name):
     v = validate(model_files[name], TARGETS["qemu-cortex-m4"], seed=1)
     assert v.status == 0 and v.matches_reference and v.matches_tflm

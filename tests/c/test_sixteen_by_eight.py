@@ -130,6 +130,9 @@ SINGLE = {
     "TILE": lambda: single("TILE", (2, 3), [(4, 9)], [_i32(2, 3)]),
     "AVERAGE_POOL_2D": lambda: single("AVERAGE_POOL_2D", (1, 7, 6, 3), [(1, 4, 3, 3)], padding=0, stride_h=2,
                                       stride_w=2, filter_height=3, filter_width=2),
+    # a full block of 16 channels summed through a pointer into the pool and a partial one of 4, edges clipped
+    "AVERAGE_POOL_2D of 20 channels": lambda: single("AVERAGE_POOL_2D", (1, 6, 5, 20), [(1, 3, 3, 20)], padding=0,
+                                                     stride_h=2, stride_w=2, filter_height=3, filter_width=3),
     "MAX_POOL_2D": lambda: single("MAX_POOL_2D", (2, 5, 5, 2), [(2, 2, 2, 2)], padding=1, stride_h=2, stride_w=2,
                                   filter_height=2, filter_width=3, fused_activation_function=1),
     "MEAN": lambda: single("MEAN", (2, 4, 5, 3), [(2, 3)], [_i32(1, 2)], keep_dims=False),

@@ -126,6 +126,41 @@ def build_stack(seed: int = 5, channels: int = 6) -> bytes:
     return b.build()
 
 
+def build_pointwise_then_gather(seed: int = 5, c: int = 6, c_out: int = 5) -> bytes:
+    """A 16x8 pointwise conv then a 3x3 SAME conv over its output: in the vMCU plan that output crosses
+    the end of the pool, so the second conv's gathered window copies runs that wrap."""
+    rng = np.random.default_rng(seed)
+    b = ModelBuilder()
+    scale = 1e-3
+    x = b.tensor([1, 6, 6, c], "int16", scale=scale, zero_point=0)
+
+    def layer(x, c_out, k):
+        nonlocal scale
+        ws = rng.uniform(0.002, 0.03, size=c_out)
+        out_scale = float(scale * ws.mean() * 60 * np.sqrt(k * k * c))
+        f = b.const(random_weights(rng, (c_out, k, k, c)), scale=ws, zero_point=0, axis=0)
+        y = b.tensor([1, 6, 6, c_out], "int16", scale=out_scale, zero_point=0)
+        b.op("CONV_2D", [x, f] + _bias(b, rng, "int64", c_out, scale * ws, 18), [y], padding=SAME, stride_h=1,
+             stride_w=1, dilation_h_factor=1, dilation_w_factor=1, fused_activation_function=0)
+        scale = out_scale
+        return y
+
+    b.inputs, b.outputs = [x], [layer(layer(x, c, 1), c_out, 3)]
+    return b.build()
+
+
+def test_gathered_window_across_the_end_of_the_pool():
+    from vmcu_tflite.kernels.window import conv_way
+    model = build_pointwise_then_gather()
+    program = compile_model(model)
+    plan, graph = program.plan, program.graph
+    middle = graph.storage_of(program.steps[0].outputs[0])
+    assert plan.offsets[middle] + graph.tensors[middle].num_bytes > plan.pool_bytes
+    assert conv_way(program.steps[1].params) == "gather"
+    (out,) = assert_matches_tflm(model, [int16_inputs(np.random.default_rng(9), (1, 6, 6, 6))])
+    assert len(np.unique(out)) > 3
+
+
 @pytest.mark.parametrize("planner", ["vmcu", "tensor"])
 def test_stack_16x8(planner):
     """The layers one after the other, each reading the int16 tensor the one before wrote (streamed
@@ -192,6 +227,11 @@ EXPLICIT = [
     ("conv-3x3-same-stride-2", lambda: build_conv(shape=(1, 7, 6, 5), c_out=7, k=(3, 3), stride=(2, 2), padding=SAME)),
     ("conv-dilated-taps", lambda: build_conv(shape=(1, 7, 7, 3), k=(3, 2), dilation=(2, 2), bias="int32")),
     ("conv-no-bias", lambda: build_conv(shape=(1, 6, 6, 16), c_out=8, k=(3, 3), bias=None)),
+    # a stem: one input channel, a tall window gathered (int32 bias: the sums wrap as TFLite Micro's), odd c_out
+    ("conv-stem-gather", lambda: build_conv(shape=(1, 13, 9, 1), c_out=9, k=(5, 3), stride=(2, 2), padding=SAME,
+                                            bias="int32", seed=3)),
+    ("conv-rows", lambda: build_conv(shape=(1, 6, 5, 20), c_out=5, k=(3, 3), padding=SAME)),  # window too big to gather
+    ("conv-taps", lambda: build_conv(shape=(1, 7, 7, 17), c_out=3, k=(3, 3), dilation=(1, 2), bias="int32")),
     ("depthwise-3x3", lambda: build_conv("DEPTHWISE_CONV_2D", shape=(1, 6, 6, 16), k=(3, 3), act=1)),
     ("depthwise-multiplier-2", lambda: build_conv("DEPTHWISE_CONV_2D", shape=(1, 7, 7, 3), k=(3, 2),
                                                   dilation=(2, 2), mult=2)),
@@ -203,6 +243,20 @@ def test_explicit_16x8(name, make):
     model, data = make()
     (out,) = assert_matches_tflm(model, [data])
     assert out.dtype == np.int16 and len(np.unique(out)) > 3
+
+
+WAYS = {"conv-3x3-same-stride-2": "gather", "conv-dilated-taps": "gather", "conv-no-bias": "gather",
+        "conv-stem-gather": "gather", "conv-rows": "rows", "conv-taps": "taps"}
+
+
+def test_conv_ways_are_covered():
+    """The explicit cases reach each way a 16x8 CONV_2D reads its window (a gathered int16 window under
+    the size limit, in place above it): the cases above test every one of them."""
+    from vmcu_tflite.kernels.window import conv_way
+    for name, make in EXPLICIT:
+        if name in WAYS:
+            (step,) = compile_model(make()[0]).steps
+            assert conv_way(step.params) == WAYS[name], name
 
 
 def test_plans_are_int16_kernels():
@@ -299,6 +353,17 @@ def _next_tap(kernel):
     return changed(DotLanes, w_index=lambda s: substitute(s.w_index, "kx", Var("kx") + 1))(kernel)
 
 
+def _padding_at_one(kernel):
+    """A gathered int16 window whose padding holds 1, not the zero point 0: SAME borders go wrong."""
+    from vmcu_tflite.kernels.ir import RegAlloc
+    return changed(RegAlloc, fill=lambda s: "1" if s.fill == "0" and s.ctype == "int16_t" else s.fill)(kernel)
+
+
+def _gather_one_tap_late(kernel):
+    """Each gathered run one element further into the window."""
+    return changed(RAMLoad, into_index=lambda s: s.into_index + 1 if s.into is not None else s.into_index)(kernel)
+
+
 MUTANTS = [
     ("fc-load-half-an-element-late", "fc", "fully_connected_s16", _half_element),
     ("fc-accumulators-int32", "fc", "fully_connected_s16", _int32_accumulators),
@@ -306,6 +371,8 @@ MUTANTS = [
     ("fc-missing-init-bias", "fc", "fully_connected_s16", dropped(InitBias)),
     ("pointwise-store-one-element-short", "pointwise", "pointwise_s16", _store_one_element_short),
     ("conv-load-half-an-element-late", "conv", "conv2d_s16", _half_element),
+    ("conv-gather-padding-not-zero", "conv", "conv2d_s16", _padding_at_one),
+    ("conv-gather-one-tap-late", "conv", "conv2d_s16", _gather_one_tap_late),
     ("depthwise-tap-index-off-by-one", "depthwise", "depthwise_s16", _next_tap),
     ("depthwise-load-half-an-element-late", "depthwise", "depthwise_s16", _half_element),
 ]

@@ -11,7 +11,9 @@ fused block's lead convolution uses too) depends on the configuration:
 - gather: a small window of a single-group convolution (a stem: few input channels) is copied
   once per output pixel into a buffer of [K_h][K_w][C_in], taps outside the input left at the
   input zero point (they add exactly 0), and widened to 16 bits with the offset added (every
-  output channel reads it); every channel is then one dot product;
+  output channel reads it); every channel is then one dot product. A 16x8 layer's window is
+  gathered as its int16 values (taps outside the input left at 0, the int16 zero point), with no
+  widening: its filter is stored widened, so each word of inputs meets a word of weights in one SMLAD;
 - rows: without groups and x-dilation, the in-bounds taps of one kernel row are one run of the
   input, read once per channel pair and kernel row;
 - taps: otherwise one run of the group's input channels per tap.
@@ -49,8 +51,9 @@ def wide_filter(p) -> bool:
     """Whether the filter is stored widened to int16 (by the converter, in order): a gathered window
     on the DSP tuning, whose 2x2 tile then multiplies words of inputs and weights as they are, with
     no SXTB16 on the weights for every pixel pair (a stem's filter is small: flash grows by its size).
-    Helium's dot products widen int8 weights as they load them."""
-    return conv_way(p) == "gather" and tile_channels(p) == 2
+    Helium's dot products widen int8 weights as they load them; a 16x8 layer's gathered window is
+    int16 on every core (no int16 Helium path: two channels per pass everywhere)."""
+    return conv_way(p) == "gather" and (tile_channels(p) == 2 or getattr(p, "element", 1) > 1)
 
 
 def filter_pitch(p) -> int:
@@ -79,7 +82,7 @@ def conv_pixel(p, n: Ix, y: Ix, x: Ix, params: str = "p", offsets: str = "offset
     act = ELEMENT_TYPES[e]
     form = requant_form16(p.bias, p.wide) if e > 1 else requant_form(p.filter, p.bias, p.requant, 0, kernel_bias(p))
     wide = whole_words(window)  # inputs widened to 16 bits
-    width = 1 if per_group != c_out else tile_channels(p) if way in ("pixel", "gather") else 2
+    width = 1 if per_group != c_out else tile_channels(p) if way in ("pixel", "gather") and e == 1 else 2
     weight_rows = max(width, 2)
     weights = tuple(f"w{k}" for k in range(weight_rows))
     ky, kx = Var("ky"), Var("kx")
@@ -96,7 +99,19 @@ def conv_pixel(p, n: Ix, y: Ix, x: Ix, params: str = "p", offsets: str = "offset
         if widened:  # the pixels every channel pair reads, widened once
             reads += [RegAlloc("wide", "int16_t", wide * tile),
                       loop("t", 0, count, [Widen("wide", t * wide, "run", t * c_in, c_in, offsets, x_offset)])]
-    if way == "gather":  # pixel x + t's window at pitch * t, its padding left at the zero point (0 once widened)
+    if way == "gather" and e > 1:  # int16 inputs as they are: the padding left at 0 (the int16 zero point)
+        t = Var("t")
+        cols_t = taps(x + t, s_w, p_w, d_w, k_w, w)
+        start_t = ((n * h + rows.origin + ky * d_h) * w + cols_t.origin) * c_in
+        reads = [
+            RegAlloc("wide", act, pitch * tile, fill="0"),
+            loop("t", 0, count, [loop("ky", rows.lo, rows.hi, [
+                RAMLoad("win", source, (start_t + cols_t.lo * d_w * c_in) * e,
+                        c_in * e * (1 if d_w > 1 else cols_t.hi - cols_t.lo),
+                        runs=cols_t.hi - cols_t.lo if d_w > 1 else 1, run_stride=d_w * c_in * e, max_bytes=k_w * c_in * e, into="wide",
+                        into_index=t * pitch + (ky * k_w + cols_t.lo) * c_in, ctype=act),
+            ])])]
+    elif way == "gather":  # pixel x + t's window at pitch * t, its padding left at the zero point (0 once widened)
         t = Var("t")
         cols_t = taps(x + t, s_w, p_w, d_w, k_w, w)
         start_t = ((n * h + rows.origin + ky * d_h) * w + cols_t.origin) * c_in

@@ -30,6 +30,10 @@ the tables or the application's pool for the alignment. Its Dots and DotLanes ca
 products (vmcu_dot_s16_s8_64 / _32: SMLAD on input pairs on the DSP path, into int64 accumulators
 in chunks that cannot overflow int32) and its Requantize the 64-bit form (vmcu_requantize64). On
 Helium the dot products take their _mve forms (VMLALDAVA.S16 into int64: eight products per instruction).
+A gathered window (a RAMLoad of int16_t `into` an int16 buffer: its bytes copied, the wrap handled by
+vmcu_read) meets a filter the converter widened to int16 (vmcu_dot_s16_s16_64 / _32: each word of two
+inputs and word of two weights one SMLAD, summed from 0 in int32, then added); that product has no MVE
+form yet, so Helium runs the same code for it.
 
 A test build may define VMCU_ON_COPY(load) to observe the copies (it counts them).
 """
@@ -445,6 +449,8 @@ class _Lowering(GemmAssembly):
         if s.fill is not None:
             if s.ctype in ("int8_t", "uint8_t"):
                 self.line(depth, f"vmcu_set_s8({s.name}, {s.fill}, {s.size});")
+            elif s.fill == "0" and s.ctype == "int16_t":  # a 16x8 window's zero point: word stores
+                self.line(depth, f"memset({s.name}, 0, sizeof({s.name}));")
             else:
                 i = self.fresh("i")
                 self.line(depth, f"for (int32_t {i} = 0; {i} < {s.size}; ++{i}) {{")
@@ -527,8 +533,13 @@ class _Lowering(GemmAssembly):
             self.load_pointer(s, depth)
 
     def load_into(self, s: RAMLoad, depth: int) -> None:
-        """Gather: runs packed into the buffer from into_index on, through the wrap if need be."""
+        """Gather: runs packed into the buffer from into_index on, through the wrap if need be (int16
+        elements: the buffer's indexes count elements, the lengths stay bytes)."""
         view, off = self.view(s.tensor), self.u32_offset(s.tensor, s.offset)
+        size = _ELEMENT_BYTES[s.ctype]
+        if size > 1:
+            self.load_elements_into(s, depth, view, off, size)
+            return
         dst = plus(s.into, paren(self.at(s.into, s.into_index)))
         runs_hi = self.bounds(s.runs)[1]
         length_lo = self.bounds(s.length)[0]
@@ -556,6 +567,32 @@ class _Lowering(GemmAssembly):
         run_at = f"{at} + (uint32_t)({r} * {paren(s.run_stride.c())})"
         self.line(depth + 2, f"memcpy({dst} + {r} * {length}, vmcu_flat({view}, {run_at}), (uint32_t){length});"
                   if whole else f"vmcu_read({view}, {run_at}, {dst} + {r} * {length}, (uint32_t){length});")
+        self.line(depth + 1, "}")
+        self.line(depth, "}")
+
+    def load_elements_into(self, s: RAMLoad, depth: int, view: str, off: str, size: int) -> None:
+        """A gather of wider elements (a 16x8 layer's window): each run's bytes copied into the buffer,
+        run r at element r * length / size from into_index on."""
+        buffer = self.lookup(s.into)
+        if buffer is None or _ELEMENT_BYTES.get(buffer.ctype) != size:
+            raise ValueError(f"kernel {self.kernel.name}: RAMLoad of {s.ctype} into {s.into}, not a {s.ctype} buffer")
+        dst = f"(int8_t *)(void *)({plus(s.into, paren(self.at(s.into, s.into_index)))})"
+        whole = s.tensor in self.whole
+        self.line(depth, f"/* RAMLoad {s.name}: {s.tensor}, {s.ctype} elements into {s.into} */")
+        at, length, r = (self.fresh(f"{s.name}_{x}") for x in ("at", "len", "r"))
+        single = s.runs == Const(1)
+        self.line(depth, "{")
+        self.line(depth + 1, f"const uint32_t {at} = {off};")
+        self.line(depth + 1, f"const int32_t {length} = {s.length.c()};")
+        if single:
+            self.line(depth + 1, f"if ({length} > 0) {{")
+            self.line(depth + 2, f"memcpy({dst}, vmcu_flat({view}, {at}), (uint32_t){length});"
+                      if whole else f"vmcu_read({view}, {at}, {dst}, (uint32_t){length});")
+        else:
+            self.line(depth + 1, f"for (int32_t {r} = 0; {r} < {s.runs.c()} && {length} > 0; ++{r}) {{")
+            run_at = f"{at} + (uint32_t)({r} * {paren(s.run_stride.c())})"
+            self.line(depth + 2, f"memcpy({dst} + {r} * {length}, vmcu_flat({view}, {run_at}), (uint32_t){length});"
+                      if whole else f"vmcu_read({view}, {run_at}, {dst} + {r} * {length}, (uint32_t){length});")
         self.line(depth + 1, "}")
         self.line(depth, "}")
 
@@ -772,9 +809,13 @@ class _Lowering(GemmAssembly):
         if wide_weights and len(ws) == 4:
             raise ValueError(f"kernel {self.kernel.name}: int16 weights in a Dot of two rows only")
 
+        # a 16x8 layer's window holds its int16 inputs as they are: sums exact in int64, or wrapping in int32
+        helper = ({"int64_t": "vmcu_dot_s16_s16_64", "int32_t": "vmcu_dot_s16_s16_32"}[self.lookup(s.acc).ctype]
+                  if self.kernel.element > 1 else "vmcu_dot_s16_s16")
+
         def call(pixels: int, rows: int) -> str:
             if wide_weights:
-                return (f"vmcu_dot_s16_s16({xs[0]}, {xs[1] if pixels > 1 else 0}, {ws[0]}, "
+                return (f"{helper}({xs[0]}, {xs[1] if pixels > 1 else 0}, {ws[0]}, "
                         f"{ws[-1] if rows > 1 else 0}, {s.length.c()}, {acc});")
             if len(ws) == 4:
                 return f"vmcu_dot4_s16_s8({xs[0]}, {xs[1] if pixels > 1 else 0}, {', '.join(ws)}, {s.length.c()}, {acc});"

@@ -12,6 +12,10 @@ from dataclasses import dataclass
 from .index import Ix, ceil_div, imax, imin
 
 GATHER_BYTES = 128  # largest window a convolution gathers per pixel (bytes of stack)
+# A 16x8 layer's: a 3x3 window of up to 16 int16 channels. Its int16 weights meet two inputs per SMLAD with
+# no widening, about a third of the instructions of a window read in place (TFLite Micro's s16 convolution
+# keeps such an im2col buffer too).
+GATHER_BYTES_S16 = 288
 
 
 @dataclass(frozen=True)
@@ -56,7 +60,10 @@ def conv_way(p) -> str:
     """How the convolution `p` reads a pixel's window (`conv.py`'s docstring lists the ways)."""
     _, _, _, c_in = p.input_shape
     _, k_h, k_w, fc = p.filter.shape
-    if getattr(p, "element", 1) > 1:  # int16 activations: read in place, no gathered or widened window
+    e = getattr(p, "element", 1)
+    if e > 1:  # int16 activations: a small window gathered as it is (no widening), else read in place
+        if fc == c_in and k_h * k_w * fc * e <= GATHER_BYTES_S16 and k_h * k_w > 1:
+            return "gather"
         return "rows" if fc == c_in and p.dilation[1] == 1 else "taps"
     if (k_h, k_w) == (1, 1) and p.stride == (1, 1) and p.padding == (0, 0) and fc == c_in:
         return "pixel"

@@ -993,6 +993,58 @@ VMCU_INLINE void vmcu_dot_s16_s16(const int16_t *x0, const int16_t *x1, const in
     vmcu_store_acc2x2(acc, 2, x1 != 0, w1 != 0, a00, a01, a10, a11);
 }
 
+/* vmcu_dot_s16_s16's sums for int16 activations (a 16x8 layer's gathered window, its values as they are):
+ * each chunk summed from 0 in int32, exact (each product below 2^22 in magnitude, VMCU_S16_CHUNK of them
+ * below 2^30), into s[2p + k]. */
+VMCU_INLINE void vmcu_dot_s16_s16_chunk(const int16_t *x0, const int16_t *x1, const int16_t *w0, const int16_t *w1,
+                                        int32_t at, int32_t n, int32_t s[4])
+{
+    s[0] = 0;
+    s[1] = 0;
+    s[2] = 0;
+    s[3] = 0;
+    vmcu_dot_s16_s16(x0 + at, x1 ? x1 + at : 0, w0 + at, w1 ? w1 + at : 0, n, s);
+}
+
+/** acc[2p + k] + sum over i < len of x_p[i] * w_k[i] in int64 (TFLite's 16x8 accumulator with an int64
+ *  bias), for int16 inputs and int16-widened weight rows; x1 and w1 may be NULL. */
+VMCU_INLINE void vmcu_dot_s16_s16_64(const int16_t *x0, const int16_t *x1, const int16_t *w0, const int16_t *w1,
+                                     int32_t len, int64_t *acc)
+{
+    int32_t at;
+    for (at = 0; at < len; at += VMCU_S16_CHUNK) {
+        int32_t s[4];
+        vmcu_dot_s16_s16_chunk(x0, x1, w0, w1, at, len - at < VMCU_S16_CHUNK ? len - at : VMCU_S16_CHUNK, s);
+        acc[0] += s[0];
+        if (w1) {
+            acc[1] += s[1];
+        }
+        if (x1) {
+            acc[2] += s[2];
+            if (w1) {
+                acc[3] += s[3];
+            }
+        }
+    }
+}
+
+/** The same in int32, wrapping (TFLite's 16x8 accumulator with an int32 bias). */
+VMCU_INLINE void vmcu_dot_s16_s16_32(const int16_t *x0, const int16_t *x1, const int16_t *w0, const int16_t *w1,
+                                     int32_t len, int32_t *acc)
+{
+    int32_t at;
+    for (at = 0; at < len; at += VMCU_S16_CHUNK) {
+        int32_t s[4];
+        int32_t k;
+        vmcu_dot_s16_s16_chunk(x0, x1, w0, w1, at, len - at < VMCU_S16_CHUNK ? len - at : VMCU_S16_CHUNK, s);
+        for (k = 0; k < 4; ++k) {
+            if ((k % 2 == 0 || w1) && (k < 2 || x1)) {
+                acc[k] = (int32_t)((uint32_t)acc[k] + (uint32_t)s[k]);
+            }
+        }
+    }
+}
+
 /** vmcu_dot_s16_s8_at with input 1's accumulators right after input 0's: acc[2p + k]. */
 VMCU_INLINE void vmcu_dot_s16_s8(const int16_t *x0, const int16_t *x1, const int8_t *w0, const int8_t *w1,
                                    int32_t len, int32_t *acc)

@@ -11,9 +11,14 @@ from .common import requant, struct
 
 def emit(step, graph, writer, name):
     p = step.params
-    if getattr(p, "element", 1) == 2:  # 16x8: no offsets, one unpadded row per channel, general requantization
+    if getattr(p, "element", 1) == 2:  # 16x8: no offsets, one row per channel, general requantization
         form = requant_form16(p.bias, p.wide)
-        filt = writer.array("int8_t", f"{name}_filter", p.filter.reshape(p.filter.shape[0], -1))
+        rows = p.filter.reshape(p.filter.shape[0], -1)
+        if wide_filter(p):  # a gathered window: rows widened to int16 and padded to whole words, as the kernel reads
+            rows = np.pad(rows.astype(np.int16), ((0, 0), (0, filter_pitch(p) - rows.shape[1])))
+            filt = writer.array("int32_t", f"{name}_filter", np.ascontiguousarray(rows, dtype="<i2").view("<i4"))
+        else:
+            filt = writer.array("int8_t", f"{name}_filter", rows)
         bias = writer.array(form.bias, f"{name}_bias", p.bias)
         return "vmcu_conv_params", struct(input_offset=0, output_offset=0, filter=filt, bias=bias,
                                          requant=requant(writer, name, p.requant, form))
