@@ -43,7 +43,7 @@ CASES = {
     "truncated": (conv_model()[:150], "corrupt or truncated"),
     "two subgraphs": (conv_model(subgraphs=2), "2 subgraphs"),
     "float": (conv_model("float32"), "float activations are not supported"),
-    "int16": (conv_model("int16"), "int16 activations are not supported"),
+    "int16": (conv_model("int16", op="HARD_SWISH"), "int16 activations are not supported"),
     "unsupported op": (conv_model(op="NEG"), "unsupported operator NEG (op 0); supported: ABS, ADD,"),
     "dynamic shape": (conv_model(signature=(1, -1, 6, 2)), "dynamic shape"),
 }

@@ -110,8 +110,10 @@ def test_every_16x8_fixture_runs_on_cortex_m55():
 @needs_qemu
 def test_m55_runs_helium_in_the_16x8_kernels(model_files, tmp_path):
     """The stack's generated kernels (a conv, a depthwise, a pointwise, a fully connected layer) take
-    Helium's 16x8 forms on the Cortex-M55: VMLALDAVA.S16 (objdump: vmlalva.s16) for the dot products
-    into int64 and VMUL.I32 for the depthwise lanes' partial sums, bit-exact."""
+    Helium's 16x8 forms on the Cortex-M55: VMLADAVA.S16 / VMLALDAVA.S16 (objdump: vmlava.s16, vmlalva.s16)
+    for the dot products (int32 chunks of an int64 sum, or int64 directly) and VMUL.I32 for the depthwise
+    lanes' partial sums, bit-exact. (The 3x3 stem's gathered window multiplies int16 by int16 weights in
+    C: no MVE form yet.)"""
     v = validate(model_files["stack"], TARGETS["qemu-cortex-m55"], seed=1, work=tmp_path)
     assert v.status == 0 and v.matches_reference and v.matches_tflm
     listing = subprocess.run(["arm-none-eabi-objdump", "-d", "-m", "armv8.1-m.main",
@@ -120,8 +122,8 @@ def test_m55_runs_helium_in_the_16x8_kernels(model_files, tmp_path):
     functions = dict(re.findall(r"<(\w+)>:\n(.*?)(?:\n\n|$)", listing, re.S))
     kernels = " ".join(body for name, body in functions.items() if "_s16_" in name)
     assert kernels, sorted(functions)
-    for instruction in ("vmlalva.s16", "vmul.i32"):
-        assert instruction in kernels, instruction
+    assert "vmlava.s16" in kernels or "vmlalva.s16" in kernels
+    assert "vmul.i32" in kernels
 
 
 def _model_c(model: bytes, tuning: str) -> str:
