@@ -60,7 +60,8 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--out", type=Path, default=ROOT / "BENCHMARKS.md")
     args = parser.parse_args(argv)
     results = {name: measure(ROOT / "models" / f"{name}.tflite") for name in MODELS}
-    rows = ["| model | pool | TFLM arena head | pool / arena | core | ours | TFLM + CMSIS-NN | ours / theirs | target |",
+    rows = ["| model | pool | TFLM arena head | pool / arena | core | ours | TFLM + CMSIS-NN | ours / theirs "
+            "| target |",
             "|---|---:|---:|---:|---|---:|---:|---:|---:|"]
     for name, found in results.items():
         memory = f"{found['pool']:,} | {found['arena']:,} | {found['pool'] / found['arena']:.1%}"
