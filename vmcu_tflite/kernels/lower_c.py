@@ -627,24 +627,7 @@ class _Lowering(GemmAssembly):
             self.line(depth, "}")
             self.unused(depth, n)
             return
-        stride = paren(s.run_stride.c())
-        r = self.fresh(f"{n}_r")
-        self.line(depth, f"const int32_t {n}_runs = {s.runs.c()}, {n}_len = {s.length.c()};")
-        self.line(depth, f"const int8_t *{n} = vmcu_span({view}, {n}_at, "
-                         f"(uint32_t)({n}_runs > 0 ? ({n}_runs - 1) * {stride} + {n}_len : 0));")
-        self.line(depth, f"int32_t {n}_rs = {s.run_stride.c()};")
-        self.line(depth, f"if ({n} == 0) {{ /* the runs, packed */")
-        self.line(depth + 1, f'VMCU_ON_COPY("{n}");')
-        self.line(depth + 1, f"for (int32_t {r} = 0; {r} < {n}_runs; ++{r}) {{")
-        self.line(depth + 2, f"vmcu_read({view}, {n}_at + (uint32_t)({r} * {stride}), {n}_copy + {r} * {n}_len, "
-                             f"(uint32_t){n}_len);")
-        self.line(depth + 1, "}")
-        self.line(depth + 1, f"{n} = {n}_copy;")
-        self.line(depth + 1, f"{n}_rs = {n}_len;")
-        self.line(depth, "}")
-        if self.used is not None and self.lookup(n).serial not in self.used:
-            self.line(depth, f"(void){n};")
-            self.line(depth, f"(void){n}_rs;")
+        self.runs_or_copy(s, depth, view, paren(s.run_stride.c()), s.run_stride.c())
 
     def load_elements(self, s: RAMLoad, depth: int) -> None:
         """A load of wider elements (int16 activations): a `const int16_t *` into the pool where the
@@ -678,26 +661,34 @@ class _Lowering(GemmAssembly):
         if not isinstance(s.run_stride, Const) or s.run_stride.value % size:
             raise NotImplementedError(f"kernel {self.kernel.name}: RAMLoad {s.name}: runs of {s.ctype} a constant "
                                       "number of elements apart")
-        n, r = s.name, self.fresh(f"{s.name}_r")
-        stride = s.run_stride.value
+        n, stride = s.name, s.run_stride.value
         self.declare(n, _Pointer("load", Const(stride // size), ctype=s.ctype),
                      (f"{n}_copy", f"{n}_at", f"{n}_runs", f"{n}_len", f"{n}_rs"))
         self.line(depth, f"/* RAMLoad {n}: {s.tensor}, runs of {s.ctype} in the pool, or packed in a copy where they "
                          "wrap */")
         self.line(depth, f"{s.ctype} {n}_copy[{max(1, -(-s.max_bytes // size))}];")
         self.line(depth, f"const uint32_t {n}_at = {off};")
+        self.runs_or_copy(s, depth, view, str(stride), str(stride // size), size)
+
+    def runs_or_copy(self, s: RAMLoad, depth: int, view: str, stride: str, elements_apart: str, size: int = 1) -> None:
+        """The pointer `s.name` to `s.runs` runs of `s.length` bytes `stride` bytes apart in the pool where
+        their span neither wraps nor (for wider elements) lies misaligned, else the runs packed into the
+        copy; `<name>_rs`, the run stride in elements (`elements_apart`, or a packed run's length), says
+        which. The same C for int8 runs and int16 ones but for the span check and the copy's type."""
+        n, r = s.name, self.fresh(f"{s.name}_r")
+        span, into = ("vmcu_span", f"{n}_copy") if size == 1 else ("vmcu_span16", f"(int8_t *)(void *){n}_copy")
         self.line(depth, f"const int32_t {n}_runs = {s.runs.c()}, {n}_len = {s.length.c()};")
-        self.line(depth, f"const {s.ctype} *{n} = vmcu_span16({view}, {n}_at, "
+        self.line(depth, f"const {s.ctype} *{n} = {span}({view}, {n}_at, "
                          f"(uint32_t)({n}_runs > 0 ? ({n}_runs - 1) * {stride} + {n}_len : 0));")
-        self.line(depth, f"int32_t {n}_rs = {stride // size};")
+        self.line(depth, f"int32_t {n}_rs = {elements_apart};")
         self.line(depth, f"if ({n} == 0) {{ /* the runs, packed */")
         self.line(depth + 1, f'VMCU_ON_COPY("{n}");')
         self.line(depth + 1, f"for (int32_t {r} = 0; {r} < {n}_runs; ++{r}) {{")
-        self.line(depth + 2, f"vmcu_read({view}, {n}_at + (uint32_t)({r} * {stride}), (int8_t *)(void *){n}_copy + "
-                             f"{r} * {n}_len, (uint32_t){n}_len);")
+        self.line(depth + 2, f"vmcu_read({view}, {n}_at + (uint32_t)({r} * {stride}), {into} + {r} * {n}_len, "
+                             f"(uint32_t){n}_len);")
         self.line(depth + 1, "}")
         self.line(depth + 1, f"{n} = {n}_copy;")
-        self.line(depth + 1, f"{n}_rs = {n}_len / {size};")
+        self.line(depth + 1, f"{n}_rs = {n}_len{'' if size == 1 else f' / {size}'};")
         self.line(depth, "}")
         if self.used is not None and self.lookup(n).serial not in self.used:
             self.line(depth, f"(void){n};")
