@@ -819,6 +819,15 @@ def lstm_unrolled():
     return tf.keras.Model(inp, dense(4)(x))
 
 
+def gru_unrolled():
+    """A speech-style GRU unrolled by Keras (`GRU(unroll=True)` over 5 frames of 10 features): each
+    step's gates are FULLY_CONNECTED, SPLIT, STRIDED_SLICE, LOGISTIC, TANH, MUL, ADD and SUB (the
+    update gate's 1 - z), the steps' outputs PACKed into a sequence for a Dense on every step."""
+    x = inp = layers.Input((5, 10), batch_size=1)
+    x = layers.GRU(8, unroll=True, return_sequences=True, bias_initializer=random_bias())(x)
+    return tf.keras.Model(inp, dense(4)(x))
+
+
 STREAM_FRAMES, STREAM_FEATURES, STREAM_UNITS = 4, 8, 8
 STREAM_OPS = ("CALL_ONCE", "VAR_HANDLE", "READ_VARIABLE", "ASSIGN_VARIABLE", "BATCH_MATMUL")
 
@@ -958,6 +967,7 @@ FIXTURES = [
     Fixture("kws_dscnn_16x8", kws_like, activations16=True),
     Fixture("autoencoder_16x8", autoencoder16, activations16=True),
     Fixture("lstm_16x8", lstm_unrolled, activations16=True),
+    Fixture("gru_16x8", gru_unrolled, activations16=True),
     Fixture("mixed_int8_int16", None, flatbuffer=mixed_int8_int16),
     Fixture("elementwise16", elementwise16, activations16=True),
     Fixture("lstm_sequence_16x8", lstm_sequence, edit=as_16x8),
