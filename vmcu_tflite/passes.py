@@ -11,7 +11,7 @@
   pad value is the zero point, which is exactly what the convolution's implicit padding means.
   So is a PAD before a VALID pool (a ResNet stem's conv -> PAD -> MAX_POOL_2D): the pool then reads
   the pad value at the taps outside its input and counts them, as it would read the PAD's output.
-- A RESIZE_NEAREST_NEIGHBOR by whole factors whose only reader is an int16 CONV_2D is folded into it
+- A RESIZE_NEAREST_NEIGHBOR by whole factors whose only reader is a CONV_2D is folded into it
   (`fold_upsamples`): the convolution reads input pixel (y // f_h, x // f_w) for its window's tap (y, x)
   of the upsampled tensor, which never exists.
 - EXPAND_DIMS is a RESHAPE that adds a dimension of 1 (a Conv1D's export around its CONV_2D): an alias.
@@ -263,16 +263,17 @@ def upsample_factors(graph: Graph, resize: Op) -> tuple[int, int] | None:
 
 
 def fold_upsamples(graph: Graph) -> Graph:
-    """Fold a nearest-neighbour upsample by whole factors into the one int16 CONV_2D that reads it.
+    """Fold a nearest-neighbour upsample by whole factors into the one CONV_2D that reads it.
 
     An upsample by whole factors is only an addressing: the convolution's window tap (y, x) of the
     upsampled tensor is input pixel (y // f_h, x // f_w), so the convolution reads the small tensor
     (the option `folded_upsample`: (f_h, f_w); its params keep the upsampled input shape for the
     window's geometry, `kernels/conv.py` maps each tap to its source pixel) and the upsampled copy,
     f_h * f_w times the input's bytes, is never held in the pool. It is folded only where nothing
-    else reads the upsampled tensor (a graph output, or a second reader, keeps the RESIZE a step),
-    where both tensors are quantized alike (the RESIZE copies values) and for 16x8 layers: an int8
-    convolution's kernels (its chains, its GEMMs) keep reading whole tensors."""
+    else reads the upsampled tensor (a graph output, or a second reader, keeps the RESIZE a step) and
+    where both tensors are quantized alike (the RESIZE copies values). The convolution gathers its
+    window tap by tap (int8 or int16 alike); it is never a GEMM over pixels nor a chain's layer (a
+    chain's rings hold its input's rows as they are)."""
     outputs = {p.tensor for p in graph.outputs}
     folded: dict[int, Op] = {}
     dropped: set[int] = set()
@@ -286,8 +287,8 @@ def fold_upsamples(graph: Graph) -> Graph:
         conv = consumers[0]
         if conv.inputs[0] != resize.outputs[0] or resize.outputs[0] in conv.inputs[1:]:
             continue
-        if graph.tensors[resize.inputs[0]].dtype != "int16" or not _same_quantization(graph, resize.inputs[0],
-                                                                                      resize.outputs[0]):
+        if graph.tensors[resize.inputs[0]].dtype not in ("int8", "int16") or not _same_quantization(
+                graph, resize.inputs[0], resize.outputs[0]):
             continue
         folded[conv.index] = replace(conv, inputs=(resize.inputs[0],) + conv.inputs[1:],
                                      options=conv.options.with_values(folded_upsample=factors),

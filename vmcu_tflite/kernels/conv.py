@@ -108,16 +108,21 @@ def conv_pixel(p, n: Ix, y: Ix, x: Ix, params: str = "p", offsets: str = "offset
         if widened:  # the pixels every channel pair reads, widened once
             reads += [RegAlloc("wide", "int16_t", wide * tile),
                       loop("t", 0, count, [Widen("wide", t * wide, "run", t * c_in, c_in, offsets, x_offset)])]
-    if way == "gather" and upsampled:  # tap by tap, each from its source pixel; the padding left at 0
+    if way == "gather" and upsampled:  # tap by tap, each from its source pixel; the padding left at the zero point
         t, kx = Var("t"), Var("kx")
         cols_t = taps(x + t, s_w, p_w, d_w, k_w, w)
+        into = "wide" if e > 1 else "window"
         reads = [
-            RegAlloc("wide", act, pitch * tile, fill="0"),
+            RegAlloc(into, act, pitch * tile, fill="0" if e > 1 else f"(int8_t)(-{params}->input_offset)"),
             loop("t", 0, count, [loop("ky", rows.lo, rows.hi, [loop("kx", cols_t.lo, cols_t.hi, [
                 RAMLoad("win", source, source_pixel(rows.origin + ky * d_h, cols_t.origin + kx * d_w) * c_in * e,
-                        c_in * e, max_bytes=c_in * e, into="wide", into_index=t * pitch + (ky * k_w + kx) * c_in,
+                        c_in * e, max_bytes=c_in * e, into=into, into_index=t * pitch + (ky * k_w + kx) * c_in,
                         ctype=act),
             ])])])]
+        if e == 1:  # widened once with the offset, as an int8 gathered window is
+            reads += [RegAlloc("wide", "int16_t", pitch * tile),
+                      loop("t", 0, count, [Widen("wide", t * pitch, "window", t * pitch, pitch, offsets, x_offset,
+                                                 natural=wide_filter(p))])]
     elif way == "gather" and e > 1:  # int16 inputs as they are: the padding left at 0 (the int16 zero point)
         t = Var("t")
         cols_t = taps(x + t, s_w, p_w, d_w, k_w, w)

@@ -66,8 +66,9 @@ def conv_way(p) -> str:
         if fc == c_in and k_h * k_w * fc * e <= GATHER_BYTES_S16 and (k_h * k_w > 1 or upsampled):
             return "gather"
         return "rows" if fc == c_in and p.dilation[1] == 1 and not upsampled else "taps"
-    if (k_h, k_w) == (1, 1) and p.stride == (1, 1) and p.padding == (0, 0) and fc == c_in:
+    upsampled = getattr(p, "upsample", (1, 1)) != (1, 1)  # pixels and kernel rows are no runs of the input
+    if (k_h, k_w) == (1, 1) and p.stride == (1, 1) and p.padding == (0, 0) and fc == c_in and not upsampled:
         return "pixel"
-    if fc == c_in and k_h * k_w * fc <= GATHER_BYTES and k_h * k_w > 1:
+    if fc == c_in and k_h * k_w * fc <= GATHER_BYTES and (k_h * k_w > 1 or upsampled):
         return "gather"
-    return "rows" if fc == c_in and p.dilation[1] == 1 else "taps"
+    return "rows" if fc == c_in and p.dilation[1] == 1 and not upsampled else "taps"

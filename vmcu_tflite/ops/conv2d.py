@@ -92,12 +92,11 @@ def prepare(graph: Graph, op: Op) -> Conv2DParams:
         return Conv2DParams(input_shape=in_shape, output_shape=out.shape, filter=filter_.data, bias=bias,
                             stride=stride, dilation=dilation, padding=padding, input_offset=0, output_offset=0,
                             requant=requant, element=2, wide=wide, upsample=upsample)
-    require(upsample == (1, 1), op, "an upsample is folded only into a 16x8 convolution")
     return Conv2DParams(
-        input_shape=input_.shape, output_shape=out.shape, filter=filter_.data,
+        input_shape=in_shape, output_shape=out.shape, filter=filter_.data,
         bias=bias_values(graph, op, 2, channels), stride=stride, dilation=dilation, padding=padding,
         input_offset=-input_.zero_point, output_offset=out.zero_point,
-        requant=requantization(op, input_, filter_, out, channels))
+        requant=requantization(op, input_, filter_, out, channels), upsample=upsample)
 
 
 def macs(params: Conv2DParams) -> int:
