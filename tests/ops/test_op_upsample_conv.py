@@ -1,4 +1,4 @@
-"""A 16x8 RESIZE_NEAREST_NEIGHBOR -> CONV_2D pair, the upsample folded into the convolution
+"""A RESIZE_NEAREST_NEIGHBOR -> CONV_2D pair, 16x8 or int8, the upsample folded into the convolution
 (`passes.fold_upsamples`), against TFLite Micro.
 
 Factors 1 to 3 on each axis, with and without padding, strides and dilations, windows gathered and
@@ -32,27 +32,32 @@ from tests.kernels.test_mutations import _mutated_describe, changed
 
 def build_upsample_conv(shape=(1, 4, 4, 3), factors=(2, 2), c_out=4, k=(3, 3), stride=(1, 1), dilation=(1, 1),
                         padding=SAME, align_corners=False, half_pixel=False, second_reader=False, bias="int64",
-                        seed=1):
-    """RESIZE_NEAREST_NEIGHBOR of an int16 input to `factors` times its height and width, then a CONV_2D
-    over the upsampled tensor; with `second_reader` the upsampled tensor is a graph output too."""
+                        seed=1, dtype="int16"):
+    """RESIZE_NEAREST_NEIGHBOR of an int16 (or int8) input to `factors` times its height and width, then
+    a CONV_2D over the upsampled tensor; with `second_reader` the upsampled tensor is a graph output too.
+    An int8 pair has non-zero zero points (the padding then reads the input's) and an int32 bias."""
     rng = np.random.default_rng(seed)
     b = ModelBuilder()
     n, h, w, c = shape
     big = (n, h * factors[0], w * factors[1], c)
-    in_scale = float(rng.uniform(1e-4, 1e-3))
+    int8 = dtype == "int8"
+    in_scale = float(rng.uniform(1e-4, 1e-3)) if not int8 else float(rng.uniform(0.01, 0.05))
     ws = rng.uniform(0.001, 0.05, size=c_out)
-    out_scale = float(in_scale * ws.mean() * 2000.0 * np.sqrt(k[0] * k[1] * c))
-    x = b.tensor(list(shape), "int16", scale=in_scale, zero_point=0)
-    up = b.tensor(list(big), "int16", scale=in_scale, zero_point=0)
+    out_scale = float(in_scale * ws.mean() * (2000.0 if not int8 else 100.0) * np.sqrt(k[0] * k[1] * c))
+    zp, out_zp = (int(rng.integers(-20, 20)), int(rng.integers(-20, 20))) if int8 else (0, 0)
+    bias = "int32" if int8 and bias is not None else bias
+    x = b.tensor(list(shape), dtype, scale=in_scale, zero_point=zp)
+    up = b.tensor(list(big), dtype, scale=in_scale, zero_point=zp)
     b.op("RESIZE_NEAREST_NEIGHBOR", [x, b.const(np.array(big[1:3], dtype=np.int32))], [up],
          align_corners=align_corners, half_pixel_centers=half_pixel)
     f = b.const(random_weights(rng, (c_out, k[0], k[1], c)), scale=ws, zero_point=0, axis=0)
     o_h, o_w = (_out_size(s, kk, st_, d, padding) for s, kk, st_, d in zip(big[1:3], k, stride, dilation))
-    y = b.tensor([n, o_h, o_w, c_out], "int16", scale=out_scale, zero_point=0)
-    b.op("CONV_2D", [up, f] + _bias(b, rng, bias, c_out, in_scale * ws), [y], padding=padding, stride_h=stride[0],
+    y = b.tensor([n, o_h, o_w, c_out], dtype, scale=out_scale, zero_point=out_zp)
+    b.op("CONV_2D", [up, f] + _bias(b, rng, bias, c_out, in_scale * ws, 12 if int8 else 22), [y], padding=padding, stride_h=stride[0],
          stride_w=stride[1], dilation_h_factor=dilation[0], dilation_w_factor=dilation[1], fused_activation_function=0)
     b.inputs, b.outputs = [x], [y, up] if second_reader else [y]
-    return b.build(), int16_inputs(rng, shape)
+    data = rng.integers(-128, 128, size=shape).astype(np.int8) if int8 else int16_inputs(rng, shape)
+    return b.build(), data
 
 
 def _folded(program) -> bool:
@@ -73,7 +78,7 @@ def pairs(draw):
     shape = (draw(st.integers(1, 2)), draw(st.integers(low[0], max(low[0], 4))),
              draw(st.integers(low[1], max(low[1], 4))),
              draw(st.sampled_from([1, 3, 8, 17])))  # 17 channels of a 3x3 window: read tap by tap, not gathered
-    return dict(shape=shape, factors=factors, c_out=draw(st.integers(1, 6)), k=k,
+    return dict(dtype=draw(st.sampled_from(["int16", "int8"])), shape=shape, factors=factors, c_out=draw(st.integers(1, 6)), k=k,
                 stride=(draw(st.integers(1, 2)), draw(st.integers(1, 2))), dilation=dilation,
                 padding=draw(st.sampled_from([SAME, VALID])), half_pixel=draw(st.booleans()),
                 align_corners=draw(st.booleans()),
@@ -101,6 +106,9 @@ EXPLICIT = [
     ("2x-1x1", dict(shape=(1, 3, 3, 5), factors=(2, 2), k=(1, 1), padding=VALID), "gather"),
     ("2x-taps", dict(shape=(1, 3, 3, 20), factors=(2, 2), c_out=3), "taps"),
     ("2x-dilated-half-pixel", dict(shape=(2, 3, 3, 4), factors=(2, 2), dilation=(2, 2), half_pixel=True), "gather"),
+    ("int8-2x-3x3-same", dict(shape=(1, 4, 4, 8), factors=(2, 2), dtype="int8"), "gather"),
+    ("int8-3x-1x1", dict(shape=(1, 3, 2, 5), factors=(3, 3), k=(1, 1), padding=VALID, dtype="int8"), "gather"),
+    ("int8-2x-taps", dict(shape=(1, 3, 3, 20), factors=(2, 2), c_out=3, dtype="int8"), "taps"),
 ]
 
 
@@ -110,7 +118,7 @@ def test_explicit_upsample_conv(name, case, way):
     program = compile_model(model)
     assert _folded(program) and conv_way(program.steps[0].params) == way
     (out,) = assert_matches_tflm(model, [data])
-    assert out.dtype == np.int16 and len(np.unique(out)) > 3
+    assert out.dtype == np.dtype(case.get("dtype", "int16")) and len(np.unique(out)) > 3
 
 
 def test_fold_keeps_the_upsampled_tensor_out_of_the_pool():
