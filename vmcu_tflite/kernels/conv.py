@@ -17,6 +17,15 @@ fused block's lead convolution uses too) depends on the configuration:
 - rows: without groups and x-dilation, the in-bounds taps of one kernel row are one run of the
   input, read once per channel pair and kernel row;
 - taps: otherwise one run of the group's input channels per tap.
+
+A nearest-neighbour upsample by whole factors (f_h, f_w) folded into the convolution
+(`passes.fold_upsamples`: the params' `upsample`; `input_shape` is then the upsampled shape, the
+window's geometry) is an addressing: tap (r, c) of the upsampled input is pixel (r // f_h, c // f_w)
+of the tensor read, in bounds wherever the tap is (both >= 0, so floor and C's division agree). A
+kernel row's taps are then no run of that tensor (neighbouring taps repeat a pixel), so the window
+is gathered tap by tap (or read tap by tap, the taps way, when it is too big to gather), never by
+rows or as a pixel. The planner's access functions and the interpreter read the same loads, so the
+output may land on input the step has consumed, and the upsampled tensor never exists.
 """
 from __future__ import annotations
 
