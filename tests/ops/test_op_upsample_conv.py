@@ -32,7 +32,7 @@ from tests.kernels.test_mutations import _mutated_describe, changed
 
 def build_upsample_conv(shape=(1, 4, 4, 3), factors=(2, 2), c_out=4, k=(3, 3), stride=(1, 1), dilation=(1, 1),
                         padding=SAME, align_corners=False, half_pixel=False, second_reader=False, bias="int64",
-                        seed=1, dtype="int16"):
+                        seed=1, dtype="int16", up_scale=1.0):
     """RESIZE_NEAREST_NEIGHBOR of an int16 (or int8) input to `factors` times its height and width, then
     a CONV_2D over the upsampled tensor; with `second_reader` the upsampled tensor is a graph output too.
     An int8 pair has non-zero zero points (the padding then reads the input's) and an int32 bias."""
@@ -47,14 +47,15 @@ def build_upsample_conv(shape=(1, 4, 4, 3), factors=(2, 2), c_out=4, k=(3, 3), s
     zp, out_zp = (int(rng.integers(-20, 20)), int(rng.integers(-20, 20))) if int8 else (0, 0)
     bias = "int32" if int8 and bias is not None else bias
     x = b.tensor(list(shape), dtype, scale=in_scale, zero_point=zp)
-    up = b.tensor(list(big), dtype, scale=in_scale, zero_point=zp)
+    up = b.tensor(list(big), dtype, scale=in_scale * up_scale, zero_point=zp)  # up_scale != 1: the RESIZE relabels
     b.op("RESIZE_NEAREST_NEIGHBOR", [x, b.const(np.array(big[1:3], dtype=np.int32))], [up],
          align_corners=align_corners, half_pixel_centers=half_pixel)
     f = b.const(random_weights(rng, (c_out, k[0], k[1], c)), scale=ws, zero_point=0, axis=0)
     o_h, o_w = (_out_size(s, kk, st_, d, padding) for s, kk, st_, d in zip(big[1:3], k, stride, dilation))
     y = b.tensor([n, o_h, o_w, c_out], dtype, scale=out_scale, zero_point=out_zp)
-    b.op("CONV_2D", [up, f] + _bias(b, rng, bias, c_out, in_scale * ws, 12 if int8 else 22), [y], padding=padding, stride_h=stride[0],
-         stride_w=stride[1], dilation_h_factor=dilation[0], dilation_w_factor=dilation[1], fused_activation_function=0)
+    biases = _bias(b, rng, bias, c_out, in_scale * ws, 12 if int8 else 22)
+    b.op("CONV_2D", [up, f] + biases, [y], padding=padding, stride_h=stride[0], stride_w=stride[1],
+         dilation_h_factor=dilation[0], dilation_w_factor=dilation[1], fused_activation_function=0)
     b.inputs, b.outputs = [x], [y, up] if second_reader else [y]
     data = rng.integers(-128, 128, size=shape).astype(np.int8) if int8 else int16_inputs(rng, shape)
     return b.build(), data
@@ -78,7 +79,8 @@ def pairs(draw):
     shape = (draw(st.integers(1, 2)), draw(st.integers(low[0], max(low[0], 4))),
              draw(st.integers(low[1], max(low[1], 4))),
              draw(st.sampled_from([1, 3, 8, 17])))  # 17 channels of a 3x3 window: read tap by tap, not gathered
-    return dict(dtype=draw(st.sampled_from(["int16", "int8"])), shape=shape, factors=factors, c_out=draw(st.integers(1, 6)), k=k,
+    return dict(dtype=draw(st.sampled_from(["int16", "int8"])), shape=shape, factors=factors,
+                c_out=draw(st.integers(1, 6)), k=k,
                 stride=(draw(st.integers(1, 2)), draw(st.integers(1, 2))), dilation=dilation,
                 padding=draw(st.sampled_from([SAME, VALID])), half_pixel=draw(st.booleans()),
                 align_corners=draw(st.booleans()),
@@ -130,11 +132,14 @@ def test_fold_keeps_the_upsampled_tensor_out_of_the_pool():
     assert program.plan.pool_bytes <= 8 * 8 * 8 * 2 + 16 * 16 * 1 * 2
 
 
-@pytest.mark.parametrize("case", [dict(factors=(2, 2), second_reader=True), dict(factors=(3, 3), align_corners=True)],
-                         ids=["second-reader", "align-corners"])
+@pytest.mark.parametrize("case", [dict(factors=(2, 2), second_reader=True), dict(factors=(3, 3), align_corners=True),
+                                  dict(factors=(2, 2), up_scale=1.5)],
+                         ids=["second-reader", "align-corners", "other-scale"])
 def test_not_folded(case):
     """A RESIZE whose output something else reads (here the application) keeps its step; so does one
-    whose align_corners table is no integer factor's (4 -> 12 rows: row 2 from source row 1, not 0)."""
+    whose align_corners table is no integer factor's (4 -> 12 rows: row 2 from source row 1, not 0), and
+    one whose output is quantized unlike its input (it copies the values: the convolution reads them
+    at the output's scale)."""
     model, data = build_upsample_conv(shape=(1, 4, 4, 3), **case)
     assert not _folded(compile_model(model))
     assert_matches_tflm(model, [data])
