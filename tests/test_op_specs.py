@@ -68,8 +68,9 @@ def test_readme_lists_the_supported_operators():
 
 
 # added by vmcu_tflite.passes (CALL_ONCE's `initial` by vmcu_tflite.resources), not read from the model
-PASS_OPTIONS = {"folded_padding", "split_begin", "unpack_outputs", "dequantized", "output_part", "initial",
-                "fft_auto_scale_part", "fft_auto_scale_size", "fft_auto_scale_ranks", "noise_output", "noise_copy"}
+PASS_OPTIONS = {"folded_padding", "folded_upsample", "split_begin", "unpack_outputs", "dequantized", "output_part",
+                "initial", "fft_auto_scale_part", "fft_auto_scale_size", "fft_auto_scale_ranks", "noise_output",
+                "noise_copy"}
 
 
 def _option_reads(source: str) -> list[tuple[str, str | None]]:

@@ -57,16 +57,20 @@ def is_transpose(layer: Layer) -> bool:
 
 
 def is_pointwise(layer: Layer) -> bool:
-    """A 1x1, stride 1, unpadded, single-group convolution: applied pixel by pixel, no ring."""
-    return (not is_depthwise(layer) and not is_transpose(layer) and layer.filter.shape[1:3] == (1, 1)
+    """A 1x1, stride 1, unpadded, single-group convolution: applied pixel by pixel, no ring (not one
+    that reads through a folded upsample: its pixels are not its input's)."""
+    return (not is_depthwise(layer) and getattr(layer, "upsample", (1, 1)) == (1, 1) and not is_transpose(layer)
+            and layer.filter.shape[1:3] == (1, 1)
             and layer.stride == (1, 1) and layer.padding == (0, 0) and layer.filter.shape[3] == layer.input_shape[3])
 
 
 def chainable(layer: Layer) -> bool:
     """What a chain can hold: batch 1, no dilation (a ring is as tall as the window), and a
-    stride no larger than the window (rows skipped by the stride would still be computed)."""
+    stride no larger than the window (rows skipped by the stride would still be computed); no folded
+    upsample (a ring holds the rows of the layer's input as they are)."""
     k_h = layer.filter.shape[1]
-    return layer.input_shape[0] == 1 and layer.dilation == (1, 1) and layer.stride[0] <= k_h
+    return (getattr(layer, "upsample", (1, 1)) == (1, 1) and layer.input_shape[0] == 1 and layer.dilation == (1, 1)
+            and layer.stride[0] <= k_h)
 
 
 @dataclass(frozen=True)

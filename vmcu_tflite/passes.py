@@ -11,6 +11,9 @@
   pad value is the zero point, which is exactly what the convolution's implicit padding means.
   So is a PAD before a VALID pool (a ResNet stem's conv -> PAD -> MAX_POOL_2D): the pool then reads
   the pad value at the taps outside its input and counts them, as it would read the PAD's output.
+- A RESIZE_NEAREST_NEIGHBOR by whole factors whose only reader is a CONV_2D is folded into it
+  (`fold_upsamples`): the convolution reads input pixel (y // f_h, x // f_w) for its window's tap (y, x)
+  of the upsampled tensor, which never exists.
 - EXPAND_DIMS is a RESHAPE that adds a dimension of 1 (a Conv1D's export around its CONV_2D): an alias.
 - A SPLIT, SPLIT_V or UNPACK becomes one op per output (each a slice of the input, with the part's
   first index along the axis as the option `split_begin`): a step writes one tensor. The parts keep
@@ -29,9 +32,12 @@ from __future__ import annotations
 from dataclasses import replace
 from types import MappingProxyType
 
+import numpy as np
+
 from .graph import Graph, IOPort, Op
 from .ops.constant import KIND as CONSTANT, check_writable, constant_op
 from .ops.detection_postprocess import KIND as POSTPROCESS
+from .ops.resize_nearest_neighbor import nearest_neighbor_indices
 
 _PAD_CONSUMERS = ("CONV_2D", "DEPTHWISE_CONV_2D", "MAX_POOL_2D", "AVERAGE_POOL_2D")
 _POOLS = ("MAX_POOL_2D", "AVERAGE_POOL_2D")
@@ -41,7 +47,7 @@ VALID = 1  # TFLite's Padding enum
 def simplify(graph: Graph) -> Graph:
     """All passes, in the order that lets each see the previous one's result."""
     graph = fuse_postprocess(write_constant_outputs(strip_boundary_quantization(graph)))
-    return one_output_per_step(one_output_per_split(fold_pads(alias_reshapes(graph))))
+    return one_output_per_step(one_output_per_split(fold_upsamples(fold_pads(alias_reshapes(graph)))))
 
 
 def fuse_postprocess(graph: Graph) -> Graph:
@@ -226,6 +232,71 @@ def fold_pads(graph: Graph) -> Graph:
         dropped.add(pad.index)
     ops = tuple(folded.get(op.index, op) for op in graph.ops if op.index not in dropped)
     return replace(graph, ops=ops)
+
+
+def upsample_factors(graph: Graph, resize: Op) -> tuple[int, int] | None:
+    """(f_h, f_w) when `resize` is a RESIZE_NEAREST_NEIGHBOR whose output pixel (y, x) is exactly its
+    input pixel (y // f_h, x // f_w), by TFLite's own coordinate rule (`nearest_neighbor_indices`, in
+    float32: align_corners and half_pixel_centers as its options say); else None. A factor of 1 on
+    one axis is allowed (an upsample of the rows or the columns only)."""
+    if resize.kind != "RESIZE_NEAREST_NEIGHBOR" or len(resize.inputs) != 2 or len(resize.outputs) != 1:
+        return None
+    source, size = (graph.tensors.get(t) for t in resize.inputs)
+    out = graph.tensors.get(resize.outputs[0])
+    if source is None or size is None or out is None or not size.is_constant or len(source.shape) != 4 \
+            or len(out.shape) != 4 or size.dtype != "int32" or size.data.size != 2:
+        return None
+    if out.shape[0] != source.shape[0] or out.shape[3] != source.shape[3] or tuple(size.data) != out.shape[1:3]:
+        return None  # its Prepare refuses it
+    factors = []
+    for axis in (1, 2):
+        small, large = source.shape[axis], out.shape[axis]
+        if small < 1 or large % small:
+            return None
+        f = large // small
+        table = nearest_neighbor_indices(small, large, bool(resize.options.align_corners),
+                                         bool(resize.options.half_pixel_centers))
+        if not np.array_equal(table, np.arange(large) // f):
+            return None
+        factors.append(f)
+    return factors[0], factors[1]
+
+
+def fold_upsamples(graph: Graph) -> Graph:
+    """Fold a nearest-neighbour upsample by whole factors into the one CONV_2D that reads it.
+
+    An upsample by whole factors is only an addressing: the convolution's window tap (y, x) of the
+    upsampled tensor is input pixel (y // f_h, x // f_w), so the convolution reads the small tensor
+    (the option `folded_upsample`: (f_h, f_w); its params keep the upsampled input shape for the
+    window's geometry, `kernels/conv.py` maps each tap to its source pixel) and the upsampled copy,
+    f_h * f_w times the input's bytes, is never held in the pool. It is folded only where nothing
+    else reads the upsampled tensor (a graph output, or a second reader, keeps the RESIZE a step) and
+    where both tensors are quantized alike (the RESIZE copies values). The convolution gathers its
+    window tap by tap (int8 or int16 alike); it is never a GEMM over pixels nor a chain's layer (a
+    chain's rings hold its input's rows as they are)."""
+    outputs = {p.tensor for p in graph.outputs}
+    folded: dict[int, Op] = {}
+    dropped: set[int] = set()
+    for resize in graph.ops:
+        factors = upsample_factors(graph, resize)
+        if factors is None or factors == (1, 1) or resize.outputs[0] in outputs:
+            continue
+        consumers = graph.consumers(resize.outputs[0])
+        if len(consumers) != 1 or consumers[0].kind != "CONV_2D" or consumers[0].index in folded:
+            continue
+        conv = consumers[0]
+        if conv.inputs[0] != resize.outputs[0] or resize.outputs[0] in conv.inputs[1:]:
+            continue
+        if graph.tensors[resize.inputs[0]].dtype not in ("int8", "int16") or not _same_quantization(
+                graph, resize.inputs[0], resize.outputs[0]):
+            continue
+        folded[conv.index] = replace(conv, inputs=(resize.inputs[0],) + conv.inputs[1:],
+                                     options=conv.options.with_values(folded_upsample=factors),
+                                     folded=conv.folded + (resize.index,))
+        dropped.add(resize.index)
+    if not folded:
+        return graph
+    return replace(graph, ops=tuple(folded.get(op.index, op) for op in graph.ops if op.index not in dropped))
 
 
 _SPLIT_INPUTS = {"SPLIT": (0, 1), "SPLIT_V": (2, 0)}  # (axis, data) input positions

@@ -1,4 +1,5 @@
-"""CONV_2D reference kernel: TFLite's ConvPerChannel (grouped convolution included), int8 or 16x8."""
+"""CONV_2D reference kernel: TFLite's ConvPerChannel (grouped convolution included), int8 or 16x8, over its
+input upsampled first where the converter folded a RESIZE_NEAREST_NEIGHBOR by whole factors into it."""
 from __future__ import annotations
 
 import numpy as np
@@ -11,6 +12,8 @@ class Conv2D(Kernel):
 
     def run(self, x: np.ndarray) -> np.ndarray:
         p = self.params
+        f_h, f_w = getattr(p, "upsample", (1, 1))  # a nearest upsample folded in: each pixel repeated f_h x f_w
+        x = np.repeat(np.repeat(x, f_h, axis=1), f_w, axis=2)
         n, o_h, o_w, c_out = p.output_shape
         _, k_h, k_w, c_per_group = p.filter.shape
         shifted = x.astype(np.int64) + p.input_offset  # padding then contributes exactly 0

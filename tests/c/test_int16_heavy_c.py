@@ -19,6 +19,7 @@ import pytest
 from tests.models_under_test import FIXTURES
 from tests.c.c_validate import EMULATED_DSP_HOST, check_model, check_program, program_with_segment
 from tests.ops.test_op_int16_heavy import SAME, build_conv, build_fc, build_pointwise_then_gather, build_stack
+from tests.ops.test_op_upsample_conv import build_upsample_conv
 from vmcu_tflite.codegen.project import render_project
 from vmcu_tflite.pipeline import compile_model
 from vmcu_tflite.validate.run import validate
@@ -42,6 +43,12 @@ MODELS = {
     "stem": lambda: build_conv(shape=(1, 13, 9, 1), c_out=9, k=(5, 3), stride=(2, 2), padding=SAME, bias="int32",
                                seed=3)[0],  # a gathered window, int32 sums
     "gather_wrapping": build_pointwise_then_gather,  # a gathered window read across the end of the pool
+    # a RESIZE_NEAREST_NEIGHBOR folded into the conv: the window gathered tap by tap from the small tensor
+    "upsample_conv": lambda: build_upsample_conv(shape=(1, 4, 5, 8), factors=(2, 2), c_out=5, seed=2)[0],
+    "upsample_conv_taps": lambda: build_upsample_conv(shape=(1, 3, 3, 20), factors=(3, 2), c_out=3, stride=(2, 1),
+                                                      bias="int32", seed=4)[0],
+    # the upsampled tensor is also a graph output: the int16 RESIZE stays a step of its own
+    "upsample_kept": lambda: build_upsample_conv(shape=(1, 3, 4, 6), factors=(2, 2), second_reader=True)[0],
 }
 
 
@@ -62,7 +69,8 @@ def test_sanitized_host(model_files, name):
 
 
 @pytest.mark.parametrize("name, planner", [("stack", "vmcu"), ("stack", "tensor"), ("fc", "vmcu"),
-                                           ("depthwise", "vmcu"), ("stem", "vmcu"), ("gather_wrapping", "vmcu")])
+                                           ("depthwise", "vmcu"), ("stem", "vmcu"), ("gather_wrapping", "vmcu"),
+                                           ("upsample_conv", "vmcu"), ("upsample_conv_taps", "tensor")])
 def test_emulated_dsp(name, planner):
     assert check_model(MODELS[name](), planner, EMULATED_DSP_HOST, seed=3)[:2] == (True, True)
 
@@ -78,7 +86,7 @@ def test_partial_segments(name):
 
 @needs_qemu
 @pytest.mark.parametrize("name", ["stack", "fc_wide_bias", "conv_dilated", "depthwise_multiplier", "stem",
-                                  "gather_wrapping"])
+                                  "gather_wrapping", "upsample_conv"])
 def test_qemu_cortex_m4(model_files, name):
     v = validate(model_files[name], TARGETS["qemu-cortex-m4"], seed=1)
     assert v.status == 0 and v.matches_reference and v.matches_tflm

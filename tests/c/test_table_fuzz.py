@@ -29,7 +29,7 @@ FIXTURES = {
     "pool_mean_softmax": "AVERAGE_POOL_2D, MAX_POOL_2D, MEAN, SOFTMAX",
     "activations": "lookup tables, LOG_SOFTMAX, QUANTIZE, SUB, MAXIMUM, MINIMUM, PRELU, ADD, L2_NORMALIZATION",
     "slices_resize": "RESIZE_BILINEAR, SPLIT, STRIDED_SLICE, GATHER, PADV2, REDUCE_MAX, MUL, TRANSPOSE_CONV",
-    "resize_transpose": "RESIZE_NEAREST_NEIGHBOR, TRANSPOSE",
+    "resize_transpose": "CONV_2D through a folded RESIZE_NEAREST_NEIGHBOR, TRANSPOSE",
     "ssd_detector": "CONV_2D, CONCATENATION, CONSTANT (a folded output copied from flash)",
     "ssd_postprocess": "LOGISTIC, QUANTIZE, TFLite_Detection_PostProcess (float32 outputs, floats as bits)",
     "stateful_stream": "CALL_ONCE, READ_VARIABLE, ASSIGN_VARIABLE (steps without output), BATCH_MATMUL",

@@ -17,6 +17,15 @@ fused block's lead convolution uses too) depends on the configuration:
 - rows: without groups and x-dilation, the in-bounds taps of one kernel row are one run of the
   input, read once per channel pair and kernel row;
 - taps: otherwise one run of the group's input channels per tap.
+
+A nearest-neighbour upsample by whole factors (f_h, f_w) folded into the convolution
+(`passes.fold_upsamples`: the params' `upsample`; `input_shape` is then the upsampled shape, the
+window's geometry) is an addressing: tap (r, c) of the upsampled input is pixel (r // f_h, c // f_w)
+of the tensor read, in bounds wherever the tap is (both >= 0, so floor and C's division agree). A
+kernel row's taps are then no run of that tensor (neighbouring taps repeat a pixel), so the window
+is gathered tap by tap (or read tap by tap, the taps way, when it is too big to gather), never by
+rows or as a pixel. The planner's access functions and the interpreter read the same loads, so the
+output may land on input the step has consumed, and the upsampled tensor never exists.
 """
 from __future__ import annotations
 
@@ -87,6 +96,15 @@ def conv_pixel(p, n: Ix, y: Ix, x: Ix, params: str = "p", offsets: str = "offset
     weights = tuple(f"w{k}" for k in range(weight_rows))
     ky, kx = Var("ky"), Var("kx")
     rows, cols = taps(y, s_h, p_h, d_h, k_h, h), taps(x, s_w, p_w, d_w, k_w, w)
+    f_h, f_w = getattr(p, "upsample", (1, 1))
+    upsampled = (f_h, f_w) != (1, 1)
+    if upsampled and way == "rows":
+        raise ValueError("a convolution through a folded upsample reads its window tap by tap (gather or taps)")
+
+    def source_pixel(row: Ix, col: Ix) -> Ix:
+        """The pixel of the tensor read at (row, col) of the upsampled input (in bounds: both >= 0)."""
+        return (n * (h // f_h) + floor_div(row, f_h)) * (w // f_w) + floor_div(col, f_w)
+
     row_start = ((n * h + rows.origin + ky * d_h) * w + cols.origin) * c_in  # tap (ky, 0), channel 0
     x_offset = "0" if e > 1 else dot_offset(p, params)  # "0" where the bias holds it (offset.py), or int16
     tile = 2 if way in ("pixel", "gather") and pixels is not None else 1
@@ -99,7 +117,22 @@ def conv_pixel(p, n: Ix, y: Ix, x: Ix, params: str = "p", offsets: str = "offset
         if widened:  # the pixels every channel pair reads, widened once
             reads += [RegAlloc("wide", "int16_t", wide * tile),
                       loop("t", 0, count, [Widen("wide", t * wide, "run", t * c_in, c_in, offsets, x_offset)])]
-    if way == "gather" and e > 1:  # int16 inputs as they are: the padding left at 0 (the int16 zero point)
+    if way == "gather" and upsampled:  # tap by tap, each from its source pixel; the padding left at the zero point
+        t, kx = Var("t"), Var("kx")
+        cols_t = taps(x + t, s_w, p_w, d_w, k_w, w)
+        into = "wide" if e > 1 else "window"
+        reads = [
+            RegAlloc(into, act, pitch * tile, fill="0" if e > 1 else f"(int8_t)(-{params}->input_offset)"),
+            loop("t", 0, count, [loop("ky", rows.lo, rows.hi, [loop("kx", cols_t.lo, cols_t.hi, [
+                RAMLoad("win", source, source_pixel(rows.origin + ky * d_h, cols_t.origin + kx * d_w) * c_in * e,
+                        c_in * e, max_bytes=c_in * e, into=into, into_index=t * pitch + (ky * k_w + kx) * c_in,
+                        ctype=act),
+            ])])])]
+        if e == 1:  # widened once with the offset, as an int8 gathered window is
+            reads += [RegAlloc("wide", "int16_t", pitch * tile),
+                      loop("t", 0, count, [Widen("wide", t * pitch, "window", t * pitch, pitch, offsets, x_offset,
+                                                 natural=wide_filter(p))])]
+    elif way == "gather" and e > 1:  # int16 inputs as they are: the padding left at 0 (the int16 zero point)
         t = Var("t")
         cols_t = taps(x + t, s_w, p_w, d_w, k_w, w)
         start_t = ((n * h + rows.origin + ky * d_h) * w + cols_t.origin) * c_in
@@ -144,10 +177,11 @@ def conv_pixel(p, n: Ix, y: Ix, x: Ix, params: str = "p", offsets: str = "offset
                     offsets, x_offset, pair),
             ])]
         group = floor_div(u, per_group)
+        tap = (source_pixel(rows.origin + ky * d_h, cols.origin + kx * d_w) * c_in if upsampled
+               else row_start + kx * d_w * c_in)
         return start + [loop("ky", rows.lo, rows.hi, [
             loop("kx", cols.lo, cols.hi, [
-                RAMLoad("run", source, (row_start + kx * d_w * c_in + group * fc) * e, fc * e, max_bytes=fc * e,
-                        ctype=act),
+                RAMLoad("run", source, (tap + group * fc) * e, fc * e, max_bytes=fc * e, ctype=act),
                 Dot("acc", 0, "run", 0, ("w0", "w1"), (ky * k_w + kx) * fc, fc, offsets, x_offset, pair),
             ]),
         ])]
@@ -188,9 +222,14 @@ def conv2d(params, segment: int) -> Kernel:
             interior=layer_interior(p, 1) if pixel.way == "gather" else None)])]),
     )
     k_h, k_w = p.filter.shape[1:3]
+    upsample = getattr(p, "upsample", (1, 1))
     signature = ("conv2d", pixel.way, tuple(p.input_shape), tuple(p.output_shape), tuple(p.filter.shape), p.stride,
-                 p.dilation, p.padding, segment, pixel.width) + ((ELEMENT_TYPES[e], p.wide) if e > 1 else ())
+                 p.dilation, p.padding, segment, pixel.width) + ((ELEMENT_TYPES[e], p.wide) if e > 1 else ()) + (
+                     (("upsample",) + tuple(upsample)) if upsample != (1, 1) else ())
+    source = n_ * (h // upsample[0]) * (w // upsample[1]) * c_in  # the elements read: a folded upsample's input
     return Kernel(name="conv2d" if e == 1 else "conv2d_s16", params_type="vmcu_conv_params", signature=signature,
-                  tensors={"input0": n_ * h * w * c_in * e, "output": n_ * o_h * o_w * c_out * e}, body=body,
+                  tensors={"input0": source * e, "output": n_ * o_h * o_w * c_out * e}, body=body,
                   doc=f"CONV_2D {k_h}x{k_w} ({pixel.way}) {p.input_shape} -> {p.output_shape}, {segment * e}-byte "
-                      "segments" + (f", {ELEMENT_TYPES[e]} activations" if e > 1 else ""), element=e)
+                      "segments" + (f", {ELEMENT_TYPES[e]} activations" if e > 1 else "")
+                      + (f", through a {upsample[0]}x{upsample[1]} nearest upsample of its input" if upsample != (1, 1)
+                         else ""), element=e)

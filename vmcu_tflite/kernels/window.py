@@ -62,11 +62,13 @@ def conv_way(p) -> str:
     _, k_h, k_w, fc = p.filter.shape
     e = getattr(p, "element", 1)
     if e > 1:  # int16 activations: a small window gathered as it is (no widening), else read in place
-        if fc == c_in and k_h * k_w * fc * e <= GATHER_BYTES_S16 and k_h * k_w > 1:
+        upsampled = getattr(p, "upsample", (1, 1)) != (1, 1)  # a kernel row's taps are no run of the input
+        if fc == c_in and k_h * k_w * fc * e <= GATHER_BYTES_S16 and (k_h * k_w > 1 or upsampled):
             return "gather"
-        return "rows" if fc == c_in and p.dilation[1] == 1 else "taps"
-    if (k_h, k_w) == (1, 1) and p.stride == (1, 1) and p.padding == (0, 0) and fc == c_in:
+        return "rows" if fc == c_in and p.dilation[1] == 1 and not upsampled else "taps"
+    upsampled = getattr(p, "upsample", (1, 1)) != (1, 1)  # pixels and kernel rows are no runs of the input
+    if (k_h, k_w) == (1, 1) and p.stride == (1, 1) and p.padding == (0, 0) and fc == c_in and not upsampled:
         return "pixel"
-    if fc == c_in and k_h * k_w * fc <= GATHER_BYTES and k_h * k_w > 1:
+    if fc == c_in and k_h * k_w * fc <= GATHER_BYTES and (k_h * k_w > 1 or upsampled):
         return "gather"
-    return "rows" if fc == c_in and p.dilation[1] == 1 else "taps"
+    return "rows" if fc == c_in and p.dilation[1] == 1 and not upsampled else "taps"

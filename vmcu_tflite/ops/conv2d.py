@@ -31,13 +31,29 @@ class Conv2DParams:
     tuning: str = "dsp"  # the core family its kernel is shaped for (kernels/tuning.py)
     element: int = 1  # bytes per activation: 2 for int16 (the 16x8 form)
     wide: bool = False  # int16: accumulates in int64 (an int64 bias) with the 64-bit requantization
+    # (f_h, f_w) of a nearest-neighbour upsample folded in (`passes.fold_upsamples`): `input_shape` is then the
+    # upsampled shape the window's geometry is about, and the tensor read is `source_shape`, f_h and f_w smaller
+    upsample: tuple[int, int] = (1, 1)
+
+    @property
+    def source_shape(self) -> tuple[int, int, int, int]:
+        """The shape of the tensor the convolution reads (its input, before any folded upsample)."""
+        n, h, w, c = self.input_shape
+        return n, h // self.upsample[0], w // self.upsample[1], c
+
+
+def upsampled_shape(graph: Graph, op: Op) -> tuple[int, ...]:
+    """The shape of the input the op's window walks: its input tensor's, times a folded upsample's factors."""
+    shape = graph.tensors[op.inputs[0]].shape
+    f_h, f_w = op.options.get("folded_upsample", (1, 1))  # a pass's value, not the model's
+    return shape if (f_h, f_w) == (1, 1) else (shape[0], shape[1] * f_h, shape[2] * f_w) + tuple(shape[3:])
 
 
 def conv_geometry(graph: Graph, op: Op, kernel_hw: tuple[int, int], dilation: tuple[int, int]):
     """Stride and top/left padding of a windowed op (pools pass a dilation of 1), PADs folded into
     it by the passes included."""
     o = op.options
-    in_shape = graph.tensors[op.inputs[0]].shape
+    in_shape = upsampled_shape(graph, op)
     out_shape = output(graph, op).shape
     stride = (o.stride_h, o.stride_w)
     folded = o.get("folded_padding", ((0, 0), (0, 0)))  # a pass's value, not the model's
@@ -64,6 +80,8 @@ def prepare(graph: Graph, op: Op) -> Conv2DParams:
     dilation = (op.options.dilation_h_factor, op.options.dilation_w_factor)
     stride, padding = conv_geometry(graph, op, filter_.shape[1:3], dilation)
     channels = out.shape[3]
+    upsample = tuple(op.options.get("folded_upsample", (1, 1)))
+    in_shape = upsampled_shape(graph, op)
     if is_int16(graph, op):  # the 16x8 form: TFLite Micro's int16 ConvPerChannel
         check_activations(op, input_, out)
         check_filter(op, filter_)
@@ -71,14 +89,14 @@ def prepare(graph: Graph, op: Op) -> Conv2DParams:
         bias, wide = bias16(graph, op, 2, channels, declared=op.options.get("quantized_bias_type", 0))
         requant = requantization16(op, input_, filter_, out, channels)
         check_wide_shifts(op, requant, wide)
-        return Conv2DParams(input_shape=input_.shape, output_shape=out.shape, filter=filter_.data, bias=bias,
+        return Conv2DParams(input_shape=in_shape, output_shape=out.shape, filter=filter_.data, bias=bias,
                             stride=stride, dilation=dilation, padding=padding, input_offset=0, output_offset=0,
-                            requant=requant, element=2, wide=wide)
+                            requant=requant, element=2, wide=wide, upsample=upsample)
     return Conv2DParams(
-        input_shape=input_.shape, output_shape=out.shape, filter=filter_.data,
+        input_shape=in_shape, output_shape=out.shape, filter=filter_.data,
         bias=bias_values(graph, op, 2, channels), stride=stride, dilation=dilation, padding=padding,
         input_offset=-input_.zero_point, output_offset=out.zero_point,
-        requant=requantization(op, input_, filter_, out, channels))
+        requant=requantization(op, input_, filter_, out, channels), upsample=upsample)
 
 
 def macs(params: Conv2DParams) -> int:
