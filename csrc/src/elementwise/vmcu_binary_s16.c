@@ -105,6 +105,17 @@ static void run_s16(const vmcu_binary_arith *q, int32_t operation, const int16_t
         }
         return;
     }
+    if (q->input1_multiplier == (INT32_C(1) << 30) && q->input1_shift == 0 && q->left_shift == 15) {
+        /* operand 1 has the larger scale (its multiplier one half): the doubling high mul of k * 2^15 by 2^30
+         * is exactly k * 2^14 (k * 2^45 + 2^30 is below (k * 2^14 + 1) * 2^31), a shift, not a 64-bit product */
+        for (i = 0; i < n; ++i) {
+            const int32_t s1 = (a[i * sa] + q->input1_offset) * (INT32_C(1) << 14);
+            const int32_t s2 = operand2(q, b[i * sb]);
+            out[i] = (int16_t)clamp_out(q, scale_down(operation == OP_ADD ? s1 + s2 : s1 - s2, q->output_multiplier,
+                                                      q->output_shift));
+        }
+        return;
+    }
     for (i = 0; i < n; ++i) {
         const int32_t s1 = operand1(q, a[i * sa]);
         const int32_t s2 = operand2(q, b[i * sb]);
