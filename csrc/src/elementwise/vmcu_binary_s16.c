@@ -70,6 +70,50 @@ static int32_t combine(const vmcu_binary_arith *q, int32_t operation, int32_t a,
                                    q->output_multiplier, q->output_shift));
 }
 
+/* x clamped to int16: one SSAT where the core has it. */
+static inline int32_t sat16(int32_t x)
+{
+#if defined(__ARM_FEATURE_SAT) && !defined(VMCU_NO_DSP)
+    return __ssat(x, 16);
+#else
+    return vmcu_clamp(x, -32768, 32767);
+#endif
+}
+
+/*
+ * TFLite's own int16 case, which the unrolled recurrent models are made of: zero offsets, the clamp the
+ * whole of int16, both operands and the output contiguous. Fewer values live in the loop than in run_s16
+ * (no offsets, strides or clamp bounds), so none spills; the arithmetic is the same: with zero offsets the
+ * scaled value is the output itself, and it fits int32 (a multiplier below one), so SSAT is the clamp.
+ * `sign` is 1 for ADD, -1 for SUB (-s2 exists: |s2| < 2^31).
+ */
+static void plain_s16(const vmcu_binary_arith *q, int32_t operation, const int16_t *a, const int16_t *b, int16_t *out,
+                      int32_t n)
+{
+    const int32_t om = q->output_multiplier, os = q->output_shift;
+    const int32_t m1 = q->input1_multiplier, sh1 = q->input1_shift, m2 = q->input2_multiplier, sh2 = q->input2_shift;
+    int32_t i;
+    if (operation == OP_MUL) {
+        for (i = 0; i < n; ++i) {
+            out[i] = (int16_t)sat16(scale_down(a[i] * b[i], om, os));
+        }
+    } else if (m1 == (INT32_C(1) << 30) && sh1 == 0) { /* operand 1 at one half: see run_s16 */
+        const int32_t sign = operation == OP_ADD ? 1 : -1;
+        for (i = 0; i < n; ++i) {
+            const int32_t s1 = a[i] * (INT32_C(1) << 14);
+            const int32_t s2 = scale_down(b[i] * (INT32_C(1) << 15), m2, sh2);
+            out[i] = (int16_t)sat16(scale_down(s1 + sign * s2, om, os));
+        }
+    } else {
+        const int32_t sign = operation == OP_ADD ? 1 : -1;
+        for (i = 0; i < n; ++i) {
+            const int32_t s1 = scale_down(a[i] * (INT32_C(1) << 15), m1, sh1);
+            const int32_t s2 = scale_down(b[i] * (INT32_C(1) << 15), m2, sh2);
+            out[i] = (int16_t)sat16(scale_down(s1 + sign * s2, om, os));
+        }
+    }
+}
+
 /*
  * One run of `n` output elements whose operands and output lie in the pool without its end between
  * them (or in a constant): the same reads and writes in the same order as the element walk (operand 1,
@@ -159,6 +203,7 @@ vmcu_status vmcu_binary_s16(const vmcu_context *ctx, const void *params, const v
     int32_t index[VMCU_MAX_DIMS] = {0};
     uint32_t offset1 = 0u, offset2 = 0u, o, total;
     int32_t n, d;
+    int plain;
     (void)ctx;
     /* checked before the run too; here it tells the compiler the shifts' ranges */
     if (p->arith.left_shift < 0 || p->arith.left_shift > 15 || p->arith.input1_shift > 0 || p->arith.input2_shift > 0 ||
@@ -167,12 +212,17 @@ vmcu_status vmcu_binary_s16(const vmcu_context *ctx, const void *params, const v
     }
     total = vmcu_product(p->dims, p->rank);
     n = p->dims[last];
+    plain = p->arith.input1_offset == 0 && p->arith.input2_offset == 0 && p->arith.output_offset == 0 &&
+            p->arith.act_min == -32768 && p->arith.act_max == 32767 &&
+            (p->operation == OP_MUL || p->arith.left_shift == 15);
     /* the innermost dimension's runs, the outer ones walked by an odometer (the innermost moves first) */
     for (o = 0u; o < total; o += (uint32_t)n) {
         const int16_t *a = operand_run(&inputs[0], p->constant1, offset1, p->strides1[last], n);
         const int16_t *b = operand_run(second, p->constant2, offset2, p->strides2[last], n);
         int16_t *out = (int16_t *)(uintptr_t)vmcu_span16(output, o * 2u, (uint32_t)n * 2u);
-        if (a != 0 && b != 0 && out != 0) {
+        if (a != 0 && b != 0 && out != 0 && plain && p->strides1[last] == 1 && p->strides2[last] == 1) {
+            plain_s16(&p->arith, p->operation, a, b, out, n);
+        } else if (a != 0 && b != 0 && out != 0) {
             run_s16(&p->arith, p->operation, a, p->strides1[last], p->constant1 != 0, b, p->strides2[last],
                     p->constant2 != 0, out, n);
         } else {
