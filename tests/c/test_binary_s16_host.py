@@ -21,6 +21,9 @@ CASES = [
     ("SUB", [2, 4], [4], [2, 4], (0.5, 0.25, 1.0), 0, np.array([-32768, 32767, 5, -5], np.int16), (0, 0, 0), True),
     ("MUL", [2, 3, 4], [4], [2, 3, 4], (2 ** -15, 2 ** -15, 2 ** -15), 0, np.array([-32768, 32767, 3, -9], np.int16),
      (0, 0, 0), False),
+    # a constant scalar operand (scaled once by the kernel's run of pointers), after and before the activation
+    ("ADD", [2, 4], [1], [2, 4], (0.01, 0.02, 0.03), 0, np.array([1234], np.int16), (3, -2, 1), False),
+    ("SUB", [3, 4], [1], [3, 4], (0.5, 0.25, 1.0), 0, np.array([-7], np.int16), (0, 0, 0), True),
     ("MUL", [1, 2, 1, 2, 1, 3], [1, 2, 1, 1, 3], [1, 2, 2, 2, 1, 3], (0.01, 0.02, 0.5), 2, None, (0, 0, 0), False),
 ]
 

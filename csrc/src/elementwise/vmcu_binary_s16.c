@@ -27,20 +27,171 @@ static int32_t load(const vmcu_view *view, const int16_t *constant, uint32_t ele
     return bits >= 0x8000u ? (int32_t)bits - 0x10000 : (int32_t)bits;
 }
 
+/*
+ * vmcu_requantize where the check holds the multiplier >= 0 and the shift <= 0 and |x| < 2^31: neither
+ * of its saturating corners (x and the multiplier both INT32_MIN) can occur, so the same bits come
+ * without their tests: with shift 0 the rounding doubling high mul, else both roundings in one sum.
+ */
+static inline int32_t scale_down(int32_t x, int32_t multiplier, int32_t shift)
+{
+    int64_t a = (int64_t)x * (int64_t)multiplier + ((int64_t)1 << 30);
+    if (shift == 0) {
+        return (int32_t)(a >> 31);
+    }
+    a += (int64_t)((UINT32_C(1) << (-shift - 1)) - (a < 0 ? 1u : 0u)) << 31;
+    return (int32_t)(a >> 32) >> (-shift - 1);
+}
+
+static inline int32_t clamp_out(const vmcu_binary_arith *q, int32_t scaled)
+{
+    const int64_t v = (int64_t)scaled + q->output_offset;
+    return v < q->act_min ? q->act_min : (v > q->act_max ? q->act_max : (int32_t)v);
+}
+
+/* An ADD or SUB operand brought to twice the larger input scale. */
+static inline int32_t operand1(const vmcu_binary_arith *q, int32_t a)
+{
+    return scale_down((a + q->input1_offset) * ((int32_t)1 << q->left_shift), q->input1_multiplier, q->input1_shift);
+}
+
+static inline int32_t operand2(const vmcu_binary_arith *q, int32_t b)
+{
+    return scale_down((b + q->input2_offset) * ((int32_t)1 << q->left_shift), q->input2_multiplier, q->input2_shift);
+}
+
 static int32_t combine(const vmcu_binary_arith *q, int32_t operation, int32_t a, int32_t b)
 {
-    int64_t v;
     if (operation == OP_MUL) {
-        v = (int64_t)vmcu_requantize((a + q->input1_offset) * (b + q->input2_offset), q->output_multiplier,
-                                     q->output_shift);
-    } else {
-        const int32_t scale = (int32_t)1 << q->left_shift;
-        const int32_t s1 = vmcu_requantize((a + q->input1_offset) * scale, q->input1_multiplier, q->input1_shift);
-        const int32_t s2 = vmcu_requantize((b + q->input2_offset) * scale, q->input2_multiplier, q->input2_shift);
-        v = (int64_t)vmcu_requantize(operation == OP_ADD ? s1 + s2 : s1 - s2, q->output_multiplier, q->output_shift);
+        return clamp_out(q, scale_down((a + q->input1_offset) * (b + q->input2_offset), q->output_multiplier,
+                                       q->output_shift));
     }
-    v += q->output_offset;
-    return v < q->act_min ? q->act_min : (v > q->act_max ? q->act_max : (int32_t)v);
+    return clamp_out(q, scale_down(operation == OP_ADD ? operand1(q, a) + operand2(q, b)
+                                                       : operand1(q, a) - operand2(q, b),
+                                   q->output_multiplier, q->output_shift));
+}
+
+/* x clamped to int16: one SSAT where the core has it. */
+static inline int32_t sat16(int32_t x)
+{
+#if defined(__ARM_FEATURE_SAT) && !defined(VMCU_NO_DSP)
+    return __ssat(x, 16);
+#else
+    return vmcu_clamp(x, -32768, 32767);
+#endif
+}
+
+/*
+ * TFLite's own int16 case, which the unrolled recurrent models are made of: zero offsets, the clamp the
+ * whole of int16, both operands and the output contiguous. Fewer values live in the loop than in run_s16
+ * (no offsets, strides or clamp bounds), so none spills; the arithmetic is the same: with zero offsets the
+ * scaled value is the output itself, and it fits int32 (a multiplier below one), so SSAT is the clamp.
+ * `sign` is 1 for ADD, -1 for SUB (-s2 exists: |s2| < 2^31).
+ */
+static void plain_s16(const vmcu_binary_arith *q, int32_t operation, const int16_t *a, const int16_t *b, int16_t *out,
+                      int32_t n)
+{
+    const int32_t om = q->output_multiplier, os = q->output_shift;
+    const int32_t m1 = q->input1_multiplier, sh1 = q->input1_shift, m2 = q->input2_multiplier, sh2 = q->input2_shift;
+    int32_t i;
+    if (operation == OP_MUL) {
+        for (i = 0; i < n; ++i) {
+            out[i] = (int16_t)sat16(scale_down(a[i] * b[i], om, os));
+        }
+    } else if (m1 == (INT32_C(1) << 30) && sh1 == 0) { /* operand 1 at one half: see run_s16 */
+        const int32_t sign = operation == OP_ADD ? 1 : -1;
+        for (i = 0; i < n; ++i) {
+            const int32_t s1 = a[i] * (INT32_C(1) << 14);
+            const int32_t s2 = scale_down(b[i] * (INT32_C(1) << 15), m2, sh2);
+            out[i] = (int16_t)sat16(scale_down(s1 + sign * s2, om, os));
+        }
+    } else {
+        const int32_t sign = operation == OP_ADD ? 1 : -1;
+        for (i = 0; i < n; ++i) {
+            const int32_t s1 = scale_down(a[i] * (INT32_C(1) << 15), m1, sh1);
+            const int32_t s2 = scale_down(b[i] * (INT32_C(1) << 15), m2, sh2);
+            out[i] = (int16_t)sat16(scale_down(s1 + sign * s2, om, os));
+        }
+    }
+}
+
+/*
+ * One run of `n` output elements whose operands and output lie in the pool without its end between
+ * them (or in a constant): the same reads and writes in the same order as the element walk (operand 1,
+ * operand 2, then the output, element after element), through int16 pointers. An operand from a
+ * constant with stride 0 (a scalar, as 1 - z) is scaled once.
+ */
+static void run_s16(const vmcu_binary_arith *q, int32_t operation, const int16_t *a, int32_t sa, int aconst,
+                    const int16_t *b, int32_t sb, int bconst, int16_t *out, int32_t n)
+{
+    int32_t i;
+    if (operation == OP_MUL) {
+        for (i = 0; i < n; ++i) {
+            const int32_t x = a[i * sa], y = b[i * sb];
+            out[i] = (int16_t)clamp_out(q, scale_down(x * y, q->output_multiplier, q->output_shift));
+        }
+        return;
+    }
+    if (aconst && sa == 0) {
+        const int32_t s1 = operand1(q, a[0]);
+        for (i = 0; i < n; ++i) {
+            const int32_t s2 = operand2(q, b[i * sb]);
+            out[i] = (int16_t)clamp_out(q, scale_down(operation == OP_ADD ? s1 + s2 : s1 - s2, q->output_multiplier,
+                                                      q->output_shift));
+        }
+        return;
+    }
+    if (bconst && sb == 0) {
+        const int32_t s2 = operand2(q, b[0]);
+        for (i = 0; i < n; ++i) {
+            const int32_t s1 = operand1(q, a[i * sa]);
+            out[i] = (int16_t)clamp_out(q, scale_down(operation == OP_ADD ? s1 + s2 : s1 - s2, q->output_multiplier,
+                                                      q->output_shift));
+        }
+        return;
+    }
+    if (q->input1_multiplier == (INT32_C(1) << 30) && q->input1_shift == 0 && q->left_shift == 15) {
+        /* operand 1 has the larger scale (its multiplier one half): the doubling high mul of k * 2^15 by 2^30
+         * is exactly k * 2^14 (k * 2^45 + 2^30 is below (k * 2^14 + 1) * 2^31), a shift, not a 64-bit product */
+        for (i = 0; i < n; ++i) {
+            const int32_t s1 = (a[i * sa] + q->input1_offset) * (INT32_C(1) << 14);
+            const int32_t s2 = operand2(q, b[i * sb]);
+            out[i] = (int16_t)clamp_out(q, scale_down(operation == OP_ADD ? s1 + s2 : s1 - s2, q->output_multiplier,
+                                                      q->output_shift));
+        }
+        return;
+    }
+    for (i = 0; i < n; ++i) {
+        const int32_t s1 = operand1(q, a[i * sa]);
+        const int32_t s2 = operand2(q, b[i * sb]);
+        out[i] = (int16_t)clamp_out(q, scale_down(operation == OP_ADD ? s1 + s2 : s1 - s2, q->output_multiplier,
+                                                  q->output_shift));
+    }
+}
+
+/* The int16 elements [element, element + (n - 1) * stride] of an operand as a pointer, or NULL where they
+ * cross the end of the pool or are not aligned (or under access tracing). */
+static const int16_t *operand_run(const vmcu_view *view, const int16_t *constant, uint32_t element, int32_t stride,
+                                  int32_t n)
+{
+    if (constant != 0) {
+        return constant + element;
+    }
+    return vmcu_span16(view, element * 2u, ((uint32_t)(n - 1) * (uint32_t)stride + 1u) * 2u);
+}
+
+/* The run of `n` output elements from `element` on, one element at a time through the view. */
+static void walk_s16(const vmcu_binary_s16_params *p, const vmcu_view *first, const vmcu_view *second,
+                     const vmcu_view *output, uint32_t element, uint32_t offset1, uint32_t offset2, int32_t n)
+{
+    const int32_t last = p->rank - 1;
+    int32_t i;
+    for (i = 0; i < n; ++i) {
+        const int32_t value = combine(&p->arith, p->operation, load(first, p->constant1, offset1),
+                                      load(second, p->constant2, offset2));
+        vmcu_store_le(output, element + (uint32_t)i, 2u, (uint64_t)(uint16_t)value);
+        offset1 += (uint32_t)p->strides1[last];
+        offset2 += (uint32_t)p->strides2[last];
+    }
 }
 
 vmcu_status vmcu_binary_s16(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
@@ -48,20 +199,36 @@ vmcu_status vmcu_binary_s16(const vmcu_context *ctx, const void *params, const v
 {
     const vmcu_binary_s16_params *p = (const vmcu_binary_s16_params *)params;
     const vmcu_view *second = p->constant1 == 0 ? &inputs[1] : &inputs[0];
+    const int32_t last = p->rank - 1;
     int32_t index[VMCU_MAX_DIMS] = {0};
-    uint32_t offset1 = 0u, offset2 = 0u, i, total = vmcu_product(p->dims, p->rank);
+    uint32_t offset1 = 0u, offset2 = 0u, o, total;
+    int32_t n, d;
+    int plain;
     (void)ctx;
     /* checked before the run too; here it tells the compiler the shifts' ranges */
     if (p->arith.left_shift < 0 || p->arith.left_shift > 15 || p->arith.input1_shift > 0 || p->arith.input2_shift > 0 ||
-        p->arith.output_shift > 0) {
+        p->arith.output_shift > 0 || p->rank < 1 || p->rank > VMCU_MAX_DIMS) {
         return VMCU_ERROR_BAD_MODEL;
     }
-    for (i = 0u; i < total; ++i) {
-        int32_t d;
-        const int32_t value = combine(&p->arith, p->operation, load(&inputs[0], p->constant1, offset1),
-                                      load(second, p->constant2, offset2));
-        vmcu_store_le(output, i, 2u, (uint64_t)(uint16_t)value);
-        for (d = p->rank - 1; d >= 0; --d) { /* the odometer: the innermost dimension moves first */
+    total = vmcu_product(p->dims, p->rank);
+    n = p->dims[last];
+    plain = p->arith.input1_offset == 0 && p->arith.input2_offset == 0 && p->arith.output_offset == 0 &&
+            p->arith.act_min == -32768 && p->arith.act_max == 32767 &&
+            (p->operation == OP_MUL || p->arith.left_shift == 15);
+    /* the innermost dimension's runs, the outer ones walked by an odometer (the innermost moves first) */
+    for (o = 0u; o < total; o += (uint32_t)n) {
+        const int16_t *a = operand_run(&inputs[0], p->constant1, offset1, p->strides1[last], n);
+        const int16_t *b = operand_run(second, p->constant2, offset2, p->strides2[last], n);
+        int16_t *out = (int16_t *)(uintptr_t)vmcu_span16(output, o * 2u, (uint32_t)n * 2u);
+        if (a != 0 && b != 0 && out != 0 && plain && p->strides1[last] == 1 && p->strides2[last] == 1) {
+            plain_s16(&p->arith, p->operation, a, b, out, n);
+        } else if (a != 0 && b != 0 && out != 0) {
+            run_s16(&p->arith, p->operation, a, p->strides1[last], p->constant1 != 0, b, p->strides2[last],
+                    p->constant2 != 0, out, n);
+        } else {
+            walk_s16(p, &inputs[0], second, output, o, offset1, offset2, n);
+        }
+        for (d = last - 1; d >= 0; --d) {
             offset1 += (uint32_t)p->strides1[d];
             offset2 += (uint32_t)p->strides2[d];
             if (++index[d] < p->dims[d]) {
