@@ -102,6 +102,12 @@ class LayerChainParams:
         return self.layers[0].input_shape
 
     @property
+    def element(self) -> int:
+        """Bytes per activation, the same for every layer of the chain: 2 for 16x8 layers (their rings
+        and register pixels hold int16 values), else 1."""
+        return getattr(self.layers[-1], "element", 1)
+
+    @property
     def output_shape(self) -> tuple[int, ...]:
         return (self.pool or self.layers[-1]).output_shape
 
@@ -132,6 +138,8 @@ class LayerChainParams:
         it then keeps those narrow pixels as tall as the depthwise window."""
         if is_transpose(self.layers[0]):
             return None
+        if self.element > 1:
+            return None
         heads = [i for i, layer in enumerate(self.layers) if i == 0 or not is_pointwise(layer)]
         if self.pulls_input is None:
             return 0 if len(heads) > 1 and _multiplier_one(self.layers[heads[1]]) else None
@@ -148,8 +156,8 @@ class LayerChainParams:
         if self.recomputed is not None and stage == self.stages[self.recomputed]:
             return 0
         if self.line_ring is not None and stage == self.stages[self.line_ring]:
-            return self.line_ring_pixels() * c
-        return stage.ring_rows * w * c
+            return self.line_ring_pixels() * c * self.element
+        return stage.ring_rows * w * c * self.element
 
     @cached_property
     def line_ring(self) -> int | None:
@@ -182,20 +190,21 @@ class LayerChainParams:
     def can_pull(self) -> bool:
         """The chain can pull its input row by row from the application into a ring as tall as
         its first layer's window: NHWC rows (not an NCHW transpose's planes), and no residual ADD,
-        which would read each input row again long after the window has passed it."""
-        return not is_transpose(self.layers[0]) and self.add is None
+        which would read each input row again long after the window has passed it. int8 rows only
+        (the streamed rows of a 16x8 chain are not described)."""
+        return not is_transpose(self.layers[0]) and self.add is None and self.element == 1
 
     def can_push(self) -> bool:
         """The chain can hand its output to the application row by row as each is made: an
-        image's rows (not a global average pool's one pixel)."""
-        return self.pool is None
+        image's rows (not a global average pool's one pixel); int8 rows only."""
+        return self.pool is None and self.element == 1
 
     @property
     def output_ring_bytes(self) -> int:
         """One output row, where the chain pushes its output: it is handed over as soon as it is
         made, and the next row takes its place (0 when the output is in the pool)."""
         _, _, w, c = self.output_shape
-        return 0 if self.pushes_output is None else w * c
+        return 0 if self.pushes_output is None else w * c * self.element
 
     @property
     def input_ring_rows(self) -> int:
@@ -205,12 +214,13 @@ class LayerChainParams:
     @property
     def input_ring_bytes(self) -> int:
         _, _, w, c = self.input_shape
-        return self.input_ring_rows * w * c
+        return self.input_ring_rows * w * c * self.element
 
     def can_recompute(self) -> bool:
         """The paper's recomputation (section 5.2) applies: some stage's pixels can fill the
-        window of the depthwise layer after them directly (`_recomputed_layer`)."""
-        return self._recomputed_layer() is not None
+        window of the depthwise layer after them directly (`_recomputed_layer`). int8 chains only:
+        a 16x8 depthwise layer reads its window from the pool, not from a register window."""
+        return self.element == 1 and self._recomputed_layer() is not None
 
     def stage_tile(self, i: int) -> int:
         """Output pixels per iteration of stage i: PIXELS where their values of its widest layer fit
@@ -227,7 +237,7 @@ class LayerChainParams:
             for tile in range(RECOMPUTE_PIXELS, PIXELS, -2):
                 if k_h * (k_w + (tile - 1) * head.stride[1]) * head.input_shape[3] + tile * widest <= RECOMPUTE_STACK:
                     return tile
-        return PIXELS if PIXELS * widest <= PAIR_BYTES else 1
+        return PIXELS if PIXELS * widest * self.element <= PAIR_BYTES else 1
 
     def recomputed_macs(self) -> int:
         """The multiply-accumulates recomputation adds: per output row of the stage after the
