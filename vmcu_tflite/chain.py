@@ -24,6 +24,11 @@ channel and only the means are stored. Or a residual ADD of the chain's own inpu
 (MobileNetV2's inverted bottleneck: 1x1 expand -> depthwise -> 1x1 project + input): each output
 pixel is added to the input pixel at its place, read just before the output lands on it.
 
+A chain holds layers of one element size: int8, or a 16x8 model's int16 activations (its rings
+and register pixels then hold int16 values, twice the bytes; a global average pool sums them in
+int32 as TFLite Micro's int16 AveragePool does). Recomputation and streamed rows are int8 only: a
+16x8 chain keeps its rings and reads its input from the pool, writes its output there.
+
 The layers are grouped into stages: a stage is one layer with a window (or the first layer) and
 the 1x1 layers that follow it; stage i's output pixels go to ring i, the last stage's to the
 step's output. The kernel (`vmcu_tflite/kernels/chain.py`) computes rows on demand, so every
