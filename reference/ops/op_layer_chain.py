@@ -1,7 +1,8 @@
 """LAYER_CHAIN: a fused chain computes exactly what its layers compute one after another.
 
-The values are those of the unfused kernels (int16 ones for a chain of 16x8 layers); fusion changes only where the intermediate rows
-live, which the step's kernel description replays over the simulated pool.
+The values are those of the unfused kernels (int16 ones for a chain of 16x8 layers); fusion changes
+only where the intermediate rows live, which the step's kernel description replays over the
+simulated pool.
 """
 from __future__ import annotations
 

@@ -126,7 +126,8 @@ def test_the_16x8_ds_cnn_is_one_chain_from_its_stem_to_its_pool():
     assert program.plan.pool_bytes <= 6000 < apart.plan.pool_bytes
     assert program.plan.macs == apart.plan.macs
     data = np.random.default_rng(3).integers(-32768, 32768, size=(1, 49, 10, 1)).astype(np.int16)
-    np.testing.assert_array_equal(Interpreter(program).run([data]).outputs[0], run_tflm(KWS16.read_bytes(), [data], 1)[0][0])
+    expected = run_tflm(KWS16.read_bytes(), [data], 1)[0][0]
+    np.testing.assert_array_equal(Interpreter(program).run([data]).outputs[0], expected)
 
 
 def test_recomputation_and_streamed_rows_leave_a_16x8_chain_as_it_is():

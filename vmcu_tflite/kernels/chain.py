@@ -18,7 +18,8 @@ of output pixels: the columns that tile's windows reach first, in whole tiles of
 stage, the rest of the row with the last tile.
 The last stage's pixels go to the output segment by segment (each segment added to the input's
 at its place first where a residual ADD ends the chain), or, where a global average pool
-ends the chain, into one int32 sum per channel whose means are stored at the end. A chain of 16x8 layers is the same description over int16 values (`LayerChainParams.element`): its
+ends the chain, into one int32 sum per channel whose means are stored at the end.
+A chain of 16x8 layers is the same description over int16 values (`LayerChainParams.element`): its
 pool offsets and ring offsets in bytes, its buffers' indexes in elements, each layer's pixels as its
 own step computes them (`conv_pixel`'s int16 gathered window, `depthwise_pixel`'s int16 rows, and a
 1x1 layer's int16 dot products four channels at a time, `_pointwise_pixels16`), int32 pool sums
