@@ -24,6 +24,11 @@ channel and only the means are stored. Or a residual ADD of the chain's own inpu
 (MobileNetV2's inverted bottleneck: 1x1 expand -> depthwise -> 1x1 project + input): each output
 pixel is added to the input pixel at its place, read just before the output lands on it.
 
+A chain holds layers of one element size: int8, or a 16x8 model's int16 activations (its rings
+and register pixels then hold int16 values, twice the bytes; a global average pool sums them in
+int32 as TFLite Micro's int16 AveragePool does). Recomputation and streamed rows are int8 only: a
+16x8 chain keeps its rings and reads its input from the pool, writes its output there.
+
 The layers are grouped into stages: a stage is one layer with a window (or the first layer) and
 the 1x1 layers that follow it; stage i's output pixels go to ring i, the last stage's to the
 step's output. The kernel (`vmcu_tflite/kernels/chain.py`) computes rows on demand, so every
@@ -106,6 +111,12 @@ class LayerChainParams:
         return self.layers[0].input_shape
 
     @property
+    def element(self) -> int:
+        """Bytes per activation, the same for every layer of the chain: 2 for 16x8 layers (their rings
+        and register pixels hold int16 values), else 1."""
+        return getattr(self.layers[-1], "element", 1)
+
+    @property
     def output_shape(self) -> tuple[int, ...]:
         return (self.pool or self.layers[-1]).output_shape
 
@@ -136,6 +147,8 @@ class LayerChainParams:
         it then keeps those narrow pixels as tall as the depthwise window."""
         if is_transpose(self.layers[0]):
             return None
+        if self.element > 1:
+            return None
         heads = [i for i, layer in enumerate(self.layers) if i == 0 or not is_pointwise(layer)]
         if self.pulls_input is None:
             return 0 if len(heads) > 1 and _multiplier_one(self.layers[heads[1]]) else None
@@ -152,8 +165,8 @@ class LayerChainParams:
         if self.recomputed is not None and stage == self.stages[self.recomputed]:
             return 0
         if self.line_ring is not None and stage == self.stages[self.line_ring]:
-            return self.line_ring_pixels() * c
-        return stage.ring_rows * w * c
+            return self.line_ring_pixels() * c * self.element
+        return stage.ring_rows * w * c * self.element
 
     @cached_property
     def line_ring(self) -> int | None:
@@ -186,20 +199,21 @@ class LayerChainParams:
     def can_pull(self) -> bool:
         """The chain can pull its input row by row from the application into a ring as tall as
         its first layer's window: NHWC rows (not an NCHW transpose's planes), and no residual ADD,
-        which would read each input row again long after the window has passed it."""
-        return not is_transpose(self.layers[0]) and self.add is None
+        which would read each input row again long after the window has passed it. int8 rows only
+        (the streamed rows of a 16x8 chain are not described)."""
+        return not is_transpose(self.layers[0]) and self.add is None and self.element == 1
 
     def can_push(self) -> bool:
         """The chain can hand its output to the application row by row as each is made: an
-        image's rows (not a global average pool's one pixel)."""
-        return self.pool is None
+        image's rows (not a global average pool's one pixel); int8 rows only."""
+        return self.pool is None and self.element == 1
 
     @property
     def output_ring_bytes(self) -> int:
         """One output row, where the chain pushes its output: it is handed over as soon as it is
         made, and the next row takes its place (0 when the output is in the pool)."""
         _, _, w, c = self.output_shape
-        return 0 if self.pushes_output is None else w * c
+        return 0 if self.pushes_output is None else w * c * self.element
 
     @property
     def input_ring_rows(self) -> int:
@@ -209,12 +223,13 @@ class LayerChainParams:
     @property
     def input_ring_bytes(self) -> int:
         _, _, w, c = self.input_shape
-        return self.input_ring_rows * w * c
+        return self.input_ring_rows * w * c * self.element
 
     def can_recompute(self) -> bool:
         """The paper's recomputation (section 5.2) applies: some stage's pixels can fill the
-        window of the depthwise layer after them directly (`_recomputed_layer`)."""
-        return self._recomputed_layer() is not None
+        window of the depthwise layer after them directly (`_recomputed_layer`). int8 chains only:
+        a 16x8 depthwise layer reads its window from the pool, not from a register window."""
+        return self.element == 1 and self._recomputed_layer() is not None
 
     def stage_tile(self, i: int) -> int:
         """Output pixels per iteration of stage i: PIXELS where their values of its widest layer fit
@@ -231,7 +246,7 @@ class LayerChainParams:
             for tile in range(RECOMPUTE_PIXELS, PIXELS, -2):
                 if k_h * (k_w + (tile - 1) * head.stride[1]) * head.input_shape[3] + tile * widest <= RECOMPUTE_STACK:
                     return tile
-        return PIXELS if PIXELS * widest <= PAIR_BYTES else 1
+        return PIXELS if PIXELS * widest * self.element <= PAIR_BYTES else 1
 
     def recomputed_macs(self) -> int:
         """The multiply-accumulates recomputation adds: per output row of the stage after the

@@ -32,10 +32,15 @@ class Block:
 
 
 def is_layer(step: Step) -> bool:
-    """A convolution or depthwise layer a chain can hold: int8 only (a 16x8 layer's int16 rows are
-    not what a chain's rings and kernels hold, so it always runs as a step of its own)."""
-    return (step.kernel in ("CONV_2D", "DEPTHWISE_CONV_2D") and getattr(step.params, "element", 1) == 1
-            and chainable(step.params))
+    """A convolution or depthwise layer a chain can hold: int8, or a 16x8 layer's int16 (a chain
+    holds one element size only: `_element`, `chain_runs`)."""
+    return step.kernel in ("CONV_2D", "DEPTHWISE_CONV_2D") and chainable(step.params)
+
+
+def _element(graph: Graph, step: Step) -> int:
+    """Bytes per element of the step's output: 2 for a 16x8 layer's or pool's int16, else 1."""
+    t = graph.tensors[step.outputs[0]]
+    return t.num_bytes // max(t.num_elements, 1)
 
 
 def _starts_chain(step: Step) -> bool:
@@ -52,7 +57,9 @@ def _residual_add(graph: Graph, step: Step) -> bool:
 
 
 def _ends_chain(graph: Graph, step: Step) -> bool:
-    return (step.kernel == "AVERAGE_POOL_2D" and is_global_average(step.params)) or _residual_add(graph, step)
+    """A global average pool (int8, or the int16 one after 16x8 layers), or a residual ADD (int8)."""
+    return ((step.kernel in ("AVERAGE_POOL_2D", "AVERAGE_POOL_2D_S16") and is_global_average(step.params))
+            or (_residual_add(graph, step) and _element(graph, step) == 1))
 
 
 def _residual_of(graph: Graph, steps: Sequence[Step], members: Sequence[int]) -> bool | None:
@@ -67,14 +74,16 @@ def _residual_of(graph: Graph, steps: Sequence[Step], members: Sequence[int]) ->
 
 def chain_runs(graph: Graph, steps: Sequence[Step]) -> list[tuple[int, ...]]:
     """Maximal runs of consecutive steps a chain can hold, each read only by the next; runs of two
-    steps or more. A TRANSPOSE only starts a run, a pool or an ADD only ends one."""
+    steps or more, all of one element size (int8 or int16). A TRANSPOSE only starts a run, a pool
+    or an ADD only ends one."""
     flow = Dataflow(graph, steps)
     runs: list[list[int]] = []
     for step in steps:
         previous = steps[step.index - 1] if step.index else None
         link = (runs and runs[-1][-1] == step.index - 1
                 and (is_layer(step) or _ends_chain(graph, step)) and not _ends_chain(graph, previous)
-                and flow.only_reader(previous.outputs[0]) == step.index)
+                and flow.only_reader(previous.outputs[0]) == step.index
+                and _element(graph, step) == _element(graph, previous))
         if link:
             runs[-1].append(step.index)
         elif _starts_chain(step):
@@ -95,7 +104,7 @@ def chain_params(graph: Graph, steps: Sequence[Step], members: Sequence[int]) ->
         if first is None:
             return None
         params = LayerChainParams(tuple(s.params for s in parts[:-1]), add=last.params, residual_first=first)
-    elif last.kernel == "AVERAGE_POOL_2D":
+    elif last.kernel in ("AVERAGE_POOL_2D", "AVERAGE_POOL_2D_S16"):
         params = LayerChainParams(tuple(s.params for s in parts[:-1]), pool=last.params)
     else:
         params = LayerChainParams(tuple(s.params for s in parts))

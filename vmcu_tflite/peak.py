@@ -60,7 +60,8 @@ def _workspace_parts(step, size: int) -> list[Part]:
             parts.append(Part(f"ring {i}, a line buffer: ({rows} rows x {w} + {ring // c - rows * w} pixels) x {c}",
                               ring))
         else:
-            parts.append(Part(f"ring {i}: {stage.ring_rows} rows x {w} x {c}", ring))
+            bytes_ = "" if params.element == 1 else f" x {params.element} bytes"  # a 16x8 chain's int16 rows
+            parts.append(Part(f"ring {i}: {stage.ring_rows} rows x {w} x {c}{bytes_}", ring))
     if params.output_ring_bytes:
         _, _, w, c = params.output_shape
         parts.append(Part(f"output ring: 1 row x {w} x {c}", params.output_ring_bytes))

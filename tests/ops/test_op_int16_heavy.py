@@ -261,7 +261,8 @@ def test_conv_ways_are_covered():
 
 def test_plans_are_int16_kernels():
     """Every 16x8 layer runs through its int16 description (int64 accumulators for an int64 bias),
-    never in place, never fused, with segments of whole elements."""
+    never in place, a layer alone never fused (16x8 chains: tests/planner/test_chains16.py), with segments
+    of whole elements."""
     for make in (lambda: build_fc(3, 40, 16), lambda: build_conv(shape=(1, 6, 6, 16), c_out=8, k=(3, 3)),
                  lambda: build_conv("DEPTHWISE_CONV_2D", shape=(1, 6, 6, 16), k=(3, 3))):
         program = compile_model(make()[0])

@@ -18,7 +18,12 @@ of output pixels: the columns that tile's windows reach first, in whole tiles of
 stage, the rest of the row with the last tile.
 The last stage's pixels go to the output segment by segment (each segment added to the input's
 at its place first where a residual ADD ends the chain), or, where a global average pool
-ends the chain, into one int32 sum per channel whose means are stored at the end. The input is
+ends the chain, into one int32 sum per channel whose means are stored at the end.
+A chain of 16x8 layers is the same description over int16 values (`LayerChainParams.element`): its
+pool offsets and ring offsets in bytes, its buffers' indexes in elements, each layer's pixels as its
+own step computes them (`conv_pixel`'s int16 gathered window, `depthwise_pixel`'s int16 rows, and a
+1x1 layer's int16 dot products four channels at a time, `_pointwise_pixels16`), int32 pool sums
+of int16 values and int16 means. The input is
 freed as the windows move past it (the interpreter's frontier), so the output may land on
 consumed input.
 """
@@ -29,12 +34,12 @@ from typing import Callable
 from ..chain import PIXELS, is_depthwise, is_transpose
 from .conv import conv_pixel
 from .depthwise import depthwise_pair, depthwise_pixel, pairs_pixels
-from .gemm import WIDEN_BYTES, channel_group, pair_bytes, whole_words
+from .gemm import ELEMENT_TYPES, WIDEN_BYTES, channel_group, group_width, pair_bytes, whole_words
 from .index import Const, Ix, Var, floor_div, imax, imin
 from .ir import (Accumulate, AddResidual, Average, Broadcast, Dot, Kernel, Loop, PullRow, PushRow, RAMLoad, RAMStore,
                  RegAlloc, Requantize, Widen, Workspace, loop)
 from .offset import dot_offset, kernel_bias
-from .requant import requant_form
+from .requant import requant_form, requant_form16
 from .tuning import depthwise_lanes, tile_channels
 from .window import layer_interior, new_rows, taps
 
@@ -55,7 +60,7 @@ def _head_pixels(params, j: int, source: str, row: Ix, col: Ix, count: Ix, tile:
     or other convolution one by one; a depthwise from the register `window` where one is given
     (`window_cols` pixels wide, the pixel's window from column `window_x`: `depthwise_pixel`)."""
     layer, at, buf = params.layers[j], layer_param(params, j), f"px{j}"
-    c_out = layer.output_shape[3]
+    c_out, act = layer.output_shape[3], ELEMENT_TYPES[params.element]
     xx = Var(f"xx{j}")
     buf, base = into if into else (buf, Const(0))
     if is_transpose(layer):  # pixel (row, xx) of NHWC: one byte of each NCHW channel plane
@@ -66,13 +71,14 @@ def _head_pixels(params, j: int, source: str, row: Ix, col: Ix, count: Ix, tile:
                     RAMLoad("planes", source, row * w + col + t, 1, runs=channels, run_stride=h * w, max_bytes=channels,
                             into=buf, into_index=t * c_out)])], buf
     if is_depthwise(layer):
-        lanes = depthwise_lanes(layer) if layer.depth_multiplier == 1 else 1
-        paired = tile == 2 and window is None and pairs_pixels(layer)  # a full tile's two pixels at once
+        # a 16x8 layer's int16 pixels four channels at a time on every core, one pixel at a time
+        lanes = (depthwise_lanes(layer) if params.element == 1 else 4) if layer.depth_multiplier == 1 else 1
+        paired = tile == 2 and window is None and pairs_pixels(layer) and params.element == 1  # a tile's two pixels
         pairs = floor_div(count, 2) if paired else Const(0)
         pair = [loop(f"pp{j}", 0, pairs, [loop("n", 0, 1, depthwise_pair(
             layer, source, 0, layer.input_shape[3], 0, 0, c_out, dst=buf, params=at, offsets=f"off{j}", x=col, y=row,
             dst_base=base, dst_step=Const(c_out)))])] if paired else []
-        return [*_own(into, buf, tile * c_out), *pair,
+        return [*_own(into, buf, tile * c_out, act), *pair,
                 loop(f"xx{j}", col + 2 * pairs, col + count, [loop("n", 0, 1, depthwise_pixel(
                     layer, source, 0, layer.input_shape[3], 0, 0, c_out, lanes, dst=buf, params=at, offsets=f"off{j}",
                     x=xx, y=row, dst_base=base + (xx - col) * c_out, window=window, window_cols=window_cols,
@@ -82,20 +88,20 @@ def _head_pixels(params, j: int, source: str, row: Ix, col: Ix, count: Ix, tile:
     u = Var(f"u{j}")
     if together.tile == tile:
         pair = imin(c_out - u, together.width)
-        return [*_own(into, buf, pair_bytes(tile * c_out)), *together.reads,
+        return [*_own(into, buf, pair_bytes(tile * c_out), act), *together.reads,
                 loop(f"u{j}", 0, c_out, together.unit(u, pair) + [
                     Requantize(buf, base + u, "acc", pair, u, at, together.form, pixels=count if tile > 1 else Const(1),
                                dst_stride=Const(c_out), acc_stride=Const(together.weight_rows))], step=together.width)], buf
     one = conv_pixel(layer, Const(0), row, xx, params=at, offsets=f"off{j}", source=source)
     pair = imin(c_out - u, one.width)
-    return [*_own(into, buf, pair_bytes(tile * c_out)),
+    return [*_own(into, buf, pair_bytes(tile * c_out), act),
             loop(f"xx{j}", col, col + count, [*one.reads, loop(f"u{j}", 0, c_out, one.unit(u, pair) + [
                 Requantize(buf, base + (xx - col) * c_out + u, "acc", pair, u, at, one.form)], step=one.width)])], buf
 
 
-def _own(into, buf: str, size: int) -> list:
-    """The RegAlloc of a layer's own output buffer; none where it writes `into` another."""
-    return [RegAlloc(buf, "int8_t", size)] if into is None else []
+def _own(into, buf: str, size: int, ctype: str = "int8_t") -> list:
+    """The RegAlloc of a layer's own output buffer (of `ctype` elements); none where it writes `into` another."""
+    return [RegAlloc(buf, ctype, size)] if into is None else []
 
 
 def _pointwise_pixels(params, j: int, src: str, count: Ix, tile: int, into=None,
@@ -106,6 +112,8 @@ def _pointwise_pixels(params, j: int, src: str, count: Ix, tile: int, into=None,
     layer, at, buf = params.layers[j], layer_param(params, j), f"px{j}"
     buf, base = into if into else (buf, Const(0))
     c_in, c_out = layer.input_shape[3], layer.output_shape[3]
+    if params.element > 1:
+        return _pointwise_pixels16(params, j, src, count, tile, buf, base, into)
     form = requant_form(layer.filter, layer.bias, layer.requant, 0, kernel_bias(layer))
     x_offset = dot_offset(layer, at)
     u, t = Var(f"u{j}"), Var(f"t{j}")
@@ -121,6 +129,26 @@ def _pointwise_pixels(params, j: int, src: str, count: Ix, tile: int, into=None,
                 *channel_group(at, u, c_out, c_in, pair, tile, form, width),
                 Dot("acc", 0, x, 0 if widened else first * c_in, tuple(f"w{k}" for k in range(width)), 0, c_in,
                     f"off{j}", x_offset, pair, count, stride),
+                Requantize(buf, base + u, "acc", pair, u, at, form, pixels=count, dst_stride=Const(c_out),
+                           acc_stride=Const(width)),
+            ], step=width)], buf
+
+
+def _pointwise_pixels16(params, j: int, src: str, count: Ix, tile: int, buf: str, base: Ix, into) -> tuple[list, str]:
+    """A 16x8 1x1 layer j over the `count` int16 pixels in buffer `src`, as its GEMM step computes
+    them: the int16 values as they are (no offset: int16 zero points are 0), four output channels
+    per weight pass (two where there are fewer), both pixels of the tile per pass, int64 sums or
+    the int32 ones its bias allows, and its 64-bit requantization to int16."""
+    layer, at = params.layers[j], layer_param(params, j)
+    c_in, c_out = layer.input_shape[3], layer.output_shape[3]
+    form = requant_form16(layer.bias, layer.wide)
+    u, width = Var(f"u{j}"), group_width(c_out)
+    pair = imin(c_out - u, width)
+    return [*_own(into, buf, pair_bytes(tile * c_out), "int16_t"),
+            loop(f"u{j}", 0, c_out, [
+                *channel_group(at, u, c_out, c_in, pair, tile, form, width),
+                Dot("acc", 0, src, 0, tuple(f"w{k}" for k in range(width)), 0, c_in, f"off{j}", "0", pair, count,
+                    c_in),
                 Requantize(buf, base + u, "acc", pair, u, at, form, pixels=count, dst_stride=Const(c_out),
                            acc_stride=Const(width)),
             ], step=width)], buf
@@ -244,12 +272,12 @@ def _row_pixels(params, i: int, r: Ix, lo: Ix | int = 0, hi: Ix | int | None = N
     bounds, so the C has no partial tile to branch on (the row's last, where the tile does not
     divide the row, goes pixel by pixel)."""
     _, _, w, c = params.stage_output(params.stages[i])
-    x, tile = Var(f"x{i}"), params.stage_tile(i)
+    x, tile, e = Var(f"x{i}"), params.stage_tile(i), params.element
     interior = _interior(params, i)
 
     def pixels(first: Ix, end: Ix, size: int, count: Ix, hint=None) -> Loop:
         made, buf = _stage_pixels(params, i, r, x, count, tile=size if size == 1 else None)
-        return loop(f"x{i}", first, end, [*made, RAMStore(f"ring{i}", (r * w + x) * c, count * c, buf)],
+        return loop(f"x{i}", first, end, [*made, RAMStore(f"ring{i}", (r * w + x) * c * e, count * c * e, buf)],
                     step=size, interior=hint)
     if hi is None:
         return [pixels(Const(lo), Const(w), tile, imin(w - x, tile), interior)]
@@ -307,6 +335,10 @@ def layer_chain(params, segment: int) -> Kernel:
     last = len(p.stages) - 1
     _, h, w, c_in = p.input_shape
     _, o_h, o_w, c_out = p.output_shape
+    e, act = p.element, ELEMENT_TYPES[p.element]  # a 16x8 chain: pool offsets in bytes, buffer indexes in elements
+    if segment % e:
+        raise ValueError(f"LAYER_CHAIN of {e}-byte elements in segments of {segment} bytes")
+    segment //= e
     workspaces, at = [], 0
     if p.pulls_input is not None:
         workspaces.append(Workspace("input0", h * w * c_in, p.input_ring_bytes, 0))
@@ -314,7 +346,8 @@ def layer_chain(params, segment: int) -> Kernel:
     for i, stage in enumerate(p.stages[:-1]):
         if _has_ring(p, i):
             _, s_h, s_w, s_c = p.stage_output(stage)
-            workspaces.append(Workspace(f"ring{i}", s_h * s_w * s_c, p.ring_bytes(stage), at, wraps=i == p.line_ring))
+            workspaces.append(Workspace(f"ring{i}", s_h * s_w * s_c * e, p.ring_bytes(stage), at,
+                                        wraps=i == p.line_ring))
             at += p.ring_bytes(stage)
     if p.pushes_output is not None:  # one output row, handed over once made (unwrapped: the application reads it)
         workspaces.append(Workspace("output", o_h * o_w * c_out, p.output_ring_bytes, at))
@@ -336,7 +369,8 @@ def layer_chain(params, segment: int) -> Kernel:
             RAMLoad("res", "input0", (y * w + x + t) * c_in + first, end - first, max_bytes=segment),
             AddResidual(buf, t * c_out + first, "res", 0, end - first, "p->add", p.residual_first)]
         row_body.append(loop("x", 0, cols, [*ahead, *pixels, loop("t", 0, count, [loop("q", 0, segments, [
-            *residual, RAMStore("output", (y * o_w + x + t) * c_out + first, end - first, buf, t * c_out + first)])])],
+            *residual, RAMStore("output", ((y * o_w + x + t) * c_out + first) * e, (end - first) * e, buf,
+                                t * c_out + first)])])],
             step=tile, interior=_interior(p, last)))
         if p.pushes_output is not None:  # the row is final: to the application, and its bytes free again
             row_body.append(PushRow("row", "output", y * o_w * c_out, o_w * c_out, row=y, output=p.pushes_output))
@@ -345,9 +379,9 @@ def layer_chain(params, segment: int) -> Kernel:
         row_body.append(loop("x", 0, cols, [*ahead, *pixels, loop("t", 0, count, [
             Accumulate("sums", buf, c_out, t * c_out)])], step=tile, interior=_interior(p, last)))
         body = [RegAlloc("sums", "int32_t", c_out, fill="0"), loop("y", 0, rows, row_body), *_pull_rest(p),
-                RegAlloc("means", "int8_t", c_out),
+                RegAlloc("means", act, c_out),
                 Average("means", "sums", c_out, rows * cols, p.pool.act_min, p.pool.act_max),
-                loop("q", 0, segments, [RAMStore("output", first, end - first, "means", first)])]
+                loop("q", 0, segments, [RAMStore("output", first * e, (end - first) * e, "means", first)])]
     offsets = [Broadcast(f"off{j}", f"{layer_param(p, j)}->input_offset" if is_depthwise(layer)
                          else dot_offset(layer, layer_param(p, j))) for j, layer in enumerate(p.layers)
                if not is_transpose(layer)]
@@ -358,13 +392,14 @@ def layer_chain(params, segment: int) -> Kernel:
     signature = ("layer_chain", tuple((type(layer).__name__, tuple(layer.input_shape)) + (
         () if is_transpose(layer) else (tuple(layer.filter.shape), layer.stride, layer.padding, layer.tuning))
         for layer in p.layers),
-        pool, add, segment)
+        pool, add, segment) + ((act,) if e > 1 else ())
     kinds = "-".join(["nchw" if is_transpose(layer) else "dw" if is_depthwise(layer) else f"conv{layer.filter.shape[1]}"
                       for layer in p.layers]
                      + ([] if p.pool is None else ["mean"]) + ([] if p.add is None else ["add"]))
     kinds = (kinds if p.pulls_input is None else f"pull-{kinds}") + ("" if p.pushes_output is None else "-push")
-    return Kernel(name="layer_chain", params_type="vmcu_layer_chain_params", signature=signature,
-                  tensors=({} if p.pulls_input is not None else {"input0": h * w * c_in})
-                  | ({} if p.pushes_output is not None else {"output": o_h * o_w * c_out}),
+    return Kernel(name="layer_chain" if e == 1 else "layer_chain_s16", params_type="vmcu_layer_chain_params",
+                  signature=signature, tensors=({} if p.pulls_input is not None else {"input0": h * w * c_in * e})
+                  | ({} if p.pushes_output is not None else {"output": o_h * o_w * c_out * e}),
                   body=(*offsets, *body), workspaces=tuple(workspaces),
-                  doc=f"LAYER_CHAIN {kinds} {p.input_shape} -> {p.output_shape}, {segment}-byte segments")
+                  doc=f"LAYER_CHAIN {kinds} {p.input_shape} -> {p.output_shape}, {segment * e}-byte segments"
+                  + (f", {act} activations" if e > 1 else ""), element=e)

@@ -736,6 +736,10 @@ class _Lowering(GemmAssembly):
         if pointer is not None and pointer.kind == "load" and pointer.ctype != "int8_t":
             self.dot_elements(s, depth)
             return
+        if (pointer is not None and pointer.kind == "buffer" and pointer.ctype == "int16_t" and self.kernel.element > 1
+                and self.lookup(s.weights[0]).ctype == "int8_t"):  # a chain's int16 pixels in registers
+            self.dot_elements(s, depth)
+            return
         if pointer is not None and pointer.run_stride is not None:
             raise NotImplementedError(f"kernel {self.kernel.name}: Dot over {s.x}, a load of several runs")
         lo, hi = self.bounds(s.count)
@@ -970,8 +974,9 @@ class _Lowering(GemmAssembly):
 
     def dot_lanes_elements(self, s: DotLanes, depth: int) -> None:
         """DotLanes over int16 inputs (a 16x8 depthwise layer; no offset): each lane's product added
-        to its accumulator in the accumulator's type (int64, or int32 wrapping)."""
-        if s.x_offset != "p->input_offset" and s.x_offset != "0":
+        to its accumulator in the accumulator's type (int64, or int32 wrapping). The offset is a layer's
+        input_offset (a chain's member's too), which the kernel's check proves 0 (vmcu_layer16_ok)."""
+        if not s.x_offset.endswith("->input_offset") and s.x_offset != "0":
             raise ValueError(f"kernel {self.kernel.name}: a DotLanes over int16 inputs adds no offset")
         lo, hi = self.bounds(s.lanes)
         if self.lookup(s.w) is not None:
@@ -1230,10 +1235,16 @@ class _Lowering(GemmAssembly):
 
 
     def lower_Accumulate(self, s: Accumulate, depth: int) -> None:
-        """acc[k] += src[k]: on Helium four sums per vector (vmcu_accumulate_s8_mve)."""
+        """acc[k] += src[k]: on Helium four sums per vector (vmcu_accumulate_s8_mve); int16 values
+        (a 16x8 chain's) one at a time on every core."""
         k = self.fresh("k")
         self.ref(s.acc)
         index = paren(self.at(s.src, s.src_index))
+        if self.lookup(s.src) is not None and self.lookup(s.src).ctype == "int16_t":
+            self.line(depth, f"for (int32_t {k} = 0; {k} < {paren(s.count.c())}; ++{k}) {{")
+            self.line(depth + 1, f"{s.acc}[{k}] += {s.src}[{_sum(index, k)}];")
+            self.line(depth, "}")
+            return
         self.lines.append("#if VMCU_MVE")
         self.line(depth, f"vmcu_accumulate_s8_mve({s.acc}, {plus(s.src, index)}, {s.count.c()});")
         self.lines.append("#else")
@@ -1247,10 +1258,11 @@ class _Lowering(GemmAssembly):
         k, total = self.fresh("k"), self.fresh("sum")
         self.ref(s.acc)
         half = s.divisor // 2
+        ctype = self.lookup(s.dst).ctype if self.lookup(s.dst) is not None else "int8_t"  # int16 means of a 16x8 chain
         self.line(depth, f"for (int32_t {k} = 0; {k} < {paren(s.count.c())}; ++{k}) {{")
         self.code(depth + 1, [
             f"const int32_t {total} = {s.acc}[{k}];",
-            f"{s.dst}[{k}] = (int8_t)vmcu_clamp(({total} > 0 ? {total} + {half} : {total} - {half}) / {s.divisor}, "
+            f"{s.dst}[{k}] = ({ctype})vmcu_clamp(({total} > 0 ? {total} + {half} : {total} - {half}) / {s.divisor}, "
             f"{s.act_min}, {s.act_max});"])
         self.line(depth, "}")
 
