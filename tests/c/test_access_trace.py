@@ -97,7 +97,9 @@ int main(void)
     }
     {
         static int8_t scratch[M_SCRATCH_BYTES];
-        const vmcu_memory memory = {pool, (uint32_t)sizeof pool, scratch, (uint32_t)sizeof scratch, NULL, 0};
+        static uint32_t state[M_STATE_BYTES / 4u + 1u]; /* an LSTM's: 4-byte aligned */
+        const vmcu_memory memory = {pool, (uint32_t)sizeof pool, scratch, (uint32_t)sizeof scratch,
+                                    M_STATE_BYTES ? (int8_t *)state : NULL, M_STATE_BYTES};
         return (int)vmcu_invoke(&m_model, &memory, NULL);
     }
 }
@@ -228,6 +230,37 @@ def int16_sigmoid_model() -> bytes:
     return b.build()
 
 
+def fixture(name: str):
+    """A committed model of models/ (its bytes, made on call)."""
+    return lambda: (Path(__file__).resolve().parents[2] / "models" / f"{name}.tflite").read_bytes()
+
+
+def int16_pad_model() -> bytes:
+    """int16 rows padded around a [1, 4, 3, 18] input by a PADV2 of a value of two unequal bytes (PAD_S16's
+    kernel), a PAD (folded into the VALID MAX_POOL_2D after it), a SAME AVERAGE_POOL_2D (its 18 channels
+    a block of 16 and one of 2), then a MEAN over H and W."""
+    from tests.tflite_builder import ModelBuilder
+    b = ModelBuilder()
+    q = dict(scale=1e-3, zero_point=0)
+    c = 18
+    x = b.tensor((1, 4, 3, c), "int16", **q)
+    first, second = b.tensor((1, 6, 4, c), "int16", **q), b.tensor((1, 7, 6, c), "int16", **q)
+    b.op("PADV2", [x, b.const(np.array([[0, 0], [2, 0], [0, 1], [0, 0]], np.int32)),
+                   b.const(np.array([300], np.int16), **q)], [first])
+    b.op("PAD", [first, b.const(np.array([[0, 0], [0, 1], [1, 1], [0, 0]], np.int32))], [second])
+    pooled, averaged = b.tensor((1, 3, 3, c), "int16", **q), b.tensor((1, 3, 3, c), "int16", **q)
+    b.op("MAX_POOL_2D", [second], [pooled], padding=1, stride_h=2, stride_w=2, filter_height=3, filter_width=2)
+    b.op("AVERAGE_POOL_2D", [pooled], [averaged], padding=0, stride_h=1, stride_w=1, filter_height=3, filter_width=3)
+    mean = b.tensor((1, c), "int16", **q)
+    b.op("MEAN", [averaged, b.const(np.array([1, 2], np.int32))], [mean], keep_dims=False)
+    b.inputs, b.outputs = [x], [mean]
+    return b.build()
+
+
+# models with a 16x8 heavy layer, whose kernel takes segments of whole int16 elements only
+WHOLE_ELEMENT_SEGMENTS = {"lstm_sequence_16x8"}
+
+
 def programs() -> list[tuple[str, Program]]:
     """Each kernel model under its own vMCU plan and with 3-byte segments (partial segments)."""
     cases = []
@@ -235,10 +268,13 @@ def programs() -> list[tuple[str, Program]]:
                        ("shape", kernel_models.shape_model), ("high_rank", kernel_models.high_rank_model),
                        ("logistic", logistic_model), ("activation", kernel_models.activation_model),
                        ("stack", kernel_models.stack_model), ("int16", int16_model),
-                       ("int16_sigmoid", int16_sigmoid_model)):
+                       ("int16_sigmoid", int16_sigmoid_model), ("int16_pad", int16_pad_model),
+                       ("sixteen_by_eight", fixture("sixteen_by_eight")),
+                       ("lstm_sequence_16x8", fixture("lstm_sequence_16x8"))):
         model = make()
         cases.append((f"{name}-vmcu", compile_model(model, "vmcu", fuse=False)))
-        cases.append((f"{name}-segment3", program_with_segment(model, 3)))
+        if name not in WHOLE_ELEMENT_SEGMENTS:
+            cases.append((f"{name}-segment3", program_with_segment(model, 3)))
     return cases
 
 
