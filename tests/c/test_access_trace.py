@@ -235,28 +235,6 @@ def fixture(name: str):
     return lambda: (Path(__file__).resolve().parents[2] / "models" / f"{name}.tflite").read_bytes()
 
 
-def int16_pad_model() -> bytes:
-    """int16 rows padded around a [1, 4, 3, 18] input by a PADV2 of a value of two unequal bytes (PAD_S16's
-    kernel), a PAD (folded into the VALID MAX_POOL_2D after it), a SAME AVERAGE_POOL_2D (its 18 channels
-    a block of 16 and one of 2), then a MEAN over H and W."""
-    from tests.tflite_builder import ModelBuilder
-    b = ModelBuilder()
-    q = dict(scale=1e-3, zero_point=0)
-    c = 18
-    x = b.tensor((1, 4, 3, c), "int16", **q)
-    first, second = b.tensor((1, 6, 4, c), "int16", **q), b.tensor((1, 7, 6, c), "int16", **q)
-    b.op("PADV2", [x, b.const(np.array([[0, 0], [2, 0], [0, 1], [0, 0]], np.int32)),
-                   b.const(np.array([300], np.int16), **q)], [first])
-    b.op("PAD", [first, b.const(np.array([[0, 0], [0, 1], [1, 1], [0, 0]], np.int32))], [second])
-    pooled, averaged = b.tensor((1, 3, 3, c), "int16", **q), b.tensor((1, 3, 3, c), "int16", **q)
-    b.op("MAX_POOL_2D", [second], [pooled], padding=1, stride_h=2, stride_w=2, filter_height=3, filter_width=2)
-    b.op("AVERAGE_POOL_2D", [pooled], [averaged], padding=0, stride_h=1, stride_w=1, filter_height=3, filter_width=3)
-    mean = b.tensor((1, c), "int16", **q)
-    b.op("MEAN", [averaged, b.const(np.array([1, 2], np.int32))], [mean], keep_dims=False)
-    b.inputs, b.outputs = [x], [mean]
-    return b.build()
-
-
 # models with a 16x8 heavy layer, whose kernel takes segments of whole int16 elements only
 WHOLE_ELEMENT_SEGMENTS = {"lstm_sequence_16x8"}
 
@@ -268,7 +246,7 @@ def programs() -> list[tuple[str, Program]]:
                        ("shape", kernel_models.shape_model), ("high_rank", kernel_models.high_rank_model),
                        ("logistic", logistic_model), ("activation", kernel_models.activation_model),
                        ("stack", kernel_models.stack_model), ("int16", int16_model),
-                       ("int16_sigmoid", int16_sigmoid_model), ("int16_pad", int16_pad_model),
+                       ("int16_sigmoid", int16_sigmoid_model), ("int16_rows", kernel_models.int16_rows_model),
                        ("sixteen_by_eight", fixture("sixteen_by_eight")),
                        ("lstm_sequence_16x8", fixture("lstm_sequence_16x8"))):
         model = make()
