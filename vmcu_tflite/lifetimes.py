@@ -19,6 +19,7 @@ import networkx as nx
 import numpy as np
 
 from .graph import Graph
+from .ops import SPECS
 from .steps import Step
 
 
@@ -32,7 +33,8 @@ class Buffer:
     # its base at a multiple of it and never across the end of the pool (1: int8, any place)
     align: int = 1
     # a buffer of wider elements that may still cross the end of the pool: every step that reads or
-    # writes it is a 16x8 heavy layer, whose described kernel copies what wraps (`kernels.lower_c`)
+    # writes it is a 16x8 heavy layer, whose described kernel copies what wraps (`kernels.lower_c`),
+    # or a kernel whose spec says it reaches its elements through wrapping accessors (`OpSpec.wraps`)
     wraps: bool = False
 
 
@@ -82,10 +84,12 @@ class Dataflow:
         return any(getattr(self.steps[i].params, "pushes_output", None) is not None for i in self.writers(tensor))
 
     def wraps(self, tensor: int) -> bool:
-        """Whether only 16x8 heavy layers read and write `tensor` (their descriptions take int16 data
-        across the end of the pool); the application's inputs and outputs stay in one piece anyway."""
+        """Whether only 16x8 heavy layers (their descriptions take int16 data across the end of the
+        pool) and kernels whose spec says they wrap (`OpSpec.wraps`) read and write `tensor`; the
+        application's inputs and outputs stay in one piece anyway."""
         steps = self.readers(tensor) + self.writers(tensor)
-        return bool(steps) and all(getattr(self.steps[i].params, "element", 1) == 2 for i in steps)
+        return bool(steps) and all(getattr(self.steps[i].params, "element", 1) == 2 or SPECS[self.steps[i].kernel].wraps
+                                   for i in steps)
 
     def lifetimes(self) -> dict[int, Buffer]:
         end = max(len(self.steps) - 1, 0)

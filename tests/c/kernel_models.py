@@ -407,3 +407,23 @@ def stack_model() -> bytes:
     q = m.pack([columns[7], m.constant((2, 4), p_scale, p_zp), columns[3]], 0)  # [3, 2, 4]
     return m.build(q, m.pack([m.unary("ABS", c) for c in columns[:5]], 1))     # [2, 5, 4]
 
+
+def int16_rows_model() -> bytes:
+    """int16 rows padded around a [1, 4, 3, 18] input by a PADV2 of a value of two unequal bytes (PAD_S16's
+    kernel), a PAD (folded into the VALID MAX_POOL_2D after it), a SAME AVERAGE_POOL_2D (its 18 channels
+    a block of 16 and one of 2), then a MEAN over H and W."""
+    b = ModelBuilder()
+    q = dict(scale=1e-3, zero_point=0)
+    c = 18
+    x = b.tensor((1, 4, 3, c), "int16", **q)
+    first, second = b.tensor((1, 6, 4, c), "int16", **q), b.tensor((1, 7, 6, c), "int16", **q)
+    b.op("PADV2", [x, b.const(np.array([[0, 0], [2, 0], [0, 1], [0, 0]], np.int32)),
+                   b.const(np.array([300], np.int16), **q)], [first])
+    b.op("PAD", [first, b.const(np.array([[0, 0], [0, 1], [1, 1], [0, 0]], np.int32))], [second])
+    pooled, averaged = b.tensor((1, 3, 3, c), "int16", **q), b.tensor((1, 3, 3, c), "int16", **q)
+    b.op("MAX_POOL_2D", [second], [pooled], padding=1, stride_h=2, stride_w=2, filter_height=3, filter_width=2)
+    b.op("AVERAGE_POOL_2D", [pooled], [averaged], padding=0, stride_h=1, stride_w=1, filter_height=3, filter_width=3)
+    mean = b.tensor((1, c), "int16", **q)
+    b.op("MEAN", [averaged, b.const(np.array([1, 2], np.int32))], [mean], keep_dims=False)
+    b.inputs, b.outputs = [x], [mean]
+    return b.build()

@@ -85,6 +85,8 @@ MODELS = {
     # 16x8: the int16 element-wise kinds, streaming (the fixture; a RELU, PRELU, LOGISTIC, TANH chain)
     "int16": int16_model,
     "int16_chain": int16_sigmoid_model,
+    # 16x8: the int16 PAD, pools and MEAN streaming over rows (a PADV2 of an int16 value, a folded PAD)
+    "int16_rows": kernel_models.int16_rows_model,
 }
 
 
@@ -115,15 +117,14 @@ def test_models_use_every_kind_and_mode():
         modes |= {(s.kernel, s.mode) for s in plan.steps}
     runtime = {name for name, spec in SPECS.items() if spec.kind_id is not None} - {"LAYER_CHAIN"}
     assert kinds == runtime, sorted(runtime ^ kinds)  # chains: tests/c/test_fused_host.py
-    whole = {"TRANSPOSE", "RESIZE_NEAREST_NEIGHBOR", "RESIZE_BILINEAR", "PAD", "PADV2", "LOGISTIC", "STRIDED_SLICE",
+    whole = {"TRANSPOSE", "RESIZE_NEAREST_NEIGHBOR", "RESIZE_BILINEAR", "PADV2", "LOGISTIC", "STRIDED_SLICE",
              "SPLIT", "SPLIT_V", "GATHER", "REDUCE_MAX", "TRANSPOSE_CONV", "SVDF", "UNIDIRECTIONAL_SEQUENCE_LSTM",
              "TILE", "CONSTANT", "UNPACK", "TFLite_Detection_PostProcess",
              "BATCH_MATMUL", "READ_VARIABLE", "ASSIGN_VARIABLE", "CALL_ONCE",
              "CAST", "SignalWindow", "SignalFftAutoScale", "SignalRfft",
              "SignalEnergy", "SignalFilterBank", "SignalFilterBankSquareRoot", "SignalFilterBankSpectralSubtraction",
              "NOISE_ESTIMATE", "SignalPCAN", "SignalFilterBankLog", "INT32_BINARY",
-             "REQUANTIZE", "AVERAGE_POOL_2D_S16", "MAX_POOL_2D_S16", "MEAN_S16", "PAD_S16",
-             "UNIDIRECTIONAL_SEQUENCE_LSTM_S16", "BATCH_MATMUL_S16"}
+             "REQUANTIZE", "BATCH_MATMUL_S16"}
     for name in runtime - whole:
         assert (name, "segment") in modes, name
     assert ("DEPTHWISE_CONV_2D", "in-place") in modes

@@ -2,7 +2,8 @@
 
 Also holds the geometry shared with MAX_POOL_2D (`PoolParams`, `prepare_pool`). int16 pools (a 16x8
 model's: TFLite Micro's int16 AveragePool and MaxPool, the same arithmetic over int16 values) are
-steps of their own kinds (`average_pool2d_s16`, `max_pool2d_s16`), whole tensors.
+steps of their own kinds (`average_pool2d_s16`, `max_pool2d_s16`), streamed as their kernels walk
+(`pool16_access`).
 """
 from __future__ import annotations
 
@@ -88,6 +89,16 @@ def pool_access(graph: Graph, step: Step, position: int, segment: int) -> Access
     """Pools stream like a depthwise window over channel segments (both pool kinds)."""
     p = step.params
     return windowed(p.input_shape, p.output_shape, p.filter, p.stride, (1, 1), p.padding, segment, channel_reads=True)
+
+
+def pool16_access(channels: int):
+    """The int16 pools' walk: pixel by pixel, `channels` channels at a time (whatever the planner's
+    segment), each block's taps read before its outputs are written; `windowed` over int16 elements."""
+    def access(graph: Graph, step: Step, position: int, segment: int) -> AccessPattern | None:
+        p = step.params
+        return windowed(p.input_shape, p.output_shape, p.filter, p.stride, (1, 1), p.padding, 2 * channels,
+                        channel_reads=True, element=2)
+    return access
 
 
 SPEC = OpSpec(KIND, kind_id=5, emit=emit, prepare=prepare, c_kernel="vmcu_avg_pool2d_s8", access=pool_access,

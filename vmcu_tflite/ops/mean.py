@@ -5,7 +5,7 @@ then one MultiplyByQuantizedMultiplier whose multiplier folds in 1 / count. The 
 here once: the Q31 multiplier of input scale / output scale is shifted left by
 s = min(floor(log2(count)), 32, 31 + shift), divided by count (truncating) and the shift lowered by s.
 An int16 MEAN (a 16x8 model's) is the same arithmetic clamped to int16 (TFLite Micro's
-QuantizedMeanOrSum<int16_t>): a MEAN_S16 step (`mean_s16`), whole tensors.
+QuantizedMeanOrSum<int16_t>): a MEAN_S16 step (`mean_s16`), streamed element by element (`mean16_access`).
 """
 from __future__ import annotations
 
@@ -110,6 +110,17 @@ def mean_access(graph: Graph, step: Step, position: int, segment: int) -> Access
         return None
     _, h, w, c = p.input_shape
     return channel_reduction(h * w, c, segment)
+
+
+def mean16_access(graph: Graph, step: Step, position: int, segment: int) -> AccessPattern | None:
+    """The int16 kernel: output element by output element (whatever the planner's segment), each
+    summed over its reduced positions first. Streams when only the last dimension is kept (besides
+    dimensions of 1): output c is channel c of every position ([1, H, W, C] over H and W, [1, P, C] over P)."""
+    p = step.params
+    shape = p.input_shape
+    if len(shape) < 2 or len(shape) - 1 in p.axes or any(d != 1 for i, d in enumerate(shape[:-1]) if i not in p.axes):
+        return None
+    return channel_reduction(p.count, shape[-1], 2, element=2)
 
 
 SPEC = OpSpec(KIND, kind_id=7, emit=emit, prepare=prepare, c_kernel="vmcu_mean_s8", access=mean_access,

@@ -8,13 +8,18 @@ with any other value it is a PAD_S16 step (`pad_s16`), whose kernel writes int16
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..codegen.params.pad import emit
 from ..graph import Graph, Op
 from .common import constant, output, require, tensor
+from ..planner.access import AccessPattern, padded_rows
 from .spec import TWO_INPUTS, OpSpec
+
+if TYPE_CHECKING:
+    from ..steps import Step
 
 KIND = "PAD"
 TYPES = ("int8", "int16")
@@ -75,5 +80,17 @@ def prepare_pad(graph: Graph, op: Op) -> PadParams:
     return check_pad_value(op, prepare(graph, op))
 
 
-SPEC = OpSpec(KIND, kind_id=8, emit=emit, prepare=prepare_pad, c_kernel="vmcu_pad_s8", arity=TWO_INPUTS,
-              activation_types=frozenset({"int16"}))
+def pad_access(graph: Graph, step: Step, position: int, segment: int) -> AccessPattern | None:
+    """Both PAD kernels (bytes, int16 elements) walk the output's rows along the innermost dimension
+    in order, each row's input copied as it is written. Streamed only when the innermost dimension is
+    not padded: a row is then the input's row alone, read before any byte of it is written (a row
+    with pad around it writes pad before it copies)."""
+    p = step.params
+    if position != 0 or not p.input_shape or p.paddings[-1] != (0, 0):
+        return None
+    return padded_rows(p.input_shape, p.output_shape, [b for b, _ in p.paddings],
+                       p.input_shape[-1] * p.element_bytes)
+
+
+SPEC = OpSpec(KIND, kind_id=8, emit=emit, prepare=prepare_pad, c_kernel="vmcu_pad_s8", access=pad_access,
+              arity=TWO_INPUTS, activation_types=frozenset({"int16"}), wraps=True)

@@ -61,6 +61,10 @@ class OpSpec:
     activation_types: the activation types other than int8 the op reads or writes (a post-processing
               op's float outputs, an audio front end's int16 and int32): the reader's type blocker lets
               them through for this op, and its prepare checks each tensor exactly
+    wraps:    the runtime kernel reaches every element of its tensors through the views' wrapping
+              accessors (vmcu_load_signed, vmcu_read, vmcu_copy, vmcu_span16 with its fallback), so a
+              tensor of wider elements (int16) that only such kernels read and write may cross the end
+              of the pool (`lifetimes.Buffer.wraps`); False: the planner keeps it in one piece
     """
 
     name: str
@@ -77,6 +81,7 @@ class OpSpec:
     scratch: Optional[Callable[[Any], int]] = None
     custom: bool = False
     activation_types: frozenset[str] = frozenset()
+    wraps: bool = False
 
     @property
     def is_tflite_op(self) -> bool:

@@ -90,15 +90,18 @@ def _segments(channels: int, segment: int) -> int:
     return -(-channels // segment)
 
 
-def windowed(in_shape, out_shape, kernel_hw, stride, dilation, padding, segment: int, channel_reads: bool):
+def windowed(in_shape, out_shape, kernel_hw, stride, dilation, padding, segment: int, channel_reads: bool,
+             element: int = 1):
     """Pooling (and any windowed op): iterations (n, oy, ox, output-channel segment).
 
     The window of output pixel (oy, ox) starts at input row oy*s - pad and column ox*s - pad,
     clipped to the input; `channel_reads` says the iteration reads only its own channel segment
-    (depthwise, pooling) rather than every input channel (convolution).
+    (depthwise, pooling) rather than every input channel (convolution). Shapes count elements of
+    `element` bytes (2: int16), `segment` bytes.
     """
     n, h, w, c_in = in_shape
     _, o_h, o_w, c_out = out_shape
+    c_in, c_out = c_in * element, c_out * element
     q = _segments(c_out, segment)
     dims = (n, o_h, o_w, q)
     (k_h, k_w), (s_h, s_w), (d_h, d_w), (p_h, p_w) = kernel_hw, stride, dilation, padding
@@ -131,11 +134,13 @@ def elementwise(total: int, segment: int) -> AccessPattern:
     )
 
 
-def channel_reduction(pixels: int, channels: int, segment: int) -> AccessPattern:
+def channel_reduction(pixels: int, channels: int, segment: int, element: int = 1) -> AccessPattern:
     """MEAN over every pixel of an [N=1, H, W, C] input: one channel segment at a time.
 
-    Iteration q reads channel segment q of every pixel, accumulates, then writes output segment q.
+    Iteration q reads channel segment q of every pixel, accumulates, then writes output segment q
+    (`channels` elements of `element` bytes, `segment` bytes).
     """
+    channels = channels * element
     q = _segments(channels, segment)
     return AccessPattern(
         dims=(q,),
@@ -160,6 +165,34 @@ def concatenation(outer: int, inner_x: int, inner_out: int, before_x: int) -> Ac
         read_lo=affine((inner_x, 0)),
         read_hi=affine((inner_x, 0), inner_x),
     )
+
+
+def rows(dims: tuple[int, ...], read_weights: tuple[int, ...], read_bytes: int, write_weights: tuple[int, ...],
+         write_bytes: int) -> AccessPattern:
+    """A kernel that reads one input row, then writes one output row, per iteration: row i of the input
+    is [read_weights . i, + read_bytes), of the output [write_weights . i, + write_bytes) (an LSTM's
+    time steps: input row t in, output row t out, the rows of different widths)."""
+    return AccessPattern(dims=dims, write_lo=affine(write_weights), write_hi=affine(write_weights, write_bytes),
+                         read_lo=affine(read_weights), read_hi=affine(read_weights, read_bytes))
+
+
+def padded_rows(in_shape: Sequence[int], out_shape: Sequence[int], before: Sequence[int],
+                row_bytes: int) -> AccessPattern:
+    """PAD with nothing added to the innermost dimension: iterations are the output's rows (every index
+    but the last, row-major), each written whole (`row_bytes`), the input row it copies read first. A
+    row in the padding reads nothing; here it counts as reading the input row its index clips to (a
+    conservative bound: those bytes stay unwritten until that row is done)."""
+    lead_in, lead_out = tuple(in_shape[:-1]) or (1,), tuple(out_shape[:-1]) or (1,)
+    before = tuple(before[:-1]) or (0,)
+    in_rows = np.cumprod((1,) + lead_in[:0:-1])[::-1].tolist()  # input rows per step of each index
+    out_rows = np.cumprod((1,) + lead_out[:0:-1])[::-1].tolist()
+    k = len(lead_out)
+    unit = lambda d: tuple(int(d == e) for e in range(k))  # noqa: E731
+    clipped = tuple(Term(row_bytes * int(stride), unit(d), -int(b), lo=0, hi=int(size) - 1)
+                    for d, (stride, b, size) in enumerate(zip(in_rows, before, lead_in)))
+    written = Term(row_bytes, tuple(int(s) for s in out_rows))
+    return AccessPattern(dims=lead_out, write_lo=Expr(0, (written,)), write_hi=Expr(row_bytes, (written,)),
+                         read_lo=Expr(0, clipped), read_hi=Expr(row_bytes, clipped))
 
 
 def same_shape(graph: Graph, step: Step, position: int, segment: int) -> AccessPattern | None:

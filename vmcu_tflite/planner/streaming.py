@@ -5,7 +5,8 @@ step has already consumed. Kernels written in the kernel language (conv, depthwi
 connected, fused blocks) give the least input-to-output distance from their own loads and stores
 (`vmcu_tflite/kernels/access.py`); the other kinds say how they walk their tensors
 (`access_pattern`) and the gap solver turns that into the distance. Steps whose kernel has no
-segment form (TRANSPOSE, RESIZE, PAD, broadcasting operands) stay whole-tensor.
+segment form (TRANSPOSE, RESIZE, a PAD of the innermost dimension, broadcasting operands) stay
+whole-tensor.
 """
 from __future__ import annotations
 

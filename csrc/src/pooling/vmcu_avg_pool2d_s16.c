@@ -2,7 +2,7 @@
  * AVERAGE_POOL_2D, int16 (a 16x8 model's): TFLite's integer AveragePool over int16 values. A window's
  * in-bounds taps are summed in int32 and divided by their count, rounding half away from zero, then
  * clamped. With a PAD folded in (p->padded) the taps outside the input hold p->pad_value and count.
- * Over the whole tensor (the output is apart from the input), pixel by pixel in blocks of up to 16
+ * Pixel by pixel (the output may lie over input no later window reads: pool16_access) in blocks of up to 16
  * channels whose sums stay on the stack: each tap's channels of a block are one contiguous run, read
  * through a pointer into the pool (one load and one add a value) unless the run crosses the pool's end.
  */

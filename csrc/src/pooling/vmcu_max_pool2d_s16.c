@@ -2,7 +2,8 @@
  * MAX_POOL_2D, int16 (a 16x8 model's): TFLite's integer MaxPool over int16 values: the greatest of a
  * window's in-bounds taps (from -32768), then the clamp. With a PAD folded in (p->padded) the taps
  * outside the input hold p->pad_value, as the PAD's output would. Element by element over the whole
- * tensor (the output is apart from the input).
+ * tensor, each output element written once its taps are read (the output may lie over input no later
+ * window reads: pool16_access).
  */
 #include "vmcu/vmcu_kernels.h"
 #include "vmcu/vmcu_s16.h"

@@ -1,7 +1,8 @@
 /*
  * MEAN, int16 (a 16x8 model's): TFLite's QuantizedMeanOrSum<int16_t> (an int32 sum per output, minus
  * input zero point x count, one requantization whose multiplier includes 1 / count, the int16 clamp).
- * Outputs in order, each summed over its reduced positions (whole tensor: the output is apart).
+ * Outputs in order, each summed over its reduced positions before it is written (the output may lie
+ * over input no later output reads: mean16_access).
  */
 #include "vmcu/vmcu_check.h"
 #include "vmcu/vmcu_kernels.h"

@@ -1,7 +1,8 @@
 /*
  * UNIDIRECTIONAL_SEQUENCE_LSTM in 16x8: int16 input, output and output state (zero points 0), int8
  * weights, int64 gate biases, int16 cell state, bit-exact with TFLite Micro's LSTM instantiated for
- * int16 activations (whole tensor: the output is apart from the input).
+ * int16 activations. Row (b, t) of the input is read whole before row (b, t) of the output is
+ * written, rows in (b, t) order: the output may lie over input rows already read (lstm_access).
  *
  * The int8 kernel's steps (vmcu_lstm_s8.c), unit by unit: each gate is an input layer (with the
  * bias) plus a recurrent layer over the previous output state (the four gates' rows of a unit summed

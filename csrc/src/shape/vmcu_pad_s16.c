@@ -1,8 +1,8 @@
 /*
  * PAD, int16 (a 16x8 model's PAD or PADV2 whose pad value is not two equal bytes): the input's
- * elements surrounded by the pad value (whole tensor: the output is apart). Rows along the innermost
- * dimension: a row outside the input is all pad value; a row inside is pad, the input's row (its
- * bytes copied), pad.
+ * elements surrounded by the pad value. Rows along the innermost dimension: a row outside the input is
+ * all pad value; a row inside is pad, the input's row (its bytes copied), pad. The output may lie over
+ * input rows already copied, as PAD's byte kernel's (pad.pad_access).
  */
 #include "vmcu/vmcu_check.h"
 #include "vmcu/vmcu_kernels.h"

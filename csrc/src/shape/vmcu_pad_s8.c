@@ -1,8 +1,10 @@
 /*
- * PAD, int8: the input surrounded by the pad value (whole tensor: the output is apart).
+ * PAD, int8 (and int16 padded as bytes): the input surrounded by the pad value.
  *
  * The output is written row by row along its innermost dimension: a row outside the input is
- * all pad value, a row inside is pad, the input's row, pad.
+ * all pad value, a row inside is pad, the input's row, pad. Where the innermost dimension is not
+ * padded the planner may put the output over input rows already copied (pad.pad_access): each
+ * row is copied forwards (vmcu_copy) to a place that does not start after its source.
  */
 #include "vmcu/vmcu_check.h"
 #include "vmcu/vmcu_kernels.h"
