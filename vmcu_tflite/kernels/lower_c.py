@@ -1181,6 +1181,8 @@ class _Lowering(GemmAssembly):
         - a whole 2x2 tile, its constants gathered and its bytes scattered (the scalar loop takes the
           tile that is not whole: `if (whole) {vector} else` falls through to it).
         A depthwise accumulator the scalar form reads is stored to its buffer first."""
+        if s.form.lanes32:
+            return self.requantize64_mve(s, depth, multiplier, shift, offset, t)
         vector, eight = self.vector(s.acc), self.vector(s.acc) and self.lookup(s.acc).size == 8
         vectorized = s.form.narrow or s.form.shifted
         if vector and not (vectorized and self.bounds(s.pixels) == (1, 1)):
@@ -1219,6 +1221,35 @@ class _Lowering(GemmAssembly):
         self.code(depth, code)
         self.lines.append("#else")
         return True
+
+    def requantize64_mve(self, s: Requantize, depth: int, multiplier: str, shift: str, offset: str, t: str) -> bool:
+        """Helium's four-lane form of a wide Requantize whose values fit int32 lanes (`requant.wide_lanes`),
+        as requantize_mve writes the narrow one: each pixel's four channels of a GEMM's tile
+        (vmcu_requantize64_row4_mve, the scalar loop under #else: True), or a whole 2x2 tile of a
+        convolution's channel pair (vmcu_requantize64_2x2_mve; `if (whole) {vector} else` falls through
+        to the scalar loop for the tile that is not whole: False)."""
+        if self.vector(s.acc) or self.lookup(s.acc).ctype != "int64_t":
+            return False
+        channel = paren(s.channel.c())
+        constants = f"{plus(multiplier, channel)}, {plus(shift, channel)}, {offset}, {self.clamp_bounds(s)}"
+        acc, dst = plus(s.acc, paren(s.acc_index.c())), plus(s.dst, paren(self.at(s.dst, s.dst_index)))
+        if self.bounds(s.acc_stride) == (4, 4) and self.bounds(s.count)[1] <= 4:
+            lo, hi = self.bounds(s.pixels)
+            self.lines.append("#if VMCU_MVE")
+            self.code(depth, [
+                f"for (int32_t {t} = 0; {t} < {hi if lo == hi else paren(s.pixels.c())}; ++{t}) {{",
+                f"vmcu_requantize64_row4_mve({acc} + 4 * {t}, {constants}, {dst} + {t} * {paren(s.dst_stride.c())}, "
+                f"{s.count.c()});", "}"])
+            self.lines.append("#else")
+            return True
+        if (self.bounds(s.pixels)[1] == 2 and self.bounds(s.count)[1] == 2 and self.bounds(s.acc_stride) == (2, 2)
+                and isinstance(s.dst_stride, Const)):
+            whole = [f"{e.c()} == 2" for e in (s.count, s.pixels) if self.bounds(e) != (2, 2)]
+            self.lines.append("#if VMCU_MVE")
+            self.code(depth, [f"if ({' && '.join(whole) or '1'}) {{",
+                              f"vmcu_requantize64_2x2_mve({acc}, {constants}, {dst}, {s.dst_stride.c()});", "} else"])
+            self.lines.append("#endif")
+        return False
 
     def lower_AddResidual(self, s: AddResidual, depth: int) -> None:
         """dst = ADD(dst, residual) element by element (operands in the model's order), through
