@@ -146,3 +146,17 @@ def test_depthwise_of_529_taps_on_cortex_m55(tmp_path):
     path.write_bytes(build_conv("DEPTHWISE_CONV_2D", shape=(1, 24, 24, 4), k=(23, 23))[0])
     v = validate(path, TARGETS["qemu-cortex-m55"], seed=1)
     assert v.status == 0 and v.matches_reference and v.matches_tflm
+
+
+def test_wide_requantization_takes_helium_lanes_where_the_converter_proves_them():
+    """The 64-bit requantization runs on four lanes on Helium (vmcu_requantize64_2x2_mve for a convolution's
+    channel pair, vmcu_requantize64_row4_mve for a GEMM's four channels) only where requant.wide_lanes holds;
+    the scalar loop stays for the rest and is all the Cortex-M4 compiles (the same C under #if VMCU_MVE)."""
+    stack = _model_c(build_stack(), "helium")
+    assert "vmcu_requantize64_2x2_mve(" in stack and "vmcu_requantize64_row4_mve(" in stack
+    assert "vmcu_requantize64(" in stack  # the scalar form beside the vector ones (and the depthwise's)
+    fc_wide_bias = _model_c(MODELS["fc_wide_bias"](), "helium")  # an int64 bias table: no int32 accumulators
+    assert "vmcu_requantize64(" in fc_wide_bias and "vmcu_requantize64_row4_mve(" not in fc_wide_bias
+    dsp = _model_c(build_stack(), "dsp")
+    lines = [line for line in dsp.splitlines() if "vmcu_requantize64_" in line]
+    assert lines and all(re.search(r"vmcu_requantize64_(2x2|row4)_mve\(", line) for line in lines)

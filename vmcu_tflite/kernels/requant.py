@@ -95,8 +95,8 @@ def wide_lanes(filter_: np.ndarray, bias: np.ndarray, requant, channel_axis: int
     |bias| + 2^15 sum |w| < 2^31 whatever the int16 input, and t lies in [16, 32] (shift in [-17, -1]),
     b = m16 2^(32-t) is an int32 (|m16| <= 2^15, 32 - t <= 16) and VRMULH(x, b) = (x b + 2^31) >> 32
     is the same value: numerator and denominator are those of the 64-bit form times 2^(32-t). That
-    value is below 2^30 in magnitude (|x| < 2^31, |m16| / 2^t <= 2^-1), so the 64-bit form's low word,
-    which the scalar helper keeps, is all of it."""
+    value is at most 2^30 in magnitude (|x| <= 2^31, |m16| / 2^t <= 2^-1), so the 64-bit form's low
+    word, which the scalar helper keeps, is all of it."""
     weights = np.asarray(filter_, dtype=np.int64)
     if weights.size == 0:
         return False
