@@ -9,6 +9,7 @@
   TFLite's int64 MultiplyByQuantizedMultiplier (`requantize64`), the act range clamp and offset too.
 - vmcu_dot_s16_s16_64's MVE path (VMLALDAVA.S16, the tail under VCTP.16) gives the exact int64 sums
   for lengths 1 to 300 with one or two inputs and rows.
+- vmcu_zero16_mve (a 16x8 window's zeroing) writes exactly its n halfwords.
 - `wide_lanes` itself: the bound and the shift range decide it.
 """
 from __future__ import annotations
@@ -131,6 +132,20 @@ int main(void)
         }}
         printf("\n");
     }}
+    {{ /* vmcu_zero16_mve: every length to 40 at an odd halfword, nothing around it written */
+        long wrong = 0;
+        for (int32_t n = 0; n <= 40; ++n) {{
+            int16_t buffer[48];
+            for (k = 0; k < 48; ++k) {{
+                buffer[k] = 0x5555;
+            }}
+            vmcu_zero16_mve(buffer + 3, n);
+            for (k = 0; k < 48; ++k) {{
+                wrong += buffer[k] != (k >= 3 && k < 3 + n ? 0 : 0x5555);
+            }}
+        }}
+        printf("zero %ld\n", wrong);
+    }}
     printf("status 0\n");
     return 0;
 }}
@@ -182,6 +197,7 @@ def test_helium_16x8_helpers_on_cortex_m55(tmp_path):
     assert ["status", "0"] in lines, out[-2000:]
     sweep = next(line for line in lines if line[0] == "sweep")
     assert int(sweep[1]) == 0 and int(sweep[2]) > 17 * len(MULTIPLIERS) * (1 << 15), sweep
+    assert ["zero", "0"] in lines
     lanes = {int(line[1]): int(line[2]) for line in lines if line[0] == "lane"}
     assert len(lanes) == n
     for i in range(n):

@@ -1007,6 +1007,23 @@ VMCU_INLINE void vmcu_dot_s16_s16_chunk(const int16_t *x0, const int16_t *x1, co
 }
 
 #if VMCU_MVE
+/** p[0..n) = 0 for an int16 buffer (a 16x8 layer's gathered window before its copies): eight halfwords per
+ *  VSTRH, the tail under VCTP.16 (no byte past p + n written). */
+VMCU_INLINE void vmcu_zero16_mve(int16_t *p, int32_t n)
+{
+    const int16x8_t zero = vdupq_n_s16(0);
+    int32_t i = 0;
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC unroll 8
+#endif
+    for (; i + 8 <= n; i += 8) {
+        vst1q_s16(p + i, zero);
+    }
+    if (i < n) {
+        vstrhq_p_s16(p + i, zero, vctp16q((uint32_t)(n - i)));
+    }
+}
+
 /* One vector of vmcu_dot_s16_s16_64's Helium path: eight products of each (input, row) pair added to the
  * int64 accumulators by VMLALDAVA.S16 (exact: the sum is kept in 64 bits). */
 VMCU_INLINE void vmcu_mve_step_s16(int16x8_t u0, int16x8_t u1, int16x8_t v0, int16x8_t v1, int two_inputs,
