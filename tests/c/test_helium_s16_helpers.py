@@ -9,6 +9,8 @@
   TFLite's int64 MultiplyByQuantizedMultiplier (`requantize64`), the act range clamp and offset too.
 - vmcu_dot_s16_s16_64's MVE path (VMLALDAVA.S16, the tail under VCTP.16) gives the exact int64 sums
   for lengths 1 to 300 with one or two inputs and rows.
+- the tiles' helpers the generated kernels call (vmcu_requantize64_2x2_mve, _2x1_mve, _row4_mve) store the
+  scalar form's values where they should and nothing else.
 - vmcu_zero16_mve (a 16x8 window's zeroing) writes exactly its n halfwords.
 - `wide_lanes` itself: the bound and the shift range decide it.
 """
@@ -132,6 +134,39 @@ int main(void)
         }}
         printf("\n");
     }}
+    {{ /* the tiles' helpers: 2x2 (a channel pair), 2x1 (one channel), row4 (1 to 4 channels), each value
+        * against the scalar form, nothing else in dst written */
+        long wrong = 0;
+        for (i = 0; i + 4 <= {n}; i += 4) {{
+            const int64_t acc[4] = {{xs[i], xs[i + 1], xs[i + 2], xs[i + 3]}};
+            int16_t dst[12];
+            const int32_t o = offs[i], lo = lows[i], hi = highs[i];
+            for (k = 0; k < 12; ++k) {{
+                dst[k] = 0x5555;
+            }}
+            vmcu_requantize64_2x2_mve(acc, ms + i, ss + i, o, lo, hi, dst, 5);
+            for (k = 0; k < 12; ++k) {{
+                const int32_t t = k / 5, c = k % 5;
+                const int32_t want = c < 2 && t < 2 ? scalar(xs[i + 2 * t + c], ms[i + c], ss[i + c], o, lo, hi) : 0x5555;
+                wrong += dst[k] != want;
+                dst[k] = 0x5555;
+            }}
+            vmcu_requantize64_2x1_mve(acc, ms + i, ss + i, o, lo, hi, dst, 3);
+            for (k = 0; k < 12; ++k) {{
+                const int32_t want = k == 0 || k == 3 ? scalar(xs[i + (k == 3 ? 2 : 0)], ms[i], ss[i], o, lo, hi) : 0x5555;
+                wrong += dst[k] != want;
+                dst[k] = 0x5555;
+            }}
+            const int32_t count = 1 + (i / 4) % 4;
+            vmcu_requantize64_row4_mve(acc, ms + i, ss + i, o, lo, hi, dst + 1, count);
+            for (k = 0; k < 12; ++k) {{
+                const int32_t want = k >= 1 && k <= count ? scalar(xs[i + k - 1], ms[i + k - 1], ss[i + k - 1], o, lo, hi)
+                                                          : 0x5555;
+                wrong += dst[k] != want;
+            }}
+        }}
+        printf("tiles %ld\n", wrong);
+    }}
     {{ /* vmcu_zero16_mve: every length to 40 at an odd halfword, nothing around it written */
         long wrong = 0;
         for (int32_t n = 0; n <= 40; ++n) {{
@@ -197,7 +232,7 @@ def test_helium_16x8_helpers_on_cortex_m55(tmp_path):
     assert ["status", "0"] in lines, out[-2000:]
     sweep = next(line for line in lines if line[0] == "sweep")
     assert int(sweep[1]) == 0 and int(sweep[2]) > 17 * len(MULTIPLIERS) * (1 << 15), sweep
-    assert ["zero", "0"] in lines
+    assert ["zero", "0"] in lines and ["tiles", "0"] in lines
     lanes = {int(line[1]): int(line[2]) for line in lines if line[0] == "lane"}
     assert len(lanes) == n
     for i in range(n):

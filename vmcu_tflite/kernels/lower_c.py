@@ -1230,8 +1230,8 @@ class _Lowering(GemmAssembly):
         """Helium's four-lane form of a wide Requantize whose values fit int32 lanes (`requant.wide_lanes`),
         as requantize_mve writes the narrow one: each pixel's four channels of a GEMM's tile
         (vmcu_requantize64_row4_mve, the scalar loop under #else: True), or a whole 2x2 tile of a
-        convolution's channel pair (vmcu_requantize64_2x2_mve; `if (whole) {vector} else` falls through
-        to the scalar loop for the tile that is not whole: False)."""
+        convolution's channel pair (vmcu_requantize64_2x2_mve), or of its one channel (_2x1_mve): `if
+        (whole) {vector} else` falls through to the scalar loop for the tile that is not whole: False."""
         if self.vector(s.acc) or self.lookup(s.acc).ctype != "int64_t":
             return False
         channel = paren(s.channel.c())
@@ -1246,12 +1246,14 @@ class _Lowering(GemmAssembly):
                 f"{s.count.c()});", "}"])
             self.lines.append("#else")
             return True
-        if (self.bounds(s.pixels)[1] == 2 and self.bounds(s.count)[1] == 2 and self.bounds(s.acc_stride) == (2, 2)
-                and isinstance(s.dst_stride, Const)):
-            whole = [f"{e.c()} == 2" for e in (s.count, s.pixels) if self.bounds(e) != (2, 2)]
+        count = self.bounds(s.count)
+        if (self.bounds(s.pixels)[1] == 2 and count[1] <= 2 and self.bounds(s.acc_stride) == (2, 2)
+                and isinstance(s.dst_stride, Const) and (count[1] == 2 or count[0] == 1)):
+            whole = [f"{e.c()} == 2" for e in (s.count, s.pixels) if self.bounds(e)[0] != 2 and self.bounds(e)[1] == 2]
+            tile = "2x2" if count[1] == 2 else "2x1"  # a channel pair, or a layer's one channel
             self.lines.append("#if VMCU_MVE")
             self.code(depth, [f"if ({' && '.join(whole) or '1'}) {{",
-                              f"vmcu_requantize64_2x2_mve({acc}, {constants}, {dst}, {s.dst_stride.c()});", "} else"])
+                              f"vmcu_requantize64_{tile}_mve({acc}, {constants}, {dst}, {s.dst_stride.c()});", "} else"])
             self.lines.append("#endif")
         return False
 

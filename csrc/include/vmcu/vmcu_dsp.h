@@ -1371,6 +1371,19 @@ static inline void vmcu_requantize64_2x2_mve(const int64_t acc[4], const int32_t
     vstrhq_scatter_shifted_offset_s32(dst, at, v);
 }
 
+/** The same for a tile of one channel (acc[0] and acc[2]: pixels 0 and 1) into dst[0] and dst[dst_stride]:
+ *  the channel's constants in every lane, two lanes stored. */
+static inline void vmcu_requantize64_2x1_mve(const int64_t acc[4], const int32_t *multiplier, const int8_t *shift,
+                                             int32_t offset, int32_t act_min, int32_t act_max, int16_t *dst,
+                                             int32_t dst_stride)
+{
+    const uint32x4_t at = {0u, (uint32_t)dst_stride, 0u, 0u};
+    const int32x4_t x = vmcu_lanes4((int32_t)acc[0], (int32_t)acc[2], 0, 0);
+    const int32x4_t v = vmcu_requantize64_lanes_mve(x, vdupq_n_s32(multiplier[0]), vdupq_n_s32(shift[0]), offset,
+                                                    act_min, act_max);
+    vstrhq_scatter_shifted_offset_p_s32(dst, at, v, vctp32q(2u));
+}
+
 /** A 16x8 GEMM's four channels of one pixel (acc[k], channel k from the constants' start; int64 sums the
  *  converter proved int32), the first `count` (1 to 4) requantized and clamped into dst[k]. */
 static inline void vmcu_requantize64_row4_mve(const int64_t acc[4], const int32_t *multiplier, const int8_t *shift,
