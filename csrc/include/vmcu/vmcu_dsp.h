@@ -1051,16 +1051,22 @@ VMCU_INLINE void vmcu_dot_s16_s16_64(const int16_t *x0, const int16_t *x1, const
 {
 #if VMCU_MVE
     int64_t a[4] = {acc[0], w1 ? acc[1] : 0, x1 ? acc[2] : 0, x1 && w1 ? acc[3] : 0};
+    /* four pointers stepped by 8 (loads with writeback: no address arithmetic in the loop) */
+    const int16_t *p0 = x0, *p1 = x1 ? x1 : x0, *q0 = w0, *q1 = w1 ? w1 : w0;
     int32_t i = 0;
     for (; i + 8 <= len; i += 8) {
-        const int16x8_t u0 = vld1q_s16(x0 + i), v0 = vld1q_s16(w0 + i);
-        vmcu_mve_step_s16(u0, x1 ? vld1q_s16(x1 + i) : u0, v0, w1 ? vld1q_s16(w1 + i) : v0, x1 != 0, w1 != 0, a);
+        const int16x8_t u0 = vld1q_s16(p0), v0 = vld1q_s16(q0);
+        const int16x8_t u1 = x1 ? vld1q_s16(p1) : u0, v1 = w1 ? vld1q_s16(q1) : v0;
+        p0 += 8;
+        p1 += 8;
+        q0 += 8;
+        q1 += 8;
+        vmcu_mve_step_s16(u0, u1, v0, v1, x1 != 0, w1 != 0, a);
     }
     if (i < len) {
         const mve_pred16_t p = vctp16q((uint32_t)(len - i));
-        const int16x8_t u0 = vldrhq_z_s16(x0 + i, p), v0 = vldrhq_z_s16(w0 + i, p);
-        vmcu_mve_step_s16(u0, x1 ? vldrhq_z_s16(x1 + i, p) : u0, v0, w1 ? vldrhq_z_s16(w1 + i, p) : v0, x1 != 0,
-                          w1 != 0, a);
+        const int16x8_t u0 = vldrhq_z_s16(p0, p), v0 = vldrhq_z_s16(q0, p);
+        vmcu_mve_step_s16(u0, x1 ? vldrhq_z_s16(p1, p) : u0, v0, w1 ? vldrhq_z_s16(q1, p) : v0, x1 != 0, w1 != 0, a);
     }
     acc[0] = a[0];
     if (w1) {
