@@ -112,8 +112,7 @@ def test_m55_runs_helium_in_the_16x8_kernels(model_files, tmp_path):
     """The stack's generated kernels (a conv, a depthwise, a pointwise, a fully connected layer) take
     Helium's 16x8 forms on the Cortex-M55: VMLADAVA.S16 / VMLALDAVA.S16 (objdump: vmlava.s16, vmlalva.s16)
     for the dot products (int32 chunks of an int64 sum, or int64 directly) and VMUL.I32 for the depthwise
-    lanes' partial sums, bit-exact. (The 3x3 stem's gathered window multiplies int16 by int16 weights in
-    C: no MVE form yet.)"""
+    lanes' partial sums, bit-exact (the stem's gathered window too: int16 by int16 weights, VMLALDAVA.S16)."""
     v = validate(model_files["stack"], TARGETS["qemu-cortex-m55"], seed=1, work=tmp_path)
     assert v.status == 0 and v.matches_reference and v.matches_tflm
     listing = subprocess.run(["arm-none-eabi-objdump", "-d", "-m", "armv8.1-m.main",
