@@ -120,8 +120,7 @@ def test_m55_runs_helium_in_the_16x8_kernels(model_files, tmp_path):
     """The stack's generated kernels (a conv, a depthwise, a pointwise, a fully connected layer) take
     Helium's 16x8 forms on the Cortex-M55: VMLADAVA.S16 / VMLALDAVA.S16 (objdump: vmlava.s16, vmlalva.s16)
     for the dot products (int32 chunks of an int64 sum, or int64 directly) and VMUL.I32 for the depthwise
-    lanes' partial sums, bit-exact. (The 3x3 stem's gathered window multiplies int16 by int16 weights in
-    C: no MVE form yet.)"""
+    lanes' partial sums, bit-exact (the stem's gathered window too: int16 by int16 weights, VMLALDAVA.S16)."""
     v = validate(model_files["stack"], TARGETS["qemu-cortex-m55"], seed=1, work=tmp_path)
     assert v.status == 0 and v.matches_reference and v.matches_tflm
     listing = subprocess.run(["arm-none-eabi-objdump", "-d", "-m", "armv8.1-m.main",
@@ -154,3 +153,17 @@ def test_depthwise_of_529_taps_on_cortex_m55(tmp_path):
     path.write_bytes(build_conv("DEPTHWISE_CONV_2D", shape=(1, 24, 24, 4), k=(23, 23))[0])
     v = validate(path, TARGETS["qemu-cortex-m55"], seed=1)
     assert v.status == 0 and v.matches_reference and v.matches_tflm
+
+
+def test_wide_requantization_takes_helium_lanes_where_the_converter_proves_them():
+    """The 64-bit requantization runs on four lanes on Helium (vmcu_requantize64_2x2_mve for a convolution's
+    channel pair, vmcu_requantize64_row4_mve for a GEMM's four channels) only where requant.wide_lanes holds;
+    the scalar loop stays for the rest and is all the Cortex-M4 compiles (the same C under #if VMCU_MVE)."""
+    stack = _model_c(build_stack(), "helium")
+    assert "vmcu_requantize64_2x2_mve(" in stack and "vmcu_requantize64_row4_mve(" in stack
+    assert "vmcu_requantize64(" in stack  # the scalar form beside the vector ones (and the depthwise's)
+    fc_wide_bias = _model_c(MODELS["fc_wide_bias"](), "helium")  # an int64 bias table: no int32 accumulators
+    assert "vmcu_requantize64(" in fc_wide_bias and "vmcu_requantize64_row4_mve(" not in fc_wide_bias
+    dsp = _model_c(build_stack(), "dsp")
+    lines = [line for line in dsp.splitlines() if "vmcu_requantize64_" in line]
+    assert lines and all(re.search(r"vmcu_requantize64_(2x2|row4)_mve\(", line) for line in lines)

@@ -39,8 +39,8 @@ def describe(kind: str, params, segment: int, in_place: bool = False, tile_rows:
                              else ("vmcu_conv_params", "pointwise"))
         element = getattr(params, "element", 1)
         if element == 2:  # 16x8: no offset, the general (or 64-bit) requantization, one-row tiles
-            return gemm(*shape, segment, params_type, stem + "_s16", requant_form16(params.bias, params.wide), 1, "0",
-                        element=2)
+            form = requant_form16(params.bias, params.wide, params.filter, params.requant)
+            return gemm(*shape, segment, params_type, stem + "_s16", form, 1, "0", element=2)
         form = requant_form(params.filter, params.bias, params.requant, 0, kernel_bias(params))
         return gemm(*shape, segment, params_type, stem, form, tile_rows, dot_offset(params, "p"),
                     widen_once=getattr(params, "tuning", "dsp") != "helium")

@@ -89,7 +89,8 @@ def conv_pixel(p, n: Ix, y: Ix, x: Ix, params: str = "p", offsets: str = "offset
     way, pitch = conv_way(p), filter_pitch(p)
     e = getattr(p, "element", 1)  # bytes per activation: 2 for a 16x8 layer (rows or taps, `conv_way`)
     act = ELEMENT_TYPES[e]
-    form = requant_form16(p.bias, p.wide) if e > 1 else requant_form(p.filter, p.bias, p.requant, 0, kernel_bias(p))
+    form = (requant_form16(p.bias, p.wide, p.filter, p.requant) if e > 1
+            else requant_form(p.filter, p.bias, p.requant, 0, kernel_bias(p)))
     wide = whole_words(window)  # inputs widened to 16 bits
     width = 1 if per_group != c_out else tile_channels(p) if way in ("pixel", "gather") and e == 1 else 2
     weight_rows = max(width, 2)

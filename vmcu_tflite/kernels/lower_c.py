@@ -450,7 +450,11 @@ class _Lowering(GemmAssembly):
             if s.ctype in ("int8_t", "uint8_t"):
                 self.line(depth, f"vmcu_set_s8({s.name}, {s.fill}, {s.size});")
             elif s.fill == "0" and s.ctype == "int16_t":  # a 16x8 window's zero point: word stores
+                self.lines.append("#if VMCU_MVE")  # vector stores (newlib's memset: about 2 instructions a word)
+                self.line(depth, f"vmcu_zero16_mve({s.name}, {s.size});")
+                self.lines.append("#else")
                 self.line(depth, f"memset({s.name}, 0, sizeof({s.name}));")
+                self.lines.append("#endif")
             else:
                 i = self.fresh("i")
                 self.line(depth, f"for (int32_t {i} = 0; {i} < {s.size}; ++{i}) {{")
@@ -1186,6 +1190,8 @@ class _Lowering(GemmAssembly):
         - a whole 2x2 tile, its constants gathered and its bytes scattered (the scalar loop takes the
           tile that is not whole: `if (whole) {vector} else` falls through to it).
         A depthwise accumulator the scalar form reads is stored to its buffer first."""
+        if s.form.lanes32:
+            return self.requantize64_mve(s, depth, multiplier, shift, offset, t)
         vector, eight = self.vector(s.acc), self.vector(s.acc) and self.lookup(s.acc).size == 8
         vectorized = s.form.narrow or s.form.shifted
         if vector and not (vectorized and self.bounds(s.pixels) == (1, 1)):
@@ -1224,6 +1230,37 @@ class _Lowering(GemmAssembly):
         self.code(depth, code)
         self.lines.append("#else")
         return True
+
+    def requantize64_mve(self, s: Requantize, depth: int, multiplier: str, shift: str, offset: str, t: str) -> bool:
+        """Helium's four-lane form of a wide Requantize whose values fit int32 lanes (`requant.wide_lanes`),
+        as requantize_mve writes the narrow one: each pixel's four channels of a GEMM's tile
+        (vmcu_requantize64_row4_mve, the scalar loop under #else: True), or a whole 2x2 tile of a
+        convolution's channel pair (vmcu_requantize64_2x2_mve), or of its one channel (_2x1_mve): `if
+        (whole) {vector} else` falls through to the scalar loop for the tile that is not whole: False."""
+        if self.vector(s.acc) or self.lookup(s.acc).ctype != "int64_t":
+            return False
+        channel = paren(s.channel.c())
+        constants = f"{plus(multiplier, channel)}, {plus(shift, channel)}, {offset}, {self.clamp_bounds(s)}"
+        acc, dst = plus(s.acc, paren(s.acc_index.c())), plus(s.dst, paren(self.at(s.dst, s.dst_index)))
+        if self.bounds(s.acc_stride) == (4, 4) and self.bounds(s.count)[1] <= 4:
+            lo, hi = self.bounds(s.pixels)
+            self.lines.append("#if VMCU_MVE")
+            self.code(depth, [
+                f"for (int32_t {t} = 0; {t} < {hi if lo == hi else paren(s.pixels.c())}; ++{t}) {{",
+                f"vmcu_requantize64_row4_mve({acc} + 4 * {t}, {constants}, {dst} + {t} * {paren(s.dst_stride.c())}, "
+                f"{s.count.c()});", "}"])
+            self.lines.append("#else")
+            return True
+        count = self.bounds(s.count)
+        if (self.bounds(s.pixels)[1] == 2 and count[1] <= 2 and self.bounds(s.acc_stride) == (2, 2)
+                and isinstance(s.dst_stride, Const) and (count[1] == 2 or count[0] == 1)):
+            whole = [f"{e.c()} == 2" for e in (s.count, s.pixels) if self.bounds(e)[0] != 2 and self.bounds(e)[1] == 2]
+            tile = "2x2" if count[1] == 2 else "2x1"  # a channel pair, or a layer's one channel
+            self.lines.append("#if VMCU_MVE")
+            self.code(depth, [f"if ({' && '.join(whole) or '1'}) {{",
+                              f"vmcu_requantize64_{tile}_mve({acc}, {constants}, {dst}, {s.dst_stride.c()});", "} else"])
+            self.lines.append("#endif")
+        return False
 
     def lower_AddResidual(self, s: AddResidual, depth: int) -> None:
         """dst = ADD(dst, residual) element by element (operands in the model's order), through

@@ -40,6 +40,7 @@ class RequantForm:
     bias: str = "int32_t"  # the C type of the layer's bias table (`bias_ctype`)
     negated: tuple[int, ...] = ()  # narrow: the channels whose tables hold -w, -bias and -m (`negate`)
     wide: bool = False  # 16x8 with an int64 bias: int64 accumulators, the 64-bit requantization (vmcu_requantize64)
+    lanes32: bool = False  # wide, every accumulator an int32 and every shift in [-17, -1]: Helium's VRMULH lanes
 
 
 GENERAL = RequantForm()
@@ -72,11 +73,41 @@ def requant_form(filter_: np.ndarray, bias: np.ndarray, requant, channel_axis: i
                        negated=tuple(int(c) for c in np.flatnonzero(negative)) if narrow else ())
 
 
-def requant_form16(bias: np.ndarray, wide: bool) -> RequantForm:
+def requant_form16(bias: np.ndarray, wide: bool, filter_: np.ndarray | None = None, requant=None,
+                   channel_axis: int = 0) -> RequantForm:
     """A 16x8 layer's form: TFLite's general requantization (the 64-bit one where `wide`), its clamp
     in int16 from the params; the bias table as narrow as its values allow (`bias_ctype`: the
-    accumulator starts at the same value whatever the table's type)."""
-    return RequantForm(wide=wide, bias=bias_ctype(bias, wide))
+    accumulator starts at the same value whatever the table's type). Given the filter and the
+    requantization constants, also whether the wide form's values fit Helium's lanes (`wide_lanes`)."""
+    lanes = wide and filter_ is not None and requant is not None and wide_lanes(filter_, bias, requant, channel_axis)
+    return RequantForm(wide=wide, bias=bias_ctype(bias, wide), lanes32=lanes)
+
+
+INPUT16_SPAN = 1 << 15  # |x| for an int16 activation (zero point 0)
+LANE_SHIFTS = (-17, -1)  # the shifts whose 64-bit requantization is one VRMULH (`wide_lanes`)
+
+
+def wide_lanes(filter_: np.ndarray, bias: np.ndarray, requant, channel_axis: int) -> bool:
+    """Whether a wide layer's requantization can run on four int32 lanes (vmcu_requantize64_lanes_mve).
+
+    vmcu_requantize64 rounds the multiplier m to m16 = (m + 2^15) >> 16 (at most 0x7FFF) and returns
+    (x m16 + 2^(t-1)) >> t, t = 15 - shift. Where every accumulator the layer can produce is an int32,
+    |bias| + 2^15 sum |w| < 2^31 whatever the int16 input, and t lies in [16, 32] (shift in [-17, -1]),
+    b = m16 2^(32-t) is an int32 (|m16| <= 2^15, 32 - t <= 16) and VRMULH(x, b) = (x b + 2^31) >> 32
+    is the same value: numerator and denominator are those of the 64-bit form times 2^(32-t). That
+    value is at most 2^30 in magnitude (|x| <= 2^31, |m16| / 2^t <= 2^-1), so the 64-bit form's low
+    word, which the scalar helper keeps, is all of it."""
+    weights = np.asarray(filter_, dtype=np.int64)
+    if weights.size == 0:
+        return False
+    axes = tuple(a for a in range(weights.ndim) if a != channel_axis % weights.ndim)
+    sums = np.abs(weights).sum(axis=axes).reshape(-1)
+    biases = np.zeros_like(sums) if bias is None else np.abs(np.asarray(bias, dtype=np.int64)).reshape(-1)
+    if biases.size not in (1, sums.size):
+        return False
+    shift = np.asarray(requant.shift, dtype=np.int64).reshape(-1)
+    fits = int((biases + INPUT16_SPAN * sums).max()) < (1 << 31)
+    return fits and bool(np.all((shift >= LANE_SHIFTS[0]) & (shift <= LANE_SHIFTS[1])))
 
 
 def bias_ctype(bias: np.ndarray, wide: bool = False) -> str:

@@ -1006,11 +1006,79 @@ VMCU_INLINE void vmcu_dot_s16_s16_chunk(const int16_t *x0, const int16_t *x1, co
     vmcu_dot_s16_s16(x0 + at, x1 ? x1 + at : 0, w0 + at, w1 ? w1 + at : 0, n, s);
 }
 
+#if VMCU_MVE
+/** p[0..n) = 0 for an int16 buffer (a 16x8 layer's gathered window before its copies): eight halfwords per
+ *  VSTRH, the tail under VCTP.16 (no byte past p + n written). */
+VMCU_INLINE void vmcu_zero16_mve(int16_t *p, int32_t n)
+{
+    const int16x8_t zero = vdupq_n_s16(0);
+    int32_t i = 0;
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC unroll 8
+#endif
+    for (; i + 8 <= n; i += 8) {
+        vst1q_s16(p + i, zero);
+    }
+    if (i < n) {
+        vstrhq_p_s16(p + i, zero, vctp16q((uint32_t)(n - i)));
+    }
+}
+
+/* One vector of vmcu_dot_s16_s16_64's Helium path: eight products of each (input, row) pair added to the
+ * int64 accumulators by VMLALDAVA.S16 (exact: the sum is kept in 64 bits). */
+VMCU_INLINE void vmcu_mve_step_s16(int16x8_t u0, int16x8_t u1, int16x8_t v0, int16x8_t v1, int two_inputs,
+                                   int two_rows, int64_t a[4])
+{
+    a[0] = vmlaldavaq_s16(a[0], u0, v0);
+    if (two_rows) {
+        a[1] = vmlaldavaq_s16(a[1], u0, v1);
+    }
+    if (two_inputs) {
+        a[2] = vmlaldavaq_s16(a[2], u1, v0);
+        if (two_rows) {
+            a[3] = vmlaldavaq_s16(a[3], u1, v1);
+        }
+    }
+}
+#endif
+
 /** acc[2p + k] + sum over i < len of x_p[i] * w_k[i] in int64 (TFLite's 16x8 accumulator with an int64
- *  bias), for int16 inputs and int16-widened weight rows; x1 and w1 may be NULL. */
+ *  bias), for int16 inputs and int16-widened weight rows; x1 and w1 may be NULL. On Helium eight taps
+ *  per VMLALDAVA.S16 straight into the int64 sums (whole vectors unpredicated, the tail under VCTP.16:
+ *  its inactive lanes load as 0 and read no memory); elsewhere int32 chunks of SMLADs. */
 VMCU_INLINE void vmcu_dot_s16_s16_64(const int16_t *x0, const int16_t *x1, const int16_t *w0, const int16_t *w1,
                                      int32_t len, int64_t *acc)
 {
+#if VMCU_MVE
+    int64_t a[4] = {acc[0], w1 ? acc[1] : 0, x1 ? acc[2] : 0, x1 && w1 ? acc[3] : 0};
+    /* four pointers stepped by 8 (loads with writeback: no address arithmetic in the loop) */
+    const int16_t *p0 = x0, *p1 = x1 ? x1 : x0, *q0 = w0, *q1 = w1 ? w1 : w0;
+    int32_t i = 0;
+    for (; i + 8 <= len; i += 8) {
+        const int16x8_t u0 = vld1q_s16(p0), v0 = vld1q_s16(q0);
+        const int16x8_t u1 = x1 ? vld1q_s16(p1) : u0, v1 = w1 ? vld1q_s16(q1) : v0;
+        p0 += 8;
+        p1 += 8;
+        q0 += 8;
+        q1 += 8;
+        vmcu_mve_step_s16(u0, u1, v0, v1, x1 != 0, w1 != 0, a);
+    }
+    if (i < len) {
+        const mve_pred16_t p = vctp16q((uint32_t)(len - i));
+        const int16x8_t u0 = vldrhq_z_s16(p0, p), v0 = vldrhq_z_s16(q0, p);
+        vmcu_mve_step_s16(u0, x1 ? vldrhq_z_s16(p1, p) : u0, v0, w1 ? vldrhq_z_s16(q1, p) : v0, x1 != 0, w1 != 0, a);
+    }
+    acc[0] = a[0];
+    if (w1) {
+        acc[1] = a[1];
+    }
+    if (x1) {
+        acc[2] = a[2];
+        if (w1) {
+            acc[3] = a[3];
+        }
+    }
+#else
     int32_t at;
     for (at = 0; at < len; at += VMCU_S16_CHUNK) {
         int32_t s[4];
@@ -1026,6 +1094,7 @@ VMCU_INLINE void vmcu_dot_s16_s16_64(const int16_t *x0, const int16_t *x1, const
             }
         }
     }
+#endif
 }
 
 /** The same in int32, wrapping (TFLite's 16x8 accumulator with an int32 bias). */
@@ -1279,6 +1348,63 @@ static inline void vmcu_requantize2x2_mve(const int32_t acc[4], const int32_t *m
                                                   vldrbq_gather_offset_s32(shift, bytes), offset, act_min, act_max,
                                                   shifted);
     vstrbq_scatter_offset_s32(dst, at, v);
+}
+
+/* A 16x8 layer's 64-bit requantization (vmcu_requantize64) on four lanes, clamped, where the converter
+ * proved its accumulators int32 and its shifts in [-17, -1] (requant.wide_lanes): the multiplier rounded
+ * to m16 as the scalar form rounds it (VQADD saturates exactly where m + 2^15 passes INT32_MAX, giving
+ * 0x7FFF), shifted left by 32 - t = 17 + shift, and VRMULH(x, m16 2^(32-t)) = (x m16 + 2^(t-1)) >> t. */
+static inline int32x4_t vmcu_requantize64_lanes_mve(int32x4_t x, int32x4_t multiplier, int32x4_t shift,
+                                                    int32_t offset, int32_t act_min, int32_t act_max)
+{
+    const int32x4_t m16 = vshrq_n_s32(vqaddq_n_s32(multiplier, 0x8000), 16);
+    const int32x4_t v = vaddq_n_s32(vrmulhq_s32(x, vshlq_s32(m16, vaddq_n_s32(shift, 17))), offset);
+    return vminq_s32(vmaxq_s32(v, vdupq_n_s32(act_min)), vdupq_n_s32(act_max));
+}
+
+/** A 16x8 layer's 2x2 tile (acc[2t + k]: pixel t, channel k of a pair; int64 sums the converter proved
+ *  int32) requantized and clamped into dst[t * dst_stride + k]: the pair's constants gathered twice, the
+ *  four halfwords scattered. */
+static inline void vmcu_requantize64_2x2_mve(const int64_t acc[4], const int32_t *multiplier, const int8_t *shift,
+                                             int32_t offset, int32_t act_min, int32_t act_max, int16_t *dst,
+                                             int32_t dst_stride)
+{
+    const uint32x4_t words = {0u, 4u, 0u, 4u}, bytes = {0u, 1u, 0u, 1u};
+    const uint32x4_t at = {0u, 1u, (uint32_t)dst_stride, (uint32_t)dst_stride + 1u};
+    const int32x4_t x = vmcu_lanes4((int32_t)acc[0], (int32_t)acc[1], (int32_t)acc[2], (int32_t)acc[3]);
+    const int32x4_t v = vmcu_requantize64_lanes_mve(x, vldrwq_gather_offset_s32(multiplier, words),
+                                                    vldrbq_gather_offset_s32(shift, bytes), offset, act_min, act_max);
+    vstrhq_scatter_shifted_offset_s32(dst, at, v);
+}
+
+/** The same for a tile of one channel (acc[0] and acc[2]: pixels 0 and 1) into dst[0] and dst[dst_stride]:
+ *  the channel's constants in every lane, two lanes stored. */
+static inline void vmcu_requantize64_2x1_mve(const int64_t acc[4], const int32_t *multiplier, const int8_t *shift,
+                                             int32_t offset, int32_t act_min, int32_t act_max, int16_t *dst,
+                                             int32_t dst_stride)
+{
+    const uint32x4_t at = {0u, (uint32_t)dst_stride, 0u, 0u};
+    const int32x4_t x = vmcu_lanes4((int32_t)acc[0], (int32_t)acc[2], 0, 0);
+    const int32x4_t v = vmcu_requantize64_lanes_mve(x, vdupq_n_s32(multiplier[0]), vdupq_n_s32(shift[0]), offset,
+                                                    act_min, act_max);
+    vstrhq_scatter_shifted_offset_p_s32(dst, at, v, vctp32q(2u));
+}
+
+/** A 16x8 GEMM's four channels of one pixel (acc[k], channel k from the constants' start; int64 sums the
+ *  converter proved int32), the first `count` (1 to 4) requantized and clamped into dst[k]. */
+static inline void vmcu_requantize64_row4_mve(const int64_t acc[4], const int32_t *multiplier, const int8_t *shift,
+                                              int32_t offset, int32_t act_min, int32_t act_max, int16_t *dst,
+                                              int32_t count)
+{
+    const int32x4_t x = vmcu_lanes4((int32_t)acc[0], (int32_t)acc[1], (int32_t)acc[2], (int32_t)acc[3]);
+    if (count >= 4) { /* no VPST around the loads and the store */
+        vstrhq_s32(dst, vmcu_requantize64_lanes_mve(x, vld1q_s32(multiplier), vldrbq_s32(shift), offset, act_min,
+                                                    act_max));
+    } else {
+        const mve_pred16_t p = vctp32q((uint32_t)count);
+        vstrhq_p_s32(dst, vmcu_requantize64_lanes_mve(x, vldrwq_z_s32(multiplier, p), vldrbq_z_s32(shift, p), offset,
+                                                      act_min, act_max), p);
+    }
 }
 #endif
 
