@@ -78,7 +78,6 @@ vmcu_status vmcu_invoke_streamed(const vmcu_model *model, const vmcu_memory *mem
     uint16_t s, unused;
     int32_t streamed;
     vmcu_status status;
-    vmcu_context ctx;
     if (failed_step == 0) {
         failed_step = &unused;
     }
@@ -107,24 +106,22 @@ vmcu_status vmcu_invoke_streamed(const vmcu_model *model, const vmcu_memory *mem
     if (model->state_bytes > 0 && *(const uint32_t *)(const void *)memory->state != model->state_tag) {
         reset_state(model, memory->state);
     }
-    /* what every step's context shares, set once: each step then sets its own step and views */
-    ctx.pool = memory->pool;
-    ctx.pool_size = model->pool_bytes;
-    ctx.scratch = memory->scratch;
-    ctx.state = model->state_bytes > 0 ? memory->state : (int8_t *)0;
-    ctx.stream = stream;
     for (s = 0; s < model->num_steps; ++s) {
         const vmcu_step *step = &model->steps[s];
         vmcu_view inputs[VMCU_MAX_STEP_INPUTS];
         vmcu_view output;
+        vmcu_context ctx;
         uint8_t i;
-        for (i = 0; i < step->num_inputs; ++i) { /* an input is always a tensor (the checks hold it) */
-            inputs[i].pool = memory->pool;
-            inputs[i].size = model->pool_bytes;
-            inputs[i].base = model->tensors[step->inputs[i]].offset;
+        for (i = 0; i < step->num_inputs; ++i) {
+            inputs[i] = view_of(model, memory->pool, step->inputs[i]);
         }
         output = view_of(model, memory->pool, step->output);
         ctx.step = step;
+        ctx.pool = memory->pool;
+        ctx.pool_size = model->pool_bytes;
+        ctx.scratch = memory->scratch;
+        ctx.state = model->state_bytes > 0 ? memory->state : (int8_t *)0;
+        ctx.stream = stream;
 #ifdef VMCU_PROFILE
         vmcu_profile_step(s); /* the rows pulled before the step and pushed after it count as its time */
 #endif
