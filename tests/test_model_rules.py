@@ -312,3 +312,14 @@ def test_a_signature_name_that_is_not_utf8_is_refused_where_litert_is_the_oracle
     assert b"serving_default" in data  # the converter's signature, in a model with TILE
     assert parse_model(data) is not None
     assert "not UTF-8" in refused(data.replace(b"serving_default", b"ser\xf6ing_default"))
+
+
+@pytest.mark.parametrize("option, value", [("in_data_type", -2), ("out_data_type", 99)])
+def test_a_tensor_type_option_tflite_cannot_parse_is_refused(option, value):
+    """TFLite Micro's parser converts CAST's data type options and fails on a value it does not know
+    (fuzzing: an in_data_type of -2 was accepted, TFLite Micro refused the model)."""
+    b = ModelBuilder()
+    x, y = b.tensor((1, 4), "int32", name="x"), b.tensor((1, 4), "int16", name="y")
+    b.op("CAST", [x], [y], **({"in_data_type": 2, "out_data_type": 7} | {option: value}))
+    b.inputs, b.outputs = [x], [y]
+    assert f"operator CAST at index 0: {option} {value} is not a tensor type TFLite parses" in refused(b.build())
