@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.fuzz.mutants import INT16_SHARE
+
 ROOT = Path(__file__).resolve().parent.parent
 SECONDS = float(os.environ.get("VMCU_FUZZ_SECONDS", "90"))
 SEED = int(os.environ.get("VMCU_FUZZ_SEED", "0"))
@@ -52,7 +54,7 @@ def test_the_runner_reports_what_it_should(monkeypatch):
     assert run.check(b"")[0] == "hang"
 
 
-# (fixture, seed) of findings fixed since: each must now end cleanly.
+# (fixture, seed) of findings fixed since: each must now end cleanly (rebuilt as found, before the int16 mutations).
 PAST_FINDINGS = [
     ("svdf_keyword.tflite", 7000240),  # SVDF's state tensor typed VARIANT: a TypeError sizing it, now a one-line refusal
     ("detector_tile.tflite", 7005854),  # a per-tensor scale's axis 4 of 4 dimensions: LiteRT (the oracle) refused it
@@ -75,11 +77,26 @@ PAST_FINDINGS = [
 ]
 
 
-@pytest.mark.parametrize("name, seed", PAST_FINDINGS)
-def test_past_findings_end_cleanly(name, seed):
+# The same, found since the int16 mutations came (rebuilt with them).
+INT16_FINDINGS = [
+    ("autoencoder_16x8.tflite", 100000685),  # an int16 activation with a scale per channel: an AssertionError
+    ("sixteen_by_eight.tflite", 102),  # an int16 CONCATENATION's zero point -32768: TFLite Micro refused it
+    ("sixteen_by_eight.tflite", 583),  # the same on an input: TFLite Micro refused it
+    ("lstm_sequence_16x8.tflite", 131),  # a 16x8 FULLY_CONNECTED's bias scale x100: TFLite Micro refused it
+    ("mixed_int8_int16.tflite", 5720),  # the same after its output scale x0.01: TFLite Micro refused it
+    ("kws_dscnn_16x8.tflite", 100001036),  # an int16 SOFTMAX's beta NaN: a ValueError
+    ("sixteen_by_eight.tflite", 5948),  # the int16 side of the input QUANTIZE unquantized: an AssertionError
+    ("audio_preprocessor.tflite", 2517),  # a CAST's in_data_type -2: TFLite Micro's parser refused it
+    ("lstm_sequence_16x8.tflite", 4016),  # an int16 LSTM's input without quantization: an AssertionError
+]
+
+
+@pytest.mark.parametrize("name, seed, share", [(*f, 0) for f in PAST_FINDINGS] + [(*f, INT16_SHARE)
+                                                                                  for f in INT16_FINDINGS])
+def test_past_findings_end_cleanly(name, seed, share):
     from tests.fuzz import run
     from tests.fuzz.mutants import mutate
-    mutant = mutate((ROOT / "models" / name).read_bytes(), seed, name)
+    mutant = mutate((ROOT / "models" / name).read_bytes(), seed, name, int16_share=share)
     assert run.check(mutant.data, "dsp") is None and run.check(mutant.data, "helium") is None
 
 
@@ -98,7 +115,7 @@ def test_past_findings_are_refused_in_one_line(name, seed, refusal):
     from tests.fuzz.mutants import mutate
     from vmcu_tflite.errors import VmcuError
     from vmcu_tflite.pipeline import compile_model
-    mutant = mutate((ROOT / "models" / name).read_bytes(), seed, name)
+    mutant = mutate((ROOT / "models" / name).read_bytes(), seed, name, int16_share=0)
     with pytest.raises(VmcuError) as refused:
         compile_model(mutant.data)
     assert refusal in str(refused.value) and "\n" not in str(refused.value)

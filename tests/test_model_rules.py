@@ -80,6 +80,11 @@ def _channel_scales(b, p):
     p["w"] = b.const(random_weights(np.random.default_rng(1), (3, 1, 1, 2)), scale=[0.01, 0.02], zero_point=0)
 
 
+def _int16_channel_scales(b, p):  # an int16 conv's output with a scale per channel (kernels read one)
+    p["x"] = b.tensor((1, 4, 4, 2), "int16", scale=0.05, zero_point=0)
+    p["y"] = b.tensor((1, 4, 4, 3), "int16", scale=[0.1, 0.2, 0.3], zero_point=[0, 0, 0], axis=3)
+
+
 def _tiny_output_scale(b, p):
     p["y"] = b.tensor((1, 4, 4, 3), scale=1e-30, zero_point=0)
 
@@ -94,6 +99,7 @@ RULES = {
     "negative activation scale": (_negative_scale, {}, "an activation's scale must be positive"),
     "zero point": (_zero_point, {}, "zero point 300, outside int8"),
     "channel scales": (_channel_scales, {}, "2 scales along dimension 0"),
+    "int16 channel scales": (_int16_channel_scales, {}, "is an int16 activation with 3 scales (per-tensor only)"),
     "stride 0": (None, {"stride_h": 0}, "stride_h 0 is outside 1 to 32767"),
     "dilation 2^20": (None, {"dilation_w_factor": 1 << 20}, "dilation_w_factor 1048576 is outside"),
     "padding enum": (None, {"padding": 5}, "padding 5 is neither SAME"),
@@ -306,3 +312,14 @@ def test_a_signature_name_that_is_not_utf8_is_refused_where_litert_is_the_oracle
     assert b"serving_default" in data  # the converter's signature, in a model with TILE
     assert parse_model(data) is not None
     assert "not UTF-8" in refused(data.replace(b"serving_default", b"ser\xf6ing_default"))
+
+
+@pytest.mark.parametrize("option, value", [("in_data_type", -2), ("out_data_type", 99)])
+def test_a_tensor_type_option_tflite_cannot_parse_is_refused(option, value):
+    """TFLite Micro's parser converts CAST's data type options and fails on a value it does not know
+    (fuzzing: an in_data_type of -2 was accepted, TFLite Micro refused the model)."""
+    b = ModelBuilder()
+    x, y = b.tensor((1, 4), "int32", name="x"), b.tensor((1, 4), "int16", name="y")
+    b.op("CAST", [x], [y], **({"in_data_type": 2, "out_data_type": 7} | {option: value}))
+    b.inputs, b.outputs = [x], [y]
+    assert f"operator CAST at index 0: {option} {value} is not a tensor type TFLite parses" in refused(b.build())

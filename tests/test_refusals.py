@@ -54,6 +54,20 @@ def test_a_16x8_model_is_not_told_to_quantize(boundary, tmp_path, capsys):
     assert line == expected
 
 
+@pytest.mark.parametrize("kind", ["QUANTIZE", "DEQUANTIZE"])
+def test_a_float_boundary_from_int16_without_a_scale(kind, tmp_path, capsys):
+    """The int16 side of a boundary QUANTIZE or DEQUANTIZE without quantization (TFLite Micro's
+    Prepare refuses it) is no I/O description: the op stays and refuses it (fuzzing: the input
+    description read the missing zero point)."""
+    b = ModelBuilder()
+    x = b.tensor((1, 4), "float32" if kind == "QUANTIZE" else "int16", name="x")
+    y = b.tensor((1, 4), "int16" if kind == "QUANTIZE" else "float32", name="y")
+    b.op(kind, [x], [y])
+    b.inputs, b.outputs = [x], [y]
+    side = "output" if kind == "QUANTIZE" else "input"
+    assert refusal(tmp_path, capsys, b.build()) == f"operator {kind} at index 0: the {side} needs a per-tensor scale"
+
+
 def test_a_float_model_is_told_to_quantize(tmp_path, capsys):
     """The advice stays where it helps: float activations that full int8 quantization makes int8."""
     b = ModelBuilder()

@@ -23,12 +23,11 @@ import numpy as np
 
 from .errors import ModelError
 from .graph import Op, Tensor
-from .model_rules import check_arity, check_expand_dims
+from .model_rules import TENSOR_TYPES, check_arity, check_expand_dims
 
 MAX_FOLDED_ELEMENTS = 1 << 16  # shape vectors and small tables (a detector's anchors), not tensors
 _QUANTIZED_TYPES = ("int8", "uint8", "int16")
 _COPIED_TYPES = ("int32", "int64", "float32") + _QUANTIZED_TYPES
-TENSOR_TYPES = range(19)  # the TensorType values TFLite Micro parses (SHAPE's out_type option)
 
 
 def _shape(op: Op, values: list, tensors: Mapping[int, Tensor]) -> np.ndarray | None:

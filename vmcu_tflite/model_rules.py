@@ -10,10 +10,10 @@ the operator or tensor, whatever TFLite Micro would refuse or a later stage coul
 | order | an operator reads a tensor no earlier operator wrote (out of order, a cycle, its own output) |
 | arity | an operator has fewer or more inputs or outputs than TFLite defines (each op spec's `arity`), or omits (-1) a required one |
 | shapes | an activation has a dimension below 1, or more than `MAX_TENSOR_BYTES` bytes; a RESHAPE, SQUEEZE or EXPAND_DIMS changes the type or the number of elements; an EXPAND_DIMS's axis is not one constant int32 in range or its output is not its input with a 1 there |
-| quantization | an int8 activation has not exactly one scale, a scale is not finite (an activation's: not positive), a zero point is outside int8, a per-channel int8 tensor's scales do not match its dimension `quantized_dimension` |
+| quantization | an int8 or int16 activation has not exactly one scale, a scale is not finite (an activation's: not positive), a zero point is outside int8, a per-channel int8 tensor's scales do not match its dimension `quantized_dimension` |
 | state | a variable tensor (kept between runs) is a graph input or output |
 | LiteRT | in a model checked against LiteRT (`oracle.NOT_IN_TFLM`), what LiteRT's loader refuses and TFLite Micro does not: a tensor with unequal counts of scales and zero points (the reader checks the raw vectors: an empty one counts), a quantized one whose `quantized_dimension` is outside its shape (per-tensor too) or whose scales are not one per index along it (biases too), a RESHAPE whose constant target shape disagrees with its output's element count, holds a negative dimension other than one -1, or whose second input is omitted (-1; LiteRT reads it as the shape), a CONV_2D whose bias is omitted (-1); checked on the model's own operators, before folding takes any away |
-| options | an operator TFLite Micro cannot run on zero defaults (its spec's `options_required`: convolutions, pools, SOFTMAX, LEAKY_RELU, TRANSPOSE_CONV) without its options table; a quantized bias type other than INT32; a stride, dilation, filter size or depth multiplier outside 1 to 32767 (TFLite keeps them, and paddings, in 16 bits), a padding other than SAME or VALID, a fused activation other than NONE, RELU, RELU_N1_TO_1 or RELU6 |
+| options | an operator TFLite Micro cannot run on zero defaults (its spec's `options_required`: convolutions, pools, SOFTMAX, LEAKY_RELU, TRANSPOSE_CONV) without its options table; a quantized bias type other than INT32; a stride, dilation, filter size or depth multiplier outside 1 to 32767 (TFLite keeps them, and paddings, in 16 bits), a padding other than SAME or VALID, a fused activation other than NONE, RELU, RELU_N1_TO_1 or RELU6, a tensor type option (CAST's in and out data types, SHAPE's out_type) outside the types TFLite's parser converts |
 
 Each operator's `prepare` (`ops/`) then checks what is particular to it (shape relations,
 parameter ranges its arithmetic needs).
@@ -60,6 +60,9 @@ _ACTIVATIONS = {0: "NONE", 1: "RELU", 2: "RELU_N1_TO_1", 3: "RELU6"}
 # An LSTM's fused_activation_function is its cell's activation (TANH), not a clamp: its Prepare checks it.
 _CELL_ACTIVATION_OPS = frozenset({"UNIDIRECTIONAL_SEQUENCE_LSTM"})
 _INT_RANGES = {"int8": (-128, 127), "uint8": (0, 255), "int16": (-32768, 32767)}
+TENSOR_TYPES = range(19)  # the TensorType values TFLite Micro's parser converts (FLOAT32 to BFLOAT16)
+# options holding a TensorType, which TFLite Micro's parser converts (CAST's, ARG_MAX's, SHAPE's)
+_TYPE_OPTIONS = ("in_data_type", "out_data_type", "output_type", "out_type")
 
 
 def check_model(graph: Graph) -> None:
@@ -205,6 +208,10 @@ def _check_options(op: Op) -> None:
     if o.get("quantized_bias_type", 0) not in (0, 2, 4):  # unset, INT32 (int8 kernels) or INT64 (16x8 ones)
         raise ModelError(f"operator {op.kind} at index {op.index}: quantized bias type {o['quantized_bias_type']} "
                          "is not supported (int32, int64)")
+    for name in _TYPE_OPTIONS:
+        if name in o and o[name] not in TENSOR_TYPES:
+            raise ModelError(f"operator {op.kind} at index {op.index}: {name} {o[name]} is not a tensor type TFLite "
+                             "parses")
     if ("fused_activation_function" in o and o["fused_activation_function"] not in _ACTIVATIONS
             and op.kind not in _CELL_ACTIVATION_OPS):
         raise ModelError(f"operator {op.kind} at index {op.index}: fused activation {o['fused_activation_function']} "
@@ -236,8 +243,8 @@ def _check_tensor(t: Tensor) -> None:
     if len(q.zero_point) not in (1, len(q.scale)):
         raise ModelError(f"{where} has {len(q.scale)} scales and {len(q.zero_point)} zero points")
     if len(q.scale) > 1:
-        if t.dtype == "int8" and not t.is_constant:
-            raise ModelError(f"{where} is an int8 activation with {len(q.scale)} scales (per-tensor only)")
+        if t.dtype in ("int8", "int16") and not t.is_constant:
+            raise ModelError(f"{where} is an {t.dtype} activation with {len(q.scale)} scales (per-tensor only)")
         # a bias's scales follow its filter's (real models mislabel its axis; TFLite ignores it)
         if t.dtype == "int8" and (not 0 <= q.axis < len(t.shape) or t.shape[q.axis] != len(q.scale)):
             raise ModelError(f"{where} has {len(q.scale)} scales along dimension {q.axis} of shape {t.shape}")

@@ -156,11 +156,13 @@ def _rescaling_uint8_as_int8(graph: Graph) -> Graph:
 def _boundary(graph: Graph, op: Op, dtype: str, kind: str) -> bool:
     """`op` converts between the application's `dtype` and the int8 pool the way the I/O
     description can: float32 <-> int8 (QUANTIZE/DEQUANTIZE), or uint8 <-> int8 at one scale with
-    zero points 128 apart (TFLite flips the top bit; another rescale stays an op)."""
+    zero points 128 apart (TFLite flips the top bit; another rescale stays an op). A float32
+    boundary's integer side needs its scale (the op stays, and its Prepare refuses it, otherwise)."""
     if op.kind != kind or not _same_shape(graph, op) or dtype not in ("float32", "uint8"):
         return False
     if dtype == "float32":
-        return True
+        integer = graph.tensors[op.outputs[0] if kind == "QUANTIZE" else op.inputs[0]]
+        return integer.quant is not None and not integer.quant.per_channel
     a, b = graph.tensors[op.inputs[0]], graph.tensors[op.outputs[0]]
     uint8, int8 = (a, b) if a.dtype == "uint8" else (b, a)
     return (uint8.dtype == "uint8" and int8.dtype == "int8" and uint8.quant is not None and int8.quant is not None

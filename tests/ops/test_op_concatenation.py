@@ -74,3 +74,32 @@ def test_concatenation_rejects_requantization_like_tflm():
     from vmcu_tflite.oracle import run_tflm
     with pytest.raises(Exception):
         run_tflm(model, feeds, num_outputs=1)
+
+
+def _int16_concat(zero_points, scales=(0.1, 0.2, 0.3)) -> tuple[bytes, list[np.ndarray]]:
+    """Two quantized int16 inputs [1, 2, 3] and [1, 2, 1] joined on the last axis."""
+    rng = np.random.default_rng(4)
+    b = ModelBuilder()
+    xs = [b.tensor((1, 2, n), "int16", scale=s, zero_point=z) for n, s, z in zip((3, 1), scales, zero_points)]
+    y = b.tensor((1, 2, 4), "int16", scale=scales[2], zero_point=zero_points[2])
+    b.op("CONCATENATION", xs, [y], axis=-1)
+    b.inputs, b.outputs = xs, [y]
+    return b.build(), [rng.integers(-32768, 32768, size=(1, 2, n)).astype(np.int16) for n in (3, 1)]
+
+
+@pytest.mark.parametrize("zero_points", [(0, 1, 0), (0, 0, -32768)])
+def test_int16_concatenation_refuses_a_zero_point_like_tflm(zero_points):
+    """TFLite Micro requires zero point 0 on every int16 input and the output (any scales)."""
+    model, feeds = _int16_concat(zero_points)
+    graph = parse_model(model)
+    with pytest.raises(ModelError, match="CONCATENATION.*int16 zero point must be 0"):
+        prepare(graph, graph.ops[0])
+    from vmcu_tflite.oracle import run_tflm
+    with pytest.raises(Exception):
+        run_tflm(model, feeds, num_outputs=1)
+
+
+def test_int16_concatenation_copies_whatever_the_scales():
+    model, feeds = _int16_concat((0, 0, 0))
+    ours = assert_matches_tflm(model, feeds)
+    assert np.array_equal(ours[0], np.concatenate(feeds, axis=-1))

@@ -49,8 +49,10 @@ def _bias(b: ModelBuilder, rng, kind: str | None, n: int, scales, bits: int = 22
     return [b.const(values.astype(kind), scale=scales, zero_point=0)]
 
 
-def build_fc(rows=2, depth=20, units=6, bias="int64", per_channel=False, act=0, seed=1, gain=3000.0, bias_bits=22):
-    """`bias_bits`: the bias's magnitude (36: an int64 bias beyond int32, its C table int64_t)."""
+def build_fc(rows=2, depth=20, units=6, bias="int64", per_channel=False, act=0, seed=1, gain=3000.0, bias_bits=22,
+             bias_scale=1.0):
+    """`bias_bits`: the bias's magnitude (36: an int64 bias beyond int32, its C table int64_t);
+    `bias_scale`: the bias's scale over input scale x filter scale."""
     rng = np.random.default_rng(seed)
     b = ModelBuilder()
     in_scale = float(rng.uniform(1e-4, 1e-3))
@@ -58,7 +60,8 @@ def build_fc(rows=2, depth=20, units=6, bias="int64", per_channel=False, act=0, 
     out_scale = float(in_scale * ws.mean() * max(gain * np.sqrt(depth), 2.0 ** bias_bits / 8000))
     x = b.tensor([rows, depth], "int16", scale=in_scale, zero_point=0)
     f = b.const(random_weights(rng, (units, depth)), scale=ws, zero_point=0, axis=0)
-    inputs = [x, f] + _bias(b, rng, bias, units, in_scale * ws if per_channel else in_scale * ws[0], bias_bits)
+    inputs = [x, f] + _bias(b, rng, bias, units, (in_scale * ws if per_channel else in_scale * ws[0]) * bias_scale,
+                            bias_bits)
     y = b.tensor([rows, units], "int16", scale=out_scale, zero_point=0)
     b.op("FULLY_CONNECTED", inputs, [y], fused_activation_function=act)
     b.inputs, b.outputs = [x], [y]
@@ -279,6 +282,19 @@ def _statements(body):
     for stmt in body:
         yield stmt
         yield from _statements(getattr(stmt, "body", ()))
+
+
+@pytest.mark.parametrize("bias", ["int64", "int32"])
+def test_fully_connected_bias_scale_off_the_product_is_refused(bias):
+    """A per-tensor filter: TFLite Micro's Prepare (GetQuantizedConvolutionMultipler) wants the bias
+    scale within 2 % of an output step of input scale x filter scale, for int16 as for int8."""
+    model, x = build_fc(bias=bias, bias_scale=1000.0)  # 7 % of an output step off
+    with pytest.raises(ModelError, match="FULLY_CONNECTED at index 0: bias scale differs from input scale x filter"):
+        compile_model(model)
+    from vmcu_tflite.oracle import OracleError, run_tflm
+    with pytest.raises(OracleError, match="scale_diff"):
+        run_tflm(model, [x], 1)
+    assert_matches_tflm(build_fc(bias=bias, bias_scale=1.001)[0], [x])
 
 
 def test_depthwise_int32_bias_is_refused():

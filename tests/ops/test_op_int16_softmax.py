@@ -4,6 +4,8 @@ are only reachable through its outputs: rows spanning the whole exp table check 
 the refusals TFLite Micro's Prepare makes."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -59,3 +61,9 @@ def test_refusals():
     assert "zero point 2 is not 0" in refusal(softmax16_model([4], 1e-3, zero_points=(2, 0)))
     assert "1/32768" in refusal(softmax16_model([4], 1e-3, output_scale=1 / 256))
     assert "too large" in refusal(softmax16_model([4], 200.0))
+
+
+@pytest.mark.parametrize("beta", [math.nan, math.inf, -math.inf])
+def test_a_beta_that_is_no_number_is_refused(beta):
+    """TFLite's multiplier of input scale x beta is undefined for them (fuzzing: NaN was a ValueError)."""
+    assert "is not a finite number" in refusal(softmax16_model([4], 1e-3, beta))

@@ -34,7 +34,7 @@ def cases(draw):
 
 
 def build_lstm16(case, *, input_zero_point=0, state_zero_point=0, bias_dtype="int64",
-                 big_bias=False) -> tuple[bytes, tuple, int, int]:
+                 big_bias=False, input_quantized=True) -> tuple[bytes, tuple, int, int]:
     """A one-op 16x8 model as TFLite's 16x8 quantization makes it: symmetric int16 input and output
     state (the output shares the state's quantization), symmetric per-tensor int8 weights, int64
     biases at input x weight scale, a power-of-two int16 cell state. Returns (model, input shape, h, c)."""
@@ -44,7 +44,8 @@ def build_lstm16(case, *, input_zero_point=0, state_zero_point=0, bias_dtype="in
     x_scale = float(rng.uniform(0.5, 4.0)) / 32768
     h_scale = float(rng.uniform(1.0, 1.5)) / 32768
     b = ModelBuilder()
-    x = b.tensor(major + (n_in,), dtype="int16", scale=x_scale, zero_point=input_zero_point)
+    x = b.tensor(major + (n_in,), dtype="int16", **(dict(scale=x_scale, zero_point=input_zero_point)
+                                                   if input_quantized else {}))
     input_weights = [_symmetric(rng, (units, n_in), case["gain"]) for _ in range(4)]
     recurrent_weights = [_symmetric(rng, (units, units), case["gain"]) for _ in range(4)]
     inputs = [x] + [b.const(w, scale=s, zero_point=0) for w, s in input_weights + recurrent_weights]
@@ -144,6 +145,7 @@ def test_lstm16_step_kind_macs_and_scratch():
     (dict(state_zero_point=-2), "output state's zero point is -2"),
     (dict(bias_dtype="int32"), "must be constant int64"),
     (dict(big_bias=True), "exceeds"),
+    (dict(input_quantized=False), "the input and the output need one scale each"),  # fuzzing: an AssertionError
 ])
 def test_lstm16_refusals(variant, message):
     """What the 16x8 form does not take: asymmetric int16 activations, int32 gate biases, biases the

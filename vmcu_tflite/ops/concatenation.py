@@ -3,8 +3,9 @@
 TFLite Micro copies bytes and does not requantize: its Prepare requires every int8 input to have
 the output's scale and zero point, no fused activation, at most 10 inputs of at most 6-D.
 Constant inputs ride in the params. int16 and int32 tensors (an audio front end's zero padding of
-its spectrum) are joined the same way, each row a run of bytes; they are not quantized, and their
-step keeps its output apart from its inputs (whole tensors).
+its spectrum) are joined the same way, each row a run of bytes; they are not requantized (TFLite
+Micro requires int16 inputs and output to have zero point 0, any scales), and their step keeps its
+output apart from its inputs (whole tensors).
 """
 from __future__ import annotations
 
@@ -54,6 +55,8 @@ def prepare(graph: Graph, op: Op) -> ConcatenationParams:
         require(t.dtype == out.dtype, op, f"{name} type {t.dtype} is not the output's {out.dtype}")
         require(t.dtype != "int8" or t.quant is not None and not t.quant.per_channel, op,
                 f"{name} needs a per-tensor scale")
+        require(t.dtype != "int16" or t.quant is None or t.quant.zero_point[0] == 0, op,
+                f"{name}'s int16 zero point must be 0, not {t.quant.zero_point[0] if t.quant else 0}")
     for i, t in enumerate(inputs):
         if t.dtype == "int8":
             require(t.scale == out.scale and t.zero_point == out.zero_point, op,

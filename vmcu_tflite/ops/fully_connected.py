@@ -33,6 +33,15 @@ class FullyConnectedParams:
     wide: bool = False  # int16: accumulates in int64 (an int64 bias) with the 64-bit requantization
 
 
+def check_bias_scale(op: Op, product: float, bias, out) -> None:
+    """GetQuantizedConvolutionMultipler's check, for a per-tensor filter of any activation type: a
+    bias's scale (0 when it has none) within 2 % of an output step of input scale x filter scale."""
+    if bias is not None:
+        bias_scale = bias.quant.scale[0] if bias.quant is not None else 0.0
+        require(abs(product - bias_scale) / out.scale <= 0.02, op,
+                "bias scale differs from input scale x filter scale")
+
+
 def _per_tensor_requantization(op: Op, input_, filter_, bias, out, channels: int) -> Requantization:
     """TFLite's GetQuantizedConvolutionMultipler: input scale x filter scale / output scale in double.
 
@@ -42,10 +51,7 @@ def _per_tensor_requantization(op: Op, input_, filter_, bias, out, channels: int
     """
     product = input_.scale * filter_.quant.scale[0]
     require(product >= 0, op, "negative input x filter scale")
-    if bias is not None:
-        bias_scale = bias.quant.scale[0] if bias.quant is not None else 0.0
-        require(abs(product - bias_scale) / out.scale <= 0.02, op,
-                "bias scale differs from input scale x filter scale")
+    check_bias_scale(op, product, bias, out)
     multiplier, shift = output_multiplier(op, product / out.scale)
     act_min, act_max = fused_activation(op, out)
     return Requantization(multiplier=(multiplier,) * channels, shift=(shift,) * channels,
@@ -100,6 +106,7 @@ def _prepare16(graph: Graph, op: Op, input_, filter_, out) -> FullyConnectedPara
     else:
         product = input_.scale * filter_.quant.scale[0]
         require(product >= 0, op, "negative input x filter scale")
+        check_bias_scale(op, product, tensor(graph, op, 2), out)
         requant = requantization16(op, input_, filter_, out, channels, product / out.scale)
     check_wide_shifts(op, requant, wide)
     return FullyConnectedParams(rows=rows, output_shape=out.shape, filter=filter_.data, bias=bias, input_offset=0,

@@ -104,6 +104,7 @@ def prepare_int16(graph: Graph, op: Op) -> Int16SoftmaxParams:
     depth = int(input_.shape[-1])
     require(depth <= MAX_DEPTH, op, f"a row of {depth} elements could overflow the int32 sum of its exps")
     beta = float(np.float32(op.options.beta))
+    require(math.isfinite(beta), op, f"beta {beta:g} is not a finite number")  # TFLite's multiplier is undefined
     real = input_.scale * beta / (10.0 / 65535.0)
     multiplier, shift = quantize_multiplier(real)
     # a difference (down to -65535) is shifted left by `shift` in int32 first

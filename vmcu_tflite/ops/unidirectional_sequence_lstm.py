@@ -178,6 +178,8 @@ def prepare(graph: Graph, op: Op) -> LstmParams:
     x, out = tensor(graph, op, INPUT), output(graph, op)
     require(x is not None and x.dtype in ("int8", "int16") and out.dtype == x.dtype, op,
             f"{x.dtype if x is not None else None} -> {out.dtype} is not supported (int8 or int16 activations)")
+    require(_per_tensor(x) and _per_tensor(out), op, "the input and the output need one scale each (TFLite Micro's "
+                                                     "integer LSTM reads them)")
     wide = x.dtype == "int16"
     activation, activation_range = ("int16", (-32768, 32767)) if wide else ("int8", (-128, 127))
     require(not wide or x.zero_point == 0, op, f"the int16 input's zero point is {x.zero_point}, not 0 "
