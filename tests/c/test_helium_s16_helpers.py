@@ -147,21 +147,23 @@ int main(void)
             vmcu_requantize64_2x2_mve(acc, ms + i, ss + i, o, lo, hi, dst, 5);
             for (k = 0; k < 12; ++k) {{
                 const int32_t t = k / 5, c = k % 5;
-                const int32_t want = c < 2 && t < 2 ? scalar(xs[i + 2 * t + c], ms[i + c], ss[i + c], o, lo, hi) : 0x5555;
+                const int32_t want = c < 2 && t < 2 ? scalar(xs[i + 2 * t + c], ms[i + c], ss[i + c], o, lo, hi)
+                                                    : 0x5555;
                 wrong += dst[k] != want;
                 dst[k] = 0x5555;
             }}
             vmcu_requantize64_2x1_mve(acc, ms + i, ss + i, o, lo, hi, dst, 3);
             for (k = 0; k < 12; ++k) {{
-                const int32_t want = k == 0 || k == 3 ? scalar(xs[i + (k == 3 ? 2 : 0)], ms[i], ss[i], o, lo, hi) : 0x5555;
+                const int32_t want = k == 0 || k == 3 ? scalar(xs[i + (k == 3 ? 2 : 0)], ms[i], ss[i], o, lo, hi)
+                                                      : 0x5555;
                 wrong += dst[k] != want;
                 dst[k] = 0x5555;
             }}
             const int32_t count = 1 + (i / 4) % 4;
             vmcu_requantize64_row4_mve(acc, ms + i, ss + i, o, lo, hi, dst + 1, count);
             for (k = 0; k < 12; ++k) {{
-                const int32_t want = k >= 1 && k <= count ? scalar(xs[i + k - 1], ms[i + k - 1], ss[i + k - 1], o, lo, hi)
-                                                          : 0x5555;
+                const int32_t want = k >= 1 && k <= count
+                                         ? scalar(xs[i + k - 1], ms[i + k - 1], ss[i + k - 1], o, lo, hi) : 0x5555;
                 wrong += dst[k] != want;
             }}
         }}

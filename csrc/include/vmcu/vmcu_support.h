@@ -112,6 +112,16 @@ static inline int32_t vmcu_sat8(int32_t x)
 #endif
 }
 
+/** x clamped to int16: one SSAT where the core has it. */
+static inline int32_t vmcu_sat16(int32_t x)
+{
+#if defined(__ARM_FEATURE_SAT) && !defined(VMCU_NO_DSP)
+    return __ssat(x, 16);
+#else
+    return vmcu_clamp(x, -32768, 32767);
+#endif
+}
+
 /** The min and max of the index expressions of generated kernels (vmcu_tflite/kernels/index.py). */
 static inline int32_t vmcu_min(int32_t a, int32_t b)
 {

@@ -70,16 +70,6 @@ static int32_t combine(const vmcu_binary_arith *q, int32_t operation, int32_t a,
                                    q->output_multiplier, q->output_shift));
 }
 
-/* x clamped to int16: one SSAT where the core has it. */
-static inline int32_t sat16(int32_t x)
-{
-#if defined(__ARM_FEATURE_SAT) && !defined(VMCU_NO_DSP)
-    return __ssat(x, 16);
-#else
-    return vmcu_clamp(x, -32768, 32767);
-#endif
-}
-
 /*
  * TFLite's own int16 case, which the unrolled recurrent models are made of: zero offsets, the clamp the
  * whole of int16, both operands and the output contiguous. Fewer values live in the loop than in run_s16
@@ -95,21 +85,21 @@ static void plain_s16(const vmcu_binary_arith *q, int32_t operation, const int16
     int32_t i;
     if (operation == OP_MUL) {
         for (i = 0; i < n; ++i) {
-            out[i] = (int16_t)sat16(scale_down(a[i] * b[i], om, os));
+            out[i] = (int16_t)vmcu_sat16(scale_down(a[i] * b[i], om, os));
         }
     } else if (m1 == (INT32_C(1) << 30) && sh1 == 0) { /* operand 1 at one half: see run_s16 */
         const int32_t sign = operation == OP_ADD ? 1 : -1;
         for (i = 0; i < n; ++i) {
             const int32_t s1 = a[i] * (INT32_C(1) << 14);
             const int32_t s2 = scale_down(b[i] * (INT32_C(1) << 15), m2, sh2);
-            out[i] = (int16_t)sat16(scale_down(s1 + sign * s2, om, os));
+            out[i] = (int16_t)vmcu_sat16(scale_down(s1 + sign * s2, om, os));
         }
     } else {
         const int32_t sign = operation == OP_ADD ? 1 : -1;
         for (i = 0; i < n; ++i) {
             const int32_t s1 = scale_down(a[i] * (INT32_C(1) << 15), m1, sh1);
             const int32_t s2 = scale_down(b[i] * (INT32_C(1) << 15), m2, sh2);
-            out[i] = (int16_t)sat16(scale_down(s1 + sign * s2, om, os));
+            out[i] = (int16_t)vmcu_sat16(scale_down(s1 + sign * s2, om, os));
         }
     }
 }
