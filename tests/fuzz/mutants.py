@@ -86,8 +86,8 @@ def _mutate_tensor(rng: random.Random, model, sub) -> str:
         t.name = None
     elif what == "buffer":
         t.buffer = rng.choice((0, len(model.buffers) - 1, len(model.buffers), rng.randrange(len(model.buffers))))
-    elif t.quantization is None or t.quantization.scale is None:
-        return _mutate_op(rng, model, sub)
+    elif t.quantization is None or t.quantization.scale is None or not len(t.quantization.scale):
+        return _mutate_op(rng, model, sub)  # an empty scale list (an earlier mutation's) has no entry to change
     elif what == "scale":
         q = t.quantization
         q.scale = [float(v) for v in q.scale]
