@@ -25,6 +25,7 @@ from .kernel_run import WORKSPACE_TAG, Role, Stored, run_kernel
 from .pool import Access, SimulatedPool
 from .row_stream import RowSink, RowSource
 from .streaming import replay_segments
+from .views import COPY_KINDS, hand_over
 
 
 @dataclass
@@ -100,8 +101,9 @@ class Interpreter:
                 if port.step == step.index and not port.in_ring:
                     self._pull_rows(pool, source, port, base(graph.inputs[port.index].tensor))
             args = [in_ring[graph.storage_of(t)].reshape(graph.tensors[t].shape) if graph.storage_of(t) in in_ring
+                    else self._load_part(pool, step, kernel, t, base(t)) if step.kernel in COPY_KINDS and i == 0
                     else from_bytes(pool.load(self._access(step.index, t), base(t), 0, graph.tensors[t].num_bytes),
-                                    graph.tensors[t]) for t in step.inputs]
+                                    graph.tensors[t]) for i, t in enumerate(step.inputs)]
             out = kernel.run(*args, state=self.state.tensors) if kernel.stateful else kernel.run(*args)
             if step.outputs:  # ASSIGN_VARIABLE and CALL_ONCE write only the state region
                 t_out = step.outputs[0]
@@ -128,6 +130,21 @@ class Interpreter:
             result.raw_outputs.append(data)
             result.outputs.append(from_pool(port, tensor, data))
         return result
+
+    def _load_part(self, pool: SimulatedPool, step, kernel, tensor: int, at: int) -> np.ndarray:
+        """A copy step's input as it reads it: only the bytes its elements come from are loaded
+        and checked (an int16 part cut out earlier may sit on the others as a view, `views.py`);
+        which ones, the step's own reference op says, run on the elements' indices."""
+        t = self.program.graph.tensors[tensor]
+        whole = lambda: from_bytes(pool.load(self._access(step.index, tensor), at, 0, t.num_bytes), t)  # noqa: E731
+        if t.dtype != "int16":  # int8 copies never view: the whole input checked, as always
+            return whole()
+        read = np.unique(np.asarray(kernel.run(np.arange(t.num_elements).reshape(t.shape))).reshape(-1))
+        size = np.dtype(t.dtype).itemsize
+        offsets = (read[:, None] * size + np.arange(size)).reshape(-1)
+        raw = np.zeros(t.num_bytes, np.int8)
+        raw[offsets] = pool.load_at(self._access(step.index, tensor), at, offsets)
+        return from_bytes(raw, t)
 
     def _pull_rows(self, pool: SimulatedPool, source: RowSource, port, at: int) -> None:
         """The whole input pulled into its place in the pool, row by row, before the step that reads it."""
@@ -157,6 +174,11 @@ class Interpreter:
             stored = self._run_described(pool, step, kernel, base, source, sink)
             _check_against_formula(step, stored, out)
             return stored.values.view(np.asarray(out).dtype).reshape(out.shape)  # the bytes as the output's elements
+        if step.kernel in COPY_KINDS and hand_over(
+                pool, self._access(step.index, step.inputs[0]), base(step.inputs[0]),
+                graph.tensors[step.inputs[0]].num_bytes, out_who, base(t_out),
+                as_bytes(np.asarray(out, dtype=graph.tensors[t_out].dtype))):
+            return out
         if planned.streamed_inputs:
             streamed = [(self._access(step.index, x, segment), base(x), graph.tensors[x].num_bytes,
                          access_pattern(graph, step, x, segment)) for x in planned.streamed_inputs]

@@ -42,13 +42,16 @@ class SolveBudget:
 class Overlap:
     """Y may start `distance` bytes before X (both storage tensors) instead of staying apart.
 
-    With `exact`, Y must start exactly there (an in-place kernel).
+    With `exact`, Y must start exactly there (an in-place kernel). With `offset`, Y is a view:
+    it starts exactly `offset` bytes after X's base, inside X, even while X is still live
+    (`planner/views.py`).
     """
 
     x: int
     y: int
     distance: int
     exact: bool = False
+    offset: int | None = None
 
 
 def _pairs(buffers: Mapping[int, Buffer]) -> list[tuple[Buffer, Buffer]]:
@@ -65,7 +68,10 @@ def step_bounds(buffers: Mapping[int, Buffer], overlaps: list[Overlap]) -> dict[
         shared = {}
         for o in overlaps:
             y = buffers[o.y]
-            if y.first == step:
+            if o.offset is not None:  # a view's bytes are its input's while both live
+                if buffers[o.x].first <= step <= buffers[o.x].last and y.first <= step <= y.last:
+                    shared[o.y] = y.size
+            elif y.first == step:
                 shared[o.y] = min(y.size, shared.get(o.y, 0) + y.size - min(o.distance, y.size))
         bounds[step] = live - sum(shared.values())
     return bounds
@@ -99,8 +105,16 @@ def fits(buffers: Mapping[int, Buffer], overlaps: list[Overlap], pool: int, hint
     for t, b in sorted(buffers.items()):
         if b.align > 1:
             model.AddModuloEquality(0, base[t], b.align)
+    views = {(o.x, o.y): o.offset for o in overlaps if o.offset is not None}
+    views |= {(y, x): None for x, y in list(views)}
+    overlaps = [o for o in overlaps if o.offset is None]
     relaxed = {(o.x, o.y): o for o in overlaps} | {(o.y, o.x): None for o in overlaps}
     for a, c in _pairs(buffers):
+        if (a.tensor, c.tensor) in views:
+            x, y = (a, c) if views[(a.tensor, c.tensor)] is not None else (c, a)
+            wrap = model.NewBoolVar(f"v{x.tensor}_{y.tensor}")  # b_y = b_x + offset, mod P
+            model.Add(base[y.tensor] == base[x.tensor] + views[(x.tensor, y.tensor)] - pool * wrap)
+            continue
         if (a.tensor, c.tensor) in relaxed:
             x, y = (a, c) if relaxed[(a.tensor, c.tensor)] is not None else (c, a)
             overlap = relaxed[(x.tensor, y.tensor)]

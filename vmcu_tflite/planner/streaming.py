@@ -22,6 +22,7 @@ from ..steps import Step
 from .access import AccessPattern
 from .gap import min_distance
 from .placement import Overlap
+from .views import view_offset, view_overlaps
 
 WHOLE_TENSOR_SEGMENT = 64  # the widest segment a whole-tensor GEMM takes: two rows of it are stack
 
@@ -91,10 +92,12 @@ def stream_distance(graph: Graph, step: Step, tensor: int, segment: int, tile_ro
     return None if pattern is None else max(0, min_distance(pattern) or 0)
 
 
-def stream_overlaps(graph: Graph, steps: Sequence[Step], streaming: dict[int, StepStreaming]) -> list[Overlap]:
-    """The placement's allowed overlaps: each step's output over the inputs it streams."""
+def stream_overlaps(graph: Graph, steps: Sequence[Step], streaming: dict[int, StepStreaming],
+                    views: bool = False) -> list[Overlap]:
+    """The placement's allowed overlaps: each step's output over the inputs it streams, and with
+    `views` each slice that is a view pinned inside its input (`views.py`)."""
     return [Overlap(graph.storage_of(s.tensor), graph.storage_of(steps[s.step].outputs[0]), s.distance, s.exact)
-            for chosen in streaming.values() for s in chosen.streams]
+            for chosen in streaming.values() for s in chosen.streams] + (view_overlaps(graph, steps) if views else [])
 
 
 def default_segment(graph: Graph, step: Step) -> int:
@@ -141,16 +144,18 @@ def segment_candidates(graph: Graph, step: Step) -> list[int]:
 
 
 def choose_streaming(graph: Graph, steps: Sequence[Step], buffers: dict[int, Buffer],
-                     segment_override: int | None = None, in_place_only: bool = False) -> dict[int, StepStreaming]:
+                     segment_override: int | None = None, in_place_only: bool = False,
+                     views: bool = False) -> dict[int, StepStreaming]:
     """Per step, the segment size that lets the output start closest to its dying inputs.
 
     `in_place_only` gives the TinyEngine-style baseline: whole tensors everywhere except depthwise
-    convolutions, which run in place one channel at a time.
+    convolutions, which run in place one channel at a time. With `views`, a slice that is a view
+    (`views.py`) streams nothing: its output is pinned inside its input instead.
     """
     kept = {graph.storage_of(p.tensor) for p in graph.outputs}
     chosen: dict[int, StepStreaming] = {}
     for step in steps:
-        if not step.outputs:  # it writes no pool byte, so nothing of it streams
+        if not step.outputs or (views and view_offset(graph, step) is not None):  # no pool byte of its own
             continue
         out = graph.tensors[step.outputs[0]]
         dying = [t for t in dict.fromkeys(step.inputs)

@@ -31,10 +31,12 @@ def gemm_rows(step: Step) -> int:
 
 def choose_tiles(graph: Graph, steps: Sequence[Step], streaming: Mapping[int, StepStreaming],
                  buffers: Mapping[int, Buffer], pool: int, offsets: Mapping[int, int], unwrapped: frozenset[int],
-                 budget: SolveBudget | None = None) -> tuple[dict[int, int], dict[int, StepStreaming], dict[int, int]]:
+                 budget: SolveBudget | None = None,
+                 views: bool = False) -> tuple[dict[int, int], dict[int, StepStreaming], dict[int, int]]:
     """The GEMM steps that run in two-row tiles ({step: 2}), the streaming with the distances the
     tiles need, and the placement: the one found (`offsets` in a pool of `pool` bytes) where it
-    already keeps those distances, else one re-solved in the same pool."""
+    already keeps those distances, else one re-solved in the same pool (`views`: with the slices
+    that are views pinned, `views.py`)."""
     tiles, streaming, offsets = {}, dict(streaming), dict(offsets)
     for step in steps:
         if gemm_rows(step) < TILE_ROWS:
@@ -53,7 +55,8 @@ def choose_tiles(graph: Graph, steps: Sequence[Step], streaming: Mapping[int, St
                for s in streams):
             found = offsets
         else:
-            found = fits(buffers, stream_overlaps(graph, steps, trial), pool, offsets, budget, unwrapped=unwrapped)
+            found = fits(buffers, stream_overlaps(graph, steps, trial, views), pool, offsets, budget,
+                         unwrapped=unwrapped)
         if found is not None:
             tiles[step.index], streaming, offsets = TILE_ROWS, trial, found
     return tiles, streaming, offsets

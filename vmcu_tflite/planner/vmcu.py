@@ -22,6 +22,7 @@ from .streaming import (StepStreaming, choose_streaming, default_segment, in_pla
                         stream_overlaps, whole_tensor_segment)
 from .tensor import plan_tensors
 from .tiles import choose_tiles
+from .views import view_offset
 
 
 def _widen_in_place_segments(steps, streaming, buffers, overlaps, pool, offsets, io, budget):
@@ -63,10 +64,10 @@ class Streamed:
 
 
 def streamed_buffers(graph: Graph, steps: Sequence[Step], segment_override: int | None = None,
-                     in_place_only: bool = False) -> Streamed:
+                     in_place_only: bool = False, views: bool = False) -> Streamed:
     buffers = buffer_lifetimes(graph, steps)
-    streaming = choose_streaming(graph, steps, buffers, segment_override, in_place_only)
-    overlaps = stream_overlaps(graph, steps, streaming)
+    streaming = choose_streaming(graph, steps, buffers, segment_override, in_place_only, views)
+    overlaps = stream_overlaps(graph, steps, streaming, views)
     workspaces = {workspace_id(k): Buffer(workspace_id(k), c.workspace_bytes, k, k)
                   for k, c in streaming.items() if c.workspace_bytes}
     return Streamed(buffers | workspaces, overlaps, streaming)
@@ -80,9 +81,23 @@ def _streams_rows(step: Step) -> bool:
 
 def plan_vmcu(graph: Graph, steps: Sequence[Step], segment_override: int | None = None,
               in_place_only: bool = False) -> Plan:
-    """`in_place_only`: the TinyEngine-style baseline (whole tensors, in-place depthwise) instead."""
+    """`in_place_only`: the TinyEngine-style baseline (whole tensors, in-place depthwise) instead.
+
+    Where int16 slices could be views (`views.py`), the plan with them pinned is taken only if its
+    pool is smaller: pinned parts leave the placement less freedom, and with the same pool the
+    plan without them keeps the placement (and instruction counts) it had."""
+    plain = _plan_vmcu(graph, steps, segment_override, in_place_only, False)
+    if in_place_only or not any(view_offset(graph, s) is not None for s in steps):
+        return plain
+    viewed = _plan_vmcu(graph, steps, segment_override, in_place_only, True)
+    return viewed if viewed.pool_bytes < plain.pool_bytes else plain
+
+
+def _plan_vmcu(graph: Graph, steps: Sequence[Step], segment_override: int | None, in_place_only: bool,
+               views: bool) -> Plan:
+    """plan_vmcu's plan with or without the slices that are views pinned inside their inputs."""
     baseline = plan_tensors(graph, steps)
-    streamed = streamed_buffers(graph, steps, segment_override, in_place_only)
+    streamed = streamed_buffers(graph, steps, segment_override, in_place_only, views)
     buffers, overlaps, streaming = streamed.buffers, streamed.overlaps, streamed.streaming
     # A known valid placement: the whole-tensor plan, with the workspaces after it.
     workspaces = [b for t, b in buffers.items() if t < 0]
@@ -96,10 +111,11 @@ def plan_vmcu(graph: Graph, steps: Sequence[Step], segment_override: int | None 
     if not in_place_only:
         streaming, buffers, offsets = _widen_in_place_segments(steps, streaming, buffers, overlaps, pool, offsets, io,
                                                                budget)
-        tiles, streaming, offsets = choose_tiles(graph, steps, streaming, buffers, pool, offsets, io, budget)
+        tiles, streaming, offsets = choose_tiles(graph, steps, streaming, buffers, pool, offsets, io, budget, views)
     if any(_streams_rows(s) for s in steps):
         # the overlaps the final streaming allows (the tiles may have widened some distances)
-        offsets = _unwrapped_where_it_fits(buffers, stream_overlaps(graph, steps, streaming), pool, offsets, budget)
+        offsets = _unwrapped_where_it_fits(buffers, stream_overlaps(graph, steps, streaming, views), pool, offsets,
+                                           budget)
     footprints = step_footprints(buffers, offsets, pool)
     planned = []
     for step in steps:
