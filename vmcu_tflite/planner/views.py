@@ -24,7 +24,7 @@ from ..graph import Graph
 from ..steps import Step
 from .placement import Overlap
 
-SLICE_KINDS = frozenset({"SPLIT", "SPLIT_V", "STRIDED_SLICE"})
+SLICE_KINDS = frozenset({"SPLIT", "SPLIT_V", "UNPACK", "STRIDED_SLICE"})
 
 
 def contiguous_offset(params) -> int | None:
