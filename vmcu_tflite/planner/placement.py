@@ -69,7 +69,8 @@ def step_bounds(buffers: Mapping[int, Buffer], overlaps: list[Overlap]) -> dict[
         for o in overlaps:
             y = buffers[o.y]
             if o.offset is not None:  # a view's bytes are its input's while both live
-                if buffers[o.x].first <= step <= buffers[o.x].last and y.first <= step <= y.last:
+                x = buffers[o.x]
+                if x.first <= step <= x.last and y.first <= step <= y.last:
                     shared[o.y] = y.size
             elif y.first == step:
                 shared[o.y] = min(y.size, shared.get(o.y, 0) + y.size - min(o.distance, y.size))

@@ -22,7 +22,7 @@ from ..steps import Step
 from .access import AccessPattern
 from .gap import min_distance
 from .placement import Overlap
-from .views import view_offset, view_overlaps
+from .views import view_overlaps, view_steps
 
 WHOLE_TENSOR_SEGMENT = 64  # the widest segment a whole-tensor GEMM takes: two rows of it are stack
 
@@ -153,9 +153,10 @@ def choose_streaming(graph: Graph, steps: Sequence[Step], buffers: dict[int, Buf
     (`views.py`) streams nothing: its output is pinned inside its input instead.
     """
     kept = {graph.storage_of(p.tensor) for p in graph.outputs}
+    pinned = view_steps(graph, steps) if views else {}
     chosen: dict[int, StepStreaming] = {}
     for step in steps:
-        if not step.outputs or (views and view_offset(graph, step) is not None):  # no pool byte of its own
+        if not step.outputs or step.index in pinned:  # it writes no pool byte (of its own)
             continue
         out = graph.tensors[step.outputs[0]]
         dying = [t for t in dict.fromkeys(step.inputs)

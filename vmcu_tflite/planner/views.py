@@ -44,7 +44,8 @@ def contiguous_offset(params) -> int | None:
 
 def view_offset(graph: Graph, step: Step) -> int | None:
     """Where the step's int16 output lies in its input, if the step only cuts a contiguous part
-    out of it and the part may stay there (a part the application reads is kept apart)."""
+    out of it and the part may stay there (a part the application reads is kept apart; `view_steps`
+    says where its input allows it)."""
     if step.kernel not in SLICE_KINDS or len(step.outputs) != 1 or not step.inputs:
         return None
     x, y = graph.storage_of(step.inputs[0]), graph.storage_of(step.outputs[0])
@@ -58,12 +59,25 @@ def view_offset(graph: Graph, step: Step) -> int | None:
     return offset
 
 
+def view_steps(graph: Graph, steps: Sequence[Step]) -> dict[int, int]:
+    """Step index -> offset of each part that is a view, where every reader of its input is such a
+    cut and the application does not read the input: a part's bytes then stop being the input's
+    when it is cut (no later whole read of the input finds them gone)."""
+    offsets = {s.index: view_offset(graph, s) for s in steps}
+    readers: dict[int, list[int]] = {}
+    for s in steps:
+        for t in dict.fromkeys(map(graph.storage_of, s.inputs)):
+            readers.setdefault(t, []).append(s.index)
+    kept = {graph.storage_of(p.tensor) for p in graph.outputs}
+    found = {}
+    for k, offset in offsets.items():
+        x = graph.storage_of(steps[k].inputs[0]) if offset is not None else None
+        if x is not None and x not in kept and all(offsets[r] is not None for r in readers[x]):
+            found[k] = offset
+    return found
+
+
 def view_overlaps(graph: Graph, steps: Sequence[Step]) -> list[Overlap]:
     """Each view's part pinned inside its input."""
-    found = []
-    for step in steps:
-        offset = view_offset(graph, step)
-        if offset is not None:
-            found.append(Overlap(graph.storage_of(step.inputs[0]), graph.storage_of(step.outputs[0]), 0, True,
-                                 offset))
-    return found
+    return [Overlap(graph.storage_of(steps[k].inputs[0]), graph.storage_of(steps[k].outputs[0]), 0, True, offset)
+            for k, offset in view_steps(graph, steps).items()]

@@ -22,7 +22,7 @@ from .streaming import (StepStreaming, choose_streaming, default_segment, in_pla
                         stream_overlaps, whole_tensor_segment)
 from .tensor import plan_tensors
 from .tiles import choose_tiles
-from .views import view_offset
+from .views import view_steps
 
 
 def _widen_in_place_segments(steps, streaming, buffers, overlaps, pool, offsets, io, budget):
@@ -87,7 +87,7 @@ def plan_vmcu(graph: Graph, steps: Sequence[Step], segment_override: int | None 
     pool is smaller: pinned parts leave the placement less freedom, and with the same pool the
     plan without them keeps the placement (and instruction counts) it had."""
     plain = _plan_vmcu(graph, steps, segment_override, in_place_only, False)
-    if in_place_only or not any(view_offset(graph, s) is not None for s in steps):
+    if in_place_only or not view_steps(graph, steps):
         return plain
     viewed = _plan_vmcu(graph, steps, segment_override, in_place_only, True)
     return viewed if viewed.pool_bytes < plain.pool_bytes else plain
