@@ -6,6 +6,7 @@ from .layer_baseline import LayerBaseline
 from .oracle import NOT_IN_TFLM, TFLM
 from .peak import explain_peak
 from .pipeline import Program
+from .planner.views import view_steps
 from .state import state_layout
 
 
@@ -17,6 +18,14 @@ ARM_CPUS = ("cortex-m0", "cortex-m3", "cortex-m4", "cortex-m7", "cortex-m33", "c
 BUILD = {"host": "cmake -S . -B build && cmake --build build"} | {
     cpu: "cmake -S . -B build -DCMAKE_TOOLCHAIN_FILE=vmcu_runtime/targets/arm-none-eabi.cmake "
          f"-DVMCU_CPU={cpu} && cmake --build build" for cpu in ARM_CPUS}
+
+
+def pinned_views(program: Program) -> set[int]:
+    """The steps whose output the plan placed on the input bytes it copies (`planner/views.py`)."""
+    graph, plan = program.graph, program.plan
+    return {k for k, offset in view_steps(graph, program.steps).items()
+            if (plan.offsets[graph.storage_of(program.steps[k].inputs[0])] + offset) % plan.pool_bytes
+            == plan.offsets[graph.storage_of(program.steps[k].outputs[0])]}
 
 
 def render_report(program: Program, baseline: LayerBaseline, tflm_head: int | None, target: str = "host",
@@ -32,6 +41,7 @@ def render_report(program: Program, baseline: LayerBaseline, tflm_head: int | No
     predicted = predicted_steps(program)
     core = REFERENCE_CORE[plan.tuning]
     recomputed = f" (+{extra:,} recomputed: --allow-recompute)" if extra else ""
+    views = pinned_views(program)
     lines = [
         f"# Memory plan of {plan.model}",
         "",
@@ -53,7 +63,9 @@ def render_report(program: Program, baseline: LayerBaseline, tflm_head: int | No
         "beside it, the most its layers hold in the whole-tensor plan of the layers (a fused chain's: the largest of "
         "its layers apart). "
         "Modes: `segment` writes the output over input segments already consumed, `in-place` works "
-        "channel segment by channel segment through a workspace, `whole-tensor` keeps input and output apart.",
+        "channel segment by channel segment through a workspace, `whole-tensor` keeps input and output apart."
+        + (" `view`: the output is a run of the input's bytes and stays on them (the copy moves each byte onto itself; "
+           "`planner/views.py`)." if views else ""),
         "",
         "| step | kernel | TFLite ops | output | mode | segment B | gap segments | workspace B | footprint B "
         f"| its layers at whole-tensor level B | predicted instructions ({core}) |",
@@ -62,7 +74,8 @@ def render_report(program: Program, baseline: LayerBaseline, tflm_head: int | No
     for step, layers_held, instructions in zip(plan.steps, baseline.footprints, predicted):
         outputs = program.steps[step.index].outputs
         shape = "x".join(map(str, graph.tensors[outputs[0]].shape)) if outputs else "(state only)"
-        lines.append(f"| {step.index} | {step.kernel} | {', '.join(map(str, step.ops))} | {shape} | {step.mode} | "
+        mode = "view" if step.index in views else step.mode
+        lines.append(f"| {step.index} | {step.kernel} | {', '.join(map(str, step.ops))} | {shape} | {mode} | "
                      f"{step.segment_bytes} | {step.gap_segments} | {step.workspace_bytes} | "
                      f"{step.footprint_bytes:,} | {layers_held:,} | {instructions:,} |")
     if plan.fusion:

@@ -21,6 +21,7 @@ from vmcu_tflite.errors import HazardError
 from vmcu_tflite.ops.strided_slice import SliceParams
 from vmcu_tflite.pipeline import compile_model
 from vmcu_tflite.planner.tensor import plan_tensors
+from vmcu_tflite.report import pinned_views
 from vmcu_tflite.planner.views import contiguous_offset, view_offset, view_steps
 from vmcu_tflite.validate.targets import SANITIZED_HOST
 
@@ -84,6 +85,7 @@ def test_views_pinned_and_bit_exact(kind, width, parts, seed):
     model = parts_model(kind, width, parts)
     program = compile_model(model)
     assert pinned(program), "no part was pinned"
+    assert pinned_views(program) == set(pinned(program))  # the report's `view` mode
     assert program.plan.pool_bytes < plan_tensors(program.graph, program.steps).pool_bytes
     shape = (1, parts * width) if kind == "SPLIT" else (parts, 1, width)
     assert_matches_tflm(model, [values(np.random.default_rng(seed), shape)])
