@@ -151,3 +151,19 @@ def test_workspace_over_the_input_is_a_hazard():
     with pytest.raises(HazardError, match="block buffers"):
         Interpreter(_moved(program, workspace_id(step.index), program.plan.offsets[x])).run(
             [int16_values(np.random.default_rng(6), (1, 6, 6, 8))])
+
+
+def test_a_saved_plan_makes_the_same_group():
+    """plan.json names the group by its operators; the program rebuilt from it runs the same step."""
+    import json
+
+    from vmcu_tflite.pipeline import program_for_plan
+    from vmcu_tflite.plan import load_plan
+
+    model = fan_out_model()
+    program = compile_model(model)
+    again = program_for_plan(parse_model(model), load_plan(json.dumps(program.plan.to_json(program.graph))))
+    assert [s.kernel for s in again.steps] == ["INT16_GROUP"]
+    assert again.steps[0].params.members[-1].sources == program.steps[0].params.members[-1].sources
+    data = int16_values(np.random.default_rng(8), (1, 6, 6, 8))
+    assert np.array_equal(Interpreter(again).run([data]).raw_outputs[0], Interpreter(program).run([data]).raw_outputs[0])

@@ -85,7 +85,8 @@ int vmcu_unary_s16_params_ok(const vmcu_unary_s16_params *p)
 static vmcu_status unary_s16_check(const vmcu_model *model, const vmcu_step *step)
 {
     const vmcu_unary_s16_params *p = (const vmcu_unary_s16_params *)step->params;
-    if (step->num_inputs != 1u || !vmcu_unary_s16_params_ok(p) || vmcu_output_bytes(model, step) != (uint32_t)p->size * 2u ||
+    if (step->num_inputs != 1u || !vmcu_unary_s16_params_ok(p) ||
+        vmcu_output_bytes(model, step) != (uint32_t)p->size * 2u ||
         vmcu_input_bytes(model, step, 0u) != (uint32_t)p->size * 2u) {
         return VMCU_ERROR_BAD_MODEL;
     }
