@@ -167,3 +167,32 @@ def test_a_saved_plan_makes_the_same_group():
     assert again.steps[0].params.members[-1].sources == program.steps[0].params.members[-1].sources
     data = int16_values(np.random.default_rng(8), (1, 6, 6, 8))
     assert np.array_equal(Interpreter(again).run([data]).raw_outputs[0], Interpreter(program).run([data]).raw_outputs[0])
+
+
+def two_input_model(shape=(1, 5, 7, 3)) -> bytes:
+    """A group of two external inputs over 105 elements (a partial last block): LOGISTIC of x, ADD of z
+    with zero points (the general ADD path), RELU6 and LEAKY_RELU of that, then SUB of x again."""
+    b = ModelBuilder()
+    x = b.tensor(shape, "int16", scale=1 / 4096, zero_point=0)
+    z = b.tensor(shape, "int16", scale=1 / 2048, zero_point=-5)
+    s = b.tensor(shape, "int16", scale=SIGMOID_SCALE, zero_point=0)
+    a = b.tensor(shape, "int16", scale=1 / 4096, zero_point=7)
+    r = b.tensor(shape, "int16", scale=1 / 4096, zero_point=7)
+    leaky = b.tensor(shape, "int16", scale=1 / 2048, zero_point=-3)
+    out = b.tensor(shape, "int16", scale=1 / 1024, zero_point=0)
+    b.inputs = [x, z]
+    b.op("LOGISTIC", [x], [s])
+    b.op("ADD", [s, z], [a], fused_activation_function=0)
+    b.op("RELU6", [a], [r])
+    b.op("LEAKY_RELU", [r], [leaky], alpha=-0.5)
+    b.op("SUB", [leaky, x], [out], fused_activation_function=0)
+    b.outputs = [out]
+    return b.build()
+
+
+def test_two_inputs_and_a_partial_block_match_tflm():
+    model = two_input_model()
+    program = compile_model(model)
+    assert [s.kernel for s in program.steps] == ["INT16_GROUP"] and len(program.steps[0].inputs) == 2
+    rng = np.random.default_rng(4)
+    assert_matches_tflm(model, [int16_values(rng, (1, 5, 7, 3)), int16_values(rng, (1, 5, 7, 3))])
