@@ -1,7 +1,7 @@
 """int16 element-wise groups (the INT16_GROUP step): chains of int16 LOGISTIC, TANH, RELU, RELU6,
 LEAKY_RELU, ADD, SUB and MUL that read the model's input again and again, grouped, against TFLite
-Micro; the planner's choice; and plans the interpreter must refuse (an output or a workspace placed
-over input bytes still to be read)."""
+Micro, and plans the interpreter must refuse (an output or a workspace placed over input bytes still
+to be read). The planner's choice: tests/planner/test_int16_groups.py."""
 from __future__ import annotations
 
 from dataclasses import replace
@@ -15,13 +15,10 @@ from tests.ops.test_op_int16_binary import int16_values
 from tests.tflite_builder import ModelBuilder
 from vmcu_reference.interpreter import Interpreter
 from vmcu_tflite.errors import HazardError, ModelError
-from vmcu_tflite.grouping import group_runs
 from vmcu_tflite.ops import prepare
-from vmcu_tflite.passes import simplify
 from vmcu_tflite.pipeline import Program, compile_model
 from vmcu_tflite.plan import workspace_id
 from vmcu_tflite.reader import parse_model
-from vmcu_tflite.steps import build_steps
 
 UNARY = ("LOGISTIC", "TANH", "RELU", "RELU6", "LEAKY_RELU")
 BINARY = ("ADD", "SUB", "MUL")
@@ -93,33 +90,6 @@ def test_fan_out_group_matches_tflm():
     assert [s.kernel for s in program.steps] == ["INT16_GROUP"]
     assert program.steps[0].params.buffers >= 1
     assert_matches_tflm(model, [int16_values(np.random.default_rng(3), (1, 6, 6, 8))])
-
-
-def test_planner_groups_where_the_pool_shrinks():
-    """elementwise16: the ten steps before the broadcast MUL are one group (a constant operand is not a
-    member, nor is SOFTMAX); a chain that never reads its input again streams in place already, and
-    grouping it would only add the workspace: it stays apart."""
-    from pathlib import Path
-
-    fixture = Path(__file__).resolve().parents[2] / "models" / "elementwise16.tflite"
-    graph = simplify(parse_model(fixture.read_bytes()))
-    assert group_runs(graph, build_steps(graph)) == [tuple(range(10))]
-    program = compile_model(fixture.read_bytes())
-    assert [s.kernel for s in program.steps] == ["INT16_GROUP", "INT16_BINARY", "INT16_SOFTMAX"]
-    assert program.plan.pool_bytes <= 1440  # TFLite Micro's arena head is 2,880
-    [choice] = program.plan.fusion
-    assert choice.label == "group" and choice.fused and choice.fused_bytes < choice.unfused_bytes
-    linear = chain_model((1, 6, 6, 8), [("RELU", 0), ("LOGISTIC", 0), ("TANH", 0)], [1 / 4096] * 3)
-    assert all(s.kernel != "INT16_GROUP" for s in compile_model(linear).steps)
-
-
-def test_int8_models_are_never_grouped():
-    """The int8 element-wise kinds are no members: the int8 `elementwise` fixture's steps stay."""
-    from pathlib import Path
-
-    fixture = Path(__file__).resolve().parents[2] / "models" / "elementwise.tflite"
-    graph = simplify(parse_model(fixture.read_bytes()))
-    assert group_runs(graph, build_steps(graph)) == []
 
 
 def _moved(program: Program, buffer: int, to: int) -> Program:
