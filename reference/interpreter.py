@@ -13,6 +13,7 @@ import numpy as np
 
 from vmcu_tflite.errors import HazardError, MismatchError, UsageError
 from vmcu_tflite.kernels import describe
+from vmcu_tflite.ops.int16_group import KIND as GROUP_KIND
 from vmcu_tflite.pipeline import Program
 from vmcu_tflite.plan import workspace_id
 from vmcu_tflite.planner.streaming import access_pattern
@@ -21,6 +22,7 @@ from vmcu_tflite.state import StateMemory
 from .boundary import as_bytes, from_bytes, from_pool, to_pool
 from .ops import make_kernel
 from .flash import FlashImage, flash_image
+from .group_replay import replay_group
 from .kernel_run import WORKSPACE_TAG, Role, Stored, run_kernel
 from .pool import Access, SimulatedPool
 from .row_stream import RowSink, RowSource
@@ -169,6 +171,8 @@ class Interpreter:
         graph, planned = self.program.graph, self.planned[step.index]
         t_out, segment = step.outputs[0], planned.segment_bytes
         out_who = self._access(step.index, t_out, segment)
+        if step.kernel == GROUP_KIND:
+            return self._run_group(pool, step, out, base)
         kernel = describe(step.kernel, step.params, segment, planned.in_place, planned.tile_rows)
         if kernel is not None:
             stored = self._run_described(pool, step, kernel, base, source, sink)
@@ -187,6 +191,27 @@ class Interpreter:
                             as_bytes(np.asarray(out, dtype=graph.tensors[t_out].dtype)))
         else:
             pool.store(out_who, base(t_out), 0, as_bytes(np.asarray(out, dtype=graph.tensors[t_out].dtype)))
+        return out
+
+    def _run_group(self, pool: SimulatedPool, step, out: np.ndarray, base) -> np.ndarray:
+        """Replay an int16 element-wise group block by block over the pool (`group_replay.py`); what
+        it stored must equal the group's kernel run on the inputs loaded when the step began."""
+        graph, planned = self.program.graph, self.planned[step.index]
+        segment = planned.segment_bytes
+        streamed = {graph.storage_of(t) for t in planned.streamed_inputs}
+        external = [(self._access(step.index, t, segment), base(t), graph.storage_of(t) in streamed)
+                    for t in step.inputs]
+        who = Access(step.index, step.kernel, step.ops, WORKSPACE_TAG - step.index,
+                     f"block buffers (workspace of step {step.index})", step.params.block * 2)
+        at = self.program.plan.offsets.get(workspace_id(step.index), 0)
+        stored = replay_group(pool, self.kernels[step.index], external, (who, at),
+                              self._access(step.index, step.outputs[0], segment), base(step.outputs[0]))
+        expected = np.asarray(out, dtype=np.int16).reshape(-1)
+        if not np.array_equal(stored, expected):
+            first = int(np.flatnonzero(stored != expected)[0])
+            raise MismatchError(f"step {step.index} ({step.kernel}, TFLite ops {', '.join(map(str, step.ops))}): "
+                                f"element {first} stored block by block is {int(stored[first])}, the group's "
+                                f"kernel gives {int(expected[first])}")
         return out
 
     def _run_described(self, pool: SimulatedPool, step, kernel, base, source: RowSource | None = None,

@@ -72,6 +72,8 @@ def features(step: Step, planned: PlannedStep, element_counts: int) -> Counter:
         if plane:  # each pixel's channels of a plane copied to the workspace, plane by plane
             terms["in-place cell"] += prod(p.input_shape) // p.input_shape[-1] * -(-p.input_shape[-1] // plane)
             terms["in-place byte"] += prod(p.input_shape)
+    elif step.kernel == "INT16_GROUP":  # each member touches its operands and its result, as apart
+        terms["element"] += sum(p.size * (len(m.sources) + 1) for m in p.members)
     elif step.kernel == "ADD":
         terms["add element"] += element_counts
     else:  # operators without a convolution's loops: their elements, and the MACs of those that have any

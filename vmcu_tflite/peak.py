@@ -44,6 +44,8 @@ def peak_parts(program: Program) -> tuple[int, list[Part]]:
 
 def _workspace_parts(step, size: int) -> list[Part]:
     params = step.params
+    if step.kernel == "INT16_GROUP":
+        return [Part(f"workspace: {params.buffers} block buffers x {params.block} int16 elements", size)]
     if step.kernel != "LAYER_CHAIN":
         return [Part("workspace", size)]
     parts = []

@@ -7,12 +7,13 @@ from typing import Sequence
 
 from .fusion import Block, apply_fusion, push_outputs
 from .graph import Graph
+from .grouping import GROUP, apply_groups, groups_by_ops
 from .lifetimes import Dataflow
 from .kernels.tuning import tuned
 from .passes import simplify
 from .plan import Plan
 from .planner.planners import make_plan
-from .planner.fusion_choice import FusionChoice, choose_fusion
+from .planner.fusion_choice import FusionChoice, choose_fusion, choose_groups
 from .reader import parse_model, read_model
 from .steps import Step, build_steps
 from .streamed_io import StreamedIO, StreamedPort, row_layout
@@ -102,6 +103,13 @@ def _fused_plan(simple: Graph, layers: tuple[Step, ...], planner: str, fuse: boo
         trial = make_plan(simple, fewer, planner)
         if trial.pool_bytes <= plan.pool_bytes:
             steps, fusion, plan = fewer, needed, trial
+    if planner == "vmcu" and fuse:
+        # int16 element-wise groups (grouping.py), kept only where the pool gets smaller
+        grouped, groups = choose_groups(simple, steps)
+        if any(g.fused for g in groups):
+            trial = make_plan(simple, grouped, planner)
+            if trial.pool_bytes < plan.pool_bytes:
+                steps, fusion, plan = grouped, fusion + groups, trial
     return steps, fusion, plan
 
 
@@ -124,10 +132,13 @@ def streamed_ports(graph: Graph, steps: Sequence[Step], inputs: Sequence[int], o
 
 
 def fuse_chosen(graph: Graph, steps: tuple[Step, ...], fusion: tuple[FusionChoice, ...]) -> tuple[Step, ...]:
-    """`steps` (one per layer) with the chains `fusion` marks fused fused."""
+    """`steps` (one per layer) with the chains, then the int16 element-wise groups, that `fusion`
+    marks fused fused."""
     blocks = [Block(tuple(s.index for s in steps if set(s.ops) <= set(f.ops)), recompute=f.recompute, pulls=f.pulls,
-                    line_ring=f.line_ring) for f in fusion if f.fused]
-    return apply_fusion(graph, steps, sorted(blocks, key=lambda b: b.steps))
+                    line_ring=f.line_ring) for f in fusion if f.fused and f.label != GROUP]
+    chained = apply_fusion(graph, steps, sorted(blocks, key=lambda b: b.steps))
+    groups = [f.ops for f in fusion if f.fused and f.label == GROUP]
+    return apply_groups(graph, chained, sorted(groups_by_ops(chained, groups))) if groups else chained
 
 
 def program_for_plan(graph: Graph, plan: Plan) -> Program:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from .cost import REFERENCE_CORE, predicted_steps
+from .grouping import GROUP
 from .layer_baseline import LayerBaseline
 from .oracle import NOT_IN_TFLM, TFLM
 from .peak import explain_peak
@@ -78,7 +79,8 @@ def render_report(program: Program, baseline: LayerBaseline, tflm_head: int | No
         lines.append(f"| {step.index} | {step.kernel} | {', '.join(map(str, step.ops))} | {shape} | {mode} | "
                      f"{step.segment_bytes} | {step.gap_segments} | {step.workspace_bytes} | "
                      f"{step.footprint_bytes:,} | {layers_held:,} | {instructions:,} |")
-    if plan.fusion:
+    chains = tuple(f for f in plan.fusion if f.label != GROUP)
+    if chains:
         lines += ["", "## Fused chains", "",
                   "Chains of layers run as one step whose intermediates never reach the pool; their rings of rows "
                   "are the step's workspace. A chain is fused when its step "
@@ -90,12 +92,13 @@ def render_report(program: Program, baseline: LayerBaseline, tflm_head: int | No
                   "|---|---|---|---:|---:|---:|---:|---:|"]
         kinds = {op.index: op.kind for op in graph.ops}
         rings = {step.ops: planned.workspace_bytes for step, planned in zip(program.steps, plan.steps)}
-        for f in plan.fusion:
+        for f in chains:
             saved = f.unfused_bytes - f.fused_bytes if f.fused else 0
             layers = ", ".join(kinds[op] for op in f.ops if op in kinds)
             lines.append(f"| {f.ops[0]}-{f.ops[-1]} | {layers} | {'yes' if f.fused else 'no'} | "
                          f"{rings.get(f.ops, 0):,} | {f.unfused_bytes:,} | {f.fused_bytes:,} | {saved:,} | "
                          f"{f.recomputed_macs if f.fused and f.recompute else 0:,} |")
+    lines += _groups(program)
     lines += ["", f"Build the `vmcu_model` library for {target} in this folder: `{BUILD[target]}`.",
               "", f"Kernels tuned for {'Helium (Cortex-M55)' if plan.tuning == 'helium' else 'the DSP extension'} "
                   f"(`{plan.tuning}`; they build and run bit-exact on every core)."]
@@ -103,6 +106,32 @@ def render_report(program: Program, baseline: LayerBaseline, tflm_head: int | No
     if plan.steps:
         lines += ["", f"Peak: {explain_peak(program)}."]
     return "\n".join(lines) + "\n"
+
+
+def _groups(program: Program) -> list[str]:
+    """The int16 element-wise groups: their operators, block buffers and what grouping saved."""
+    groups = [f for f in program.plan.fusion if f.label == GROUP]
+    if not groups:
+        return []
+    kinds = {op.index: op.kind for op in program.graph.ops}
+    steps = {step.ops: step for step in program.steps}
+    lines = ["", "## Element-wise groups", "",
+             "Consecutive int16 element-wise steps over one shape run as one INT16_GROUP step that walks the elements "
+             "in blocks: for each block the operators run in order, reading the group's inputs from the pool and the "
+             "values made inside the group from block buffers (the step's workspace); only the last operator's output "
+             "reaches the pool, written over input elements already read. A group is kept when its step must hold "
+             "fewer bytes than the largest of its operators' steps and the pool gets smaller.", "",
+             "| TFLite ops | operators | grouped | block elements | block buffers | workspace B "
+             "| operators' largest step B | group step B | saved B |",
+             "|---|---|---|---:|---:|---:|---:|---:|---:|"]
+    for f in groups:
+        step = steps.get(f.ops)
+        block, buffers = (step.params.block, step.params.buffers) if step is not None else (0, 0)
+        saved = f.unfused_bytes - f.fused_bytes if f.fused else 0
+        lines.append(f"| {f.ops[0]}-{f.ops[-1]} | {', '.join(kinds[op] for op in f.ops if op in kinds)} | "
+                     f"{'yes' if f.fused else 'no'} | {block} | {buffers} | {block * buffers * 2:,} | "
+                     f"{f.unfused_bytes:,} | {f.fused_bytes:,} | {saved:,} |")
+    return lines
 
 
 def _streaming(program: Program) -> list[str]:

@@ -253,6 +253,8 @@ def programs() -> list[tuple[str, Program]]:
         cases.append((f"{name}-vmcu", compile_model(model, "vmcu", fuse=False)))
         if name not in WHOLE_ELEMENT_SEGMENTS:
             cases.append((f"{name}-segment3", program_with_segment(model, 3)))
+    # the 16x8 fixture's element-wise steps grouped (INT16_GROUP: one step over blocks, fused plans only)
+    cases.append(("int16-grouped", compile_model(int16_model(), "vmcu")))
     return cases
 
 

@@ -28,6 +28,7 @@ from tests.ops.test_op_tile import build_tile
 from tests.ops.test_op_batch_matmul_s16 import CHAINED as BMM16_CASE, build_batch_matmul16
 from tests.ops.test_op_unidirectional_sequence_lstm import EXPLICIT as LSTM_EXPLICIT, build_lstm
 from tests.ops.test_op_unidirectional_sequence_lstm_s16 import EXPLICIT as LSTM16_EXPLICIT, build_lstm16
+from tests.ops.test_op_int16_group import two_input_model
 from tests.random_graphs import GraphBuilder
 from tests.test_folding import anchor_model
 from tests.test_resource_variables import stateful
@@ -85,6 +86,8 @@ MODELS = {
     # 16x8: the int16 element-wise kinds, streaming (the fixture; a RELU, PRELU, LOGISTIC, TANH chain)
     "int16": int16_model,
     "int16_chain": int16_sigmoid_model,
+    # 16x8: int16 element-wise steps grouped (INT16_GROUP): two inputs, a partial last block, zero points
+    "int16_group": two_input_model,
     # 16x8: the int16 PAD, pools and MEAN streaming over rows (a PADV2 of an int16 value, a folded PAD)
     "int16_rows": kernel_models.int16_rows_model,
 }

@@ -67,3 +67,5 @@ def test_refusals():
     assert "zero point 3 is not 0" in refusal(unary16_model("RELU", [4], zero_points=(3, 0)))
     assert "left shift" in refusal(unary16_model("RELU", [4], (1.0, 1e-6)))
     assert "left shift" in refusal(unary16_model("LEAKY_RELU", [4], (1.0, 1e-6)))
+    # an alpha of NaN (fuzzing, elementwise16 seed 490: a traceback before), refused as the int8 path refuses it
+    assert "alpha nan is not finite" in refusal(unary16_model("LEAKY_RELU", [4], alpha=float("nan")))

@@ -77,6 +77,7 @@ def prepare_int16(graph: Graph, op: Op, operation: str, alpha: float | None = No
     if operation == "RELU":
         act_min = max(INT16_MIN, out.zero_point + int(np.round(np.float32(0.0) / out_scale)))
         return Int16UnaryParams(**fields, act_min=act_min, act_max=INT16_MAX)
+    require(np.isfinite(np.float32(alpha)), op, f"alpha {alpha} is not finite")  # as the int8 path refuses it
     a = _multiplier(op, float(in_scale) * float(np.float32(alpha)) / float(out_scale), "alpha")
     require(a[0] != -(1 << 31), op, f"alpha {alpha:g} rounds to a multiplier of -1")
     return Int16UnaryParams(**dict(fields, alpha_multiplier=a[0], alpha_shift=a[1]), act_min=INT16_MIN,

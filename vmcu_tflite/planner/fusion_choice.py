@@ -165,3 +165,26 @@ def _fewest_fused(n: int, cost: dict, limit: int, pulls: dict | None = None) -> 
         parts.append((back[b], b))
         b = back[b]
     return parts[::-1]
+
+
+def choose_groups(graph: Graph, steps: Sequence[Step]) -> tuple[tuple[Step, ...], tuple[FusionChoice, ...]]:
+    """The steps with the worthwhile int16 element-wise groups made one step (`grouping.py`), and the
+    decision for every candidate: a group is kept where its step must hold fewer bytes than the
+    largest of its members' steps."""
+    from ..grouping import GROUP, apply_groups, group_runs
+
+    runs = group_runs(graph, steps)
+    if not runs:
+        return tuple(steps), ()
+    bounds = _bounds(graph, steps)
+    grouped = apply_groups(graph, steps, runs)
+    grouped_bounds = _bounds(graph, grouped)
+    at = {s.ops: s.index for s in grouped}
+    kept, choices = [], []
+    for run in runs:
+        ops = tuple(sorted(op for i in run for op in steps[i].ops))
+        before, after = max(bounds[i] for i in run), grouped_bounds[at[ops]]
+        if after < before:
+            kept.append(run)
+        choices.append(FusionChoice(ops, GROUP, after < before, before, after))
+    return apply_groups(graph, steps, kept), tuple(choices)

@@ -27,6 +27,10 @@ from .views import view_overlaps, view_steps
 WHOLE_TENSOR_SEGMENT = 64  # the widest segment a whole-tensor GEMM takes: two rows of it are stack
 
 
+# fused kinds that keep buffers of their own in the pool (`params.workspace_bytes`), streaming or not
+WORKSPACE_KINDS = ("LAYER_CHAIN", "INT16_GROUP")
+
+
 @dataclass(frozen=True)
 class Stream:
     """The output of `step` may start `distance` bytes before `tensor` (an input that dies here).
@@ -183,7 +187,7 @@ def choose_streaming(graph: Graph, steps: Sequence[Step], buffers: dict[int, Buf
                 cost = in_place_workspace(step, segment)
                 if best is None or cost < best[0]:
                     best = (cost, StepStreaming(segment, (Stream(step.index, t, 0, exact=True),), cost, True))
-        if step.kernel == "LAYER_CHAIN":  # its rings are needed whether it streams or not
+        if step.kernel in WORKSPACE_KINDS:  # its rings (a group's block buffers) are needed whether it streams or not
             ring = step.params.workspace_bytes
             chosen[step.index] = (replace(best[1], workspace_bytes=ring) if best is not None
                                   else StepStreaming(default_segment(graph, step), (), ring))

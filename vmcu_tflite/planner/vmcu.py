@@ -68,9 +68,20 @@ def streamed_buffers(graph: Graph, steps: Sequence[Step], segment_override: int 
     buffers = buffer_lifetimes(graph, steps)
     streaming = choose_streaming(graph, steps, buffers, segment_override, in_place_only, views)
     overlaps = stream_overlaps(graph, steps, streaming, views)
-    workspaces = {workspace_id(k): Buffer(workspace_id(k), c.workspace_bytes, k, k)
+    workspaces = {workspace_id(k): Buffer(workspace_id(k), c.workspace_bytes, k, k, _workspace_element(steps[k]))
                   for k, c in streaming.items() if c.workspace_bytes}
     return Streamed(buffers | workspaces, overlaps, streaming)
+
+
+def _workspace_element(step: Step) -> int:
+    """An int16 group's block buffers are int16 arrays its C reads through plain pointers: whole
+    elements, never across the end of the pool (`_flat_workspace`)."""
+    return 2 if step.kernel == "INT16_GROUP" else 1
+
+
+def _flat_workspace(step: Step) -> bool:
+    """The step's workspace is read through plain pointers: it never crosses the end of the pool."""
+    return _streams_rows(step) or step.kernel == "INT16_GROUP"
 
 
 def _streams_rows(step: Step) -> bool:
@@ -104,7 +115,7 @@ def _plan_vmcu(graph: Graph, steps: Sequence[Step], segment_override: int | None
     known = dict(baseline.offsets) | {b.tensor: baseline.pool_bytes for b in workspaces}
     known_pool = baseline.pool_bytes + max((b.size for b in workspaces), default=0)
     io = frozenset(graph.storage_of(p.tensor) for p in graph.inputs + graph.outputs) | frozenset(
-        workspace_id(s.index) for s in steps if _streams_rows(s))  # rows pulled and pushed whole
+        workspace_id(s.index) for s in steps if _flat_workspace(s))  # rows pulled and pushed whole, block buffers
     budget = SolveBudget()
     pool, offsets = smallest_pool(buffers, overlaps, known, known_pool, budget, unwrapped=io)
     tiles = {}

@@ -230,6 +230,14 @@ vmcu_status vmcu_unary_s16(const vmcu_context *ctx, const void *params, const vm
                            const vmcu_view *output);
 
 /**
+ * @brief int16 element-wise steps as one (LOGISTIC, TANH, RELU, RELU6, LEAKY_RELU, ADD, SUB, MUL over one
+ *        shape): block by block, the members in order, their values in block buffers in the workspace;
+ *        input element i read for the last time before output element i is written.
+ */
+vmcu_status vmcu_group_s16(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
+                           const vmcu_view *output);
+
+/**
  * @brief int16 PRELU with a constant int8 alpha (whole tensor): TFLite Micro's BroadcastPrelu4DSlow.
  */
 vmcu_status vmcu_prelu_s16(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
@@ -328,6 +336,7 @@ extern const vmcu_kernel vmcu_binary_s16_kernel;
 extern const vmcu_kernel vmcu_sigmoid_s16_kernel;
 extern const vmcu_kernel vmcu_softmax_s16_kernel;
 extern const vmcu_kernel vmcu_unary_s16_kernel;
+extern const vmcu_kernel vmcu_group_s16_kernel;
 extern const vmcu_kernel vmcu_prelu_s16_kernel;
 extern const vmcu_kernel vmcu_minimum_s8_kernel;
 extern const vmcu_kernel vmcu_mul_s8_kernel;

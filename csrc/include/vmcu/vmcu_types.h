@@ -287,6 +287,37 @@ typedef struct {
     int32_t act_min, act_max;
 } vmcu_unary_s16_params;
 
+/** Most members of an int16 element-wise group (vmcu_group_s16_params). */
+#define VMCU_GROUP_MAX_MEMBERS 16
+
+/**
+ * One member of an int16 element-wise group: the params struct its single step would have, behind the
+ * one pointer of its kind that is not NULL (LOGISTIC/TANH, RELU/RELU6/LEAKY_RELU, or ADD/SUB/MUL of two
+ * same-shaped activations), where each operand comes from (a block buffer >= 0, or external input k as
+ * -1 - k; the second unused for one operand) and the block buffer it writes (-1: the group's output, the
+ * last member).
+ */
+typedef struct {
+    const vmcu_sigmoid_s16_params *sigmoid;
+    const vmcu_unary_s16_params *unary;
+    const vmcu_binary_s16_params *binary;
+    int32_t sources[2];
+    int32_t result;
+} vmcu_group_member;
+
+/**
+ * int16 element-wise steps run as one (16x8 models): `size` elements walked in blocks of `block`, each
+ * member applied to the block in order, the values made inside the group kept in `num_buffers` block
+ * buffers of `block` int16 elements in the step's workspace (see vmcu_group_s16.c).
+ */
+typedef struct {
+    int32_t size;
+    int32_t block;
+    int32_t num_members;
+    int32_t num_buffers;
+    const vmcu_group_member *const *members; /**< [num_members] */
+} vmcu_group_s16_params;
+
 /**
  * int16 PRELU (16x8 models) with a constant int8 alpha, whole tensor walked in output order: the input
  * element by element, alpha by `alpha_strides` (0 where it broadcasts); see vmcu_prelu_s16.c.

@@ -14,6 +14,7 @@
 #include "vmcu/vmcu_kernels.h"
 #include "vmcu/vmcu_support.h"
 #include "vmcu_broadcast.h"
+#include "vmcu_elementwise_s16.h"
 
 enum { OP_ADD = 0, OP_SUB = 1, OP_MUL = 2 };
 
@@ -158,6 +159,19 @@ static void run_s16(const vmcu_binary_arith *q, int32_t operation, const int16_t
     }
 }
 
+/* plain_s16 where TFLite's own case holds, else run_s16 with unit strides: the single kernel's choice. */
+void vmcu_binary_s16_block(const vmcu_binary_s16_params *p, const int16_t *a, const int16_t *b, int16_t *out,
+                           int32_t n)
+{
+    const vmcu_binary_arith *q = &p->arith;
+    if (q->input1_offset == 0 && q->input2_offset == 0 && q->output_offset == 0 && q->act_min == -32768 &&
+        q->act_max == 32767 && (p->operation == OP_MUL || q->left_shift == 15)) {
+        plain_s16(q, p->operation, a, b, out, n);
+    } else {
+        run_s16(q, p->operation, a, 1, 0, b, 1, 0, out, n);
+    }
+}
+
 /* The int16 elements [element, element + (n - 1) * stride] of an operand as a pointer, or NULL where they
  * cross the end of the pool or are not aligned (or under access tracing). */
 static const int16_t *operand_run(const vmcu_view *view, const int16_t *constant, uint32_t element, int32_t stride,
@@ -255,6 +269,11 @@ static int arith_ok(int32_t operation, const vmcu_binary_arith *q)
            vmcu_in_range(q->output_offset, -32768, 32767) && q->left_shift == 15 &&
            vmcu_in_range(q->input1_shift, -31, 0) && vmcu_in_range(q->input2_shift, -31, 0) &&
            q->input1_multiplier >= 0 && q->input2_multiplier >= 0 && q->output_multiplier >= 0;
+}
+
+int vmcu_binary_s16_arith_ok(const vmcu_binary_s16_params *p)
+{
+    return vmcu_in_range(p->operation, OP_ADD, OP_MUL) && arith_ok(p->operation, &p->arith);
 }
 
 /* The walk inside the output and each operand (exactly their elements), an operation and its arithmetic. */

@@ -14,6 +14,7 @@
 #include "vmcu/vmcu_check.h"
 #include "vmcu/vmcu_kernels.h"
 #include "vmcu/vmcu_support.h"
+#include "vmcu_elementwise_s16.h"
 
 enum { OP_RELU = 0, OP_RELU6 = 1, OP_LEAKY_RELU = 2 };
 
@@ -40,6 +41,20 @@ static int32_t unary(const vmcu_unary_s16_params *p, int32_t x)
     return vmcu_clamp(p->output_offset + result, p->act_min, p->act_max);
 }
 
+void vmcu_unary_s16_block(const vmcu_unary_s16_params *p, const int16_t *in, int16_t *out, int32_t n)
+{
+    int32_t i;
+    if (p->operation == OP_RELU6) {
+        for (i = 0; i < n; ++i) {
+            out[i] = (int16_t)vmcu_clamp(in[i], p->act_min, p->act_max);
+        }
+        return;
+    }
+    for (i = 0; i < n; ++i) {
+        out[i] = (int16_t)unary(p, in[i]);
+    }
+}
+
 vmcu_status vmcu_unary_s16(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
                            const vmcu_view *output)
 {
@@ -56,16 +71,21 @@ vmcu_status vmcu_unary_s16(const vmcu_context *ctx, const void *params, const vm
     return VMCU_OK;
 }
 
-/* One input and the output of `size` int16 elements, an operation, offsets and a clamp inside int16,
- * the shifts and multipliers the comment above relies on. */
+/* An operation, offsets and a clamp inside int16, the shifts and multipliers the comment above relies on. */
+int vmcu_unary_s16_params_ok(const vmcu_unary_s16_params *p)
+{
+    return vmcu_in_range(p->operation, OP_RELU, OP_LEAKY_RELU) && vmcu_in_range(p->size, 1, 0x3FFFFFFF) &&
+           vmcu_in_range(p->input_offset, -32768, 32767) && vmcu_in_range(p->output_offset, -32768, 32767) &&
+           vmcu_in_range(p->act_min, -32768, 32767) && vmcu_in_range(p->act_max, p->act_min, 32767) &&
+           vmcu_in_range(p->identity_shift, -31, 14) && vmcu_in_range(p->alpha_shift, -31, 14) &&
+           p->identity_multiplier >= 0 && p->alpha_multiplier != INT32_MIN;
+}
+
+/* One input and the output of `size` int16 elements, and params vmcu_unary_s16_params_ok takes. */
 static vmcu_status unary_s16_check(const vmcu_model *model, const vmcu_step *step)
 {
     const vmcu_unary_s16_params *p = (const vmcu_unary_s16_params *)step->params;
-    if (step->num_inputs != 1u || !vmcu_in_range(p->operation, OP_RELU, OP_LEAKY_RELU) ||
-        !vmcu_in_range(p->size, 1, 0x3FFFFFFF) || !vmcu_in_range(p->input_offset, -32768, 32767) ||
-        !vmcu_in_range(p->output_offset, -32768, 32767) || !vmcu_in_range(p->act_min, -32768, 32767) ||
-        !vmcu_in_range(p->act_max, p->act_min, 32767) || !vmcu_in_range(p->identity_shift, -31, 14) ||
-        !vmcu_in_range(p->alpha_shift, -31, 14) || p->identity_multiplier < 0 || p->alpha_multiplier == INT32_MIN ||
+    if (step->num_inputs != 1u || !vmcu_unary_s16_params_ok(p) ||
         vmcu_output_bytes(model, step) != (uint32_t)p->size * 2u ||
         vmcu_input_bytes(model, step, 0u) != (uint32_t)p->size * 2u) {
         return VMCU_ERROR_BAD_MODEL;

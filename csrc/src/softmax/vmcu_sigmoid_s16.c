@@ -13,6 +13,7 @@
 #include "vmcu/vmcu_check.h"
 #include "vmcu/vmcu_kernels.h"
 #include "vmcu/vmcu_support.h"
+#include "../elementwise/vmcu_elementwise_s16.h"
 
 enum { OP_LOGISTIC = 0, OP_TANH = 1 };
 
@@ -58,6 +59,23 @@ static int32_t tanh16(const uint16_t *table, int32_t v)
     return floor_shift(curve, 8);
 }
 
+/* The pointer loops of the kernel below (one per operation), on a run of `n` elements. */
+void vmcu_sigmoid_s16_block(const vmcu_sigmoid_s16_params *p, const int16_t *in, int16_t *out, int32_t n)
+{
+    const int32_t shift = p->input_left_shift, multiplier = p->input_multiplier;
+    const int32_t rounding = shift > 0 ? (int32_t)(UINT32_C(1) << (shift - 1)) : 0;
+    int32_t i;
+    if (p->operation == OP_LOGISTIC) {
+        for (i = 0; i < n; ++i) {
+            out[i] = (int16_t)logistic(p->table, floor_shift(in[i] * multiplier + rounding, shift));
+        }
+    } else {
+        for (i = 0; i < n; ++i) {
+            out[i] = (int16_t)tanh16(p->table, floor_shift(in[i] * multiplier + rounding, shift));
+        }
+    }
+}
+
 vmcu_status vmcu_sigmoid_s16(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
                              const vmcu_view *output)
 {
@@ -97,13 +115,18 @@ vmcu_status vmcu_sigmoid_s16(const vmcu_context *ctx, const void *params, const 
     return VMCU_OK;
 }
 
-/* One input and the output of `size` int16 elements each, an operation, the scaling's bounds. */
+/* An operation, the scaling's bounds, a table. */
+int vmcu_sigmoid_s16_params_ok(const vmcu_sigmoid_s16_params *p)
+{
+    return vmcu_in_range(p->operation, OP_LOGISTIC, OP_TANH) && vmcu_in_range(p->size, 1, 0x3FFFFFFF) &&
+           vmcu_in_range(p->input_multiplier, 0, 32767) && vmcu_in_range(p->input_left_shift, 0, 31) && p->table != 0;
+}
+
+/* One input and the output of `size` int16 elements each, and params vmcu_sigmoid_s16_params_ok takes. */
 static vmcu_status sigmoid_s16_check(const vmcu_model *model, const vmcu_step *step)
 {
     const vmcu_sigmoid_s16_params *p = (const vmcu_sigmoid_s16_params *)step->params;
-    if (step->num_inputs != 1u || !vmcu_in_range(p->operation, OP_LOGISTIC, OP_TANH) ||
-        !vmcu_in_range(p->size, 1, 0x3FFFFFFF) || !vmcu_in_range(p->input_multiplier, 0, 32767) ||
-        !vmcu_in_range(p->input_left_shift, 0, 31) || p->table == 0 ||
+    if (step->num_inputs != 1u || !vmcu_sigmoid_s16_params_ok(p) ||
         vmcu_output_bytes(model, step) != (uint32_t)p->size * 2u ||
         vmcu_input_bytes(model, step, 0u) != (uint32_t)p->size * 2u) {
         return VMCU_ERROR_BAD_MODEL;
