@@ -41,7 +41,7 @@ def valid_stride2_chain(hw: int = 9) -> bytes:
 
 
 @pytest.mark.parametrize("path", FIXTURES, ids=lambda p: p.stem)
-def test_every_fixture_streams_bit_exact_with_tflite_micro(path):
+def test_every_fixture_streams_bit_exact_with_tflite_micro(path, shared_plans):
     """Every input pulled and every output pushed row by row: the values TFLite Micro computes,
     step by step, and never a larger pool than with the inputs whole."""
     streamed = convert(path, stream_inputs=True, stream_outputs=True)

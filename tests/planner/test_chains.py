@@ -246,7 +246,7 @@ def test_a_chain_has_at_most_max_stages_and_then_fits_the_schedule():
     clock(describe(step.kernel, step.params, 4)).weights()  # raises if the schedule does not fit
 
 
-def test_recomputation_is_taken_only_where_it_lowers_the_pool():
+def test_recomputation_is_taken_only_where_it_lowers_the_pool(shared_plans):
     """--allow-recompute buys bytes with multiply-accumulates: a plan that recomputes and holds
     as many bytes as the plan without is not taken (MCUNet-VWW's streamed plan was, at 1.9x MACs)."""
     from tests.models_under_test import FIXTURES
