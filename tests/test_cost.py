@@ -31,7 +31,7 @@ HAVE_QEMU = all(shutil.which(tool) for tool in ("cmake", *QEMU_TOOLS))
 @pytest.mark.parametrize("tuning", ["dsp", "helium"])
 @pytest.mark.parametrize("fuse", [True, False], ids=["fused", "unfused"])
 @pytest.mark.parametrize("model", FIXTURES + KWS, ids=lambda m: m.stem)
-def test_mac_terms_count_every_multiply_accumulate_once(model, fuse, tuning):
+def test_mac_terms_count_every_multiply_accumulate_once(model, fuse, tuning, shared_plans):
     program = compile_model(model, fuse=fuse, tuning=tuning)
     for step, terms in zip(program.plan.steps, cost.program_terms(program)):
         assert set(terms) <= set(cost.TERMS)
@@ -60,7 +60,7 @@ def test_report_prints_each_steps_prediction():
 @pytest.mark.skipif(not HAVE_QEMU, reason="arm-none-eabi-gcc, qemu-system-arm or cmake missing")
 @pytest.mark.parametrize("model", [next(m for m in FIXTURES if m.stem == "kws_like")] + KWS, ids=lambda m: m.stem)
 @pytest.mark.parametrize("tuning, target", [("dsp", "qemu-cortex-m4"), ("helium", "qemu-cortex-m55")])
-def test_predicted_total_within_ten_percent_of_the_run(model, tuning, target, tmp_path):
+def test_predicted_total_within_ten_percent_of_the_run(model, tuning, target, tmp_path, shared_plans):
     """The keyword-spotting models (the fixture, and the shared model where present) on each
     tuning's reference core: the predicted total within 10% of the measured one, and the heaviest
     step's prediction within 10% of its profiled count."""

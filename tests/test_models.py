@@ -12,7 +12,9 @@ from vmcu_reference.cli import main as run_main
 from vmcu_reference.inputs import random_inputs
 from vmcu_tflite.oracle import TFLM, oracle_name, tflm_arena_bytes
 from vmcu_tflite.cli.common import run_tool
+from vmcu_tflite.passes import simplify
 from vmcu_tflite.pipeline import compile_model
+from vmcu_tflite.reader import read_model
 from vmcu_tflite.state import state_tensors
 
 ALL_MODELS = FIXTURES + REAL_MODELS
@@ -24,8 +26,9 @@ def _id(path):
 
 
 def _compare(model, seed, capsys, planner: str = "vmcu") -> None:
-    """vmcu-run --compare-tflm; a model with state over a sequence of 3 runs."""
-    runs = "3" if state_tensors(compile_model(model, planner).graph) else "1"
+    """vmcu-run --compare-tflm; a model with state over a sequence of 3 runs (its state is the
+    simplified graph's, the one every plan runs, whatever the planner)."""
+    runs = "3" if state_tensors(simplify(read_model(model))) else "1"
     code = run_tool("vmcu-run", run_main, [str(model), "--seed", str(seed), "--compare-tflm", "--planner", planner,
                                            "--runs", runs])
     out = capsys.readouterr()
@@ -36,13 +39,14 @@ def _compare(model, seed, capsys, planner: str = "vmcu") -> None:
 @pytest.mark.parametrize("planner", ["vmcu", "tensor"])
 @pytest.mark.parametrize("seed", SMALL_SEEDS)
 @pytest.mark.parametrize("model", FIXTURES, ids=_id)
-def test_fixture_bit_exact(model, seed, planner, capsys):
+def test_fixture_bit_exact(model, seed, planner, capsys, shared_plans):
+    """Each seed runs the program the first one's vmcu-run converted (the same model, planner and options)."""
     _compare(model, seed, capsys, planner)
 
 
 @pytest.mark.skipif(not REAL_MODELS, reason="../shared/models is absent")
 @pytest.mark.parametrize("model", REAL_MODELS, ids=_id)
-def test_real_model_bit_exact(model, capsys):
+def test_real_model_bit_exact(model, capsys, shared_plans):
     seed = 1 + sum(model.name.encode()) % 1000  # a different seed per model, stable across runs
     _compare(model, 1, capsys)
     _compare(model, seed, capsys)
@@ -59,7 +63,7 @@ MODEL_MACS = {"mcunet-320kb-1mb_imagenet": 81_785_520}
 
 @pytest.mark.skipif(not REAL_MODELS, reason="../shared/models is absent")
 @pytest.mark.parametrize("model", [m for m in REAL_MODELS if m.stem in UNFUSED_TARGETS], ids=_id)
-def test_vmcu_pool_targets(model):
+def test_vmcu_pool_targets(model, shared_plans):
     unfused = compile_model(model, "vmcu", fuse=False).plan
     assert unfused.pool_bytes <= UNFUSED_TARGETS[model.stem], unfused.pool_bytes
     assert unfused.pool_bytes < unfused.tensor_level_bytes
@@ -70,14 +74,14 @@ def test_vmcu_pool_targets(model):
 
 @pytest.mark.skipif(not REAL_MODELS, reason="../shared/models is absent")
 @pytest.mark.parametrize("model", REAL_MODELS, ids=_id)
-def test_real_model_unfused_bit_exact(model, capsys):
+def test_real_model_unfused_bit_exact(model, capsys, shared_plans):
     code = run_tool("vmcu-run", run_main, [str(model), "--seed", "3", "--compare-tflm", "--no-fuse"])
     out = capsys.readouterr()
     assert code == 0, out.out + out.err
 
 
 @pytest.mark.parametrize("model", [m for m in ALL_MODELS if oracle_name(m.read_bytes()) == TFLM], ids=_id)
-def test_tensor_plan_never_exceeds_tflm_head(model):
+def test_tensor_plan_never_exceeds_tflm_head(model, shared_plans):
     program = compile_model(model, "tensor")
     arena = tflm_arena_bytes(model.read_bytes(), random_inputs(program.graph, 0))
     assert program.plan.pool_bytes <= arena["head"], (program.plan.pool_bytes, arena)

@@ -41,7 +41,7 @@ def valid_stride2_chain(hw: int = 9) -> bytes:
 
 
 @pytest.mark.parametrize("path", FIXTURES, ids=lambda p: p.stem)
-def test_every_fixture_streams_bit_exact_with_tflite_micro(path):
+def test_every_fixture_streams_bit_exact_with_tflite_micro(path, shared_plans):
     """Every input pulled and every output pushed row by row: the values TFLite Micro computes,
     step by step, and never a larger pool than with the inputs whole."""
     streamed = convert(path, stream_inputs=True, stream_outputs=True)
@@ -254,7 +254,7 @@ def test_a_line_ring_one_pixel_short_is_a_hazard(monkeypatch):
 @pytest.mark.parametrize("tuning", ["dsp", "helium"])
 @pytest.mark.parametrize("path", [m for m in REAL_MODELS if m.stem != "mcunet-320kb-1mb_imagenet"],  # its run: the C tests'
                          ids=lambda p: p.stem)
-def test_every_shared_model_streamed_is_hazard_free_in_both_tunings(path, tuning):
+def test_every_shared_model_streamed_is_hazard_free_in_both_tunings(path, tuning, shared_plans):
     """Regression: a pulling plan re-placed without the distances its GEMM tiles need wrote person
     detection's fourth pointwise layer over input it had still to read (helium tuning)."""
     program = compile_model(path, stream_inputs=[0], tuning=tuning)
@@ -264,7 +264,7 @@ def test_every_shared_model_streamed_is_hazard_free_in_both_tunings(path, tuning
 
 @pytest.mark.skipif(not REAL_MODELS, reason=f"shared models not present in {SHARED}")
 @pytest.mark.parametrize("name", sorted(SHARED_POOLS))
-def test_streamed_image_models_go_below_the_newest_research_at_their_own_macs(name):
+def test_streamed_image_models_go_below_the_newest_research_at_their_own_macs(name, shared_plans):
     path = SHARED / f"{name}.tflite"
     if not path.exists():
         pytest.skip(f"{path.name} not present")

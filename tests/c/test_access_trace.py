@@ -18,8 +18,10 @@ iteration early must break it somewhere (the test says so), so the check can fai
 """
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -28,7 +30,7 @@ import pytest
 
 from tests.c import kernel_models
 from tests.c.c_validate import program_with_segment
-from vmcu_tflite.codegen.project import write_project
+from vmcu_tflite.codegen.project import runtime_dir, write_project
 from vmcu_tflite.kernels import describe
 from vmcu_tflite.ops import SPECS
 from vmcu_tflite.pipeline import Program, compile_model
@@ -117,16 +119,52 @@ class StepTrace:
     written: np.ndarray
 
 
-def traced_run(program: Program, work: Path) -> dict[int, StepTrace]:
+# How every traced program is compiled: the runtime's sources, the model's and the harness alike.
+CFLAGS = ("-std=c99", "-O1", "-Wall", "-Wextra", "-Werror", "-pedantic", "-DVMCU_TRACE_ACCESS")
+
+
+def _compile(source: Path, obj: Path, includes: list[Path]) -> Path:
+    build = subprocess.run([CC, *CFLAGS, *(f"-I{i}" for i in includes), "-c", str(source), "-o", str(obj)],
+                           capture_output=True, text=True)
+    assert build.returncode == 0, build.stderr[-4000:]
+    return obj
+
+
+def traced_runtime(work: Path, threads: int = 1) -> list[Path]:
+    """The runtime compiled once for every traced program: the same sources (`write_project` copies
+    them unchanged into each model's folder; none includes a model's file) with the same flags."""
+    runtime = work / "vmcu_runtime"
+    shutil.copytree(runtime_dir(), runtime, ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "build*"))
+    sources = sorted((runtime / "src").rglob("*.c"))
+    objects = [work / f"{i:03d}_{p.stem}.o" for i, p in enumerate(sources)]
+    with ThreadPoolExecutor(threads) as pool:  # processes: the threads only wait for them
+        return list(pool.map(_compile, sources, objects, [[runtime / "include"]] * len(sources)))
+
+
+def traced_run(program: Program, work: Path, runtime: list[Path] | None = None) -> dict[int, StepTrace]:
+    """The program's accesses, step by step; `runtime`: the runtime's objects compiled before
+    (`traced_runtime`), else compiled here."""
+    return run_traced(write_traced(program, work), runtime)
+
+
+def write_traced(program: Program, work: Path) -> Path:
+    """The model's C and the tracing harness in `work` (Python work: the main thread's)."""
     write_project(program, work, prefix="m")
-    runtime = sorted(str(p) for p in (work / "vmcu_runtime" / "src").rglob("*.c"))
     header = next(work.glob("*_model.h")).name
     (work / "trace_main.c").write_text(HARNESS % {"header": header, "unknown": UNKNOWN_ROLE, "output": OUTPUT_ROLE})
+    return work
+
+
+def run_traced(work: Path, runtime: list[Path] | None = None) -> dict[int, StepTrace]:
+    """Build and run what `write_traced` wrote (compilers and the program: processes, so that
+    threads can run several side by side)."""
+    if runtime is None:
+        runtime = traced_runtime(work / "runtime")
+    includes = [work / "vmcu_runtime" / "include", work]
+    own = [_compile(p, p.with_suffix(".o"), includes) for p in [*sorted(work.glob("*_model.c")), work / "trace_main.c"]]
     exe = work / "traced"
-    build = subprocess.run([CC, "-std=c99", "-O1", "-Wall", "-Wextra", "-Werror", "-pedantic", "-DVMCU_TRACE_ACCESS",
-                            f"-I{work / 'vmcu_runtime' / 'include'}", f"-I{work}", *runtime,
-                            *sorted(str(p) for p in work.glob("*_model.c")), str(work / "trace_main.c"),
-                            "-lm", "-o", str(exe)], capture_output=True, text=True)
+    build = subprocess.run([CC, *(str(p) for p in [*runtime, *own]), "-lm", "-o", str(exe)], capture_output=True,
+                           text=True)
     assert build.returncode == 0, build.stderr[-4000:]
     run = subprocess.run([str(exe)], capture_output=True, timeout=120)
     assert run.returncode == 0, run.stderr[-2000:]
@@ -267,10 +305,14 @@ def hand_written_streaming(program: Program):
 
 @pytest.fixture(scope="module")
 def traced(tmp_path_factory):
-    out = []
-    for name, program in programs():
-        out.append((name, program, traced_run(program, tmp_path_factory.mktemp(name))))
-    return out
+    """Every program traced: the runtime compiled once, the programs built and run side by side."""
+    threads = max(1, min(4, os.cpu_count() or 1))
+    runtime = traced_runtime(tmp_path_factory.mktemp("runtime"), threads)
+    cases = programs()
+    folders = [write_traced(program, tmp_path_factory.mktemp(name)) for name, program in cases]
+    with ThreadPoolExecutor(threads) as pool:
+        traces = list(pool.map(run_traced, folders, [runtime] * len(folders)))
+    return [(name, program, trace) for (name, program), trace in zip(cases, traces)]
 
 
 def test_hand_written_kernels_stay_within_their_access_patterns(traced):

@@ -106,7 +106,7 @@ def test_qemu_cortex_m55(model_files, name):
 
 @needs_qemu
 @pytest.mark.parametrize("model", SIXTEEN_BY_EIGHT, ids=lambda m: m.stem)
-def test_fixture_on_cortex_m55(model, tmp_path):
+def test_fixture_on_cortex_m55(model, tmp_path, shared_plans):
     v = validate(model, TARGETS["qemu-cortex-m55"], seed=3, work=tmp_path)
     assert v.status == 0 and v.matches_reference and v.matches_tflm
 

@@ -14,7 +14,7 @@ MCUNET = [m for m in REAL_MODELS if m.stem == "mcunet-320kb-1mb_imagenet"]
 
 
 @pytest.mark.parametrize("model", FIXTURES + REAL_MODELS, ids=lambda p: p.stem)
-def test_model_on_sanitized_host(model, tmp_path):
+def test_model_on_sanitized_host(model, tmp_path, shared_plans):
     """The default (fused, segment) plan built with ASan and UBSan: bit-exact, no report."""
     result = validate(model, SANITIZED_HOST, seed=5, work=tmp_path)
     assert result.status == 0
@@ -22,7 +22,7 @@ def test_model_on_sanitized_host(model, tmp_path):
 
 
 @pytest.mark.skipif(not MCUNET, reason="../shared/models is absent")
-def test_mcunet_fits_a_128k_stm32(tmp_path):
+def test_mcunet_fits_a_128k_stm32(tmp_path, shared_plans):
     result = validate(MCUNET[0], TARGETS["qemu-stm32f405"], seed=1, work=tmp_path)
     assert result.matches_reference and result.matches_tflm
     m = result.measurements

@@ -127,7 +127,7 @@ def test_conv_chain(target, chain_model, tmp_path):
 
 @needs_qemu
 @pytest.mark.parametrize("model", FIXTURES, ids=_id)
-def test_fixture_on_cortex_m4(model, tmp_path):
+def test_fixture_on_cortex_m4(model, tmp_path, shared_plans):
     _validate_on(model, M4, tmp_path)
 
 
@@ -156,7 +156,7 @@ def test_audio_front_end_head_on_the_board(target, tmp_path):
 
 @needs_qemu
 @pytest.mark.parametrize("target", [M0, M3, M33, M55], ids=_id)
-def test_kws_like_on_every_core(target, tmp_path):
+def test_kws_like_on_every_core(target, tmp_path, shared_plans):
     """The keyword-spotting fixture (conv, depthwise, pointwise, pool, FC, softmax) on the cores
     without DSP (M0: ARMv6-M, M3), with it (M33) and with Helium (M55)."""
     result = _validate_on(next(m for m in FIXTURES if m.stem == "kws_like"), target, tmp_path)
@@ -164,7 +164,7 @@ def test_kws_like_on_every_core(target, tmp_path):
 
 
 @needs_riscv
-def test_kws_like_on_riscv32(tmp_path):
+def test_kws_like_on_riscv32(tmp_path, shared_plans):
     """RV32IMAC on QEMU's virt machine (picolibc, semihosting): bit-exact, instructions from minstret."""
     result = _validate_on(next(m for m in FIXTURES if m.stem == "kws_like"), RISCV, tmp_path)
     assert result.measurements["heap_bytes"] == 0  # picolibc's stdio does not allocate
@@ -328,13 +328,13 @@ def test_m55_adds_residuals_four_lanes_at_a_time(tmp_path):
 @pytest.mark.skipif(not REAL_MODELS, reason="../shared/models is absent")
 @pytest.mark.parametrize("target", [M4, M7], ids=_id)
 @pytest.mark.parametrize("model", REAL_MODELS, ids=_id)
-def test_real_model(model, target, tmp_path):
+def test_real_model(model, target, tmp_path, shared_plans):
     _validate_on(model, target, tmp_path)
 
 
 @needs_qemu
 @pytest.mark.skipif(not KWS, reason="../shared/models/mlperf-kws-dscnn.tflite is absent")
-def test_kws_on_stm32f405(tmp_path):
+def test_kws_on_stm32f405(tmp_path, shared_plans):
     result = _validate_on(KWS[0], STM32, tmp_path)
     assert result.measurements["ram_total_bytes"] <= STM32_RAM
 

@@ -33,7 +33,7 @@ CASES = [("activations", [0], [1])]
 
 @pytest.mark.parametrize("model", FIXTURES + [m for m in REAL_MODELS if m.stem == "mlperf-kws-dscnn"],
                          ids=lambda p: p.stem)
-def test_every_model_streamed_is_bit_exact_on_the_sanitized_host(model, tmp_path):
+def test_every_model_streamed_is_bit_exact_on_the_sanitized_host(model, tmp_path, shared_plans):
     """Every input pulled and every output pushed row by row, through the generated C built with
     ASan and UBSan: the chains that pull rows into their rings among them. (The other shared
     models' streamed plans run bit-exact on every board in benchmarks/streaming.py; here they

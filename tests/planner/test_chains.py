@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
+from tests.models_under_test import FIXTURES
 from tests.random_graphs import GraphBuilder
 from vmcu_reference.interpreter import Interpreter
 from vmcu_tflite.chain import LayerChainParams
@@ -246,13 +247,11 @@ def test_a_chain_has_at_most_max_stages_and_then_fits_the_schedule():
     clock(describe(step.kernel, step.params, 4)).weights()  # raises if the schedule does not fit
 
 
-def test_recomputation_is_taken_only_where_it_lowers_the_pool():
+@pytest.mark.parametrize("path", FIXTURES, ids=lambda p: p.stem)  # one test per fixture: the workers share them
+def test_recomputation_is_taken_only_where_it_lowers_the_pool(path, shared_plans):
     """--allow-recompute buys bytes with multiply-accumulates: a plan that recomputes and holds
     as many bytes as the plan without is not taken (MCUNet-VWW's streamed plan was, at 1.9x MACs)."""
-    from tests.models_under_test import FIXTURES
-
-    for path in FIXTURES:
-        default, allowed = compile_model(path), compile_model(path, recompute=True)
-        recomputes = any(f.fused and f.recompute for f in allowed.plan.fusion)
-        assert not recomputes or allowed.plan.pool_bytes < default.plan.pool_bytes, path.stem
-        assert allowed.plan.pool_bytes <= default.plan.pool_bytes, path.stem
+    default, allowed = compile_model(path), compile_model(path, recompute=True)
+    recomputes = any(f.fused and f.recompute for f in allowed.plan.fusion)
+    assert not recomputes or allowed.plan.pool_bytes < default.plan.pool_bytes, path.stem
+    assert allowed.plan.pool_bytes <= default.plan.pool_bytes, path.stem
