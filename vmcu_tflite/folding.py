@@ -92,12 +92,15 @@ def _concatenation(op: Op, values: list, tensors: Mapping[int, Tensor]) -> np.nd
 
 
 def _dequantize(op: Op, values: list, tensors: Mapping[int, Tensor]) -> np.ndarray | None:
-    """TFLite's Dequantize: float(double(scale) * (q - zero_point)), per tensor, to float32."""
+    """TFLite's Dequantize: float(double(scale) * (q - zero_point)), per tensor, to float32. The
+    difference is an int32 one there and wraps: a constant's zero point may be any int32 (the
+    reader keeps the low 32 bits of the schema's int64, as TFLite Micro's loader does), and with
+    2**31 - 1 TFLite Micro dequantizes q = 127 to a large negative value, not a positive one."""
     source, out = tensors[op.inputs[0]], tensors[op.outputs[0]]
     if out.dtype != "float32" or source.dtype not in _QUANTIZED_TYPES or source.quant is None \
             or source.quant.per_channel:
         return None
-    diff = values[0].astype(np.int64) - source.zero_point
+    diff = (values[0].astype(np.int64) - source.zero_point).astype(np.int32)  # two's complement wrap
     return (np.float64(source.scale) * diff.astype(np.float64)).astype(np.float32)
 
 

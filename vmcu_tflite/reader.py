@@ -325,8 +325,15 @@ def _read_quantization(tensor: tflite.Tensor) -> Quantization | None:
     if q is None or q.ScaleIsNone() or q.ScaleLength() == 0 or q.ZeroPointIsNone() or q.ZeroPointLength() == 0:
         return None
     scale = tuple(float(s) for s in q.ScaleAsNumpy())
-    zero_point = tuple(int(z) for z in q.ZeroPointAsNumpy())
+    zero_point = tuple(_as_int32(int(z)) for z in q.ZeroPointAsNumpy())
     return Quantization(scale=scale, zero_point=zero_point, axis=q.QuantizedDimension())
+
+
+def _as_int32(value: int) -> int:
+    """A zero point as TFLite Micro's loader stores it: the schema's int64 in an int32 field, its
+    low 32 bits (two's complement). A zero point of -2**40 is 0 there, and a model whose anchors
+    carry it runs (and its detector then fails on empty boxes), so it is 0 here too."""
+    return (value + (1 << 31)) % (1 << 32) - (1 << 31)
 
 
 def _read_buffer(model, tensor, index, name, dtype, shape, data) -> np.ndarray | None:

@@ -222,6 +222,72 @@ def test_an_empty_decoded_box_fails_the_run_as_in_tflite_micro():
         Interpreter(compile_model(model)).run(feeds)
 
 
+
+def decode_in_float32(encodings, anchors, scales) -> np.ndarray:
+    """The decoding as the float32 formula reads (each division, product, exp and sum rounded to
+    float32): what TFLite Micro does not do, for the test below."""
+    f32 = np.float32
+    ys, xs, hs, ws = (f32(s) for s in scales)
+    boxes = []
+    for (y, x, h, w), (ay, ax, ah, aw) in zip(encodings[:, :4].astype(f32), anchors.astype(f32)):
+        ycenter, xcenter = f32(y / ys) * ah + ay, f32(x / xs) * aw + ax
+        half_h, half_w = f32(0.5) * np.exp(f32(h / hs)) * ah, f32(0.5) * np.exp(f32(w / ws)) * aw
+        boxes.append([ycenter - half_h, xcenter - half_w, ycenter + half_h, xcenter + half_w])
+    return np.array(boxes, np.float32)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_boxes_decode_in_double_as_tflite_micro(seed):
+    """TFLite Micro's DecodeCenterSizeBoxes computes each center and half size in double (the
+    float32 inputs widened, std::exp of a double) and rounds each to float32 once; only the corners
+    are float32 sums. Every box detected and kept in box order (one class, equal scores, nothing
+    suppressed), so the boxes output is the whole decoding: TFLite Micro's bits are the reference's,
+    and a float32 decoding would have differed in several boxes."""
+    from vmcu_reference.ops.op_dequantize import dequantize
+    n = 40
+    model, feeds = build(n, 1, options=dict(max_detections=n, nms_score_threshold=0.0, nms_iou_threshold=1.0),
+                         seed=seed, box_scale=0.0371)
+    feeds[1][:] = 100
+    ours = assert_matches_tflm(model, feeds)
+    boxes = np.array(decoded_boxes(model, feeds), np.float32)
+    assert detections(ours) == n and ours[0].reshape(n, 4).tobytes() == boxes.tobytes()
+    p = next(s.params for s in compile_model(model).steps if s.kernel == POSTPROCESS)
+    single = decode_in_float32(dequantize(feeds[0], p.box_scale, p.box_zero_point).reshape(n, -1), p.anchors,
+                               p.scales)
+    assert (single.view(np.uint32) != boxes.view(np.uint32)).any(axis=1).sum() >= 5
+
+
+def _fixture_with_anchor_zero_point(zero_point: int) -> bytes:
+    from tests.fuzz.mutants import _pack, _unpack
+    from tests.models_under_test import ROOT
+    model = _unpack((ROOT / "models" / "ssd_postprocess.tflite").read_bytes())
+    anchors = next(t for t in model.subgraphs[0].tensors if t.name == b"anchors/int8")
+    anchors.quantization.zeroPoint = [zero_point]
+    return _pack(model)
+
+
+@pytest.mark.parametrize("zero_point, as_fixture", [((1 << 32) - 128, True), (-(1 << 40) - 128, True),
+                                                    ((1 << 31) - 1, False), (1 << 31, False), (-(1 << 40), None)])
+def test_the_anchors_zero_point_is_its_low_32_bits_as_in_tflite_micro(zero_point, as_fixture):
+    """The schema's zero points are int64; TFLite Micro's loader keeps their low 32 bits, and its
+    DEQUANTIZE subtracts in int32 (wrapping). The fixture's int8 anchors (zero point -128) with
+    -128 + k * 2**32 run as the fixture does; 2**31 - 1 and 2**31 wrap the differences (bit-exact
+    all the same); -2**40 is 0, which shifts the anchors' sizes below zero: TFLite Micro's
+    invocation fails on the empty boxes, and so does ours (fuzzing, seed 5848)."""
+    from tests.models_under_test import ROOT
+    from vmcu_reference.inputs import random_inputs
+    model = _fixture_with_anchor_zero_point(zero_point)
+    program = compile_model(model)
+    feeds = random_inputs(program.graph, 0)
+    if as_fixture is None:
+        with pytest.raises(ArithmeticInputError, match="a decoded box is empty"):
+            Interpreter(program).run(feeds)
+        assert assert_matches_or_refused_like_tflm(model, feeds) is None
+        return
+    ours = assert_matches_tflm(model, feeds)
+    fixture = Interpreter(compile_model((ROOT / "models" / "ssd_postprocess.tflite").read_bytes())).run(feeds)
+    assert all(a.tobytes() == b.tobytes() for a, b in zip(ours, fixture.outputs)) == as_fixture
+
 def test_float32_outputs_through_plan_header_and_api(tmp_path):
     """The four outputs are float32 pool tensors of their own bytes: plan.json and the API say so
     (scale and zero point 0, as TFLite reports a tensor without quantization), the planner gives

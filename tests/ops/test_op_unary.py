@@ -4,9 +4,10 @@ refuse a quantization, TFLite Micro must refuse it too."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import given, settings, strategies as st
 
-from tests.op_harness import assert_matches_or_refused_like_tflm
+from tests.op_harness import assert_matches_or_refused_like_tflm, assert_matches_tflm
 from tests.tflite_builder import ModelBuilder
 
 KINDS = ("ABS", "RELU", "RELU6", "LEAKY_RELU", "HARD_SWISH", "TANH")
@@ -45,3 +46,29 @@ def test_unary_bit_exact(kind, rank, seed):
         assert_matches_or_refused_like_tflm(model, [data])
     except Exception as error:  # name the failing case
         raise AssertionError(f"{kind} seed {seed}: {error}") from error
+
+
+# An output scale 2/3 of the input's (float32): the ratio divided in float32 is exactly 1.5, in
+# double 1.49999997, so the two quantized multipliers round odd differences apart.
+THIRDS = (0.02114206925034523, 0.014094713144004345)
+
+
+@pytest.mark.parametrize("kind", ["RELU", "ABS"])
+def test_the_rescale_ratio_is_divided_in_double(kind):
+    """TFLite Micro's CalculateReluOpData (RELU) and SetAbsOutputMultiplier (ABS) divide the float32
+    scales in double before QuantizeMultiplier. With these scales the float32 quotient is 1.5
+    exactly and the double one just below, which moves every odd input (counted from the zero
+    point) one step: every int8 value through the op, bit-exact with TFLite Micro."""
+    in_scale, out_scale = THIRDS
+    ratio32 = float(np.float32(in_scale) / np.float32(out_scale))
+    assert ratio32 == 1.5 and float(np.float32(in_scale)) / float(np.float32(out_scale)) < 1.5
+    b = ModelBuilder()
+    x = b.tensor((256,), scale=in_scale, zero_point=-128)
+    y = b.tensor((256,), scale=out_scale, zero_point=-128)
+    b.op(kind, [x], [y])
+    b.inputs, b.outputs = [x], [y]
+    data = np.arange(-128, 128).astype(np.int8)
+    ours = assert_matches_tflm(b.build(), [data])[0].astype(np.int64)
+    steps = np.abs(data.astype(np.int64) + 128)
+    odd = (steps % 2 == 1) & (steps * 3 // 2 + 1 <= 255)
+    assert (ours[odd] + 128 == steps[odd] * 3 // 2).all()  # 1.5 x rounded down, not up

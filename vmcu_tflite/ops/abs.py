@@ -25,7 +25,7 @@ class AbsParams:
 def prepare(graph: Graph, op: Op) -> AbsParams:
     input_, out = unary_tensors(graph, op)
     rescale = np.float32(input_.scale) != np.float32(out.scale)
-    ratio = float(np.float32(input_.scale) / np.float32(out.scale))
+    ratio = float(np.float32(input_.scale)) / float(np.float32(out.scale))  # in double, as SetAbsOutputMultiplier
     multiplier, shift = output_multiplier(op, ratio) if rescale else (0, 0)
     return AbsParams(input_zero_point=input_.zero_point, output_zero_point=out.zero_point, rescale=bool(rescale),
                      multiplier=multiplier, shift=shift)

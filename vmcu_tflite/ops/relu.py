@@ -1,4 +1,4 @@
-"""RELU: int8 rescale from the input to the output scale, clamped at the output's zero
+"""RELU: int8 rescale from the input to the output scale (their ratio in double), clamped at the output's zero
 (TFLite Micro's CalculateReluOpData and ReluQuantized)."""
 from __future__ import annotations
 
@@ -30,7 +30,9 @@ def prepare(graph: Graph, op: Op) -> ReluParams | Int16UnaryParams:
     if is_int16(graph, op):  # an INT16_UNARY step
         return prepare_int16(graph, op, KIND)
     input_, out = unary_tensors(graph, op)
-    multiplier, shift = output_multiplier(op, float(np.float32(input_.scale) / np.float32(out.scale)))
+    # the float32 scales divided in double, as CalculateReluOpData divides them (a float32 quotient
+    # rounds the multiplier's low bits elsewhere: 2/3 scales give 1.5 exactly instead of just below)
+    multiplier, shift = output_multiplier(op, float(np.float32(input_.scale)) / float(np.float32(out.scale)))
     return ReluParams(input_zero_point=input_.zero_point, output_zero_point=out.zero_point,
                       multiplier=multiplier, shift=shift,
                       act_min=max(-128, quantize(0.0, out.scale, out.zero_point)), act_max=127)
