@@ -117,7 +117,9 @@ def _run(command: list[str], timeout: float) -> str:
 
 
 HOST = Target("host", description="the machine's own C compiler")
-SANITIZED_HOST = Target("host", cmake_args=("-DVMCU_SANITIZE=ON",),
+# -O2, not the Release build's -O3: the sanitizers check the same source either way, and an
+# instrumented real model's generated kernels compile in a third of the time (MCUNet: 26 s vs 76 s).
+SANITIZED_HOST = Target("host", cmake_args=("-DVMCU_SANITIZE=ON", "-DCMAKE_C_FLAGS_RELEASE=-O2 -DNDEBUG"),
                         harness_cmake="target_compile_options(vmcu_validate PRIVATE -fsanitize=address,undefined)\n"
                                       "target_link_options(vmcu_validate PRIVATE -fsanitize=address,undefined)\n",
                         description="host with AddressSanitizer and UndefinedBehaviorSanitizer")
