@@ -13,13 +13,13 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Sequence
 
+from .codegen.integrity import MAX_STEP_INPUTS
 from .graph import Graph
 from .lifetimes import Dataflow
 from .ops.int16_group import BLOCK, KIND, MAX_MEMBERS, MEMBER_KINDS, GroupMember, Int16GroupParams
 from .steps import Step
 
 GROUP = "group"  # the label of a group in the fusion choices (plan.json's `fused_blocks`)
-MAX_INPUTS = 10  # VMCU_MAX_STEP_INPUTS
 
 
 def is_member(graph: Graph, step: Step) -> bool:
@@ -43,7 +43,7 @@ def _valid(graph: Graph, flow: Dataflow, steps: Sequence[Step], members: Sequenc
         out = steps[i].outputs[0]
         if flow.is_graph_output(out) or not set(flow.readers(out)) <= inside or len(flow.writers(out)) != 1:
             return False
-    return len(_external(graph, steps, members)) <= MAX_INPUTS and len(members) <= MAX_MEMBERS
+    return len(_external(graph, steps, members)) <= MAX_STEP_INPUTS and len(members) <= MAX_MEMBERS
 
 
 def _external(graph: Graph, steps: Sequence[Step], members: Sequence[int]) -> list[int]:
