@@ -14,7 +14,11 @@ from vmcu_reference.row_stream import RowSink, RowSource
 from vmcu_tflite import chain as chain_module
 from vmcu_tflite.api import convert
 from vmcu_tflite.errors import HazardError, UsageError
-from vmcu_tflite.oracle import run_tflm
+from vmcu_tflite.kernels import describe
+from vmcu_tflite.kernels.access import output_after_workspaces
+from vmcu_tflite.oracle import run_tflm, tflm_arena_bytes
+from vmcu_tflite.plan import workspace_id
+from vmcu_tflite.planner import streaming as streaming_module
 from vmcu_tflite.kernels import chain as chain_kernel
 from vmcu_tflite.pipeline import compile_model
 from vmcu_tflite.streamed_io import StreamedPort, row_layout
@@ -247,6 +251,60 @@ def test_a_line_ring_one_pixel_short_is_a_hazard(monkeypatch):
     model, program, chain = conv_stack_streamed()
     assert chain.line_ring is not None
     with pytest.raises(HazardError, match="ring1"):
+        Interpreter(program).run(convert(model).random_inputs(3))
+
+
+def mixed_streamed():
+    """mixed_int8_int16 with its image pulled: one chain (3x3 stride-2 convolution, 3x3 depthwise
+    over a 4x4 map, global average pool) pulls the rows and ends in the pool's means."""
+    model = FIXTURES[[p.stem for p in FIXTURES].index("mixed_int8_int16")]
+    program = compile_model(model, stream_inputs=[0])
+    return model, program, next(s for s in program.steps if s.kernel == "LAYER_CHAIN")
+
+
+def test_a_narrow_map_keeps_its_line_ring_one_pixel_at_a_time():
+    """Four pixels wide, the depthwise layer's three rows are 12 pixels; a line buffer fed and read
+    two pixels at a time would take 13, one at a time 11: both stages around it then make one
+    pixel per iteration. Bit-exact, and where the rows fit no line ring is kept."""
+    model, program, step = mixed_streamed()
+    chain = step.params
+    assert chain.single_pixel_line and chain.line_ring == 0
+    assert [chain.stage_tile(i) for i in range(len(chain.stages))] == [1, 1]
+    assert chain.line_ring_pixels() == 2 * 4 + 3 and chain.ring_bytes(chain.stages[0]) == 11 * 8
+    x = convert(model).random_inputs(4)
+    np.testing.assert_array_equal(Interpreter(program).run(x).outputs[0], convert(model).run(x)[0])
+    _, _, wide = conv_stack_streamed()  # its line ring beats its rows with tiles of two pixels
+    assert wide.line_ring is not None and not wide.single_pixel_line
+
+
+def test_a_chain_ending_in_a_global_pool_stores_its_means_over_its_rings():
+    """The pool's sums stay in registers and the means are stored after the last ring read (the
+    kernel description says so), so the planner lays the chain's output over its workspace: the
+    mixed graph's streamed pool is its input ring and line ring, 72 + 88 bytes, half TFLite Micro's
+    arena head. A chain that stores output rows while its rings are live gets no such overlap."""
+    model, program, step = mixed_streamed()
+    plan = program.plan
+    assert output_after_workspaces(describe(step.kernel, step.params, plan.steps[step.index].segment_bytes))
+    out, ws = program.graph.storage_of(step.outputs[0]), workspace_id(step.index)
+    shared = {(plan.offsets[out] + k) % plan.pool_bytes for k in range(plan.buffers[out].size)} & {
+        (plan.offsets[ws] + k) % plan.pool_bytes for k in range(plan.buffers[ws].size)}
+    assert shared and plan.pool_bytes == 72 + 88
+    data = model.read_bytes()
+    head = tflm_arena_bytes(data, convert(model).random_inputs(0))["head"]
+    assert 2 * plan.pool_bytes <= head
+    _, stack, chain = conv_stack_streamed()
+    k = next(s.index for s in stack.steps if s.kernel == "LAYER_CHAIN")
+    assert not output_after_workspaces(describe("LAYER_CHAIN", chain, stack.plan.steps[k].segment_bytes))
+
+
+def test_an_output_laid_over_live_rings_is_a_hazard(monkeypatch):
+    """Mutation: a planner that lays every chain's output over its workspace writes conv_stack's
+    output rows over rings its later rows still read; the interpreter must stop."""
+    _, honest, _ = conv_stack_streamed()
+    monkeypatch.setattr(streaming_module, "writes_output_last", lambda step, segment: True)
+    model, program, _ = conv_stack_streamed()
+    assert program.plan.pool_bytes < honest.plan.pool_bytes  # the output did go over the rings
+    with pytest.raises(HazardError, match="workspace of step"):
         Interpreter(program).run(convert(model).random_inputs(3))
 
 

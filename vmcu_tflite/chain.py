@@ -177,24 +177,45 @@ class LayerChainParams:
         output row's window needs is made pixel by pixel just ahead of the output pixels that read
         it, so the ring holds the window's rows less one and a window's width of pixels
         (`line_ring_pixels`); it wraps at its own end, not at a row's."""
-        i = len(self.stages) - 2
-        if not self.line_buffer or self.pulls_input is None or i < 0 or self.recompute:
+        i = self._line_candidate()
+        if i is None:
             return None
+        return i if self.line_ring_pixels(i) < self._ring_row_pixels(i) else None
+
+    @cached_property
+    def single_pixel_line(self) -> bool:
+        """The line ring and the stages around it make one pixel per iteration: in a narrow map
+        (a few pixels per row) a line buffer beats the ring's rows only so, its stages' tiles of two
+        pixels reaching a whole row further ahead."""
+        i = self._line_candidate()
+        return i is not None and (self._line_pixels(i, self._tile(i), self._tile(i + 1)) >= self._ring_row_pixels(i)
+                                  > self._line_pixels(i, 1, 1))
+
+    def _line_candidate(self) -> int | None:
+        """The ring that may be a line buffer: the one the last stage reads, in a chain with
+        `line_buffer` that pulls its input and does not recompute."""
+        i = len(self.stages) - 2
+        return None if not self.line_buffer or self.pulls_input is None or i < 0 or self.recompute else i
+
+    def _ring_row_pixels(self, i: int) -> int:
         _, _, w, _ = self.stage_output(self.stages[i])
-        return i if self.line_ring_pixels(i) < self.stages[i].ring_rows * w else None
+        return self.stages[i].ring_rows * w
 
     def line_ring_pixels(self, i: int | None = None) -> int:
-        """Pixels of ring i (default: the line ring) as a line buffer. The last stage's tile of T
-        output pixels at column x reads its window's columns up to (x + T - 1)s - p + k, made
-        ahead in whole tiles of ring i's stage; that tile's pixels overwrite the ring's oldest,
-        which the window's top row must no longer need: (k_h - 1) rows and
-        (T - 1)s + k_w + tile - 1 pixels."""
+        """Pixels of ring i (default: the line ring) as a line buffer (`_line_pixels`)."""
         i = self.line_ring if i is None else i
+        return self._line_pixels(i, self.stage_tile(i), self.stage_tile(i + 1))
+
+    def _line_pixels(self, i: int, tile: int, reader_tile: int) -> int:
+        """Ring i's pixels as a line buffer, its stage making `tile` pixels per iteration. The next
+        stage's tile of T (`reader_tile`) output pixels at column x reads its window's columns up to
+        (x + T - 1)s - p + k, made ahead in whole tiles of ring i's stage; that tile's pixels
+        overwrite the ring's oldest, which the window's top row must no longer need: (k_h - 1) rows
+        and (T - 1)s + k_w + tile - 1 pixels."""
         head = self.layers[self.stages[i + 1].first]
         _, k_h, k_w, _ = head.filter.shape
         _, _, w, _ = self.stage_output(self.stages[i])
-        return ((k_h - 1) * w + (self.stage_tile(i + 1) - 1) * head.stride[1] + k_w
-                + self.stage_tile(i) - 1)
+        return (k_h - 1) * w + (reader_tile - 1) * head.stride[1] + k_w + tile - 1
 
     def can_pull(self) -> bool:
         """The chain can pull its input row by row from the application into a ring as tall as
@@ -232,6 +253,11 @@ class LayerChainParams:
         return self.element == 1 and self._recomputed_layer() is not None
 
     def stage_tile(self, i: int) -> int:
+        """Output pixels per iteration of stage i: one in the two stages around a line ring of
+        single pixels (`single_pixel_line`), else `_tile`."""
+        return 1 if self.single_pixel_line and i >= len(self.stages) - 2 else self._tile(i)
+
+    def _tile(self, i: int) -> int:
         """Output pixels per iteration of stage i: PIXELS where their values of its widest layer fit
         PAIR_BYTES, else one. The second stage of a recomputing chain takes more where they fit:
         side by side, its pixels' windows share all but the stride's columns, so the first stage's

@@ -37,9 +37,20 @@ def peak_parts(program: Program) -> tuple[int, list[Part]]:
     if ws is not None and ws.size:
         parts += _workspace_parts(step, ws.size)
     shared = sum(p.bytes for p in parts) - peak.footprint_bytes
-    if shared > 0:
-        parts.append(Part("written over input already consumed", -shared))
+    over_workspace = 0 if ws is None else sum(
+        _common_bytes(plan, ws.tensor, graph.storage_of(t)) for t in step.outputs)
+    if over_workspace:
+        parts.append(Part("output written over the workspace once done with it", -over_workspace))
+    if shared > over_workspace:
+        parts.append(Part("written over input already consumed", over_workspace - shared))
     return peak.index, parts
+
+
+def _common_bytes(plan, a: int, b: int) -> int:
+    """Bytes of the pool that buffers a and b (both placed) share."""
+    def span(t: int) -> set[int]:
+        return {(plan.offsets[t] + k) % plan.pool_bytes for k in range(plan.buffers[t].size)}
+    return len(span(a) & span(b)) if a in plan.buffers and b in plan.buffers else 0
 
 
 def _workspace_parts(step, size: int) -> list[Part]:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 from ortools.sat.python import cp_model
 
-from .ir import Kernel, RAMLoad, RAMStore
+from .ir import MEMORY, Kernel, Loop, RAMLoad, RAMStore
 from .schedule import Clock, Placed, clock, digit_key, instances, loop_paths, loop_ranges, time_of, values, walk
 
 NO_PAIR = None
@@ -82,6 +82,30 @@ def _solve(kernel: Kernel, tensor: str) -> int | None:
              for l in _statements(kernel, RAMLoad, tensor)]
     found = [d for d in found if d is not None]
     return max(found) if found else NO_PAIR
+
+
+def output_after_workspaces(kernel: Kernel) -> bool:
+    """The kernel touches its workspaces (rings, the pulled input's rows) only before its first
+    output store: its body's top-level statements run in order, and every one that touches a
+    workspace comes before every one that stores the output (a chain ending in a global average
+    pool sums its pixels in registers and stores the means last). The output may then lie over the
+    workspace: nothing reads or writes the workspace once the output's bytes are written."""
+    names = {w.name for w in kernel.workspaces}
+    if not names:
+        return False
+    touches = [{s.tensor for s in _memory(stmt)} for stmt in kernel.body]
+    last_workspace = max((k for k, t in enumerate(touches) if t & names), default=-1)
+    first_output = min((k for k, t in enumerate(touches) if "output" in t), default=len(touches))
+    return last_workspace < first_output
+
+
+def _memory(stmt):
+    """The memory statements in `stmt` (itself, or in a loop's body)."""
+    if isinstance(stmt, MEMORY):
+        yield stmt
+    elif isinstance(stmt, Loop):
+        for inner in stmt.body:
+            yield from _memory(inner)
 
 
 def brute_force_distance(kernel: Kernel, tensor: str = "input0") -> int | None:

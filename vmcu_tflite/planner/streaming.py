@@ -16,8 +16,10 @@ from typing import Sequence
 from ..graph import Graph
 from ..kernels import describe, is_pointwise
 from ..kernels.access import min_distance as kernel_distance
+from ..kernels.access import output_after_workspaces
 from ..lifetimes import Buffer
 from ..ops import SPECS
+from ..plan import workspace_id
 from ..steps import Step
 from .access import AccessPattern
 from .gap import min_distance
@@ -51,6 +53,15 @@ class StepStreaming:
     streams: tuple[Stream, ...]
     workspace_bytes: int = 0  # pool bytes the step needs for itself while it runs
     in_place: bool = False  # channel-plane depthwise: see `in_place_depthwise`
+    output_over_workspace: bool = False  # the output may lie over the workspace: see `writes_output_last`
+
+
+def writes_output_last(step: Step, segment: int) -> bool:
+    """The step's kernel description is done with its workspace before it stores any output byte
+    (a chain ending in a global average pool stores only the means, last), so the output may lie
+    over the workspace's bytes."""
+    kernel = describe(step.kernel, step.params, segment)
+    return kernel is not None and output_after_workspaces(kernel)
 
 
 def in_place_segments(channels: int) -> list[int]:
@@ -100,8 +111,11 @@ def stream_overlaps(graph: Graph, steps: Sequence[Step], streaming: dict[int, St
                     views: bool = False) -> list[Overlap]:
     """The placement's allowed overlaps: each step's output over the inputs it streams, and with
     `views` each slice that is a view pinned inside its input (`views.py`)."""
-    return [Overlap(graph.storage_of(s.tensor), graph.storage_of(steps[s.step].outputs[0]), s.distance, s.exact)
-            for chosen in streaming.values() for s in chosen.streams] + (view_overlaps(graph, steps) if views else [])
+    return ([Overlap(graph.storage_of(s.tensor), graph.storage_of(steps[s.step].outputs[0]), s.distance, s.exact)
+             for chosen in streaming.values() for s in chosen.streams]
+            + [Overlap(workspace_id(k), graph.storage_of(steps[k].outputs[0]), 0)
+               for k, chosen in sorted(streaming.items()) if chosen.output_over_workspace and chosen.workspace_bytes]
+            + (view_overlaps(graph, steps) if views else []))
 
 
 def default_segment(graph: Graph, step: Step) -> int:
@@ -189,8 +203,9 @@ def choose_streaming(graph: Graph, steps: Sequence[Step], buffers: dict[int, Buf
                     best = (cost, StepStreaming(segment, (Stream(step.index, t, 0, exact=True),), cost, True))
         if step.kernel in WORKSPACE_KINDS:  # its rings (a group's block buffers) are needed whether it streams or not
             ring = step.params.workspace_bytes
-            chosen[step.index] = (replace(best[1], workspace_bytes=ring) if best is not None
-                                  else StepStreaming(default_segment(graph, step), (), ring))
+            made = (replace(best[1], workspace_bytes=ring) if best is not None
+                    else StepStreaming(default_segment(graph, step), (), ring))
+            chosen[step.index] = replace(made, output_over_workspace=writes_output_last(step, made.segment_bytes))
         elif best is not None:
             chosen[step.index] = best[1]
     return chosen
