@@ -33,7 +33,7 @@ class Buffer:
     # its base at a multiple of it and never across the end of the pool (1: int8, any place)
     align: int = 1
     # a buffer of wider elements that may still cross the end of the pool: every step that reads or
-    # writes it is a 16x8 heavy layer, whose described kernel copies what wraps (`kernels.lower_c`),
+    # writes it is a 16x8 heavy layer, whose described kernel copies what wraps (`kernels.lower`),
     # or a kernel whose spec says it reaches its elements through wrapping accessors (`OpSpec.wraps`)
     wraps: bool = False
 

@@ -1,4 +1,4 @@
-"""The C that `lower_c.py` generates from the kernel descriptions, run on the host against the reference ops.
+"""The C that `kernels/lower/` generates from the kernel descriptions, run on the host against the reference ops.
 
 Every case is a one-step model (one layer, or one inverted bottleneck fused as a chain) compiled with the
 vMCU planner for its params; its description is lowered for a few segment sizes (and in place),
@@ -32,7 +32,7 @@ from vmcu_tflite.codegen.cwriter import CWriter
 from vmcu_tflite.ops import SPECS
 from vmcu_tflite.kernels import describe
 from vmcu_tflite.kernels.ir import RAMLoad, Requantize
-from vmcu_tflite.kernels.lower_c import lower, render_kernels
+from vmcu_tflite.kernels.lower import lower, render_kernels
 from vmcu_tflite.kernels.schedule import instances, values, walk
 from vmcu_tflite.pipeline import Program, compile_model
 from vmcu_tflite.plan import workspace_id

@@ -10,7 +10,7 @@ from vmcu_reference.inputs import random_inputs
 from vmcu_reference.interpreter import Interpreter
 from vmcu_tflite.errors import UsageError
 from vmcu_tflite.kernels import describe
-from vmcu_tflite.kernels.lower_c import lower
+from vmcu_tflite.kernels.lower import lower
 from vmcu_tflite.kernels.tuning import tuned, tuning_for_cpu
 from vmcu_tflite.oracle import run_tflm
 from vmcu_tflite.pipeline import compile_model

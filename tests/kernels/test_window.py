@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from vmcu_tflite.kernels.index import Const, Var, loop_bounds
 from vmcu_tflite.kernels.ir import Loop
-from vmcu_tflite.kernels.lower_c import _pieces
+from vmcu_tflite.kernels.lower import pieces as loop_pieces
 from vmcu_tflite.kernels.window import interior, taps
 
 
@@ -54,7 +54,7 @@ def test_loop_pieces_run_the_same_values_with_interior_tiles_in_the_middle(lo, s
     middle one only tiles [v, v + step) inside [a, b)."""
     hi = lo + span
     original = Loop("x", Const(lo), Const(hi), (), step, (a, b))
-    pieces = _pieces(original)
+    pieces = loop_pieces(original)
     values = [v for piece in pieces for v in range(piece.lo.value, piece.hi.value, piece.step)]
     assert values == list(range(lo, hi, step))
     if len(pieces) > 1:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from ..kernels import describe
 from ..kernels.ir import Kernel
-from ..kernels.lower_c import PRELUDE, function_block, lower
+from ..kernels.lower import PRELUDE, function_block, lower
 from ..ops import SPECS
 from ..pipeline import Program
 from ..plan import workspace_id

@@ -3,7 +3,7 @@
 `describe(step, segment, in_place)` gives the description of one step's kernel configuration.
 The planner reads its access functions from it (`access.py`), the reference interpreter runs its
 loads, stores and frees over the simulated pool (`vmcu_reference/kernel_run.py`), and the C
-generator emits one C function per distinct configuration (`lower_c.py`) into the model's C
+generator emits one C function per distinct configuration (`lower/`) into the model's C
 file (`vmcu_tflite/codegen/kernel_functions.py`). Kinds without a description (element-wise,
 pooling, shape ops) keep their hand-written C and access patterns.
 """

@@ -1,6 +1,6 @@
 """Small pieces of the C generators' text: operands, offsets, and the last value a loop takes.
 
-Shared by `lower_c` and `lower_gemm`, so that neither imports the other's internals.
+Shared by the C generator's modules (`lower/`), so that none imports another's internals.
 """
 from __future__ import annotations
 

@@ -68,7 +68,7 @@ def gemm(rows: int, depth: int, units: int, segment: int, params_type: str, stem
     offset its dot products add ("0" where the bias holds it, `offset.py`); `widen_once`: a widened
     tile of rows is loaded and widened once for all the output segments (the `dsp` tuning), not
     per segment (`helium`: where the offset is 0 its dot products read the int8 rows in the pool,
-    which the stores of the segments before would overwrite, `lower_c.source_outlives_dots`).
+    which the stores of the segments before would overwrite, `lower.helium.HeliumLowering.source_outlives_dots`).
 
     `element`: bytes per activation, 1 (int8) or 2 (int16, a 16x8 layer: `form.wide` accumulates in
     int64). The same loops for both: pool offsets and lengths in bytes (`segment` too: whole elements),

@@ -191,7 +191,7 @@ static inline const int16_t *vmcu_span16(const vmcu_view *v, uint32_t offset, ui
 
 /**
  * vmcu_span for writing: where a generated GEMM's assembly stores a tile's outputs straight into
- * the pool (lower_gemm.gemm_run), the bytes its stores would copy there. NULL under VMCU_TRACE_ACCESS,
+ * the pool (lower.dsp gemm_run), the bytes its stores would copy there. NULL under VMCU_TRACE_ACCESS,
  * so that traced builds store through vmcu_write_buffer, as the description says.
  */
 static inline int8_t *vmcu_span_out(const vmcu_view *v, uint32_t offset, uint32_t len)

@@ -1,28 +1,40 @@
-"""The C of a GEMM's channel loops that the Cortex-M DSP assembly runs (csrc/src/conv/vmcu_dot_dsp.c).
+"""The Cortex-M DSP lowering: the portable C with the DSP extension's forms under #if.
 
-A mixin of the C generator (`lower_c._Lowering`, whose helpers it uses). A GEMM's loop over its
-channel groups (`gemm.py`), or a chain's 1x1 layer's over channel pairs (`chain.py`), becomes one
-call of an assembly loop over channel pairs for the tiles of two pixels (`gemm_run`), under
-VMCU_DOT_RUN, the loop itself following for the rest. The assembly reads the two pixels' widened
-inputs interleaved by groups of four (`vmcu_widen_s8_pair`), so a tile is widened that way only
-where every dot product over it is the assembly's: the generator's first pass finds those tiles
-(`paired_tiles`), the second widens them so. Where the tile's outputs are stored whole right
-after the loop, the assembly writes them into the pool itself (`direct_stores`).
+`DspLowering` extends the shared core (`core.py`) where the DSP extension has a form of its own:
+SIMD words of four int8 lanes (vmcu_mac4_s8, vmcu_mac2x2_row_s8) and the input offset broadcast into
+both halves of a word, under VMCU_DSP; and the GEMM assembly (csrc/src/conv/vmcu_dot_dsp.c), under
+VMCU_DOT_RUN. The dot-product helpers themselves (vmcu_dsp.h) pick SMLAD / SMLABB inside.
+
+The GEMM assembly. A GEMM's loop over its channel groups (`gemm.py`), or a chain's 1x1 layer's over
+channel pairs (`chain.py`), becomes one call of an assembly loop over channel pairs for the tiles of
+two pixels (`gemm_run`), under VMCU_DOT_RUN, the loop itself following for the rest. The assembly
+reads the two pixels' widened inputs interleaved by groups of four (`vmcu_widen_s8_pair`), so a tile
+is widened that way only where every dot product over it is the assembly's: the generator's first
+pass finds those tiles (`paired_tiles`), the second widens them so. Where the tile's outputs are
+stored whole right after the loop, the assembly writes them into the pool itself (`direct_stores`).
 """
 from __future__ import annotations
 
 import numpy as np
 
-from .c_text import greatest, paren, plus
-from .index import Const, Ix, Var, loop_bounds, simplify, substitute
-from .ir import Dot, FlashLoad, InitBias, Loop, RAMFree, RAMStore, RegAlloc, Requantize, Widen
-from .schedule import enter, loop_range, values, walk
+from ..c_text import greatest, paren, plus
+from ..index import Const, Ix, Var, loop_bounds, simplify, substitute
+from ..ir import (Broadcast, Dot, DotLanes, DotLanesPair, FlashLoad, InitBias, Loop, RAMFree, RAMStore, RegAlloc,
+                  Requantize, Widen)
+from ..schedule import enter, loop_range, values, walk
+from .core import CoreLowering
+from .dots import Lanes
 
 UNROLLED_ROWS = (8, 16, 24, 32, 40, 48, 64, 80, 96)  # GEMM rows vmcu_gemm2x2_k<len>_narrow_b*_run take unrolled
 
 
-class GemmAssembly:
-    """The GEMM assembly's part of the C generator: the state below, set up by `gemm_state`."""
+class DspLowering(CoreLowering):
+    """The portable lowering with the Cortex-M DSP forms: SIMD words under VMCU_DSP, the GEMM
+    assembly under VMCU_DOT_RUN."""
+
+    def isa_state(self, first: CoreLowering | None) -> None:
+        super().isa_state(first)
+        self.gemm_state(first.paired_tiles() if first is not None else frozenset())
 
     def gemm_state(self, paired: frozenset[int]) -> None:
         """`paired`: the widened tiles of two pixels (by serial) the first pass found read only by
@@ -33,6 +45,70 @@ class GemmAssembly:
         self.other_reads: set[int] = set()  # widened tiles (by serial) a Dot reads outside a gemm_run's fallback
         self.fallback: int | None = None  # the tile whose gemm_run the loop being lowered is the fallback of
         self.store_guards: dict[int, str] = {}  # store loops (by id) a gemm_run may have done: its pointer's name
+
+    # -- statements: the DSP forms before the portable ones ----------------------------------------
+
+    def lower_Loop(self, s: Loop, depth: int) -> None:
+        """A loop, after the GEMM assembly's call that may run it (`gemm_run`) and the interleaved
+        widening of the tile it reads (`lower_pair_widen`); a loop storing what the assembly may
+        have stored itself (`direct_stores`) under a test of its pointer."""
+        if isinstance(s.lo, Const) and isinstance(s.hi, Const) and s.lo.value >= s.hi.value:
+            return  # runs no iteration (in the interior, the edge taps only one pixel of a pair has)
+        guard = self.store_guards.pop(id(s), None)
+        if guard is not None:
+            self.line(depth, f"if ({guard} == 0) {{ /* else the assembly stored them */")
+            self.lower_Loop(s, depth + 1)
+            self.line(depth, "}")
+            return
+        self.lower_pair_widen(s, depth)
+        fallback = self.fallback
+        tile = self.gemm_run(s, depth)
+        if tile is not None:
+            self.fallback = tile
+        super().lower_Loop(s, depth)
+        self.fallback = fallback
+
+    def dot_widened(self, s: Dot, xs: list[str], ws: list[str], depth: int) -> None:
+        """A Dot over a widened tile, noted as a read outside the assembly unless it is the fallback
+        loop of the tile's `gemm_run` (`paired_tiles`)."""
+        pointer = self.lookup(s.x)
+        if pointer.serial != self.fallback:
+            self.other_reads.add(pointer.serial)
+        super().dot_widened(s, xs, ws, depth)
+
+    def broadcast_word(self, s: Broadcast, depth: int) -> None:
+        """The offset in both halves of a word (vmcu_broadcast16) for the SIMD additions of the DSP path."""
+        self.lines.append("#if VMCU_DSP")
+        self.line(depth, f"const uint32_t {s.name} = vmcu_broadcast16((int32_t)({s.value}));")
+        self.lines.append("#else")
+        super().broadcast_word(s, depth)
+        self.lines.append("#endif")
+
+    def dot_lanes_code(self, s: DotLanes, lanes: Lanes, depth: int) -> None:
+        """Four lanes per DSP word (vmcu_mac4_s8) where the group is full, else the scalar loop."""
+        x, taps, lo, hi = lanes.x, lanes.taps, lanes.lo, lanes.hi
+        if hi in (4, 8):  # four lanes per DSP word
+            self.lines.append("#if VMCU_DSP")
+            self.line(depth, f"if ({'1' if lo == hi else f'{s.lanes.c()} == {hi}'}) {{")
+            for at in ("", " + 4")[:hi // 4]:
+                self.line(depth + 1, f"vmcu_mac4_s8(vmcu_load32({x}{at}), vmcu_load32({taps}{at}), {s.offsets}, "
+                                     f"{s.acc}{at});")
+            self.line(depth, "} else")
+            self.lines.append("#endif")
+        super().dot_lanes_code(s, lanes, depth)
+
+    def lanes_pair_word(self, s: DotLanesPair, depth: int, x: str, w: str, taps: str, x_step: str, w_step: str,
+                        lo: int) -> None:
+        """vmcu_mac2x2_row_s8 on the DSP path for a full group (both lanes of each half)."""
+        self.lines.append("#if VMCU_DSP")
+        self.line(depth, f"if ({'1' if lo == 4 else f'{s.lanes.c()} == 4'}) {{")
+        for half in (0, 1) if s.half is None else (s.half,):
+            self.line(depth + 1, f"vmcu_mac2x2_row_s8({x}, {w}, {taps}, "
+                                 f"{s.shift}, {x_step}, {w_step}, {s.offsets}, {half}, {s.acc}, {s.acc1});")
+        self.line(depth, "} else")
+        self.lines.append("#endif")
+
+    # -- the GEMM assembly -------------------------------------------------------------------------
 
     def paired_tiles(self) -> frozenset[int]:
         """After a pass: the widened tiles of two pixels whose every Dot is a gemm_run's (or its

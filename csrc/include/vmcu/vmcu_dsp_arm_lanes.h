@@ -1,0 +1,72 @@
+/*
+ * vmcu-tflite runtime, a part of vmcu_dsp.h.
+ *
+ * The DSP extension's depthwise lanes: four channels of one tap per word (SMLABB / SMLATT), and a
+ * pixel pair's rows of taps. Compiled only where VMCU_DSP.
+ *
+ * vmcu_dsp.h includes this part after its configuration (VMCU_DSP, VMCU_MVE, VMCU_INLINE) and the
+ * parts before it, whose helpers it uses; include vmcu_dsp.h, not this file.
+ */
+#ifndef VMCU_DSP_ARM_LANES_H
+#define VMCU_DSP_ARM_LANES_H
+
+#ifndef VMCU_DSP_H
+#error "include vmcu/vmcu_dsp.h, which includes its parts in order"
+#endif
+
+#if VMCU_DSP
+/** Four channels, one tap: acc[k] += (byte k of xw + x_offset) * (byte k of ww), k < 4. */
+static inline void vmcu_mac4_s8(uint32_t xw, uint32_t ww, uint32_t offsets, int32_t acc[4])
+{
+    const uint32_t x02 = vmcu_sxtab16(offsets, xw), x13 = vmcu_sxtab16_ror8(offsets, xw);
+    const uint32_t w02 = vmcu_sxtb16(ww), w13 = vmcu_sxtb16_ror8(ww);
+    acc[0] = vmcu_smlabb(x02, w02, acc[0]);
+    acc[1] = vmcu_smlabb(x13, w13, acc[1]);
+    acc[2] = vmcu_smlatt(x02, w02, acc[2]);
+    acc[3] = vmcu_smlatt(x13, w13, acc[3]);
+}
+
+/**
+ * Half a kernel row of a depthwise group of four channels for two adjacent output pixels whose windows
+ * are `shift` (1 or 2: the stride) columns apart (DotLanesPair): for the channels k = half and half + 2
+ * (the halfwords SXTAB16 makes of a word, or of its rotation by 8), acc[k] += (x[t xs + k] + x_offset)
+ * * w[t ws + k] and acc1[k] += (x[(t + shift) xs + k] + x_offset) * w[t ws + k], t < taps. Pixel 1's tap
+ * t - shift and pixel 0's tap t read the same column, so each column's word is loaded and widened
+ * once for both, and each tap's weights once: per column two loads, two extensions and four
+ * multiply-accumulates. The four accumulators, a column's halfwords and the last taps' weights take
+ * at most eleven registers with the pointers and offsets: called for one half over every row of the
+ * window, the accumulators stay in registers; the whole group's eight would not, and GCC would store
+ * and load them at every row.
+ */
+VMCU_INLINE void vmcu_mac2x2_row_s8(const int8_t *x, const int8_t *w, int32_t taps, int32_t shift, int32_t xs,
+                                    int32_t ws, uint32_t offsets, int32_t half, int32_t acc[4], int32_t acc1[4])
+{
+    int32_t p0 = acc[half], p2 = acc[half + 2], q0 = acc1[half], q2 = acc1[half + 2];
+    uint32_t w1 = 0u, w2 = 0u; /* the widened weights of the taps one and two columns back */
+    int32_t t;
+    for (t = 0; t < taps + shift; ++t) {
+        const uint32_t xw = vmcu_load32(x + t * xs);
+        const uint32_t xv = half ? vmcu_offset13(offsets, xw) : vmcu_offset02(offsets, xw);
+        uint32_t wt = 0u;
+        if (t >= shift) { /* pixel 1's tap t - shift */
+            const uint32_t back = shift == 1 ? w1 : w2;
+            q0 = vmcu_smlabb(xv, back, q0);
+            q2 = vmcu_smlatt(xv, back, q2);
+        }
+        if (t < taps) {
+            const uint32_t ww = vmcu_load32(w + t * ws);
+            wt = half ? vmcu_sxtb16_ror8(ww) : vmcu_sxtb16(ww);
+            p0 = vmcu_smlabb(xv, wt, p0);
+            p2 = vmcu_smlatt(xv, wt, p2);
+        }
+        w2 = w1;
+        w1 = wt;
+    }
+    acc[half] = p0;
+    acc[half + 2] = p2;
+    acc1[half] = q0;
+    acc1[half + 2] = q2;
+}
+#endif
+
+#endif /* VMCU_DSP_ARM_LANES_H */

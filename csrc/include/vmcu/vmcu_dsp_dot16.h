@@ -1,0 +1,281 @@
+/*
+ * vmcu-tflite runtime, a part of vmcu_dsp.h.
+ *
+ * Dot products over inputs widened in order (weights the converter widened to int16, 16x8 layers'
+ * gathered windows) and over rows of int32 taps (depthwise rows), each with its per-core bodies under #if.
+ *
+ * vmcu_dsp.h includes this part after its configuration (VMCU_DSP, VMCU_MVE, VMCU_INLINE) and the
+ * parts before it, whose helpers it uses; include vmcu_dsp.h, not this file.
+ */
+#ifndef VMCU_DSP_DOT16_H
+#define VMCU_DSP_DOT16_H
+
+#ifndef VMCU_DSP_H
+#error "include vmcu/vmcu_dsp.h, which includes its parts in order"
+#endif
+
+/**
+ * acc[2p + k] += sum over i < len of x_p[i] * w_k[i], for inputs widened in order
+ * (vmcu_widen_s8_natural, offset included) and weight rows the converter widened to int16; x1 and
+ * w1 may be NULL. On the DSP path a word of an input (two values) meets a word of a row in one
+ * SMLAD: with both pairs, 8 instructions per 8 multiply-accumulates and no SXTB16.
+ */
+VMCU_INLINE void vmcu_dot_s16_s16(const int16_t *x0, const int16_t *x1, const int16_t *w0, const int16_t *w1,
+                                    int32_t len, int32_t *acc)
+{
+    int32_t a00 = acc[0], a01 = w1 ? acc[1] : 0, a10 = x1 ? acc[2] : 0, a11 = x1 && w1 ? acc[3] : 0;
+    int32_t i = 0;
+#if VMCU_DSP
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC unroll 32 /* a window's row is a constant: straight-line SMLADs, no loop counter or pointer updates */
+#endif
+    for (; i + 2 <= len; i += 2) {
+        uint32_t u0, v0, u1, v1 = 0u;
+        memcpy(&u0, x0 + i, 4);
+        memcpy(&v0, w0 + i, 4);
+        if (w1) {
+            memcpy(&v1, w1 + i, 4);
+        }
+        a00 = vmcu_smlad(u0, v0, a00);
+        if (w1) {
+            a01 = vmcu_smlad(u0, v1, a01);
+        }
+        if (x1) {
+            memcpy(&u1, x1 + i, 4);
+            a10 = vmcu_smlad(u1, v0, a10);
+            if (w1) {
+                a11 = vmcu_smlad(u1, v1, a11);
+            }
+        }
+    }
+#endif
+    for (; i < len; ++i) { /* the portable path (the DSP path's rows are whole words) */
+        const int32_t v0 = w0[i], v1 = w1 ? w1[i] : 0;
+        a00 += x0[i] * v0;
+        a01 += x0[i] * v1;
+        if (x1) {
+            a10 += x1[i] * v0;
+            a11 += x1[i] * v1;
+        }
+    }
+    vmcu_store_acc2x2(acc, 2, x1 != 0, w1 != 0, a00, a01, a10, a11);
+}
+
+/* vmcu_dot_s16_s16's sums for int16 activations (a 16x8 layer's gathered window, its values as they are):
+ * each chunk summed from 0 in int32, exact (each product below 2^22 in magnitude, VMCU_S16_CHUNK of them
+ * below 2^30), into s[2p + k]. */
+VMCU_INLINE void vmcu_dot_s16_s16_chunk(const int16_t *x0, const int16_t *x1, const int16_t *w0, const int16_t *w1,
+                                        int32_t at, int32_t n, int32_t s[4])
+{
+    s[0] = 0;
+    s[1] = 0;
+    s[2] = 0;
+    s[3] = 0;
+    vmcu_dot_s16_s16(x0 + at, x1 ? x1 + at : 0, w0 + at, w1 ? w1 + at : 0, n, s);
+}
+
+#if VMCU_MVE
+/** p[0..n) = 0 for an int16 buffer (a 16x8 layer's gathered window before its copies): eight halfwords per
+ *  VSTRH, the tail under VCTP.16 (no byte past p + n written). */
+VMCU_INLINE void vmcu_zero16_mve(int16_t *p, int32_t n)
+{
+    const int16x8_t zero = vdupq_n_s16(0);
+    int32_t i = 0;
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC unroll 8
+#endif
+    for (; i + 8 <= n; i += 8) {
+        vst1q_s16(p + i, zero);
+    }
+    if (i < n) {
+        vstrhq_p_s16(p + i, zero, vctp16q((uint32_t)(n - i)));
+    }
+}
+
+/* One vector of vmcu_dot_s16_s16_64's Helium path: eight products of each (input, row) pair added to the
+ * int64 accumulators by VMLALDAVA.S16 (exact: the sum is kept in 64 bits). */
+VMCU_INLINE void vmcu_mve_step_s16(int16x8_t u0, int16x8_t u1, int16x8_t v0, int16x8_t v1, int two_inputs,
+                                   int two_rows, int64_t a[4])
+{
+    a[0] = vmlaldavaq_s16(a[0], u0, v0);
+    if (two_rows) {
+        a[1] = vmlaldavaq_s16(a[1], u0, v1);
+    }
+    if (two_inputs) {
+        a[2] = vmlaldavaq_s16(a[2], u1, v0);
+        if (two_rows) {
+            a[3] = vmlaldavaq_s16(a[3], u1, v1);
+        }
+    }
+}
+#endif
+
+/** acc[2p + k] + sum over i < len of x_p[i] * w_k[i] in int64 (TFLite's 16x8 accumulator with an int64
+ *  bias), for int16 inputs and int16-widened weight rows; x1 and w1 may be NULL. On Helium eight taps
+ *  per VMLALDAVA.S16 straight into the int64 sums (whole vectors unpredicated, the tail under VCTP.16:
+ *  its inactive lanes load as 0 and read no memory); elsewhere int32 chunks of SMLADs. */
+VMCU_INLINE void vmcu_dot_s16_s16_64(const int16_t *x0, const int16_t *x1, const int16_t *w0, const int16_t *w1,
+                                     int32_t len, int64_t *acc)
+{
+#if VMCU_MVE
+    int64_t a[4] = {acc[0], w1 ? acc[1] : 0, x1 ? acc[2] : 0, x1 && w1 ? acc[3] : 0};
+    /* four pointers stepped by 8 (loads with writeback: no address arithmetic in the loop) */
+    const int16_t *p0 = x0, *p1 = x1 ? x1 : x0, *q0 = w0, *q1 = w1 ? w1 : w0;
+    int32_t i = 0;
+    for (; i + 8 <= len; i += 8) {
+        const int16x8_t u0 = vld1q_s16(p0), v0 = vld1q_s16(q0);
+        const int16x8_t u1 = x1 ? vld1q_s16(p1) : u0, v1 = w1 ? vld1q_s16(q1) : v0;
+        p0 += 8;
+        p1 += 8;
+        q0 += 8;
+        q1 += 8;
+        vmcu_mve_step_s16(u0, u1, v0, v1, x1 != 0, w1 != 0, a);
+    }
+    if (i < len) {
+        const mve_pred16_t p = vctp16q((uint32_t)(len - i));
+        const int16x8_t u0 = vldrhq_z_s16(p0, p), v0 = vldrhq_z_s16(q0, p);
+        vmcu_mve_step_s16(u0, x1 ? vldrhq_z_s16(p1, p) : u0, v0, w1 ? vldrhq_z_s16(q1, p) : v0, x1 != 0, w1 != 0, a);
+    }
+    acc[0] = a[0];
+    if (w1) {
+        acc[1] = a[1];
+    }
+    if (x1) {
+        acc[2] = a[2];
+        if (w1) {
+            acc[3] = a[3];
+        }
+    }
+#else
+    int32_t at;
+    for (at = 0; at < len; at += VMCU_S16_CHUNK) {
+        int32_t s[4];
+        vmcu_dot_s16_s16_chunk(x0, x1, w0, w1, at, len - at < VMCU_S16_CHUNK ? len - at : VMCU_S16_CHUNK, s);
+        acc[0] += s[0];
+        if (w1) {
+            acc[1] += s[1];
+        }
+        if (x1) {
+            acc[2] += s[2];
+            if (w1) {
+                acc[3] += s[3];
+            }
+        }
+    }
+#endif
+}
+
+/** The same in int32, wrapping (TFLite's 16x8 accumulator with an int32 bias). */
+VMCU_INLINE void vmcu_dot_s16_s16_32(const int16_t *x0, const int16_t *x1, const int16_t *w0, const int16_t *w1,
+                                     int32_t len, int32_t *acc)
+{
+    int32_t at;
+    for (at = 0; at < len; at += VMCU_S16_CHUNK) {
+        int32_t s[4];
+        int32_t k;
+        vmcu_dot_s16_s16_chunk(x0, x1, w0, w1, at, len - at < VMCU_S16_CHUNK ? len - at : VMCU_S16_CHUNK, s);
+        for (k = 0; k < 4; ++k) {
+            if ((k % 2 == 0 || w1) && (k < 2 || x1)) {
+                acc[k] = (int32_t)((uint32_t)acc[k] + (uint32_t)s[k]);
+            }
+        }
+    }
+}
+
+/** vmcu_dot_s16_s8_at with input 1's accumulators right after input 0's: acc[2p + k]. */
+VMCU_INLINE void vmcu_dot_s16_s8(const int16_t *x0, const int16_t *x1, const int8_t *w0, const int8_t *w1,
+                                   int32_t len, int32_t *acc)
+{
+    vmcu_dot_s16_s8_at(x0, x1, w0, w1, 0, len, acc, 2);
+}
+
+/** vmcu_dot_s16_s8 for four weight rows (acc[4p + k]), as two pairs of rows: on the DSP path, for two
+ *  inputs and evenly spaced rows (a GEMM's filter), one call of vmcu_dot2x4_s16_s8_run for both. */
+VMCU_INLINE void vmcu_dot4_s16_s8(const int16_t *x0, const int16_t *x1, const int8_t *w0, const int8_t *w1,
+                                    const int8_t *w2, const int8_t *w3, int32_t len, int32_t *acc)
+{
+    int32_t start = 0;
+#if VMCU_DOT_RUN
+    if (x1 && len - len % 4 >= VMCU_DOT4_RUN_MIN && w2 - w1 == w1 - w0 && w3 - w2 == w1 - w0) {
+        start = (len - len % 4) & ~7;
+        vmcu_dot2x4_s16_s8_run(x0, x1, w0, w1, start, acc);
+    }
+#endif
+    vmcu_dot_s16_s8_at(x0, x1, w0, w1, start, len, acc, 4);
+    vmcu_dot_s16_s8_at(x0, x1, w2, w3, start, len, acc + 2, 4);
+}
+
+/**
+ * acc + sum over i < len of (x[i] + x_offset) * w[i]: one channel's kernel row over a row of a
+ * one-channel plane (x contiguous), the taps w held in registers as int32. Four taps per word on
+ * the DSP path, the last word overlapping the one before it with the repeated lanes weighted 0,
+ * so no byte outside x[0, len) is read. With len a constant the paired taps are loop invariants.
+ */
+static inline int32_t vmcu_dot_row_s8(const int8_t *x, const int32_t *w, int32_t len, uint32_t offsets,
+                                      int32_t x_offset, int32_t acc)
+{
+    int32_t i = 0;
+#if VMCU_DSP
+    if (len >= 4) {
+        for (; i + 4 <= len; i += 4) {
+            const uint32_t xw = vmcu_load32(x + i);
+            acc = vmcu_smlad(vmcu_sxtab16(offsets, xw), vmcu_pack16(w[i], w[i + 2]), acc);
+            acc = vmcu_smlad(vmcu_sxtab16_ror8(offsets, xw), vmcu_pack16(w[i + 1], w[i + 3]), acc);
+        }
+        if (i < len) { /* lanes j < skip of the word at len - 4 were counted already */
+            const int32_t s = len - 4, skip = i - s;
+            const uint32_t xw = vmcu_load32(x + s);
+            const int32_t w0 = skip > 0 ? 0 : w[s], w1 = skip > 1 ? 0 : w[s + 1], w2 = skip > 2 ? 0 : w[s + 2];
+            acc = vmcu_smlad(vmcu_sxtab16(offsets, xw), vmcu_pack16(w0, w2), acc);
+            acc = vmcu_smlad(vmcu_sxtab16_ror8(offsets, xw), vmcu_pack16(w1, w[s + 3]), acc);
+            i = len;
+        }
+    }
+#else
+    (void)offsets;
+#endif
+    for (; i < len; ++i) {
+        acc += ((int32_t)x[i] + x_offset) * w[i];
+    }
+    return acc;
+}
+
+/**
+ * A kernel row of two adjacent output pixels of a one-channel plane (stride 1): acc0[0] + sum over
+ * i < len of (x[i] + x_offset) * w[i], and acc1[0] + the same over x[i + 1], reading x[0, len].
+ * On the DSP path a row of 3 or 7 taps (len + 1 inputs: whole words) reads each word once for both
+ * pixels: with e its bytes 0 and 2 and o its bytes 1 and 3 (SXTAB16 and its rotation), pixel 0 adds
+ * e.(w0, w2) + o.(w1, w3) and pixel 1 o.(w0, w2) + e.(w-1, w1) crossed (SMLADX), the taps outside
+ * the row weighted 0: four SMLADs for eight products.
+ */
+VMCU_INLINE void vmcu_dot_row2_s8(const int8_t *x, const int32_t *w, int32_t len, uint32_t offsets,
+                                  int32_t x_offset, int32_t *acc0, int32_t *acc1)
+{
+    int32_t sum0 = acc0[0], sum1 = acc1[0];
+#if VMCU_DSP
+    if ((len + 1) % 4 == 0) {
+        for (int32_t i = 0; i < len; i += 4) {
+            const uint32_t xw = vmcu_load32(x + i);
+            const uint32_t even = vmcu_sxtab16(offsets, xw), odd = vmcu_sxtab16_ror8(offsets, xw);
+            const uint32_t w02 = vmcu_pack16(w[i], w[i + 2]);
+            sum0 = vmcu_smlad(even, w02, sum0);
+            sum0 = vmcu_smlad(odd, vmcu_pack16(w[i + 1], i + 3 < len ? w[i + 3] : 0), sum0);
+            sum1 = vmcu_smlad(odd, w02, sum1);
+            sum1 = vmcu_smladx(even, vmcu_pack16(w[i + 1], i > 0 ? w[i - 1] : 0), sum1);
+        }
+        acc0[0] = sum0;
+        acc1[0] = sum1;
+        return;
+    }
+#else
+    (void)offsets;
+#endif
+    for (int32_t i = 0; i < len; ++i) {
+        sum0 += ((int32_t)x[i] + x_offset) * w[i];
+        sum1 += ((int32_t)x[i + 1] + x_offset) * w[i];
+    }
+    acc0[0] = sum0;
+    acc1[0] = sum1;
+}
+
+#endif /* VMCU_DSP_DOT16_H */
