@@ -22,7 +22,7 @@ from tests.ops.test_op_int16_heavy import SAME, build_conv, build_fc, build_poin
 from tests.ops.test_op_upsample_conv import build_upsample_conv
 from vmcu_tflite.codegen.project import render_project
 from vmcu_tflite.pipeline import compile_model
-from vmcu_tflite.validate.run import validate
+from vmcu_tflite.validate.run import validate, validate_program
 from vmcu_tflite.validate.targets import QEMU_TOOLS, SANITIZED_HOST, TARGETS
 
 pytestmark = pytest.mark.skipif(shutil.which("cmake") is None, reason="cmake is not installed")
@@ -108,6 +108,19 @@ def test_qemu_cortex_m55(model_files, name):
 @pytest.mark.parametrize("model", SIXTEEN_BY_EIGHT, ids=lambda m: m.stem)
 def test_fixture_on_cortex_m55(model, tmp_path, shared_plans):
     v = validate(model, TARGETS["qemu-cortex-m55"], seed=3, work=tmp_path)
+    assert v.status == 0 and v.matches_reference and v.matches_tflm
+
+
+@needs_qemu
+@pytest.mark.parametrize("target", ["qemu-cortex-m4", "qemu-cortex-m55"])
+def test_the_mixed_graph_streamed_runs_in_half_tflite_micros_arena(target, tmp_path):
+    """mixed_int8_int16 with its image rows pulled by its int8 backbone's chain: bit-exact on both
+    boards, in a pool half TFLite Micro's 320-byte arena head (72 bytes of image rows, 88 of the
+    depthwise line ring, the means stored over them)."""
+    model = next(m for m in FIXTURES if m.stem == "mixed_int8_int16")
+    program = compile_model(model, tuning=TARGETS[target].tuning, stream_inputs=[0])
+    assert 2 * program.plan.pool_bytes <= 320
+    v = validate_program(program, model.read_bytes(), TARGETS[target], seed=3, work=tmp_path)
     assert v.status == 0 and v.matches_reference and v.matches_tflm
 
 
