@@ -29,6 +29,7 @@ from .names import (INDENT, PARAMETERS, SIGNATURE, Pointer, declared_names, divi
 from .pool import PoolStatements
 from .requantize import RequantizeStatements
 
+
 class CoreLowering(PoolStatements, DotStatements, RequantizeStatements):
     """One pass of the lowering of one kernel: the C of every statement in its portable form, and the
     hooks where an instruction set's lowering adds its own form under #if (`isa_state`,
@@ -394,7 +395,6 @@ class CoreLowering(PoolStatements, DotStatements, RequantizeStatements):
         offset themselves, so their word is 0."""
         self.line(depth, f"const uint32_t {s.name} = 0u; /* the portable paths add the offset themselves */")
 
-
     def lower_AddResidual(self, s: AddResidual, depth: int) -> None:
         """dst = ADD(dst, residual) element by element (operands in the model's order), through
         vmcu_add_s8_run: the ADD's params read once, in the narrow form where they allow it."""
@@ -424,4 +424,3 @@ class CoreLowering(PoolStatements, DotStatements, RequantizeStatements):
             f"{s.dst}[{k}] = ({ctype})vmcu_clamp(({total} > 0 ? {total} + {half} : {total} - {half}) / {s.divisor}, "
             f"{s.act_min}, {s.act_max});"])
         self.line(depth, "}")
-

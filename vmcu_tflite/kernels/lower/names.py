@@ -79,4 +79,3 @@ def divisors(n: int) -> tuple[int, ...]:
 def index_sum(index: str, var: str) -> str:
     """`index + var` in C, `var` alone for the index 0."""
     return var if index in ("0", "(0)") else f"{index} + {var}"
-

@@ -23,7 +23,7 @@ def simplified(body, scope: dict[str, tuple[int, int]], loops: tuple = ()) -> tu
     for stmt in body:
         if isinstance(stmt, Loop):
             for bounded in pieces(Loop(stmt.var, simplify(stmt.lo, scope, loops), simplify(stmt.hi, scope, loops), (),
-                                        stmt.step, stmt.interior)):
+                                       stmt.step, stmt.interior)):
                 if bounded.lo.bounds(scope)[0] >= bounded.hi.bounds(scope)[1]:
                     continue  # runs no iteration (a line ring's piece outside this part of the row)
                 inner = {**scope, bounded.var: loop_range(bounded, scope)}
@@ -50,4 +50,3 @@ def pieces(loop: Loop) -> list[Loop]:
         return [replace(loop, interior=None)]
     return [replace(loop, lo=Const(p0), hi=Const(p1), interior=None)
             for p0, p1 in ((lo, first), (first, last), (last, hi)) if p0 < p1]
-
