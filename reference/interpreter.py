@@ -274,8 +274,8 @@ def _check_against_formula(step, stored: Stored, formula: np.ndarray) -> None:
     where = f"step {step.index} ({step.kernel}, TFLite op {ops})"
     if not stored.stored[first]:
         raise MismatchError(f"{where}: its kernel description never stores output byte {first} (index {index}); "
-                            f"{differ.size} of {expected.size} bytes differ from TFLite's formula")
+                            f"{differ.size} of {expected.nbytes} bytes differ from TFLite's formula")
     raise MismatchError(f"{where}: its kernel description stores {int(stored.values[first])} at output byte {first} "
                         f"(index {index}) where TFLite's formula gives {int(expected.view(np.int8)[first])}; "
-                        f"{differ.size} of {expected.size} bytes differ; stored by "
+                        f"{differ.size} of {expected.nbytes} bytes differ; stored by "
                         f"{stored.describe(int(stored.by[first]))}")

@@ -45,7 +45,7 @@ def test_c_kinds_have_an_emitter_and_exactly_one_kind_of_kernel():
             assert spec.emit is None and spec.c_kernel is None, name
             continue
         assert spec.emit is not None, name
-        generated = name in {"CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED", "LAYER_CHAIN"}
+        generated = name in {"CONV_2D", "DEPTHWISE_CONV_2D", "FULLY_CONNECTED", "LAYER_CHAIN", "PULLED_ROW"}
         assert (spec.c_kernel is None) == generated, name
 
 

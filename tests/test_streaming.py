@@ -13,7 +13,7 @@ from vmcu_reference.interpreter import Interpreter
 from vmcu_reference.row_stream import RowSink, RowSource
 from vmcu_tflite import chain as chain_module
 from vmcu_tflite.api import convert
-from vmcu_tflite.errors import HazardError, UsageError
+from vmcu_tflite.errors import HazardError, MismatchError, UsageError
 from vmcu_tflite.kernels import describe
 from vmcu_tflite.kernels.access import output_after_workspaces
 from vmcu_tflite.oracle import run_tflm, tflm_arena_bytes
@@ -306,6 +306,54 @@ def test_an_output_laid_over_live_rings_is_a_hazard(monkeypatch):
     assert program.plan.pool_bytes < honest.plan.pool_bytes  # the output did go over the rings
     with pytest.raises(HazardError, match="workspace of step"):
         Interpreter(program).run(convert(model).random_inputs(3))
+
+
+def frames_streamed(stem: str = "lstm_16x8"):
+    model = FIXTURES[[p.stem for p in FIXTURES].index(stem)]
+    return model, compile_model(model, stream_inputs=[0])
+
+
+@pytest.mark.parametrize("stem", ["lstm_16x8", "gru_16x8", "lstm_unrolled"])
+def test_a_sequence_unpacked_into_frames_is_pulled_frame_by_frame(stem, tmp_path):
+    """An unrolled recurrent model UNPACKs its sequence into frames at its start; streamed, each
+    frame is pulled into its part just before the first step that reads it, in order, so the
+    sequence never exists whole and a frame lives from its time step on: a smaller pool, bit-exact,
+    and `--plan` makes the same steps again."""
+    model, program = frames_streamed(stem)
+    steps = program.steps
+    pulled = [s for s in steps if s.kernel == "PULLED_ROW"]
+    assert [s.params.row for s in pulled] == list(range(5))
+    for s in pulled:  # each right before the first reader of its part
+        assert s.outputs[0] in steps[s.index + 1].inputs or steps[s.index + 1].kernel == "PULLED_ROW"
+    (port,) = program.plan.streamed_io.inputs
+    assert port.parts and port.in_ring and port.step == pulled[0].index
+    whole = convert(model)
+    assert program.plan.pool_bytes < whole.pool_bytes and program.plan.macs == whole.macs
+    x = whole.random_inputs(2)
+    np.testing.assert_array_equal(Interpreter(program).run(x).outputs[0], whole.run(x)[0])
+    streamed = convert(model, stream_inputs=True)
+    streamed.write(tmp_path)
+    again = convert(model, plan=tmp_path / "plan.json")
+    assert again.pool_bytes == streamed.pool_bytes
+    np.testing.assert_array_equal(again.run(x)[0], whole.run(x)[0])
+
+
+def test_frames_pulled_out_of_order_or_into_the_wrong_part_are_caught():
+    """Mutations: two frames' rows swapped (the application serves rows once, in order), or a
+    frame pulled into another frame's part (its bytes are not the UNPACK's): the interpreter stops."""
+    model, program = frames_streamed()
+    x = convert(model).random_inputs(2)
+    steps = list(program.steps)
+    a, b = [s.index for s in steps if s.kernel == "PULLED_ROW"][1:3]
+    swapped = steps.copy()
+    swapped[a] = replace(steps[a], params=replace(steps[a].params, row=steps[b].params.row))
+    swapped[b] = replace(steps[b], params=replace(steps[b].params, row=steps[a].params.row))
+    with pytest.raises(HazardError, match="asked for before row"):
+        Interpreter(replace(program, steps=tuple(swapped))).run(x)
+    wrong = steps.copy()
+    wrong[a] = replace(steps[a], params=replace(steps[a].params, part=steps[b].params.part))
+    with pytest.raises(MismatchError, match="PULLED_ROW.*where TFLite's formula gives"):
+        Interpreter(replace(program, steps=tuple(wrong))).run(x)
 
 
 @pytest.mark.skipif(not REAL_MODELS, reason=f"shared models not present in {SHARED}")

@@ -12,10 +12,12 @@ from .lifetimes import Dataflow
 from .kernels.tuning import tuned
 from .passes import simplify
 from .plan import Plan
+from .pulled_rows import pull_parts
 from .planner.planners import make_plan
 from .planner.fusion_choice import FusionChoice, choose_fusion, choose_groups
 from .reader import parse_model, read_model
 from .steps import Step, build_steps
+from .ops.pulled_row import KIND as PULLED_ROW
 from .streamed_io import StreamedIO, StreamedPort, row_layout
 
 
@@ -65,6 +67,13 @@ def _compile(graph: Graph, planner: str, fuse: bool, recompute: bool, tuning: st
         # Line rings (chain.py) where they lower the pool further: they cost instructions.
         for line_rings in (False, True):
             trial = _fused_plan(simple, layers, planner, fuse, recompute, pulled, line_rings)
+            if trial[2].pool_bytes < plan.pool_bytes:
+                steps, fusion, plan = trial
+        # A sequence UNPACKed into frames: each frame pulled just before the first step that reads it
+        # (pulled_rows.py), where that lowers the pool.
+        framed = pull_parts(simple, layers, pulled)
+        if framed != layers:
+            trial = _fused_plan(simple, framed, planner, fuse, recompute, pulled)
             if trial[2].pool_bytes < plan.pool_bytes:
                 steps, fusion, plan = trial
     if stream_outputs and planner == "vmcu" and fuse:
@@ -122,7 +131,8 @@ def streamed_ports(graph: Graph, steps: Sequence[Step], inputs: Sequence[int], o
         rows, row_bytes = row_layout(graph.tensors[tensor].shape, graph.tensors[tensor].num_bytes
                                      // max(graph.tensors[tensor].num_elements, 1))
         in_ring = getattr(steps[step].params, ring, None) == index if steps else False
-        return StreamedPort(index, rows, row_bytes, step, in_ring)
+        parts = bool(steps) and steps[step].kernel == PULLED_ROW
+        return StreamedPort(index, rows, row_bytes, step, in_ring, parts)
 
     pulled = tuple(port(i, graph.inputs[i].tensor, min(flow.readers(graph.inputs[i].tensor), default=0),
                         "pulls_input") for i in sorted(set(inputs)))
@@ -144,7 +154,9 @@ def fuse_chosen(graph: Graph, steps: tuple[Step, ...], fusion: tuple[FusionChoic
 def program_for_plan(graph: Graph, plan: Plan) -> Program:
     """The steps a saved plan was made for (same simplification, same fused chains), with that plan."""
     simple = simplify(graph)
-    steps = fuse_chosen(simple, tuned(build_steps(simple), plan.tuning), plan.fusion)
+    layers = tuned(build_steps(simple), plan.tuning)
+    framed = {simple.storage_of(simple.inputs[p.index].tensor): p.index for p in plan.streamed_io.inputs if p.parts}
+    steps = fuse_chosen(simple, pull_parts(simple, layers, framed) if framed else layers, plan.fusion)
     return Program(simple, push_outputs(simple, steps, [p.index for p in plan.streamed_io.outputs if p.in_ring]), plan)
 
 

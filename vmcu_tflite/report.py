@@ -146,7 +146,11 @@ def _streaming(program: Program) -> list[str]:
              "| port | rows x bytes | step | where the rows go |", "|---|---:|---:|---|"]
     for port in streamed.inputs:
         step = program.steps[port.step]
-        if port.in_ring:
+        if port.parts:
+            pulling = [s.index for s in program.steps if getattr(s.params, "pulls_input", None) == port.index]
+            where = (f"each row straight into its UNPACK part, pulled by a step of its own just before the first step "
+                     f"that reads the part (steps {', '.join(map(str, pulling))}): the input never exists whole")
+        elif port.in_ring:
             rows = step.params.input_ring_rows
             where = (f"a ring of {rows} rows ({step.params.input_ring_bytes:,} B) in the workspace of the chain "
                      "that reads it: the input never exists whole")

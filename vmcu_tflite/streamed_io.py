@@ -24,13 +24,15 @@ class StreamedPort:
     """One streamed input or output: the model's I/O `index`, its `rows` of `row_bytes` bytes,
     and `step`, the step that reads it (an input) or makes it (an output). `in_ring`: the step's
     kernel pulls the input's rows into its own ring, or pushes the output's from one (the port
-    has no pool bytes)."""
+    has no pool bytes). `parts`: the input's rows are its UNPACK parts, each pulled by a step of
+    its own just before the first step that reads it (`pulled_rows.py`; `step` pulls row 0)."""
 
     index: int
     rows: int
     row_bytes: int
     step: int
     in_ring: bool = False
+    parts: bool = False
 
 
 @dataclass(frozen=True)
@@ -44,7 +46,7 @@ class StreamedIO:
 
     def to_json(self) -> dict[str, Any]:
         port = lambda p: {"index": p.index, "rows": p.rows, "row_bytes": p.row_bytes, "step": p.step,  # noqa: E731
-                          "in_ring": p.in_ring}
+                          "in_ring": p.in_ring, **({"parts": True} if p.parts else {})}
         return {"inputs": [port(p) for p in self.inputs], "outputs": [port(p) for p in self.outputs],
                 "pool_bytes_whole": self.pool_bytes_whole}
 
@@ -53,7 +55,7 @@ class StreamedIO:
         if not data:
             return cls()
         make = lambda p: StreamedPort(int(p["index"]), int(p["rows"]), int(p["row_bytes"]), int(p["step"]),  # noqa: E731
-                                      bool(p.get("in_ring", False)))
+                                      bool(p.get("in_ring", False)), bool(p.get("parts", False)))
         return cls(tuple(make(p) for p in data.get("inputs", ())), tuple(make(p) for p in data.get("outputs", ())),
                    int(data.get("pool_bytes_whole", 0)))
 

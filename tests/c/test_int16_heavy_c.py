@@ -124,6 +124,21 @@ def test_the_mixed_graph_streamed_runs_in_half_tflite_micros_arena(target, tmp_p
     assert v.status == 0 and v.matches_reference and v.matches_tflm
 
 
+@needs_qemu
+@pytest.mark.parametrize("target", ["qemu-cortex-m4", "qemu-cortex-m55"])
+@pytest.mark.parametrize("stem", ["lstm_16x8", "gru_16x8"])
+def test_unrolled_recurrent_models_pull_their_frames_bit_exact(stem, target, tmp_path):
+    """Streamed, an unrolled LSTM's or GRU's frames are pulled one by one, each just before its time
+    step (PULLED_ROW steps, their generated kernels calling vmcu_pull_row): bit-exact on both boards,
+    in a smaller pool than with the sequence whole."""
+    model = next(m for m in FIXTURES if m.stem == stem)
+    program = compile_model(model, tuning=TARGETS[target].tuning, stream_inputs=[0])
+    assert sum(s.kernel == "PULLED_ROW" for s in program.steps) == 5
+    assert program.plan.pool_bytes < compile_model(model, tuning=TARGETS[target].tuning).plan.pool_bytes
+    v = validate_program(program, model.read_bytes(), TARGETS[target], seed=3, work=tmp_path)
+    assert v.status == 0 and v.matches_reference and v.matches_tflm
+
+
 def test_every_16x8_fixture_runs_on_cortex_m55():
     assert len(SIXTEEN_BY_EIGHT) == 9, [m.stem for m in SIXTEEN_BY_EIGHT]
 

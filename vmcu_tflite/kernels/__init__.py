@@ -17,6 +17,7 @@ from .gemm import gemm
 from .ir import Kernel
 from .offset import dot_offset, kernel_bias
 from .requant import requant_form, requant_form16
+from .rows import pulled_row
 
 
 def gemm_shape(kind: str, params) -> tuple[int, int, int] | None:
@@ -50,4 +51,6 @@ def describe(kind: str, params, segment: int, in_place: bool = False, tile_rows:
         return depthwise_in_place(params, segment) if in_place else depthwise(params, segment)
     if kind == "LAYER_CHAIN":
         return layer_chain(params, segment)
+    if kind == "PULLED_ROW":
+        return pulled_row(params)
     return None

@@ -14,6 +14,7 @@ from typing import Sequence
 
 from ..graph import Graph
 from ..lifetimes import Buffer, buffer_lifetimes
+from ..ops.pulled_row import KIND as PULLED_ROW
 from ..plan import Plan, PlannedStep, workspace_id
 from ..steps import Step
 from .footprint import step_footprints
@@ -115,7 +116,8 @@ def _plan_vmcu(graph: Graph, steps: Sequence[Step], segment_override: int | None
     known = dict(baseline.offsets) | {b.tensor: baseline.pool_bytes for b in workspaces}
     known_pool = baseline.pool_bytes + max((b.size for b in workspaces), default=0)
     io = frozenset(graph.storage_of(p.tensor) for p in graph.inputs + graph.outputs) | frozenset(
-        workspace_id(s.index) for s in steps if _flat_workspace(s))  # rows pulled and pushed whole, block buffers
+        workspace_id(s.index) for s in steps if _flat_workspace(s) and workspace_id(s.index) in buffers) | frozenset(
+        graph.storage_of(s.outputs[0]) for s in steps if s.kernel == PULLED_ROW)  # rows pulled and pushed whole
     budget = SolveBudget()
     pool, offsets = smallest_pool(buffers, overlaps, known, known_pool, budget, unwrapped=io)
     tiles = {}

@@ -591,6 +591,17 @@ typedef struct {
 } vmcu_requantize_params;
 
 /**
+ * PULLED_ROW: one row of a streamed model input pulled from the application (vmcu_stream) straight into
+ * the UNPACK part it is (a recurrent model's frame), just before the first step that reads it. Its kernel
+ * is generated (the row folded into its C); the fields are for the model's CRC.
+ */
+typedef struct {
+    int32_t input;     /**< the model input */
+    int32_t row;       /**< the row */
+    int32_t row_bytes; /**< bytes of the row: the step's output */
+} vmcu_pulled_row_params;
+
+/**
  * LAYER_CHAIN: consecutive convolution layers fused (an inverted bottleneck among them), ended by a
  * global average pool or a residual ADD of the chain's input; the rings of rows between them are the
  * step's workspace. Layer j is conv[j] or depthwise[j] (the other entry is NULL).
