@@ -10,14 +10,14 @@ from .graph import Graph
 from .grouping import GROUP, apply_groups, groups_by_ops
 from .lifetimes import Dataflow
 from .kernels.tuning import tuned
+from .ops.pulled_row import KIND as PULLED_ROW
 from .passes import simplify
 from .plan import Plan
-from .pulled_rows import pull_parts
 from .planner.planners import make_plan
 from .planner.fusion_choice import FusionChoice, choose_fusion, choose_groups
+from .pulled_rows import pull_parts
 from .reader import parse_model, read_model
 from .steps import Step, build_steps
-from .ops.pulled_row import KIND as PULLED_ROW
 from .streamed_io import StreamedIO, StreamedPort, row_layout
 
 

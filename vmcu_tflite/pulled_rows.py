@@ -39,7 +39,7 @@ def _pull_input(graph: Graph, steps: list[Step], storage: int, index: int) -> li
     readers = flow.readers(storage)
     tensor = graph.tensors[storage]
     rows, row_bytes = row_layout(tensor.shape, tensor.num_bytes // max(tensor.num_elements, 1))
-    parts = {i: _row_of(graph, steps[i], rows, row_bytes) for i in readers}
+    parts = {i: _row_of(steps[i], rows, row_bytes) for i in readers}
     if not readers or None in parts.values() or sorted(parts.values()) != list(range(rows)):
         return steps
     first_reader = {}
@@ -59,7 +59,7 @@ def _pull_input(graph: Graph, steps: list[Step], storage: int, index: int) -> li
     return moved if pulled_rows == sorted(pulled_rows) else steps
 
 
-def _row_of(graph: Graph, step: Step, rows: int, row_bytes: int) -> int | None:
+def _row_of(step: Step, rows: int, row_bytes: int) -> int | None:
     """The row an UNPACK part is, where it is one whole row of its input (along the input's row
     axis, nothing outside it), else None."""
     if step.kernel != UNPACK:
