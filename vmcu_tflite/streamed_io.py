@@ -6,7 +6,10 @@ each row once and in increasing order, so a camera line buffer or a DMA half-buf
 them. Where the step that reads the input is a chain that keeps only the rows its first window
 needs (`LayerChainParams.pulls_input`), the rows go straight into that ring and the input takes
 no pool bytes; elsewhere they are pulled into the input's place in the pool just before that
-step, which then works as if the application had written the input (no saving, same protocol).
+step, which then works as if the application had written the input (no saving, same protocol). A
+sequence the model only UNPACKs into its rows (an unrolled recurrent model's frames) is pulled part
+by part instead, each row into its part by a step of its own just before the part is first read
+(`pulled_rows.py`): it never exists whole either.
 
 A streamed output is handed to the application row by row: where a chain makes it
 (`LayerChainParams.pushes_output`), each row as soon as the chain has made it, from a ring of
