@@ -282,11 +282,8 @@ class HeliumLowering(DspLowering):
         elif (self.bounds(s.pixels)[1] == 2 and self.bounds(s.count)[1] == 2 and self.bounds(s.acc_stride) == (2, 2)
               and isinstance(s.dst_stride, Const)):
             whole = [f"{e.c()} == 2" for e in (s.count, s.pixels) if self.bounds(e) != (2, 2)]
-            self.lines.append("#if VMCU_MVE")
-            self.code(depth, [f"if ({' && '.join(whole) or '1'}) {{",
-                              f"vmcu_requantize2x2_mve({acc}, {constants}, {dst}, {s.dst_stride.c()}, {form});",
-                              "} else"])
-            self.lines.append("#endif")
+            self.vector_if_whole(depth, whole,
+                                 f"vmcu_requantize2x2_mve({acc}, {constants}, {dst}, {s.dst_stride.c()}, {form});")
             return False
         else:
             return False
@@ -320,12 +317,16 @@ class HeliumLowering(DspLowering):
                 and isinstance(s.dst_stride, Const) and (count[1] == 2 or count[0] == 1)):
             whole = [f"{e.c()} == 2" for e in (s.count, s.pixels) if self.bounds(e)[0] != 2 and self.bounds(e)[1] == 2]
             tile = "2x2" if count[1] == 2 else "2x1"  # a channel pair, or a layer's one channel
-            self.lines.append("#if VMCU_MVE")
-            self.code(depth, [f"if ({' && '.join(whole) or '1'}) {{",
-                              f"vmcu_requantize64_{tile}_mve({acc}, {constants}, {dst}, {s.dst_stride.c()});",
-                              "} else"])
-            self.lines.append("#endif")
+            self.vector_if_whole(depth, whole, f"vmcu_requantize64_{tile}_mve({acc}, {constants}, {dst}, "
+                                               f"{s.dst_stride.c()});")
         return False
+
+    def vector_if_whole(self, depth: int, whole: list[str], call: str) -> None:
+        """`if (whole) {call} else` under VMCU_MVE, before the scalar loop, which then runs only for a
+        tile that is not whole (`whole`: the C tests that it is; none: always)."""
+        self.lines.append("#if VMCU_MVE")
+        self.code(depth, [f"if ({' && '.join(whole) or '1'}) {{", call, "} else"])
+        self.lines.append("#endif")
 
 
 def lane_accumulator(alloc: RegAlloc, rest) -> bool:

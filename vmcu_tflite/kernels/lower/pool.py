@@ -167,13 +167,7 @@ class PoolStatements:
         self.line(depth, f"int8_t {n}_copy[{s.max_bytes}];")
         self.line(depth, f"const uint32_t {n}_at = {off};")
         if not strided:
-            self.line(depth, f"const int8_t *{n} = vmcu_span({view}, {n}_at, {u32(s.length)});")
-            self.line(depth, f"if ({n} == 0) {{")
-            self.line(depth + 1, f'VMCU_ON_COPY("{n}");')
-            self.line(depth + 1, f"vmcu_read({view}, {n}_at, {n}_copy, {u32(s.length)});")
-            self.line(depth + 1, f"{n} = {n}_copy;")
-            self.line(depth, "}")
-            self.unused(depth, n)
+            self.span_or_copy(depth, n, "int8_t", view, u32(s.length))
             return
         self.runs_or_copy(s, depth, view, paren(s.run_stride.c()), s.run_stride.c())
 
@@ -193,10 +187,17 @@ class PoolStatements:
         self.line(depth, f"/* RAMLoad {n}: {s.tensor}, {s.ctype} elements in the pool, or a copy where they wrap */")
         self.line(depth, f"{s.ctype} {n}_copy[{max(1, -(-s.max_bytes // size))}];")
         self.line(depth, f"const uint32_t {n}_at = {off};")
-        self.line(depth, f"const {s.ctype} *{n} = vmcu_span16({view}, {n}_at, {u32(s.length)});")
+        self.span_or_copy(depth, n, s.ctype, view, u32(s.length))
+
+    def span_or_copy(self, depth: int, n: str, ctype: str, view: str, length: str) -> None:
+        """The pointer `n` to `length` bytes at `<n>_at` in the pool where they neither wrap nor (for
+        wider elements) lie misaligned, else `<n>_copy` filled from the pool: one run's form of
+        `runs_or_copy`, the same C for int8 and int16 but for the span check and the copy's type."""
+        span, into = ("vmcu_span", f"{n}_copy") if ctype == "int8_t" else ("vmcu_span16", f"(int8_t *)(void *){n}_copy")
+        self.line(depth, f"const {ctype} *{n} = {span}({view}, {n}_at, {length});")
         self.line(depth, f"if ({n} == 0) {{")
         self.line(depth + 1, f'VMCU_ON_COPY("{n}");')
-        self.line(depth + 1, f"vmcu_read({view}, {n}_at, (int8_t *)(void *){n}_copy, {u32(s.length)});")
+        self.line(depth + 1, f"vmcu_read({view}, {n}_at, {into}, {length});")
         self.line(depth + 1, f"{n} = {n}_copy;")
         self.line(depth, "}")
         self.unused(depth, n)
