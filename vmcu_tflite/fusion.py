@@ -16,7 +16,7 @@ from .chain import KIND, MAX_STAGES, LayerChainParams, chainable, is_global_aver
 from .graph import Graph
 from .lifetimes import Dataflow
 from .steps import Step
-from .streamed_io import row_layout
+from .streamed_io import tensor_rows
 
 CHAIN = "chain"  # the label of a chain in the fusion choices (plan.json's `fused_blocks`)
 
@@ -143,7 +143,7 @@ def push_outputs(graph: Graph, steps: Sequence[Step], outputs: Sequence[int], lo
         if not (step.kernel == KIND or (lone and is_layer(step))):
             continue
         _, rows, cols, channels = graph.tensors[step.outputs[0]].shape
-        if row_layout(port.shape, port.num_bytes // max(port.num_elements, 1)) != (rows, cols * channels):
+        if tensor_rows(port) != (rows, cols * channels):
             continue  # the application's rows are not the int8 rows the chain makes
         if step.kernel != KIND:
             step = chain_step(graph, result, (step.index,), step.index)

@@ -18,7 +18,7 @@ from .planner.fusion_choice import FusionChoice, choose_fusion, choose_groups
 from .pulled_rows import pull_parts
 from .reader import parse_model, read_model
 from .steps import Step, build_steps
-from .streamed_io import StreamedIO, StreamedPort, row_layout
+from .streamed_io import StreamedIO, StreamedPort, tensor_rows
 
 
 @dataclass(frozen=True)
@@ -128,8 +128,7 @@ def streamed_ports(graph: Graph, steps: Sequence[Step], inputs: Sequence[int], o
     flow = Dataflow(graph, steps)
 
     def port(index: int, tensor: int, step: int, ring: str) -> StreamedPort:
-        rows, row_bytes = row_layout(graph.tensors[tensor].shape, graph.tensors[tensor].num_bytes
-                                     // max(graph.tensors[tensor].num_elements, 1))
+        rows, row_bytes = tensor_rows(graph.tensors[tensor])
         in_ring = getattr(steps[step].params, ring, None) == index if steps else False
         parts = bool(steps) and steps[step].kernel == PULLED_ROW
         return StreamedPort(index, rows, row_bytes, step, in_ring, parts)

@@ -20,7 +20,7 @@ from .graph import Graph
 from .lifetimes import Dataflow
 from .ops.pulled_row import KIND, PulledRowParams
 from .steps import Step
-from .streamed_io import row_layout
+from .streamed_io import tensor_rows
 
 UNPACK = "UNPACK"
 
@@ -38,7 +38,7 @@ def _pull_input(graph: Graph, steps: list[Step], storage: int, index: int) -> li
     flow = Dataflow(graph, steps)
     readers = flow.readers(storage)
     tensor = graph.tensors[storage]
-    rows, row_bytes = row_layout(tensor.shape, tensor.num_bytes // max(tensor.num_elements, 1))
+    rows, row_bytes = tensor_rows(tensor)
     parts = {i: _row_of(steps[i], rows, row_bytes) for i in readers}
     if not readers or None in parts.values() or sorted(parts.values()) != list(range(rows)):
         return steps

@@ -76,3 +76,8 @@ def row_layout(shape: Sequence[int], itemsize: int = 1) -> tuple[int, int]:
     for d in dims[1:]:
         row_bytes *= d
     return rows, row_bytes
+
+
+def tensor_rows(tensor) -> tuple[int, int]:
+    """`row_layout` of a graph tensor (`graph.Tensor`), its elements' own size."""
+    return row_layout(tensor.shape, tensor.num_bytes // max(tensor.num_elements, 1))
