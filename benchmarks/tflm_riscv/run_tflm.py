@@ -12,7 +12,7 @@ host) for the same input, else the figure is not recorded as valid.
 1. A TFLM source tree (once, ~20 s), from bare git clones of tflite-micro and its third-party
    repositories (see make_tflm_tree.sh for which and how they are named):
        MIRRORS=<clones> PYTHON=<python with numpy, Pillow> benchmarks/tflm_riscv/make_tflm_tree.sh OUT
-2. Measure (first build ~5 min on 2 cores), with the project's environment (tflite-micro installed):
+2. Measure (first build ~2-3 min on 2 cores), with the project's environment (tflite-micro installed):
        TFLM_TREE=OUT/tree python benchmarks/tflm_riscv/run_tflm.py [MODEL.tflite ...] [--build DIR]
    Models default to the shared models (../shared/models beside the repository; none there: nothing
    is measured). Writes benchmarks/tflm_riscv/results.json, read by benchmarks/cores.py.
