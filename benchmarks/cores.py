@@ -7,11 +7,14 @@ For each model of ../shared/models (skipped when absent) and each QEMU core targ
 bit-exact with the reference interpreter and TFLite Micro or the script stops; a model that does
 not fit a board is listed with the one-line reason vmcu-validate gives. The Cortex-M55 column is
 set beside TFLite Micro + CMSIS-NN's Helium kernels on the same QEMU board (`../shared/perf/m55`,
-measured by its own scripts). Writes the "cores" section of --out (benchmarks/sections.py).
+measured by its own scripts), the RISC-V column beside TFLite Micro's reference kernels on the same
+`virt` board (benchmarks/tflm_riscv/results.json, written by benchmarks/tflm_riscv/run_tflm.py, which
+builds TFLM and is not run from here). Writes the "cores" section of --out (benchmarks/sections.py).
 """
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 
@@ -31,6 +34,9 @@ CORES = ("qemu-cortex-m0", "qemu-cortex-m3", "qemu-cortex-m4", "qemu-cortex-m7",
 # TFLite Micro + CMSIS-NN (MVE) instructions per Invoke() on mps3-an547 (../shared/perf/m55/results.md)
 CMSIS_NN_M55 = {"mlperf-kws-dscnn": 1_784_562, "tflm-person_detect": 6_383_687, "mcunet-vww1": 11_840_937,
                 "mcunet-320kb-1mb_imagenet": 81_890_468}
+# TFLite Micro's reference kernels on qemu-riscv32, with our toolchain, flags and board (tflm_riscv/run_tflm.py)
+TFLM_RISCV = ROOT / "benchmarks" / "tflm_riscv" / "results.json"
+RISCV_TARGET = 0.5  # issue 42: our RV32IMAC figures at most half of TFLM's reference kernels'
 
 
 def measure(path: Path, targets: list[str]) -> dict[str, dict | str]:
@@ -71,6 +77,46 @@ def m55_rows(results: dict[str, dict[str, dict | str]]) -> list[str]:
             rows.append(f"| {model} | {ours['instructions']:,} | {theirs:,} | {ours['instructions'] / theirs:.2f}x | "
                         f"{int(theirs * 0.8):,} |")
     return rows
+
+
+def tflm_riscv(path: Path = TFLM_RISCV) -> dict:
+    """run_tflm.py's record, read rather than measured here: building TFLM takes minutes and a TFLM
+    source tree the repository does not hold. Empty when the file is absent."""
+    return json.loads(path.read_text()) if path.is_file() else {}
+
+
+def riscv_rows(results: dict[str, dict[str, dict | str]], anchor: dict) -> list[str]:
+    """Our qemu-riscv32 column beside TFLM's reference kernels, model by model; a model TFLM could not
+    run (or whose outputs differed from the tflite-micro package's) is listed with the reason."""
+    rows = [f"| model | ours | TFLM reference kernels | ours / theirs | target ({RISCV_TARGET}x) |",
+            "|---|---:|---:|---:|---:|"]
+    theirs_all = anchor.get("models", {})
+    for model, found in results.items():
+        ours, theirs = found.get("qemu-riscv32"), theirs_all.get(model)
+        if not isinstance(ours, dict) or not theirs:
+            continue
+        if theirs.get("error") or not theirs.get("outputs_match_tflite_micro_python"):
+            reason = (theirs.get("error") or "outputs differ").splitlines()[-1][:100]
+            rows.append(f"| {model} | {ours['instructions']:,} | not measured: {reason} | | |")
+            continue
+        n = theirs["instructions"]
+        rows.append(f"| {model} | {ours['instructions']:,} | {n:,} | {ours['instructions'] / n:.2f}x | "
+                    f"{int(n * RISCV_TARGET):,} |")
+    return rows
+
+
+def riscv_lines(results: dict[str, dict[str, dict | str]], anchor: dict) -> list[str]:
+    """The RISC-V comparison with how TFLM was built, so that the figures can be reproduced."""
+    if not anchor or not any("qemu-riscv32" in found for found in results.values()):
+        return []
+    return ["", "RISC-V (RV32IMAC) against TensorFlow Lite Micro's reference kernels (its RISC-V port has no "
+                "optimized ones) on the same `virt` board: instructions per `Invoke()`, TFLM "
+                f"{anchor.get('tflm_commit', '?')[:8]} built with the same toolchain file, compiler "
+                f"({anchor.get('compiler', '?')}), flags and CMake Release, the same board support and `-icount`, "
+                "outputs equal to the tflite-micro package's for the same seeded input "
+                "(`python benchmarks/tflm_riscv/run_tflm.py`; arena bytes there). A model with a float input "
+                "(mcunet-vww1) has TFLM run its QUANTIZE, which our harness does on the host:", "",
+            *riscv_rows(results, anchor)]
 
 
 def m55_kernel_rows(models: list[Path]) -> list[str]:
@@ -122,7 +168,7 @@ def main(argv: list[str]) -> int:
     if misfits:
         lines += ["Models that do not fit a board (refused before building, or when linking):", "", *misfits, ""]
     lines += ["Cortex-M55 against TFLite Micro + CMSIS-NN with its Helium kernels on the same `mps3-an547` board:", "",
-              *m55_rows(results)]
+              *m55_rows(results), *riscv_lines(results, tflm_riscv())]
     if "qemu-cortex-m55" in args.targets:
         lines += ["", "Per kernel type on the Cortex-M55 (`vmcu-validate --profile`, plans without fusion; the M4's are "
                       "in the latency section; CMSIS-NN's Helium pointwise kernels take 0.40-0.63):", "",
