@@ -10,12 +10,13 @@ each block times its executions, between the harness's vmcu_board_measure_begin(
 vmcu_board_measure_end() only, give the instructions executed at each address, summed by function
 and by source line (addr2line). Helpers the compiler inlined count where their source lines are
 (arm_acle.h's __smlad, arm_mve.h's __arm_vmladavaq_s8, vmcu_dsp_*.h), which is what tells a kernel's
-multiply-accumulates from its addressing and requantization. The total counted comes within a
-fraction of a percent of the run's measured instructions (SysTick counts in steps of ticks).
+multiply-accumulates from its addressing and requantization. The total counted comes within a few
+dozen instructions of the run's measured ones (the measurement calls' own).
 """
 from __future__ import annotations
 
 import argparse
+import bisect
 import collections
 import json
 import os
@@ -25,7 +26,7 @@ import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, TextIO
+from typing import Iterable, Sequence, TextIO
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -35,7 +36,9 @@ from vmcu_tflite.validate.run import validate_program  # noqa: E402
 from vmcu_tflite.validate.targets import TARGETS, QemuTarget  # noqa: E402
 
 _TRACE = re.compile(r"^Trace \d+: \S+ \[[0-9a-f]+/([0-9a-f]+)/")
-_INSN = re.compile(r"^0x([0-9a-f]+):")
+_INSN = re.compile(r"^0x([0-9a-f]+):\s+((?:(?:[0-9a-f]{4}){1,2} )+)")  # the address, then the encoding
+_OBJDUMP = re.compile(r"^ *([0-9a-f]+):\t[0-9a-f ]+\t(?!\.word|\.short|\.byte)", re.M)
+_STOPPED = re.compile(r"^Stopped execution of TB chain before \S+ \[([0-9a-f]+)\]")
 
 
 @dataclass(frozen=True)
@@ -49,23 +52,33 @@ class Span:
         return self.start <= address < self.end
 
 
-def executed(log: TextIO, begin: Span, end: Span) -> tuple[collections.Counter, int]:
+def executed(log: TextIO, begin: Span, end: Span, instructions: Sequence[int]) -> tuple[collections.Counter, int]:
     """Instructions executed per address in a QEMU `-d in_asm,exec,nochain` log, counting only the
     blocks run after the last block of `begin` (the functions it calls, such as the stack paint,
-    are not measured) up to the next block of `end`, and how many such regions there were. A
-    block's instructions are those its latest translation listed (`IN:` then one `0x<address>:`
-    line per instruction): QEMU translates a block again, shorter, where -icount must stop at an
-    I/O access, and the runs before it keep the instructions of theirs."""
-    translations: list[list[int]] = []  # every translation's instruction addresses, in order
+    are not measured) up to the next block of `end`, and how many such regions there were.
+
+    A block runs the program's `instructions` (their addresses, in order, from objdump) in the span
+    its latest translation listed (`IN:` then a `0x<address>:  <halfwords>` line per instruction):
+    QEMU's own disassembler splits the Armv8.1-M instructions it does not know (DLS, LE, the MVE
+    ones) into two halfword lines, so its lines give the span, not the count. QEMU translates a
+    block again, shorter, where -icount must stop at an I/O access; the runs before that keep the
+    span of theirs. A block logged and then "stopped before" did not run."""
+    translations: list[Span] = []  # every translation's addresses, in order
     current: dict[int, int] = {}  # a block's address -> its latest translation
     runs: collections.Counter = collections.Counter()  # translation -> measured runs
     region: collections.Counter | None = None  # the translations run since `begin`'s last block
-    translating: list[int] | None = None
+    translating = False
     regions = 0
     for line in log:
+        stopped = _STOPPED.match(line)
+        if stopped:  # the block logged last did not run: -icount's budget ran out at its start
+            pc = int(stopped.group(1), 16)
+            if region is not None and pc in current and region[current[pc]] > 0:
+                region[current[pc]] -= 1
+            continue
         trace = _TRACE.match(line)
         if trace:
-            translating = None
+            translating = False
             pc = int(trace.group(1), 16)
             if pc in begin:
                 region = collections.Counter()
@@ -75,21 +88,34 @@ def executed(log: TextIO, begin: Span, end: Span) -> tuple[collections.Counter, 
             elif region is not None and pc in current:
                 region[current[pc]] += 1
         elif line.startswith("IN:"):
-            translating = []
-        elif translating is not None:
+            translating = True
+            first = None
+        elif translating:
             insn = _INSN.match(line)
             if insn:
-                if not translating:
-                    current[int(insn.group(1), 16)] = len(translations)
-                    translations.append(translating)
-                translating.append(int(insn.group(1), 16))
+                address, size = int(insn.group(1), 16), len(insn.group(2).replace(' ', '')) // 2
+                if first is None:
+                    first = address
+                    current[address] = len(translations)
+                    translations.append(Span(address, address + size))
+                else:
+                    translations[-1] = Span(first, address + size)
             elif not line.strip():
-                translating = None
+                translating = False
     counts: collections.Counter = collections.Counter()
     for translation, n in runs.items():
-        for address in translations[translation]:
+        span = translations[translation]
+        for address in instructions[bisect.bisect_left(instructions, span.start):
+                                    bisect.bisect_left(instructions, span.end)]:
             counts[address] += n
     return counts, regions
+
+
+def instruction_addresses(executable: Path, tools: str) -> list[int]:
+    """The address of every instruction of `executable`'s code, in order (objdump -d)."""
+    out = subprocess.run([f"{tools}objdump", "-d", str(executable)], capture_output=True, text=True,
+                         check=True).stdout
+    return sorted({int(m.group(1), 16) for m in _OBJDUMP.finditer(out)})
 
 
 def symbol_span(executable: Path, tools: str, name: str) -> Span:
@@ -129,10 +155,11 @@ def profile(model: Path, target: QemuTarget, fuse: bool, work: Path) -> dict:
     subprocess.run([*target.qemu, "-M", target.board, "-display", "none", "-monitor", "none", "-serial", "null",
                     "-icount", "shift=0", "-semihosting-config", "enable=on,target=native",
                     "-d", "in_asm,exec,nochain", "-D", str(log), "-kernel", str(executable)],
-                   stdout=subprocess.DEVNULL, check=True, timeout=target.timeout * 20)
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True, timeout=target.timeout * 20)
     with open(log, errors="replace") as f:
         counts, regions = executed(f, symbol_span(executable, target.tools, "vmcu_board_measure_begin"),
-                                   symbol_span(executable, target.tools, "vmcu_board_measure_end"))
+                                   symbol_span(executable, target.tools, "vmcu_board_measure_end"),
+                                   instruction_addresses(executable, target.tools))
     log.unlink()
     functions, lines = by_place(counts, executable, target.tools)
     return {"model": model.stem, "target": target.name, "fuse": fuse, "regions": regions,
