@@ -52,8 +52,8 @@ def test_an_unfinished_region_counts_nothing():
 def test_a_32_bit_instruction_qemu_splits_into_two_halfword_lines_counts_once():
     """QEMU's disassembler does not know DLS, LE or the MVE instructions: it lists their halfwords apart."""
     log = _log(_run(BEGIN), "IN: f", f"0x{KERNEL:08x}:  f04e       .byte    0x4e, 0xf0",
-               f"0x{KERNEL + 2:08x}:  e001       b #0", f"0x{KERNEL + 4:08x}:  f854 3023  ldr.w    r3, [r4, r3, lsl #2]",
-               "", _run(KERNEL), _run(END))
+               f"0x{KERNEL + 2:08x}:  e001       b #0",
+               f"0x{KERNEL + 4:08x}:  f854 3023  ldr.w    r3, [r4, r3, lsl #2]", "", _run(KERNEL), _run(END))
     program = [KERNEL, KERNEL + 4, KERNEL + 8]  # objdump's: a 32-bit DLS, a 32-bit LDR.W
     counts, _ = executed(log, Span(BEGIN, BEGIN + 8), Span(END, END + 4), program)
     assert dict(counts) == {KERNEL: 1, KERNEL + 4: 1}
