@@ -207,8 +207,9 @@ class HeliumLowering(DspLowering):
         x = plus(s.x, paren(self.at(s.x, s.x_index)))
         w = plus(self.param(s.w, "int8_t *"), paren(s.w_index.c()))
         self.lines.append("#if VMCU_MVE")
-        self.line(depth, f"vmcu_mac8x2_row_s8_mve({x}, {w}, {paren(s.taps.c())}, {s.shift}, {self.at(s.x, s.x_stride)}, "
-                         f"{paren(s.w_stride.c())}, {self.param(s.x_offset, 'int32_t')}, {s.lanes.c()}, "
+        self.line(depth, f"vmcu_mac8x2_row_s8_mve({x}, {w}, {paren(s.taps.c())}, {s.shift}, "
+                         f"{self.at(s.x, s.x_stride)}, {paren(s.w_stride.c())}, {self.param(s.x_offset, 'int32_t')}, "
+                         f"{s.lanes.c()}, "
                          f"&{s.acc}_e, &{s.acc}_o, &{s.acc1}_e, &{s.acc1}_o);")
         self.lines.append("#else")
         super().lower_DotLanesPair(s, depth)
