@@ -77,7 +77,7 @@ def _head_pixels(params, j: int, source: str, row: Ix, col: Ix, count: Ix, tile:
         pairs = floor_div(count, 2) if paired else Const(0)
         pair = [loop(f"pp{j}", 0, pairs, [loop("n", 0, 1, depthwise_pair(
             layer, source, 0, layer.input_shape[3], 0, 0, c_out, dst=buf, params=at, offsets=f"off{j}", x=col, y=row,
-            dst_base=base, dst_step=Const(c_out)))])] if paired else []
+            dst_base=base, dst_step=Const(c_out), lanes_max=lanes))])] if paired else []
         return [*_own(into, buf, tile * c_out, act), *pair,
                 loop(f"xx{j}", col + 2 * pairs, col + count, [loop("n", 0, 1, depthwise_pixel(
                     layer, source, 0, layer.input_shape[3], 0, 0, c_out, lanes, dst=buf, params=at, offsets=f"off{j}",

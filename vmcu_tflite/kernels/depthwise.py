@@ -90,8 +90,10 @@ def depthwise_pixel(p, source: str, base, pixel_bytes, channel0, first, end, lan
 
 def pairs_pixels(p) -> bool:
     """Whether a depthwise layer's output pixels can go two at a time (`depthwise_pair`): a stride of
-    1 or 2 and a dilation of 1 along the row, multiplier 1 and the DSP tuning's groups of four channels."""
-    return (p.depth_multiplier == 1 and p.stride[1] in (1, 2) and p.dilation[1] == 1 and depthwise_lanes(p) == 4)
+    1 or 2 and a dilation of 1 along the row, multiplier 1, and groups of four channels (the DSP
+    tuning's) or eight (Helium's)."""
+    return (p.depth_multiplier == 1 and p.stride[1] in (1, 2) and p.dilation[1] == 1
+            and depthwise_lanes(p) in (4, 8))
 
 
 @dataclass(frozen=True)
@@ -125,24 +127,26 @@ def pair_columns(p, x: Ix) -> PairColumns:
 
 
 def depthwise_pair(p, source: str, base, pixel_bytes, channel0, first_channel, end_channel, dst: str, params: str,
-                   offsets: str, x: Ix, y: Ix, dst_base: Ix, dst_step: Ix) -> list:
+                   offsets: str, x: Ix, y: Ix, dst_base: Ix, dst_step: Ix, lanes_max: int = 4) -> list:
     """Channels [first_channel, end_channel) of output pixels (y, x) and (y, x + 1) into `dst` from
     `dst_base` on (pixel 1's `dst_step` further), reading `source` as `depthwise_pixel` does (pixel i
-    at base + i * pixel_bytes, holding input channels from `channel0` on), four channels at a time.
+    at base + i * pixel_bytes, holding input channels from `channel0` on), `lanes_max` (4 or 8)
+    channels at a time.
 
     Each kernel row is one strided load of the input columns either pixel reads; the taps both pixels
     have inside the input are one DotLanesPair (pixel 1's tap t is pixel 0's column t + stride), and
     the few that only one of them has (at the input's left and right edges) one tap at a time. Wide
     windows go over their rows twice, channels 0 and 2 then 1 and 3 (the halfwords of SXTAB16 and of
     its rotation): a pass's four accumulators stay in registers over the rows, where the group's
-    eight would be stored and loaded at every row."""
+    eight would be stored and loaded at every row. Groups of eight (Helium's) go over each row once:
+    their two pixels' accumulators are four vector registers."""
     _, h, w, _ = p.input_shape
     _, k_h, k_w, c_out = p.filter.shape
     n, c, ky, kx = (Var(v) for v in ("n", "c", "ky", "kx"))
     rows = taps(y, p.stride[0], p.padding[0], p.dilation[0], k_h, h)
     cols = pair_columns(p, x)
     shift, lo, hi, first, last = cols.shift, cols.lo, cols.hi, cols.first, cols.last
-    lanes = imin(end_channel - first_channel - c, 4)
+    lanes = imin(end_channel - first_channel - c, lanes_max)
     channel = first_channel + c
     form = requant_form(p.filter, p.bias, p.requant, -1)
     row_start = (base + ((n * h + rows.origin + ky * p.dilation[0]) * w + cols.own[0].origin + first) * pixel_bytes
@@ -158,7 +162,7 @@ def depthwise_pair(p, source: str, base, pixel_bytes, channel0, first_channel, e
     def row(half: int | None, rest: list) -> Loop:  # a half's taps of each kernel row, then `rest`
         return loop("ky", rows.lo, rows.hi, [
             RAMLoad("row", source, row_start, lanes, runs=last - first, run_stride=pixel_bytes,
-                    max_bytes=(k_w + shift) * 4),
+                    max_bytes=(k_w + shift) * lanes_max),
             DotLanesPair("acc", "acc1", "row", (lo - first) * pixel_bytes, pixel_bytes, f"{params}->filter",
                          (ky * k_w + lo) * c_out + channel, c_out, imax(hi - lo, 0), lanes, half, shift, offsets,
                          f"{params}->input_offset"),
@@ -166,16 +170,16 @@ def depthwise_pair(p, source: str, base, pixel_bytes, channel0, first_channel, e
     edges = [*alone("acc", 0), *alone("acc1", 1)]
     # wide windows: each half over every row, its accumulators in registers; 3 taps: both halves per row,
     # where a row's pointer and loop cost more than the accumulators' stores
-    rows_by_half = [row(0, []), row(1, edges)] if k_w >= 5 else [row(None, edges)]
+    rows_by_half = [row(0, []), row(1, edges)] if k_w >= 5 and lanes_max == 4 else [row(None, edges)]
     return [
         loop("c", 0, end_channel - first_channel, [
-            RegAlloc("acc", "int32_t", 4),
-            RegAlloc("acc1", "int32_t", 4),
+            RegAlloc("acc", "int32_t", lanes_max),
+            RegAlloc("acc1", "int32_t", lanes_max),
             InitBias("acc", f"{params}->bias", channel, lanes, ctype=form.bias),
             InitBias("acc1", f"{params}->bias", channel, lanes, ctype=form.bias),
             *rows_by_half,
             Requantize(dst, dst_base + c, "acc", lanes, channel, params, form, dst_stride=dst_step, acc1="acc1"),
-        ], step=4),
+        ], step=lanes_max),
     ]
 
 
@@ -295,7 +299,7 @@ def depthwise_in_place(params, segment: int) -> Kernel:
         pairs = floor_div(count, 2)
         pair = (plane_pair(p, plane, x, y) if single else
                 depthwise_pair(p, "plane", plane, segment, first, first, end, "seg", "p", "offsets", x, y, Const(0),
-                               Const(segment)))
+                               Const(segment), lanes))
         row_of_outputs = loop("x", 0, o_w, [
             RegAlloc("seg", "int8_t", 2 * segment),  # planes divide the channels: every plane is `segment` wide
             loop("pp", 0, pairs, pair),

@@ -241,6 +241,44 @@ static inline void vmcu_mac8_s8_mve(const int8_t *x, const int8_t *w, int32_t x_
     *odd = o;
 }
 
+/** A kernel row of eight channels (the first `lanes`) for two adjacent output pixels whose windows are
+ *  `shift` (1 or 2: the stride) columns apart (DotLanesPair): for t < taps, pixel 0's even/odd +=
+ *  (x[t xs + k] + x_offset) * w[t ws + k] and pixel 1's += (x[(t + shift) xs + k] + x_offset) * w[t ws + k].
+ *  Pixel 1's tap t - shift reads pixel 0's column t: each of the row's taps + shift columns is loaded and
+ *  offset once for both pixels, each tap's weights loaded once and kept for pixel 1 `shift` columns later.
+ *  Lanes past `lanes` load as 0 and add 0. */
+VMCU_INLINE void vmcu_mac8x2_row_s8_mve(const int8_t *x, const int8_t *w, int32_t taps, int32_t shift, int32_t xs,
+                                        int32_t ws, int32_t x_offset, int32_t lanes, int32x4_t *even0,
+                                        int32x4_t *odd0, int32x4_t *even1, int32x4_t *odd1)
+{
+    const mve_pred16_t p = vctp16q((uint32_t)(lanes < 8 ? lanes : 8));
+    int32x4_t e0 = *even0, o0 = *odd0, e1 = *even1, o1 = *odd1;
+    int16x8_t w1 = vdupq_n_s16(0), w2 = w1; /* the weights of the taps one and two columns back */
+    int32_t t;
+    for (t = 0; t < taps + shift; ++t) {
+        const int16x8_t xv = vaddq_n_s16(lanes >= 8 ? vldrbq_s16(x + t * xs) : vldrbq_z_s16(x + t * xs, p),
+                                         (int16_t)x_offset);
+        int16x8_t wv = w1;
+        if (t < taps) {
+            wv = lanes >= 8 ? vldrbq_s16(w + t * ws) : vldrbq_z_s16(w + t * ws, p);
+            e0 = vaddq_s32(e0, vmullbq_int_s16(xv, wv));
+            o0 = vaddq_s32(o0, vmulltq_int_s16(xv, wv));
+        }
+        if (t >= shift) {
+            const int16x8_t back = shift == 1 ? w1 : w2;
+            e1 = vaddq_s32(e1, vmullbq_int_s16(xv, back));
+            o1 = vaddq_s32(o1, vmulltq_int_s16(xv, back));
+        }
+        __asm__ volatile("" : "+w"(e0), "+w"(o0), "+w"(e1), "+w"(o1)); /* the sums tap by tap (vmcu_mac8_s8_mve) */
+        w2 = w1;
+        w1 = wv;
+    }
+    *even0 = e0;
+    *odd0 = o0;
+    *even1 = e1;
+    *odd1 = o1;
+}
+
 /** The biases of eight channels (those past `count` 0) into the even and odd vectors: an int16 table. */
 static inline void vmcu_bias8_s16_mve(const int16_t *bias, int32_t count, int32x4_t *even, int32x4_t *odd)
 {

@@ -269,8 +269,8 @@ class DotStatements:
         """A loop over the taps of the scalar products, after the instruction set's own form of a full
         group (`lanes_pair_word`)."""
         lo, hi = self.bounds(s.lanes)
-        if hi > 4:
-            raise ValueError(f"kernel {self.kernel.name}: DotLanesPair of up to {hi} lanes (at most 4)")
+        if hi > 8 or (hi > 4 and s.half is not None):
+            raise ValueError(f"kernel {self.kernel.name}: DotLanesPair of up to {hi} lanes (at most 8, four by halves)")
         x_index, x_step = self.at(s.x, s.x_index), self.at(s.x, s.x_stride)
         w, w_index, w_step = self.param(s.w, "int8_t *"), paren(s.w_index.c()), paren(s.w_stride.c())
         x_offset, taps = self.param(s.x_offset, "int32_t"), paren(s.taps.c())

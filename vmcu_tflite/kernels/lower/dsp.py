@@ -99,12 +99,16 @@ class DspLowering(CoreLowering):
 
     def lanes_pair_word(self, s: DotLanesPair, depth: int, x: str, w: str, taps: str, x_step: str, w_step: str,
                         lo: int) -> None:
-        """vmcu_mac2x2_row_s8 on the DSP path for a full group (both lanes of each half)."""
+        """vmcu_mac2x2_row_s8 on the DSP path for a full group (both lanes of each half), a group of
+        eight as its two words of four."""
+        full = 8 if self.bounds(s.lanes)[1] > 4 else 4
         self.lines.append("#if VMCU_DSP")
-        self.line(depth, f"if ({'1' if lo == 4 else f'{s.lanes.c()} == 4'}) {{")
-        for half in (0, 1) if s.half is None else (s.half,):
-            self.line(depth + 1, f"vmcu_mac2x2_row_s8({x}, {w}, {taps}, "
-                                 f"{s.shift}, {x_step}, {w_step}, {s.offsets}, {half}, {s.acc}, {s.acc1});")
+        self.line(depth, f"if ({'1' if lo == full else f'{s.lanes.c()} == {full}'}) {{")
+        for word in range(0, full, 4):
+            at = "" if word == 0 else f" + {word}"
+            for half in (0, 1) if s.half is None else (s.half,):
+                self.line(depth + 1, f"vmcu_mac2x2_row_s8({x}{at}, {w}{at}, {taps}, {s.shift}, {x_step}, {w_step}, "
+                                     f"{s.offsets}, {half}, {s.acc}{at}, {s.acc1}{at});")
         self.line(depth, "} else")
         self.lines.append("#endif")
 

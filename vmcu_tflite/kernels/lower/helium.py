@@ -7,7 +7,8 @@ that falls through to the scalar one for a partial tile:
 
 - accumulators of four or eight int32 lanes (a depthwise group) kept in vector registers from their
   InitBias to their Requantize (`lane_accumulator`), stored to their buffer only where a scalar
-  statement reads them;
+  statement reads them; a pixel pair's two groups of eight over a kernel row at once, each input
+  column loaded and offset once for both pixels (vmcu_mac8x2_row_s8_mve);
 - 16x8 depthwise lanes whose int64 accumulators take their products through a vector of int32
   partial sums (`wide_lanes`), joined to the int64 lanes before each Requantize;
 - dot products over int16 activations as VMLALDAVA.S16 / VMLADAVA.S16 (the `_mve` helpers), and
@@ -20,7 +21,8 @@ import re
 
 from ..c_text import paren, plus
 from ..index import Const, Ix
-from ..ir import Accumulate, Dot, DotLanes, InitBias, Loop, RAMFree, RAMStore, RegAlloc, Requantize, Widen
+from ..ir import (Accumulate, Dot, DotLanes, DotLanesPair, InitBias, Loop, RAMFree, RAMStore, RegAlloc, Requantize,
+                  Widen)
 from ..schedule import loop_range, walk
 from .core import CoreLowering
 from .dots import Lanes
@@ -196,6 +198,50 @@ class HeliumLowering(DspLowering):
         super().dot_lanes_code(s, lanes, depth)
         self.lines.append("#endif")
 
+    def lower_DotLanesPair(self, s: DotLanesPair, depth: int) -> None:
+        """A pixel pair's groups of eight in vector registers: the kernel row's columns, each loaded and
+        offset once for both pixels (vmcu_mac8x2_row_s8_mve, lanes past `lanes` adding 0)."""
+        if not (self.vector(s.acc) and self.vector(s.acc1)):
+            super().lower_DotLanesPair(s, depth)
+            return
+        x = plus(s.x, paren(self.at(s.x, s.x_index)))
+        w = plus(self.param(s.w, "int8_t *"), paren(s.w_index.c()))
+        self.lines.append("#if VMCU_MVE")
+        self.line(depth, f"vmcu_mac8x2_row_s8_mve({x}, {w}, {paren(s.taps.c())}, {s.shift}, "
+                         f"{self.at(s.x, s.x_stride)}, {paren(s.w_stride.c())}, {self.param(s.x_offset, 'int32_t')}, "
+                         f"{s.lanes.c()}, "
+                         f"&{s.acc}_e, &{s.acc}_o, &{s.acc1}_e, &{s.acc1}_o);")
+        self.lines.append("#else")
+        super().lower_DotLanesPair(s, depth)
+        self.lines.append("#endif")
+
+    def lower_requantize_pair(self, s: Requantize, depth: int, k: str, constants: tuple[str, str], offset: str,
+                              hoisted: bool) -> None:
+        """A pixel pair's vector groups requantized as two vectors of eight lanes (vmcu_requantize8_mve),
+        the scalar form under #else; a form Helium does not vectorize stores the vectors to their
+        buffers for the scalar loop."""
+        if not (self.vector(s.acc) and self.vector(s.acc1)):
+            super().lower_requantize_pair(s, depth, k, constants, offset, hoisted)
+            return
+        self.lines.append("#if VMCU_MVE")
+        if s.form.narrow or s.form.shifted:
+            quant = paren(s.quant)
+            channel = paren(s.channel.c())
+            tables = (f"{plus(self.param(f'{quant}->requant.multiplier', 'int32_t *'), channel)}, "
+                      f"{plus(self.param(f'{quant}->requant.shift', 'int8_t *'), channel)}, {offset}, "
+                      f"{self.clamp_bounds(s)}")
+            form = "1" if s.form.shifted else "0"
+            for acc, at in ((s.acc, s.dst_index), (s.acc1, s.dst_index + s.dst_stride)):
+                dst = plus(s.dst, paren(self.at(s.dst, at)))
+                self.line(depth, f"vmcu_requantize8_mve({acc}_e, {acc}_o, {tables}, {dst}, {s.count.c()}, {form});")
+            self.lines.append("#else")
+            super().lower_requantize_pair(s, depth, k, constants, offset, hoisted)
+            self.lines.append("#endif")
+            return
+        self.code(depth, [f"vmcu_store8_mve({acc}, {acc}_e, {acc}_o);" for acc in (s.acc, s.acc1)])
+        self.lines.append("#endif")
+        super().lower_requantize_pair(s, depth, k, constants, offset, hoisted)
+
     def dot_lanes16_code(self, s: DotLanes, lanes: Lanes, depth: int) -> None:
         """The four products by one VMUL into the int32 partial sums (`partial`)."""
         if not self.partial(s.acc):
@@ -331,14 +377,15 @@ class HeliumLowering(DspLowering):
 
 def lane_accumulator(alloc: RegAlloc, rest) -> bool:
     """Whether the buffer `alloc` declares is a DotLanes accumulator of four or eight int32 lanes that
-    only InitBias, DotLanes and Requantize touch in the statements after it (`rest`): on Helium it
-    lives in vector registers (eight lanes: the even and the odd channels), stored to the buffer
-    only where a scalar statement reads it."""
+    only InitBias, DotLanes and Requantize touch in the statements after it (`rest`), or one of a
+    pixel pair's groups of eight that DotLanesPair adds to as well: on Helium it lives in vector
+    registers (eight lanes: the even and the odd channels), stored to the buffer only where a scalar
+    statement reads it."""
     if alloc.ctype != "int32_t" or alloc.size not in (4, 8):
         return False
     users = [p.stmt for p in walk(rest) if alloc.name in (getattr(p.stmt, "acc", None), getattr(p.stmt, "acc1", None))]
-    return (any(isinstance(u, DotLanes) for u in users)
-            and all(isinstance(u, (DotLanes, InitBias, Requantize)) for u in users))
+    kinds = (DotLanes, InitBias, Requantize) + ((DotLanesPair,) if alloc.size == 8 else ())
+    return any(isinstance(u, (DotLanes, DotLanesPair)) for u in users) and all(isinstance(u, kinds) for u in users)
 
 
 # Products of a 16x8 layer are below 2^22 in magnitude (int16 times int8): 511 of them fit an int32 sum.

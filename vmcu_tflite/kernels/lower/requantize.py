@@ -107,8 +107,8 @@ class RequantizeStatements:
         """A Requantize with `acc1` (a depthwise pair): each channel's multiplier and shift read once
         for both pixels, which two loops over the channels would read twice (the int8 stores between
         them may alias the tables); `hoisted`: `constants` are locals read where the one channel is fixed."""
-        if s.pixels != Const(1) or self.vector(s.acc) or self.vector(s.acc1):
-            raise ValueError(f"kernel {self.kernel.name}: a Requantize of two buffers takes one scalar pixel each")
+        if s.pixels != Const(1):
+            raise ValueError(f"kernel {self.kernel.name}: a Requantize of two buffers takes one pixel each")
         self.ref(s.acc1)
         lines, constants = ([], constants) if hoisted else self.channel_constants(constants)
         for acc, at in ((s.acc, s.dst_index), (s.acc1, s.dst_index + s.dst_stride)):
