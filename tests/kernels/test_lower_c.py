@@ -58,6 +58,11 @@ def fc_wide(m: Chain):
     return x, m.fully_connected(x, 5, depth=36)
 
 
+def fc_deep(m: Chain):  # rows too long to widen: two-row tiles read both inputs as bytes (vmcu_dot4x2_s8_scalar)
+    x = m.input((3, 517))
+    return x, m.fully_connected(x, 6, depth=517, act=1)
+
+
 def pointwise(m: Chain):
     x = m.input((1, 4, 5, 6))
     return x, m.conv(x, 9, k=(1, 1), act=1)
@@ -163,6 +168,7 @@ class Case:
 CASES = [
     Case("fc", fc, ((3, False), (7, False), (2, False))),
     Case("fc_wide", fc_wide, ((5, False), (4, False))),
+    Case("fc_deep", fc_deep, ((6, False, 2), (4, False, 2), (3, False))),
     Case("pointwise", pointwise, ((9, False), (4, False), (1, False), (9, False, 2), (4, False, 2))),
     Case("pointwise_odd", pointwise_odd, ((7, False, 2), (3, False, 2), (7, False))),
     Case("conv_gather", conv_gather, ((5, False), (2, False))),

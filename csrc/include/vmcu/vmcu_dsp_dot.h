@@ -285,10 +285,81 @@ static inline void vmcu_dot2x2_s8_offsets(const int8_t *x0, const int8_t *x1, co
 #endif
 }
 
+/*
+ * The portable forms of vmcu_dot4_s8_offsets (cores without the DSP extension: RISC-V RV32IMAC, the
+ * Cortex-M3; not the M0, below). With no SIMD, a multiply-accumulate costs at least a weight load, a
+ * multiply and an add (a multiply-add on the M3); what is left to save is around them. So the four rows go in one
+ * pass, each input byte loaded and its offset added once for all four (two passes over row pairs did
+ * that twice), and four inputs per iteration share one step of the five pointers and the loop test:
+ * on RV32IMAC 58 instructions per 16 multiply-accumulates, against 80 for the two passes. The sums are
+ * the scalar loop's, in another order: the same int32 values.
+ */
+static inline void vmcu_dot4_s8_scalar(const int8_t *x, const int8_t *w0, const int8_t *w1, const int8_t *w2,
+                                       const int8_t *w3, int32_t len, int32_t x_offset, int32_t acc[4])
+{
+    int32_t a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3];
+    const int8_t *const end = x + (len & ~3);
+    while (x != end) {
+        const int32_t p0 = x[0] + x_offset, p1 = x[1] + x_offset, p2 = x[2] + x_offset, p3 = x[3] + x_offset;
+        a0 += p0 * w0[0] + p1 * w0[1] + p2 * w0[2] + p3 * w0[3];
+        a1 += p0 * w1[0] + p1 * w1[1] + p2 * w1[2] + p3 * w1[3];
+        a2 += p0 * w2[0] + p1 * w2[1] + p2 * w2[2] + p3 * w2[3];
+        a3 += p0 * w3[0] + p1 * w3[1] + p2 * w3[2] + p3 * w3[3];
+        x += 4;
+        w0 += 4;
+        w1 += 4;
+        w2 += 4;
+        w3 += 4;
+    }
+    for (int32_t i = 0; i < (len & 3); ++i) {
+        const int32_t p = x[i] + x_offset;
+        a0 += p * w0[i];
+        a1 += p * w1[i];
+        a2 += p * w2[i];
+        a3 += p * w3[i];
+    }
+    acc[0] = a0;
+    acc[1] = a1;
+    acc[2] = a2;
+    acc[3] = a3;
+}
+
+/* The same for two inputs x0, x1 (acc[4p + k]): each weight loaded once for both inputs, each input once
+ * for the four rows, one position per iteration (the eight sums and six pointers leave no registers
+ * for unrolling). */
+static inline void vmcu_dot4x2_s8_scalar(const int8_t *x0, const int8_t *x1, const int8_t *w0, const int8_t *w1,
+                                         const int8_t *w2, const int8_t *w3, int32_t len, int32_t x_offset,
+                                         int32_t acc[8])
+{
+    int32_t a00 = acc[0], a01 = acc[1], a02 = acc[2], a03 = acc[3];
+    int32_t a10 = acc[4], a11 = acc[5], a12 = acc[6], a13 = acc[7];
+    for (int32_t i = 0; i < len; ++i) {
+        const int32_t p0 = x0[i] + x_offset, p1 = x1[i] + x_offset;
+        const int32_t v0 = w0[i], v1 = w1[i], v2 = w2[i], v3 = w3[i];
+        a00 += p0 * v0;
+        a01 += p0 * v1;
+        a02 += p0 * v2;
+        a03 += p0 * v3;
+        a10 += p1 * v0;
+        a11 += p1 * v1;
+        a12 += p1 * v2;
+        a13 += p1 * v3;
+    }
+    acc[0] = a00;
+    acc[1] = a01;
+    acc[2] = a02;
+    acc[3] = a03;
+    acc[4] = a10;
+    acc[5] = a11;
+    acc[6] = a12;
+    acc[7] = a13;
+}
+
 /**
  * Four weight rows w0..w3 by one or two inputs (x1 may be NULL): acc[4p + k] += sum over i < len of
- * (x_p[i] + x_offset) * w_k[i]. On Helium one pass over the rows (vmcu_mve_dots4); elsewhere two 2x2
- * tiles (or two row pairs), whose accumulators the compiler keeps in registers.
+ * (x_p[i] + x_offset) * w_k[i]. On Helium one pass over the rows (vmcu_mve_dots4); on the DSP path (and
+ * Thumb-1's) two 2x2 tiles (or two row pairs), whose accumulators the compiler keeps in registers; in
+ * other portable C one pass of scalar products (vmcu_dot4_s8_scalar, vmcu_dot4x2_s8_scalar).
  */
 static inline void vmcu_dot4_s8_offsets(const int8_t *x0, const int8_t *x1, const int8_t *w0, const int8_t *w1,
                                         const int8_t *w2, const int8_t *w3, int32_t len, uint32_t offsets,
@@ -297,13 +368,21 @@ static inline void vmcu_dot4_s8_offsets(const int8_t *x0, const int8_t *x1, cons
 #if VMCU_MVE
     (void)offsets;
     vmcu_mve_dots4(x0, x1, w0, w1, w2, w3, len, x_offset, acc);
-#else
+#elif VMCU_DSP || (defined(__thumb__) && !defined(__thumb2__))
+    /* also Thumb-1 (Cortex-M0): its eight low registers cannot hold a four-row pass, which spills */
     if (x1) {
         vmcu_dot2x2_s8_at(x0, x1, w0, w1, len, offsets, x_offset, acc, 4);
         vmcu_dot2x2_s8_at(x0, x1, w2, w3, len, offsets, x_offset, acc + 2, 4);
     } else {
         vmcu_dot2_s8_offsets(x0, w0, w1, len, offsets, x_offset, acc);
         vmcu_dot2_s8_offsets(x0, w2, w3, len, offsets, x_offset, acc + 2);
+    }
+#else
+    (void)offsets;
+    if (x1) {
+        vmcu_dot4x2_s8_scalar(x0, x1, w0, w1, w2, w3, len, x_offset, acc);
+    } else {
+        vmcu_dot4_s8_scalar(x0, w0, w1, w2, w3, len, x_offset, acc);
     }
 #endif
 }
