@@ -8,8 +8,9 @@ all see it):
   time (one word of SMLABB/SMLATT operands), and a fused chain's 1x1 layers two output channels
   per weight pass (the 2x2 tile: four accumulators leave the Cortex-M4 registers for the rest).
 - `helium` (Cortex-M55, M85): depthwise channels eight at a time (one VLDRB.S16 per tap, the
-  products widened by VMULLB/VMULLT), and four output channels per weight pass in fused 1x1 layers
-  and gathered stems too (each pixel's four channels requantized as one vector).
+  products widened by VMULLB/VMULLT; where pixels go in pairs, one load per input column for both),
+  and four output channels per weight pass in fused 1x1 layers and gathered stems too (each pixel's
+  four channels requantized as one vector).
 
 The same C builds and runs bit-exact on every core whatever the tuning; only the speed differs.
 A layer records its tuning in its params (`tuning`), set once after the steps are built.
