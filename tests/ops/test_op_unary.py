@@ -53,10 +53,11 @@ def test_unary_bit_exact(kind, rank, seed):
 THIRDS = (0.02114206925034523, 0.014094713144004345)
 
 
-@pytest.mark.parametrize("kind", ["RELU", "ABS"])
+@pytest.mark.parametrize("kind", ["RELU", "ABS", "LEAKY_RELU"])
 def test_the_rescale_ratio_is_divided_in_double(kind):
-    """TFLite Micro's CalculateReluOpData (RELU) and SetAbsOutputMultiplier (ABS) divide the float32
-    scales in double before QuantizeMultiplier. With these scales the float32 quotient is 1.5
+    """TFLite Micro's CalculateReluOpData (RELU), SetAbsOutputMultiplier (ABS) and, as its build computes
+    it, CalculateOpDataLeakyRelu (LEAKY_RELU's identity) divide the float32 scales in double before
+    QuantizeMultiplier. With these scales the float32 quotient is 1.5
     exactly and the double one just below, which moves every odd input (counted from the zero
     point) one step: every int8 value through the op, bit-exact with TFLite Micro."""
     in_scale, out_scale = THIRDS
@@ -65,7 +66,7 @@ def test_the_rescale_ratio_is_divided_in_double(kind):
     b = ModelBuilder()
     x = b.tensor((256,), scale=in_scale, zero_point=-128)
     y = b.tensor((256,), scale=out_scale, zero_point=-128)
-    b.op(kind, [x], [y])
+    b.op(kind, [x], [y], **({"alpha": 0.2} if kind == "LEAKY_RELU" else {}))
     b.inputs, b.outputs = [x], [y]
     data = np.arange(-128, 128).astype(np.int8)
     ours = assert_matches_tflm(b.build(), [data])[0].astype(np.int64)

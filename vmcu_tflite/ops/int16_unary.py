@@ -7,8 +7,8 @@ TFLite's MultiplyByQuantizedMultiplier:
   every value, clamped to [quantized 0, 32767]; TFLite Micro requires zero points of 0.
 - RELU6: no rescale at all (TFLite Micro ignores the output's quantization): the raw input clamped
   between the input's zero point and its quantized 6.
-- LEAKY_RELU: the identity ratio (divided in float32) for values at or above the zero point, alpha times it below (a
-  negative alpha multiplier applied to the magnitude, then negated), clamped to int16.
+- LEAKY_RELU: the identity ratio (divided in double, as the int8 path's) for values at or above the zero point, alpha
+  times it below (a negative alpha multiplier applied to the magnitude, then negated), clamped to int16.
 """
 from __future__ import annotations
 
@@ -70,8 +70,8 @@ def prepare_int16(graph: Graph, op: Op, operation: str, alpha: float | None = No
         require(six is not None, op, f"input scale {input_.scale:g} is too small to represent 6")
         return Int16UnaryParams(**fields, act_min=min(INT16_MAX, max(INT16_MIN, input_.zero_point)),
                                 act_max=min(INT16_MAX, max(INT16_MIN, six)))
-    # RELU's ratio divided in double (activations_common), LEAKY_RELU's in float32 (leaky_relu_common)
-    ratio = float(in_scale) / float(out_scale) if operation == "RELU" else float(in_scale / out_scale)
+    # the ratio divided in double, as TFLite Micro's build computes activations_common's and leaky_relu_common's
+    ratio = float(in_scale) / float(out_scale)
     identity = _multiplier(op, ratio, "identity")
     fields.update(identity_multiplier=identity[0], identity_shift=identity[1])
     if operation == "RELU":

@@ -1,5 +1,5 @@
-"""LEAKY_RELU: identity and alpha multipliers from float32 scales (TFLite Micro's
-CalculateOpDataLeakyRelu); alpha may be negative or above one."""
+"""LEAKY_RELU: identity and alpha multipliers from float32 scales, divided in double as TFLite Micro's
+build computes CalculateOpDataLeakyRelu; alpha may be negative or above one."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -32,9 +32,10 @@ def prepare(graph: Graph, op: Op) -> LeakyReluParams | Int16UnaryParams:
     alpha = np.float32(op.options.alpha)
     require(np.isfinite(alpha), op, f"alpha {alpha} is not finite")
     in_scale, out_scale = np.float32(input_.scale), np.float32(out.scale)
-    # in double, as TFLite Micro's build computes it: the float32 product differs by an ulp (alpha 1.5)
+    # in double, as TFLite Micro's build computes them: the float32 product differs by an ulp (alpha 1.5),
+    # and the float32 quotient rounds a tie the other way (scales 0.026141655 / 0.049819697, input 182)
     alpha_multiplier, alpha_shift = output_multiplier(op, float(in_scale) * float(alpha) / float(out_scale))
-    identity_multiplier, identity_shift = output_multiplier(op, float(in_scale / out_scale))
+    identity_multiplier, identity_shift = output_multiplier(op, float(in_scale) / float(out_scale))
     require(alpha_multiplier != -(1 << 31), op, f"alpha {alpha:g} rounds to a multiplier of -1")
     return LeakyReluParams(input_zero_point=input_.zero_point, output_zero_point=out.zero_point,
                            identity_multiplier=identity_multiplier, identity_shift=identity_shift,
