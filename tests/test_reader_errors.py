@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -10,6 +11,8 @@ import pytest
 from tests.tflite_builder import ModelBuilder, random_weights
 from vmcu_tflite.cli.common import run_tool
 from vmcu_tflite.cli.convert import main as convert_main
+from vmcu_tflite.errors import ModelError
+from vmcu_tflite.reader import parse_model
 
 
 def conv_model(dtype: str = "int8", signature=None, op: str = "CONV_2D", subgraphs: int = 1) -> bytes:
@@ -192,3 +195,14 @@ def test_fields_strings_and_vectors_must_start_aligned_as_the_verifier_wants():
     assert _CheckedTable(buffer(8), 0).VectorLen(0) == 0
     with pytest.raises(ValueError, match="field is not aligned"):  # the offset itself at an odd place
         _CheckedTable(buffer(8), 0).String(1)
+
+
+def test_custom_options_with_unsorted_keys_are_refused():
+    """A flexbuffer map's keys are sorted and TFLite Micro finds each by binary search: one renamed
+    past the others ("nms_score_threshold" to "~ms_score_threshold", a fuzzed byte) makes it miss
+    num_classes too and refuse the model, where reading the keys in order would accept it."""
+    data = (Path(__file__).resolve().parent.parent / "models" / "ssd_postprocess.tflite").read_bytes()
+    assert data.count(b"nms_score_threshold") == 1
+    parse_model(data)
+    with pytest.raises(ModelError, match="keys are not in sorted order"):
+        parse_model(data.replace(b"nms_score_threshold", b"~ms_score_threshold"))

@@ -209,6 +209,10 @@ def _read_custom_options(op: tflite.Operator, kind: str, index: int) -> Options:
     if not isinstance(values, dict):
         raise ModelError(f"operator {kind} at index {index}: its custom options are a flexbuffer "
                          f"{type(values).__name__}, not a map")
+    keys = [key.encode() for key in values]  # in the order stored: the map's sorted key vector
+    if any(a >= b for a, b in zip(keys, keys[1:])):  # flexbuffers looks a key up by binary search
+        raise ModelError(f"operator {kind} at index {index}: its custom options' keys are not in sorted order, so "
+                         "TFLite Micro's flexbuffer lookup would miss some of them")
     return Options(values)
 
 
