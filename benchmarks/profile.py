@@ -152,9 +152,7 @@ def profile(model: Path, target: QemuTarget, fuse: bool, work: Path) -> dict:
         raise SystemExit(f"{model.name} on {target.name}: outputs differ from the interpreter's or TFLite Micro's")
     executable = work / "build" / "vmcu_validate"  # where the target builds it
     log = work / "qemu.log"
-    subprocess.run([*target.qemu, "-M", target.board, "-display", "none", "-monitor", "none", "-serial", "null",
-                    "-icount", "shift=0", "-semihosting-config", "enable=on,target=native",
-                    "-d", "in_asm,exec,nochain", "-D", str(log), "-kernel", str(executable)],
+    subprocess.run(target.command(executable, "-d", "in_asm,exec,nochain", "-D", str(log)),
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True, timeout=target.timeout * 20)
     with open(log, errors="replace") as f:
         counts, regions = executed(f, symbol_span(executable, target.tools, "vmcu_board_measure_begin"),

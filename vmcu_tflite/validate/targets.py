@@ -169,10 +169,15 @@ class QemuTarget(Target):
     def c_compiler(self) -> str:
         return f"{self.tools}gcc"  # the toolchain file's
 
+    def command(self, executable: Path, *options: str) -> list[str]:
+        """The QEMU command that runs `executable` on the board as measured (-icount shift=0: one
+        instruction a virtual nanosecond), with `options` (a log's -d/-D) before the program."""
+        return [*self.qemu, "-M", self.board, "-display", "none", "-monitor", "none", "-serial", "null",
+                "-icount", "shift=0", "-semihosting-config", "enable=on,target=native", *options,
+                "-kernel", str(executable)]
+
     def run(self, executable: Path) -> str:
-        return _run([*self.qemu, "-M", self.board, "-display", "none", "-monitor", "none",
-                     "-serial", "null", "-icount", "shift=0",
-                     "-semihosting-config", "enable=on,target=native", "-kernel", str(executable)], self.timeout)
+        return _run(self.command(executable), self.timeout)
 
     def measure(self, executable: Path, measured: dict[str, int]) -> dict[str, int]:
         sections, symbols = _sections(executable, self.tools), _symbol_sizes(executable, tools=self.tools)
