@@ -226,10 +226,8 @@ class HeliumLowering(DspLowering):
         self.lines.append("#if VMCU_MVE")
         if s.form.narrow or s.form.shifted:
             quant = paren(s.quant)
-            channel = paren(s.channel.c())
-            tables = (f"{plus(self.param(f'{quant}->requant.multiplier', 'int32_t *'), channel)}, "
-                      f"{plus(self.param(f'{quant}->requant.shift', 'int8_t *'), channel)}, {offset}, "
-                      f"{self.clamp_bounds(s)}")
+            tables = self.lane_constants(s, self.param(f"{quant}->requant.multiplier", "int32_t *"),
+                                         self.param(f"{quant}->requant.shift", "int8_t *"), offset)
             form = "1" if s.form.shifted else "0"
             for acc, at in ((s.acc, s.dst_index), (s.acc1, s.dst_index + s.dst_stride)):
                 dst = plus(s.dst, paren(self.at(s.dst, at)))
@@ -313,8 +311,7 @@ class HeliumLowering(DspLowering):
         if not vectorized:
             return False
         form = "1" if s.form.shifted else "0"
-        channel = paren(s.channel.c())
-        constants = f"{plus(multiplier, channel)}, {plus(shift, channel)}, {offset}, {self.clamp_bounds(s)}"
+        constants = self.lane_constants(s, multiplier, shift, offset)
         acc, dst = plus(s.acc, paren(s.acc_index.c())), plus(s.dst, paren(self.at(s.dst, s.dst_index)))
         if vector:
             lanes = f"{s.acc}_e, {s.acc}_o" if eight else f"{s.acc}_v"
@@ -346,8 +343,7 @@ class HeliumLowering(DspLowering):
         (whole) {vector} else` falls through to the scalar loop for the tile that is not whole: False."""
         if self.vector(s.acc) or self.lookup(s.acc).ctype != "int64_t":
             return False
-        channel = paren(s.channel.c())
-        constants = f"{plus(multiplier, channel)}, {plus(shift, channel)}, {offset}, {self.clamp_bounds(s)}"
+        constants = self.lane_constants(s, multiplier, shift, offset)
         acc, dst = plus(s.acc, paren(s.acc_index.c())), plus(s.dst, paren(self.at(s.dst, s.dst_index)))
         if self.bounds(s.acc_stride) == (4, 4) and self.bounds(s.count)[1] <= 4:
             lo, hi = self.bounds(s.pixels)
@@ -366,6 +362,12 @@ class HeliumLowering(DspLowering):
             self.vector_if_whole(depth, whole, f"vmcu_requantize64_{tile}_mve({acc}, {constants}, {dst}, "
                                                f"{s.dst_stride.c()});")
         return False
+
+    def lane_constants(self, s: Requantize, multiplier: str, shift: str, offset: str) -> str:
+        """The C arguments a vector requantization takes after its values: the tables from the
+        Requantize's first channel on, the output offset and the clamp's bounds."""
+        channel = paren(s.channel.c())
+        return f"{plus(multiplier, channel)}, {plus(shift, channel)}, {offset}, {self.clamp_bounds(s)}"
 
     def vector_if_whole(self, depth: int, whole: list[str], call: str) -> None:
         """`if (whole) {call} else` under VMCU_MVE, before the scalar loop, which then runs only for a
