@@ -101,4 +101,43 @@ static inline void vmcu_mve_dots4(const int8_t *x0, const int8_t *x1, const int8
 }
 #endif
 
+/*
+ * The GEMM loop over a tile of two pixels as a function of the runtime (vmcu_dot_mve.c, assembly):
+ * for channel c = 4g + j of `groups` groups, out[p * out_stride + c] = vmcu_requantize_narrow(bias[c]
+ * + x_p . w_c, multiplier[c], shift[c], offset) clamped to [act_min, act_max], with x_1 = x_0 + k
+ * (both pixels' k int8 inputs in a row, the input offset folded into the bias) and w_c = w + c * k.
+ * The generated GEMMs call it (lower.helium gemm_run) for rows of exactly k = 8, 16, 24, 32, 40, 48,
+ * 64, 80 or 96 inputs; the field order is the assembly's.
+ */
+#if VMCU_MVE && defined(__GNUC__) && defined(__OPTIMIZE__)
+#define VMCU_MVE_GEMM_RUN 1
+typedef struct {
+    const int8_t *x;            /* pixel 0's k inputs, pixel 1's right after them */
+    const int8_t *w;            /* the first group's four rows, k apart */
+    const void *bias;           /* int16_t (..._b16_run) or int32_t (..._b32_run) */
+    const int32_t *multiplier;  /* m2 = 2m - 2^32 */
+    const int8_t *shift;        /* r1 = r - 1 */
+    int32_t offset2;            /* 2 * offset + 1 */
+    int8_t *out;
+    int32_t out_stride;
+    int32_t groups;
+    int32_t act_min, act_max;
+} vmcu_gemm_mve_tile;
+#define VMCU_GEMM_MVE_K_DECLARE(k)                                                                    \
+    void vmcu_gemm_mve_k##k##_b16_run(const vmcu_gemm_mve_tile *tile);                                \
+    void vmcu_gemm_mve_k##k##_b32_run(const vmcu_gemm_mve_tile *tile);
+VMCU_GEMM_MVE_K_DECLARE(8)
+VMCU_GEMM_MVE_K_DECLARE(16)
+VMCU_GEMM_MVE_K_DECLARE(24)
+VMCU_GEMM_MVE_K_DECLARE(32)
+VMCU_GEMM_MVE_K_DECLARE(40)
+VMCU_GEMM_MVE_K_DECLARE(48)
+VMCU_GEMM_MVE_K_DECLARE(64)
+VMCU_GEMM_MVE_K_DECLARE(80)
+VMCU_GEMM_MVE_K_DECLARE(96)
+#undef VMCU_GEMM_MVE_K_DECLARE
+#else
+#define VMCU_MVE_GEMM_RUN 0
+#endif
+
 #endif /* VMCU_DSP_MVE_DOT_H */

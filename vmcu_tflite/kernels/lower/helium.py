@@ -30,6 +30,8 @@ from .dsp import DspLowering
 
 # Products of a 16x8 layer are below 2^22 in magnitude (int16 times int8): 511 of them fit an int32 sum.
 PARTIAL_PRODUCTS = 511
+# GEMM rows vmcu_gemm_mve_k<len>_b*_run take: pixel 1's inputs len bytes after pixel 0's, VLDRB's reach.
+MVE_ROWS = (8, 16, 24, 32, 40, 48, 64, 80, 96)
 
 
 class HeliumLowering(DspLowering):
@@ -126,16 +128,63 @@ class HeliumLowering(DspLowering):
         self.lines.append("#endif")
 
     def narrow_input(self, widen: Widen, index: Ix) -> str:
-        """The int8 source of element `index` of a Widen's buffer: the Widen maps dst_index + i to
-        src_index + i, both linear in at most one loop variable (a tile's pixel t)."""
+        """The int8 source of element `index` of a Widen's buffer (`narrow_index`)."""
+        return plus(widen.src, paren(self.at(widen.src, Const(self.narrow_index(widen, index)))))
+
+    def narrow_index(self, widen: Widen, index: Ix) -> int:
+        """The index into the Widen's source of element `index` of its buffer: the Widen maps
+        dst_index + i to src_index + i, both linear in at most one loop variable (a tile's pixel t)."""
         at = self.bounds(index)[0]
         (var,) = widen.dst_index.variables() | widen.src_index.variables() or {"_"}
         dst0, dst1 = (int(widen.dst_index.evaluate({var: v})) for v in (0, 1))
         pixel, apart = divmod(at - dst0, dst1 - dst0) if dst1 != dst0 else (0, at - dst0)
         if apart:
             raise ValueError(f"kernel {self.kernel.name}: element {at} of {widen.dst} is not a pixel its Widen wrote")
-        source = widen.src_index.evaluate({var: pixel})
-        return plus(widen.src, paren(self.at(widen.src, Const(int(source)))))
+        return int(widen.src_index.evaluate({var: pixel}))
+
+    def gemm_run(self, s: Loop, depth: int) -> int | None:
+        """The DSP assembly's call (and the declarations it needs) for the DSP path, then Helium's
+        (`mve_gemm_run`): both are `if (...) {...} else` before the loop, at most one compiled."""
+        tile = super().gemm_run(s, depth)
+        self.mve_gemm_run(s, depth)
+        return tile
+
+    def mve_gemm_run(self, s: Loop, depth: int) -> None:
+        """A GEMM's loop over groups of four channels as one call of the runtime's Helium loop
+        (vmcu_gemm_mve_k<len>_b16_run / _b32_run, vmcu_dsp.h) for a tile of two pixels whose
+        widening Helium skipped (the offset folded into the bias), under VMCU_MVE_GEMM_RUN: its eight
+        sums stay in registers from bias to byte. The loop itself follows for a tile of one pixel
+        (and is the whole of it on other cores). Rows of MVE_ROWS inputs only, the two pixels'
+        inputs one row apart in their int8 source."""
+        parts = self.gemm_shape(s)
+        if parts is None or s.step != 4:
+            return
+        dot, requant, rows, bias, length = parts
+        widen = self.unwidened.get(self.lookup(dot.x).serial)
+        if widen is None or length not in MVE_ROWS or self.lookup(widen.src).run_stride is not None:
+            return
+        first, second = (self.narrow_index(widen, dot.x_index + t * dot.x_stride) for t in (0, 1))
+        if second - first != length:
+            return
+        quant, channel, u = paren(requant.quant), paren(requant.channel.c()), s.var
+        table = self.param(bias.bias, f"{bias.ctype} *")
+        w0 = paren(plus(self.param(rows[0].array, "int8_t *"), paren(rows[0].offset.c())))
+        multiplier = self.param(f"{quant}->requant.multiplier", "int32_t *")
+        shift = self.param(f"{quant}->requant.shift", "int8_t *")
+        offset = self.param(f"{quant}->output_offset", "int32_t")
+        out = f"&{requant.dst}[{paren(self.at(requant.dst, requant.dst_index))}]"
+        both = "1" if self.bounds(dot.pixels) == (2, 2) else f"{paren(dot.pixels.c())} == 2"
+        bits = 16 if bias.ctype == "int16_t" else 32
+        self.lines.append("#if VMCU_MVE_GEMM_RUN")
+        self.code(depth, [
+            f"if ({both}) {{",
+            f"const int32_t {u} = {s.lo.c()};",
+            f"const vmcu_gemm_mve_tile tile = {{{self.narrow_input(widen, dot.x_index)}, {w0}, {table} + {channel}, "
+            f"{multiplier} + {channel}, {shift} + {channel}, 2 * {offset} + 1, {out}, "
+            f"{paren(requant.dst_stride.c())}, ({paren(s.hi.c())} - {u}) / 4, {self.clamp_bounds(requant)}}};",
+            f"vmcu_gemm_mve_k{length}_b{bits}_run(&tile);",
+            "} else"])
+        self.lines.append("#endif")
 
     def lower_Widen(self, s: Widen, depth: int) -> None:
         """Where the offset is 0 (folded into the bias, `offset.py`) Helium skips the widening: its dot
@@ -389,9 +438,6 @@ def lane_accumulator(alloc: RegAlloc, rest) -> bool:
     kinds = (DotLanes, InitBias, Requantize) + ((DotLanesPair,) if alloc.size == 8 else ())
     return any(isinstance(u, (DotLanes, DotLanesPair)) for u in users) and all(isinstance(u, kinds) for u in users)
 
-
-# Products of a 16x8 layer are below 2^22 in magnitude (int16 times int8): 511 of them fit an int32 sum.
-PARTIAL_PRODUCTS = 511
 
 
 def wide_lanes(alloc: RegAlloc, rest, scope: dict[str, tuple[int, int]]) -> bool:
