@@ -106,8 +106,9 @@ static inline void vmcu_mve_dots4(const int8_t *x0, const int8_t *x1, const int8
  * for channel c = 4g + j of `groups` groups, out[p * out_stride + c] = vmcu_requantize_narrow(bias[c]
  * + x_p . w_c, multiplier[c], shift[c], offset) clamped to [act_min, act_max], with x_1 = x_0 + k
  * (both pixels' k int8 inputs in a row, the input offset folded into the bias) and w_c = w + c * k.
- * The generated GEMMs call it (lower.helium gemm_run) for rows of exactly k = 8, 16, 24, 32, 40, 48,
- * 64, 80 or 96 inputs; the field order is the assembly's.
+ * The generated GEMMs call it (lower.helium mve_gemm_run) for rows of exactly k = 8, 16, 24, 32, 40,
+ * 48, 64, 80 or 96 inputs, each row unrolled, and the form below for the others; the field order is
+ * the assembly's.
  */
 #if VMCU_MVE && defined(__GNUC__) && defined(__OPTIMIZE__)
 #define VMCU_MVE_GEMM_RUN 1
@@ -122,6 +123,8 @@ typedef struct {
     int32_t out_stride;
     int32_t groups;
     int32_t act_min, act_max;
+    int32_t len;                /* k, read by the ..._b*_run of any row length only */
+    int32_t x_stride;           /* pixel 1's inputs from pixel 0's, the same */
 } vmcu_gemm_mve_tile;
 #define VMCU_GEMM_MVE_K_DECLARE(k)                                                                    \
     void vmcu_gemm_mve_k##k##_b16_run(const vmcu_gemm_mve_tile *tile);                                \
@@ -136,6 +139,10 @@ VMCU_GEMM_MVE_K_DECLARE(64)
 VMCU_GEMM_MVE_K_DECLARE(80)
 VMCU_GEMM_MVE_K_DECLARE(96)
 #undef VMCU_GEMM_MVE_K_DECLARE
+/* The same for rows of any length len and pixels x_stride apart: two rows at a time over both
+ * pixels, in tail-predicated loops. */
+void vmcu_gemm_mve_b16_run(const vmcu_gemm_mve_tile *tile);
+void vmcu_gemm_mve_b32_run(const vmcu_gemm_mve_tile *tile);
 #else
 #define VMCU_MVE_GEMM_RUN 0
 #endif

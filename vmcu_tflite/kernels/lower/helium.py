@@ -30,7 +30,7 @@ from .dsp import DspLowering
 
 # Products of a 16x8 layer are below 2^22 in magnitude (int16 times int8): 511 of them fit an int32 sum.
 PARTIAL_PRODUCTS = 511
-# GEMM rows vmcu_gemm_mve_k<len>_b*_run take: pixel 1's inputs len bytes after pixel 0's, VLDRB's reach.
+# GEMM rows vmcu_gemm_mve_k<len>_b*_run take unrolled: pixel 1's inputs len bytes on, in VLDRB's reach.
 MVE_ROWS = (8, 16, 24, 32, 40, 48, 64, 80, 96)
 
 
@@ -150,22 +150,21 @@ class HeliumLowering(DspLowering):
         return tile
 
     def mve_gemm_run(self, s: Loop, depth: int) -> None:
-        """A GEMM's loop over groups of four channels as one call of the runtime's Helium loop
-        (vmcu_gemm_mve_k<len>_b16_run / _b32_run, vmcu_dsp.h) for a tile of two pixels whose
-        widening Helium skipped (the offset folded into the bias), under VMCU_MVE_GEMM_RUN: its eight
-        sums stay in registers from bias to byte. The loop itself follows for a tile of one pixel
-        (and is the whole of it on other cores). Rows of MVE_ROWS inputs only, the two pixels'
-        inputs one row apart in their int8 source."""
+        """A GEMM's loop over groups of four channels as one call of the runtime's Helium loop for a
+        tile of two pixels whose widening Helium skipped (the offset folded into the bias), under
+        VMCU_MVE_GEMM_RUN: vmcu_gemm_mve_k<len>_b16_run / _b32_run for rows of MVE_ROWS inputs with
+        the pixels one row apart in their int8 source, vmcu_gemm_mve_b*_run for the others
+        (vmcu_dsp.h). The sums stay in registers from bias to byte. The loop itself follows for a
+        tile of one pixel (and is the whole of it on other cores)."""
         parts = self.gemm_shape(s)
         if parts is None or s.step != 4:
             return
         dot, requant, rows, bias, length = parts
         widen = self.unwidened.get(self.lookup(dot.x).serial)
-        if widen is None or length not in MVE_ROWS or self.lookup(widen.src).run_stride is not None:
+        if widen is None or self.lookup(widen.src).run_stride is not None:
             return
         first, second = (self.narrow_index(widen, dot.x_index + t * dot.x_stride) for t in (0, 1))
-        if second - first != length:
-            return
+        unrolled = length in MVE_ROWS and second - first == length
         quant, channel, u = paren(requant.quant), paren(requant.channel.c()), s.var
         table = self.param(bias.bias, f"{bias.ctype} *")
         w0 = paren(plus(self.param(rows[0].array, "int8_t *"), paren(rows[0].offset.c())))
@@ -181,8 +180,9 @@ class HeliumLowering(DspLowering):
             f"const int32_t {u} = {s.lo.c()};",
             f"const vmcu_gemm_mve_tile tile = {{{self.narrow_input(widen, dot.x_index)}, {w0}, {table} + {channel}, "
             f"{multiplier} + {channel}, {shift} + {channel}, 2 * {offset} + 1, {out}, "
-            f"{paren(requant.dst_stride.c())}, ({paren(s.hi.c())} - {u}) / 4, {self.clamp_bounds(requant)}}};",
-            f"vmcu_gemm_mve_k{length}_b{bits}_run(&tile);",
+            f"{paren(requant.dst_stride.c())}, ({paren(s.hi.c())} - {u}) / 4, {self.clamp_bounds(requant)}, "
+            f"{length}, {second - first}}};",
+            f"vmcu_gemm_mve_{f'k{length}_' if unrolled else ''}b{bits}_run(&tile);",
             "} else"])
         self.lines.append("#endif")
 
