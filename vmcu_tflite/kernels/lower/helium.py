@@ -30,8 +30,10 @@ from .dsp import DspLowering
 
 # Products of a 16x8 layer are below 2^22 in magnitude (int16 times int8): 511 of them fit an int32 sum.
 PARTIAL_PRODUCTS = 511
-# GEMM rows vmcu_gemm_mve_k<len>_b*_run take unrolled: pixel 1's inputs len bytes on, in VLDRB's reach.
+# GEMM rows vmcu_gemm_mve_k<len>_b*_run take unrolled: pixel 1's inputs len bytes on, in VLDRB's reach;
+# past it (MVE_WIDE_ROWS) pixel 1's through a pointer of their own, anywhere.
 MVE_ROWS = (8, 16, 24, 32, 40, 48, 64, 80, 96)
+MVE_WIDE_ROWS = (104, 112, 120, 128, *range(144, 513, 16))
 
 
 class HeliumLowering(DspLowering):
@@ -153,8 +155,8 @@ class HeliumLowering(DspLowering):
         """A GEMM's loop over groups of four channels as one call of the runtime's Helium loop for a
         tile of two pixels whose widening Helium skipped (the offset folded into the bias), under
         VMCU_MVE_GEMM_RUN: vmcu_gemm_mve_k<len>_b16_run / _b32_run for rows of MVE_ROWS inputs with
-        the pixels one row apart in their int8 source, vmcu_gemm_mve_b*_run for the others
-        (vmcu_dsp.h). The sums stay in registers from bias to byte. The loop itself follows for a
+        the pixels one row apart in their int8 source and for rows of MVE_WIDE_ROWS, each row
+        unrolled, vmcu_gemm_mve_b*_run for the others (vmcu_dsp.h). The sums stay in registers from bias to byte. The loop itself follows for a
         tile of one pixel (and is the whole of it on other cores)."""
         parts = self.gemm_shape(s)
         if parts is None or s.step != 4:
@@ -164,7 +166,7 @@ class HeliumLowering(DspLowering):
         if widen is None or self.lookup(widen.src).run_stride is not None:
             return
         first, second = (self.narrow_index(widen, dot.x_index + t * dot.x_stride) for t in (0, 1))
-        unrolled = length in MVE_ROWS and second - first == length
+        unrolled = (length in MVE_ROWS and second - first == length) or length in MVE_WIDE_ROWS
         quant, channel, u = paren(requant.quant), paren(requant.channel.c()), s.var
         table = self.param(bias.bias, f"{bias.ctype} *")
         w0 = paren(plus(self.param(rows[0].array, "int8_t *"), paren(rows[0].offset.c())))
