@@ -271,8 +271,8 @@ def test_gemm_groups_run_in_helium_assembly_on_cortex_m55(fuse, bias_bound, acti
     ones (120, 144) in the loop unrolled for their length (vmcu_gemm_mve_k<len>_b*_run: both pixels'
     sums in core registers, the last 8 inputs under a predicate), the others in the tail-predicated
     one (vmcu_gemm_mve_b*_run: 12 and 28 end inside a vector); 16- and 32-bit biases, a clamp to
-    ReLU6's bounds; bit-exact with the reference and TFLite Micro. (A GEMM whose segment ends inside a group, 24 channels as 16 + 8
-    here, keeps its C loop, as on the DSP path.)"""
+    ReLU6's bounds; bit-exact with the reference and TFLite Micro. (A GEMM whose segment ends inside
+    a group, 24 channels as 16 + 8 here, keeps its C loop, as on the DSP path.)"""
     model = tmp_path / "gemm_rows.tflite"
     model.write_bytes(conv_chain(channels=(16, 24, 32, 8, 16, 80, 96, 48, 40, 64, 12, 28, 120, 144, 136, 16), hw=5,
                                  bias_bound=bias_bound, activation=activation))

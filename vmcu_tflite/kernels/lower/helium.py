@@ -154,10 +154,11 @@ class HeliumLowering(DspLowering):
     def mve_gemm_run(self, s: Loop, depth: int) -> None:
         """A GEMM's loop over groups of four channels as one call of the runtime's Helium loop for a
         tile of two pixels whose widening Helium skipped (the offset folded into the bias), under
-        VMCU_MVE_GEMM_RUN: vmcu_gemm_mve_k<len>_b16_run / _b32_run for rows of MVE_ROWS inputs with
-        the pixels one row apart in their int8 source and for rows of MVE_WIDE_ROWS, each row
-        unrolled, vmcu_gemm_mve_b*_run for the others (vmcu_dsp.h). The sums stay in registers from bias to byte. The loop itself follows for a
-        tile of one pixel (and is the whole of it on other cores)."""
+        VMCU_MVE_GEMM_RUN: vmcu_gemm_mve_k<len>_b16_run / _b32_run, each row unrolled, for rows of
+        MVE_ROWS inputs with the pixels one row apart in their int8 source and for rows of
+        MVE_WIDE_ROWS; vmcu_gemm_mve_b*_run for the others (vmcu_dsp.h). The sums stay in registers
+        from bias to byte. The loop itself follows for a tile of one pixel (and is the whole of it
+        on other cores)."""
         parts = self.gemm_shape(s)
         if parts is None or s.step != 4:
             return
