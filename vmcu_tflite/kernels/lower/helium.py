@@ -251,30 +251,33 @@ class HeliumLowering(DspLowering):
         self.lines.append("#endif")
 
     def lower_DotLanesPair(self, s: DotLanesPair, depth: int) -> None:
-        """A pixel pair's groups of eight in vector registers: the kernel row's columns, each loaded and
-        offset once for both pixels (vmcu_mac8x2_row_s8_mve, lanes past `lanes` adding 0)."""
+        """A pixel pair's groups of four or eight in vector registers: the kernel row's columns, each
+        loaded and offset once for both pixels (vmcu_mac4x2_row_s8_mve / vmcu_mac8x2_row_s8_mve, lanes
+        past `lanes` adding 0)."""
         if not (self.vector(s.acc) and self.vector(s.acc1)):
             super().lower_DotLanesPair(s, depth)
             return
         x = plus(s.x, paren(self.at(s.x, s.x_index)))
         w = plus(self.param(s.w, "int8_t *"), paren(s.w_index.c()))
+        eight = self.lookup(s.acc).size == 8
+        sums = (f"&{s.acc}_e, &{s.acc}_o, &{s.acc1}_e, &{s.acc1}_o" if eight else f"&{s.acc}_v, &{s.acc1}_v")
         self.lines.append("#if VMCU_MVE")
-        self.line(depth, f"vmcu_mac8x2_row_s8_mve({x}, {w}, {paren(s.taps.c())}, {s.shift}, "
+        self.line(depth, f"vmcu_mac{8 if eight else 4}x2_row_s8_mve({x}, {w}, {paren(s.taps.c())}, {s.shift}, "
                          f"{self.at(s.x, s.x_stride)}, {paren(s.w_stride.c())}, {self.param(s.x_offset, 'int32_t')}, "
-                         f"{s.lanes.c()}, "
-                         f"&{s.acc}_e, &{s.acc}_o, &{s.acc1}_e, &{s.acc1}_o);")
+                         f"{s.lanes.c()}, {sums});")
         self.lines.append("#else")
         super().lower_DotLanesPair(s, depth)
         self.lines.append("#endif")
 
     def lower_requantize_pair(self, s: Requantize, depth: int, k: str, constants: tuple[str, str], offset: str,
                               hoisted: bool) -> None:
-        """A pixel pair's vector groups requantized as two vectors of eight lanes (vmcu_requantize8_mve),
-        the scalar form under #else; a form Helium does not vectorize stores the vectors to their
-        buffers for the scalar loop."""
+        """A pixel pair's vector groups requantized as two vectors of four or eight lanes
+        (vmcu_requantize4_mve / vmcu_requantize8_mve), the scalar form under #else; a form Helium does
+        not vectorize stores the vectors to their buffers for the scalar loop."""
         if not (self.vector(s.acc) and self.vector(s.acc1)):
             super().lower_requantize_pair(s, depth, k, constants, offset, hoisted)
             return
+        eight = self.lookup(s.acc).size == 8
         self.lines.append("#if VMCU_MVE")
         if s.form.narrow or s.form.shifted:
             quant = paren(s.quant)
@@ -283,12 +286,15 @@ class HeliumLowering(DspLowering):
             form = "1" if s.form.shifted else "0"
             for acc, at in ((s.acc, s.dst_index), (s.acc1, s.dst_index + s.dst_stride)):
                 dst = plus(s.dst, paren(self.at(s.dst, at)))
-                self.line(depth, f"vmcu_requantize8_mve({acc}_e, {acc}_o, {tables}, {dst}, {s.count.c()}, {form});")
+                lanes = f"{acc}_e, {acc}_o" if eight else f"{acc}_v"
+                self.line(depth, f"vmcu_requantize{8 if eight else 4}_mve({lanes}, {tables}, {dst}, {s.count.c()}, "
+                                 f"{form});")
             self.lines.append("#else")
             super().lower_requantize_pair(s, depth, k, constants, offset, hoisted)
             self.lines.append("#endif")
             return
-        self.code(depth, [f"vmcu_store8_mve({acc}, {acc}_e, {acc}_o);" for acc in (s.acc, s.acc1)])
+        self.code(depth, [f"vmcu_store8_mve({acc}, {acc}_e, {acc}_o);" if eight else f"vst1q_s32({acc}, {acc}_v);"
+                          for acc in (s.acc, s.acc1)])
         self.lines.append("#endif")
         super().lower_requantize_pair(s, depth, k, constants, offset, hoisted)
 
@@ -432,14 +438,15 @@ class HeliumLowering(DspLowering):
 def lane_accumulator(alloc: RegAlloc, rest) -> bool:
     """Whether the buffer `alloc` declares is a DotLanes accumulator of four or eight int32 lanes that
     only InitBias, DotLanes and Requantize touch in the statements after it (`rest`), or one of a
-    pixel pair's groups of eight that DotLanesPair adds to as well: on Helium it lives in vector
-    registers (eight lanes: the even and the odd channels), stored to the buffer only where a scalar
-    statement reads it."""
+    pixel pair's groups that DotLanesPair adds to as well, all of its lanes at once: on Helium it
+    lives in vector registers (eight lanes: the even and the odd channels), stored to the buffer only
+    where a scalar statement reads it."""
     if alloc.ctype != "int32_t" or alloc.size not in (4, 8):
         return False
     users = [p.stmt for p in walk(rest) if alloc.name in (getattr(p.stmt, "acc", None), getattr(p.stmt, "acc1", None))]
-    kinds = (DotLanes, InitBias, Requantize) + ((DotLanesPair,) if alloc.size == 8 else ())
-    return any(isinstance(u, (DotLanes, DotLanesPair)) for u in users) and all(isinstance(u, kinds) for u in users)
+    kinds = (DotLanes, InitBias, Requantize, DotLanesPair)
+    return (any(isinstance(u, (DotLanes, DotLanesPair)) for u in users) and all(isinstance(u, kinds) for u in users)
+            and all(u.half is None for u in users if isinstance(u, DotLanesPair)))
 
 
 
