@@ -311,6 +311,20 @@ def test_dsp_tuned_gemms_widened_once_run_on_cortex_m55(tmp_path):
 
 
 @needs_qemu
+def test_helium_pairs_a_group_of_four_in_one_pass_on_cortex_m55(tmp_path):
+    """The mixed int8/int16 fixture's depthwise layer runs in place over planes of four channels: on
+    the Cortex-M55 each kernel row of a pixel pair is one pass over its columns with both pixels'
+    four lanes in a vector each (vmcu_mac4x2_row_s8_mve), the pair requantized as vectors; bit-exact
+    with the reference and TFLite Micro. (MCUNet-VWW1's 7x7 layers of stride 2 take the same form:
+    BENCHMARKS.md, Cores.)"""
+    model = next(m for m in FIXTURES if m.stem == "mixed_int8_int16")
+    result = validate(model, M55, seed=5, work=tmp_path / "run", fuse=False)
+    assert result.status == 0 and result.matches_reference and result.matches_tflm is (True if HAVE_TFLM else None)
+    source = "".join(path.read_text() for path in (tmp_path / "run" / "model").glob("*.c"))
+    assert "vmcu_mac4x2_row_s8_mve(" in source and "vmcu_requantize4_mve(acc1_v" in source
+
+
+@needs_qemu
 @pytest.mark.parametrize("stem", ["kws_like", "depthwise_block"])
 def test_one_channel_planes_pair_their_pixels_on_cortex_m4(stem, tmp_path):
     """Unfused, the planner runs these 3x3 depthwise layers in place with one-channel planes: two
