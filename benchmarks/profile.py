@@ -37,7 +37,7 @@ from vmcu_tflite.validate.targets import TARGETS, QemuTarget  # noqa: E402
 
 _TRACE = re.compile(r"^Trace \d+: \S+ \[[0-9a-f]+/([0-9a-f]+)/")
 _INSN = re.compile(r"^0x([0-9a-f]+):\s+((?:(?:[0-9a-f]{4}){1,2} )+)")  # the address, then the encoding
-_OBJDUMP = re.compile(r"^ *([0-9a-f]+):\t[0-9a-f ]+\t(?!\.word|\.short|\.byte)", re.M)
+_OBJDUMP = re.compile(r"^ *([0-9a-f]+):\t[0-9a-f ]+\t(?!\.word|\.short|\.byte)([^\s]+)", re.M)
 _STOPPED = re.compile(r"^Stopped execution of TB chain before \S+ \[([0-9a-f]+)\]")
 
 
@@ -111,11 +111,14 @@ def executed(log: TextIO, begin: Span, end: Span, instructions: Sequence[int]) -
     return counts, regions
 
 
-def instruction_addresses(executable: Path, tools: str) -> list[int]:
-    """The address of every instruction of `executable`'s code, in order (objdump -d)."""
-    out = subprocess.run([f"{tools}objdump", "-d", str(executable)], capture_output=True, text=True,
+def instructions_of(executable: Path, tools: str) -> dict[int, str]:
+    """The mnemonic of every instruction of `executable`'s code by address (objdump -d; Arm code read
+    as Armv8.1-M, a superset of the other cores', whose MVE instructions objdump otherwise names as
+    coprocessor ones)."""
+    machine = ["-m", "armv8.1-m.main"] if tools.startswith("arm-") else []
+    out = subprocess.run([f"{tools}objdump", "-d", *machine, str(executable)], capture_output=True, text=True,
                          check=True).stdout
-    return sorted({int(m.group(1), 16) for m in _OBJDUMP.finditer(out)})
+    return {int(m.group(1), 16): m.group(2) for m in _OBJDUMP.finditer(out)}
 
 
 def symbol_span(executable: Path, tools: str, name: str) -> Span:
@@ -154,15 +157,20 @@ def profile(model: Path, target: QemuTarget, fuse: bool, work: Path) -> dict:
     log = work / "qemu.log"
     subprocess.run(target.command(executable, "-d", "in_asm,exec,nochain", "-D", str(log)),
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True, timeout=target.timeout * 20)
+    mnemonics = instructions_of(executable, target.tools)
     with open(log, errors="replace") as f:
         counts, regions = executed(f, symbol_span(executable, target.tools, "vmcu_board_measure_begin"),
                                    symbol_span(executable, target.tools, "vmcu_board_measure_end"),
-                                   instruction_addresses(executable, target.tools))
+                                   sorted(mnemonics))
     log.unlink()
     functions, lines = by_place(counts, executable, target.tools)
+    kinds = collections.Counter()
+    for address, n in counts.items():
+        kinds[mnemonics[address]] += n
     return {"model": model.stem, "target": target.name, "fuse": fuse, "regions": regions,
             "measured": result.measurements["instructions"], "counted": sum(counts.values()),
-            "functions": functions.most_common(), "lines": [(f, p, n) for (f, p), n in lines.most_common()]}
+            "functions": functions.most_common(), "mnemonics": kinds.most_common(),
+            "lines": [(f, p, n) for (f, p), n in lines.most_common()]}
 
 
 def report(found: dict, lines: int) -> Iterable[str]:
@@ -172,6 +180,9 @@ def report(found: dict, lines: int) -> Iterable[str]:
            f"the run measured {found['measured']:,}")
     yield "\nby function:"
     for name, n in found["functions"][:lines]:
+        yield f"{n:>13,} {100 * n / total:5.1f}%  {name}"
+    yield "\nby instruction:"
+    for name, n in found["mnemonics"][:lines]:
         yield f"{n:>13,} {100 * n / total:5.1f}%  {name}"
     yield "\nby source line:"
     for name, place, n in found["lines"][:lines]:

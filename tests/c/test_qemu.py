@@ -260,6 +260,31 @@ def test_gemm_rows_of_8_to_80_inputs_run_unrolled_on_cortex_m4(fuse, tmp_path):
 
 
 @needs_qemu
+@pytest.mark.parametrize("fuse, bias_bound, activation, unrolled, looped", [
+    (True, 40000, 0, {8, 16, 24, 32, 40, 48, 64, 80, 96, 120, 144}, {12, 28, 136}),
+    (False, 2000, 3, {8, 16, 32, 48, 64, 96, 144}, {136})], ids=["fused-b32", "unfused-b16-relu6"])
+def test_gemm_groups_run_in_helium_assembly_on_cortex_m55(fuse, bias_bound, activation, unrolled, looped,
+                                                          tmp_path):
+    """1x1 layers of 16, 24, 32, 8, 16, 80, 96, 48, 40, 64, 12, 28, 120, 144 and 136 input channels
+    over 25 pixels, as a fused chain's layers and as GEMMs: the tiles of two pixels run their groups
+    of four channels in the Helium assembly: rows of up to 96 inputs, a multiple of 8, and the wide
+    ones (120, 144) in the loop unrolled for their length (vmcu_gemm_mve_k<len>_b*_run: both pixels'
+    sums in core registers, the last 8 inputs under a predicate), the others in the tail-predicated
+    one (vmcu_gemm_mve_b*_run: 12 and 28 end inside a vector); 16- and 32-bit biases, a clamp to
+    ReLU6's bounds; bit-exact with the reference and TFLite Micro. (A GEMM whose segment ends inside
+    a group, 24 channels as 16 + 8 here, keeps its C loop, as on the DSP path.)"""
+    model = tmp_path / "gemm_rows.tflite"
+    model.write_bytes(conv_chain(channels=(16, 24, 32, 8, 16, 80, 96, 48, 40, 64, 12, 28, 120, 144, 136, 16), hw=5,
+                                 bias_bound=bias_bound, activation=activation))
+    result = validate(model, M55, seed=4, work=tmp_path / "run", fuse=fuse)
+    assert result.status == 0 and result.matches_reference and result.matches_tflm is (True if HAVE_TFLM else None)
+    source = "".join(path.read_text() for path in (tmp_path / "run" / "model").glob("*.c"))
+    bits = 16 if bias_bound < 32768 else 32
+    assert {int(k) for k in re.findall(rf"vmcu_gemm_mve_k(\d+)_b{bits}_run\(&tile\)", source)} == unrolled
+    assert {int(k) for k in re.findall(rf"(\d+), \d+}};\s*vmcu_gemm_mve_b{bits}_run\(&tile\)", source)} == looped
+
+
+@needs_qemu
 @pytest.mark.parametrize("stem", ["depthwise_block", "kws_like"])
 def test_recomputing_chains_on_cortex_m4(stem, tmp_path):
     """With --allow-recompute the chain's first stage keeps no ring: per tile of the depthwise's
@@ -283,6 +308,20 @@ def test_dsp_tuned_gemms_widened_once_run_on_cortex_m55(tmp_path):
     program = compile_model(model, fuse=False, tuning="dsp")
     result = validate_program(program, model.read_bytes(), M55, seed=3, work=tmp_path / "run")
     assert result.status == 0 and result.matches_reference and result.matches_tflm is (True if HAVE_TFLM else None)
+
+
+@needs_qemu
+def test_helium_pairs_a_group_of_four_in_one_pass_on_cortex_m55(tmp_path):
+    """The mixed int8/int16 fixture's depthwise layer runs in place over planes of four channels: on
+    the Cortex-M55 each kernel row of a pixel pair is one pass over its columns with both pixels'
+    four lanes in a vector each (vmcu_mac4x2_row_s8_mve), the pair requantized as vectors; bit-exact
+    with the reference and TFLite Micro. (MCUNet-VWW1's 7x7 layers of stride 2 take the same form:
+    BENCHMARKS.md, Cores.)"""
+    model = next(m for m in FIXTURES if m.stem == "mixed_int8_int16")
+    result = validate(model, M55, seed=5, work=tmp_path / "run", fuse=False)
+    assert result.status == 0 and result.matches_reference and result.matches_tflm is (True if HAVE_TFLM else None)
+    source = "".join(path.read_text() for path in (tmp_path / "run" / "model").glob("*.c"))
+    assert "vmcu_mac4x2_row_s8_mve(" in source and "vmcu_requantize4_mve(acc1_v" in source
 
 
 @needs_qemu

@@ -138,8 +138,8 @@ def depthwise_pair(p, source: str, base, pixel_bytes, channel0, first_channel, e
     the few that only one of them has (at the input's left and right edges) one tap at a time. Wide
     windows go over their rows twice, channels 0 and 2 then 1 and 3 (the halfwords of SXTAB16 and of
     its rotation): a pass's four accumulators stay in registers over the rows, where the group's
-    eight would be stored and loaded at every row. Groups of eight (Helium's) go over each row once:
-    their two pixels' accumulators are four vector registers."""
+    eight would be stored and loaded at every row. Helium's groups (four or eight) go over each row
+    once: their two pixels' accumulators are two or four vector registers."""
     _, h, w, _ = p.input_shape
     _, k_h, k_w, c_out = p.filter.shape
     n, c, ky, kx = (Var(v) for v in ("n", "c", "ky", "kx"))
@@ -169,8 +169,10 @@ def depthwise_pair(p, source: str, base, pixel_bytes, channel0, first_channel, e
             *rest])
     edges = [*alone("acc", 0), *alone("acc1", 1)]
     # wide windows: each half over every row, its accumulators in registers; 3 taps: both halves per row,
-    # where a row's pointer and loop cost more than the accumulators' stores
-    rows_by_half = [row(0, []), row(1, edges)] if k_w >= 5 and lanes_max == 4 else [row(None, edges)]
+    # where a row's pointer and loop cost more than the accumulators' stores; Helium holds a group of
+    # four in one vector per pixel, so both halves at once
+    halves = k_w >= 5 and lanes_max == 4 and getattr(p, "tuning", "dsp") != "helium"
+    rows_by_half = [row(0, []), row(1, edges)] if halves else [row(None, edges)]
     return [
         loop("c", 0, end_channel - first_channel, [
             RegAlloc("acc", "int32_t", lanes_max),

@@ -101,4 +101,79 @@ static inline void vmcu_mve_dots4(const int8_t *x0, const int8_t *x1, const int8
 }
 #endif
 
+/*
+ * The GEMM loop over a tile of two pixels as a function of the runtime (vmcu_dot_mve.c, assembly):
+ * for channel c = 4g + j of `groups` groups, out[p * out_stride + c] = vmcu_requantize_narrow(bias[c]
+ * + x_p . w_c, multiplier[c], shift[c], offset) clamped to [act_min, act_max], with x_1 = x_0 + k
+ * (both pixels' k int8 inputs in a row, the input offset folded into the bias) and w_c = w + c * k.
+ * The generated GEMMs call it (lower.helium mve_gemm_run) for rows of exactly k = 8, 16, 24, 32, 40,
+ * 48, 64, 80 or 96 inputs, each row unrolled; for longer rows (k a multiple of 8 up to 128, of 16 up
+ * to 512) the same unrolled, pixel 1's inputs x_stride on; the form below for the others. The field
+ * order is the assembly's.
+ */
+#if VMCU_MVE && defined(__GNUC__) && defined(__OPTIMIZE__)
+#define VMCU_MVE_GEMM_RUN 1
+typedef struct {
+    const int8_t *x;            /* pixel 0's k inputs, pixel 1's right after them */
+    const int8_t *w;            /* the first group's four rows, k apart */
+    const void *bias;           /* int16_t (..._b16_run) or int32_t (..._b32_run) */
+    const int32_t *multiplier;  /* m2 = 2m - 2^32 */
+    const int8_t *shift;        /* r1 = r - 1 */
+    int32_t offset2;            /* 2 * offset + 1 */
+    int8_t *out;
+    int32_t out_stride;
+    int32_t groups;
+    int32_t act_min, act_max;
+    int32_t len;                /* k: read by the ..._b*_run of any row length only */
+    int32_t x_stride;           /* pixel 1's inputs from pixel 0's: read by that one and the wide rows' */
+} vmcu_gemm_mve_tile;
+#define VMCU_GEMM_MVE_K_DECLARE(k)                                                                    \
+    void vmcu_gemm_mve_k##k##_b16_run(const vmcu_gemm_mve_tile *tile);                                \
+    void vmcu_gemm_mve_k##k##_b32_run(const vmcu_gemm_mve_tile *tile);
+VMCU_GEMM_MVE_K_DECLARE(8)
+VMCU_GEMM_MVE_K_DECLARE(16)
+VMCU_GEMM_MVE_K_DECLARE(24)
+VMCU_GEMM_MVE_K_DECLARE(32)
+VMCU_GEMM_MVE_K_DECLARE(40)
+VMCU_GEMM_MVE_K_DECLARE(48)
+VMCU_GEMM_MVE_K_DECLARE(64)
+VMCU_GEMM_MVE_K_DECLARE(80)
+VMCU_GEMM_MVE_K_DECLARE(96)
+VMCU_GEMM_MVE_K_DECLARE(104)
+VMCU_GEMM_MVE_K_DECLARE(112)
+VMCU_GEMM_MVE_K_DECLARE(120)
+VMCU_GEMM_MVE_K_DECLARE(128)
+VMCU_GEMM_MVE_K_DECLARE(144)
+VMCU_GEMM_MVE_K_DECLARE(160)
+VMCU_GEMM_MVE_K_DECLARE(176)
+VMCU_GEMM_MVE_K_DECLARE(192)
+VMCU_GEMM_MVE_K_DECLARE(208)
+VMCU_GEMM_MVE_K_DECLARE(224)
+VMCU_GEMM_MVE_K_DECLARE(240)
+VMCU_GEMM_MVE_K_DECLARE(256)
+VMCU_GEMM_MVE_K_DECLARE(272)
+VMCU_GEMM_MVE_K_DECLARE(288)
+VMCU_GEMM_MVE_K_DECLARE(304)
+VMCU_GEMM_MVE_K_DECLARE(320)
+VMCU_GEMM_MVE_K_DECLARE(336)
+VMCU_GEMM_MVE_K_DECLARE(352)
+VMCU_GEMM_MVE_K_DECLARE(368)
+VMCU_GEMM_MVE_K_DECLARE(384)
+VMCU_GEMM_MVE_K_DECLARE(400)
+VMCU_GEMM_MVE_K_DECLARE(416)
+VMCU_GEMM_MVE_K_DECLARE(432)
+VMCU_GEMM_MVE_K_DECLARE(448)
+VMCU_GEMM_MVE_K_DECLARE(464)
+VMCU_GEMM_MVE_K_DECLARE(480)
+VMCU_GEMM_MVE_K_DECLARE(496)
+VMCU_GEMM_MVE_K_DECLARE(512)
+#undef VMCU_GEMM_MVE_K_DECLARE
+/* The same for rows of any length len and pixels x_stride apart: two rows at a time over both
+ * pixels, in tail-predicated loops. */
+void vmcu_gemm_mve_b16_run(const vmcu_gemm_mve_tile *tile);
+void vmcu_gemm_mve_b32_run(const vmcu_gemm_mve_tile *tile);
+#else
+#define VMCU_MVE_GEMM_RUN 0
+#endif
+
 #endif /* VMCU_DSP_MVE_DOT_H */

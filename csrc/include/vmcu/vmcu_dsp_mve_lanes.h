@@ -214,6 +214,38 @@ static inline void vmcu_requantize64_row4_mve(const int64_t acc[4], const int32_
 #endif
 
 #if VMCU_MVE
+/** vmcu_mac8x2_row_s8_mve's kernel row for a group of four channels (the first `lanes`), one int32 lane
+ *  each: for t < taps, acc0 += (x[t xs + k] + x_offset) * w[t ws + k] and acc1 += (x[(t + shift) xs + k]
+ *  + x_offset) * w[t ws + k], each column loaded and offset once for both pixels, each tap's weights
+ *  kept for pixel 1 `shift` columns later. Lanes past `lanes` load as 0 and add 0. */
+VMCU_INLINE void vmcu_mac4x2_row_s8_mve(const int8_t *x, const int8_t *w, int32_t taps, int32_t shift, int32_t xs,
+                                        int32_t ws, int32_t x_offset, int32_t lanes, int32x4_t *acc0,
+                                        int32x4_t *acc1)
+{
+    const mve_pred16_t p = vctp32q((uint32_t)(lanes < 4 ? lanes : 4));
+    int32x4_t a0 = *acc0, a1 = *acc1;
+    int32x4_t w1 = vdupq_n_s32(0), w2 = w1; /* the weights of the taps one and two columns back */
+    int32_t t;
+    for (t = 0; t < taps + shift; ++t) {
+        const int32x4_t xv = vaddq_n_s32(lanes >= 4 ? vldrbq_s32(x + t * xs) : vldrbq_z_s32(x + t * xs, p), x_offset);
+        int32x4_t wv = w1;
+        if (t < taps) {
+            wv = lanes >= 4 ? vldrbq_s32(w + t * ws) : vldrbq_z_s32(w + t * ws, p);
+            a0 = vaddq_s32(a0, vmulq_s32(xv, wv));
+        }
+        if (t >= shift) {
+            a1 = vaddq_s32(a1, vmulq_s32(xv, shift == 1 ? w1 : w2));
+        }
+        __asm__ volatile("" : "+w"(a0), "+w"(a1)); /* the sums tap by tap (vmcu_mac8_s8_mve) */
+        w2 = w1;
+        w1 = wv;
+    }
+    *acc0 = a0;
+    *acc1 = a1;
+}
+#endif
+
+#if VMCU_MVE
 /* Eight depthwise channels in two vectors: `even` holds channels 0, 2, 4, 6 of the group, `odd` channels
  * 1, 3, 5, 7 (the lanes VMULLB and VMULLT widen). */
 

@@ -250,12 +250,31 @@ class DspLowering(CoreLowering):
         return after, base, 2 * units
 
     def gemm_groups(self, s: Loop) -> tuple[Dot, Requantize, list[FlashLoad], InitBias, bool] | None:
-        """The Dot, Requantize, row pointers and first InitBias of a GEMM's loop over groups of four
-        channels (`gemm.py`), or of a chain's 1x1 layer over channel pairs (`chain.py`), that the
-        assembly takes: every group full, 16 channels or more, up to two pixels of widened inputs a
-        multiple of 8 and 16 or more long (`len`), int8 weight rows len bytes apart and a narrow
-        requantization saturating to int8; and whether the rows take the unrolled form
-        (`UNROLLED_ROWS`), which also takes 8 inputs and 8 channels. Else None."""
+        """The Dot, Requantize, row pointers and first InitBias of a GEMM's loop over groups of
+        channels (`gemm_shape`) that the assembly takes: up to two pixels of widened inputs a
+        multiple of 8 and 16 or more long (`len`) and a requantization saturating to int8; and
+        whether the rows take the unrolled form (`UNROLLED_ROWS`), which also takes 8 inputs and 8
+        channels. Else None."""
+        parts = self.gemm_shape(s)
+        if parts is None:
+            return None
+        dot, requant, rows, bias, length = parts
+        x = self.lookup(dot.x)
+        if x.ctype != "int16_t" or x.run_stride is not None or not requant.form.saturate:
+            return None  # int16 rows (a gathered stem's) meet inputs widened in order, not SXTB16's
+        if length % 8:
+            return None
+        unrolled = length in UNROLLED_ROWS
+        shortest = 8 if unrolled else 16  # below: GCC's unrolled loop is cheaper than the call
+        if length < shortest or loop_bounds(s.hi - s.lo, self.loops, self.ranges)[0] < shortest:
+            return None
+        return dot, requant, rows, bias, unrolled
+
+    def gemm_shape(self, s: Loop) -> tuple[Dot, Requantize, list[FlashLoad], InitBias, int] | None:
+        """The Dot, Requantize, row pointers, first InitBias and row length of a GEMM's loop over
+        groups of four channels (`gemm.py`), or of a chain's 1x1 layer over channel pairs
+        (`chain.py`), whose every group is full: up to two pixels, int8 weight rows `length` bytes
+        apart, the pixels' inputs as far apart, a narrow requantization. Else None."""
         body = s.body
         if s.step not in (2, 4) or len(body) < 4 or not isinstance(body[0], RegAlloc):
             return None
@@ -264,14 +283,12 @@ class DspLowering(CoreLowering):
         dot, requant = body[-2], body[-1]
         if not (isinstance(dot, Dot) and isinstance(requant, Requantize) and len(body) == 3 + len(rows) + len(biases)
                 and len(rows) == len(dot.weights) == s.step and requant.acc == dot.acc == body[0].name
-                and requant.acc1 is None and requant.form.narrow and requant.form.saturate
+                and requant.acc1 is None and requant.form.narrow
                 and requant.pixels == dot.pixels and len({b.ctype for b in biases}) == 1
                 and all(b.channel == requant.channel and b.width == s.step for b in biases)):
             return None
-        x = self.lookup(dot.x)
-        if x is None or x.ctype != "int16_t" or x.run_stride is not None or self.bounds(dot.pixels)[1] != 2 \
-                or any(r.ctype != "int8_t" for r in rows):
-            return None  # int16 rows (a gathered stem's) meet inputs widened in order, not SXTB16's
+        if self.lookup(dot.x) is None or self.bounds(dot.pixels)[1] != 2 or any(r.ctype != "int8_t" for r in rows):
+            return None
         ranges = {**self.ranges, s.var: loop_range(s, self.ranges)}
         loops = (*self.loops, (s.var, s.lo, greatest(s)))
         wanted = {dot.count: s.step, requant.count: s.step, requant.acc_stride: s.step, dot.acc_index: 0,
@@ -279,16 +296,12 @@ class DspLowering(CoreLowering):
         if any(loop_bounds(e, loops, ranges) != (v, v) for e, v in wanted.items()):
             return None
         length = loop_bounds(dot.length, loops, ranges)
-        if length[0] != length[1] or length[0] % 8:
+        if length[0] != length[1]:
             return None
         # The groups are full (above), so the rows' offsets min(u + k, units - 1) * window step by
         # the window at every u: their distance at the loop's first u is the distance at all.
         first = {v: ranges[v][0] for v in (rows[1].offset - rows[0].offset).variables()}
         row_step = int((rows[1].offset - rows[0].offset).evaluate(first))
         if row_step != length[0] or loop_bounds(dot.x_stride, loops, ranges) != length:
-            return None  # the assembly's rows are len apart, and so are its two pixels' widened inputs
-        unrolled = length[0] in UNROLLED_ROWS
-        shortest = 8 if unrolled else 16  # below: GCC's unrolled loop is cheaper than the call
-        if length[0] < shortest or loop_bounds(s.hi - s.lo, self.loops, self.ranges)[0] < shortest:
-            return None
-        return dot, requant, rows, biases[0], unrolled
+            return None  # the assembly's rows are len apart, and so are its two pixels' inputs
+        return dot, requant, rows, biases[0], length[0]

@@ -30,6 +30,10 @@ from .dsp import DspLowering
 
 # Products of a 16x8 layer are below 2^22 in magnitude (int16 times int8): 511 of them fit an int32 sum.
 PARTIAL_PRODUCTS = 511
+# GEMM rows vmcu_gemm_mve_k<len>_b*_run take unrolled: pixel 1's inputs len bytes on, in VLDRB's reach;
+# past it (MVE_WIDE_ROWS) pixel 1's through a pointer of their own, anywhere.
+MVE_ROWS = (8, 16, 24, 32, 40, 48, 64, 80, 96)
+MVE_WIDE_ROWS = (104, 112, 120, 128, *range(144, 513, 16))
 
 
 class HeliumLowering(DspLowering):
@@ -126,16 +130,64 @@ class HeliumLowering(DspLowering):
         self.lines.append("#endif")
 
     def narrow_input(self, widen: Widen, index: Ix) -> str:
-        """The int8 source of element `index` of a Widen's buffer: the Widen maps dst_index + i to
-        src_index + i, both linear in at most one loop variable (a tile's pixel t)."""
+        """The int8 source of element `index` of a Widen's buffer (`narrow_index`)."""
+        return plus(widen.src, paren(self.at(widen.src, Const(self.narrow_index(widen, index)))))
+
+    def narrow_index(self, widen: Widen, index: Ix) -> int:
+        """The index into the Widen's source of element `index` of its buffer: the Widen maps
+        dst_index + i to src_index + i, both linear in at most one loop variable (a tile's pixel t)."""
         at = self.bounds(index)[0]
         (var,) = widen.dst_index.variables() | widen.src_index.variables() or {"_"}
         dst0, dst1 = (int(widen.dst_index.evaluate({var: v})) for v in (0, 1))
         pixel, apart = divmod(at - dst0, dst1 - dst0) if dst1 != dst0 else (0, at - dst0)
         if apart:
             raise ValueError(f"kernel {self.kernel.name}: element {at} of {widen.dst} is not a pixel its Widen wrote")
-        source = widen.src_index.evaluate({var: pixel})
-        return plus(widen.src, paren(self.at(widen.src, Const(int(source)))))
+        return int(widen.src_index.evaluate({var: pixel}))
+
+    def gemm_run(self, s: Loop, depth: int) -> int | None:
+        """The DSP assembly's call (and the declarations it needs) for the DSP path, then Helium's
+        (`mve_gemm_run`): both are `if (...) {...} else` before the loop, at most one compiled."""
+        tile = super().gemm_run(s, depth)
+        self.mve_gemm_run(s, depth)
+        return tile
+
+    def mve_gemm_run(self, s: Loop, depth: int) -> None:
+        """A GEMM's loop over groups of four channels as one call of the runtime's Helium loop for a
+        tile of two pixels whose widening Helium skipped (the offset folded into the bias), under
+        VMCU_MVE_GEMM_RUN: vmcu_gemm_mve_k<len>_b16_run / _b32_run, each row unrolled, for rows of
+        MVE_ROWS inputs with the pixels one row apart in their int8 source and for rows of
+        MVE_WIDE_ROWS; vmcu_gemm_mve_b*_run for the others (vmcu_dsp.h). The sums stay in registers
+        from bias to byte. The loop itself follows for a tile of one pixel (and is the whole of it
+        on other cores)."""
+        parts = self.gemm_shape(s)
+        if parts is None or s.step != 4:
+            return
+        dot, requant, rows, bias, length = parts
+        widen = self.unwidened.get(self.lookup(dot.x).serial)
+        if widen is None or self.lookup(widen.src).run_stride is not None:
+            return
+        first, second = (self.narrow_index(widen, dot.x_index + t * dot.x_stride) for t in (0, 1))
+        unrolled = (length in MVE_ROWS and second - first == length) or length in MVE_WIDE_ROWS
+        quant, channel, u = paren(requant.quant), paren(requant.channel.c()), s.var
+        table = self.param(bias.bias, f"{bias.ctype} *")
+        w0 = paren(plus(self.param(rows[0].array, "int8_t *"), paren(rows[0].offset.c())))
+        multiplier = self.param(f"{quant}->requant.multiplier", "int32_t *")
+        shift = self.param(f"{quant}->requant.shift", "int8_t *")
+        offset = self.param(f"{quant}->output_offset", "int32_t")
+        out = f"&{requant.dst}[{paren(self.at(requant.dst, requant.dst_index))}]"
+        both = "1" if self.bounds(dot.pixels) == (2, 2) else f"{paren(dot.pixels.c())} == 2"
+        bits = 16 if bias.ctype == "int16_t" else 32
+        self.lines.append("#if VMCU_MVE_GEMM_RUN")
+        self.code(depth, [
+            f"if ({both}) {{",
+            f"const int32_t {u} = {s.lo.c()};",
+            f"const vmcu_gemm_mve_tile tile = {{{self.narrow_input(widen, dot.x_index)}, {w0}, {table} + {channel}, "
+            f"{multiplier} + {channel}, {shift} + {channel}, 2 * {offset} + 1, {out}, "
+            f"{paren(requant.dst_stride.c())}, ({paren(s.hi.c())} - {u}) / 4, {self.clamp_bounds(requant)}, "
+            f"{length}, {second - first}}};",
+            f"vmcu_gemm_mve_{f'k{length}_' if unrolled else ''}b{bits}_run(&tile);",
+            "} else"])
+        self.lines.append("#endif")
 
     def lower_Widen(self, s: Widen, depth: int) -> None:
         """Where the offset is 0 (folded into the bias, `offset.py`) Helium skips the widening: its dot
@@ -199,30 +251,33 @@ class HeliumLowering(DspLowering):
         self.lines.append("#endif")
 
     def lower_DotLanesPair(self, s: DotLanesPair, depth: int) -> None:
-        """A pixel pair's groups of eight in vector registers: the kernel row's columns, each loaded and
-        offset once for both pixels (vmcu_mac8x2_row_s8_mve, lanes past `lanes` adding 0)."""
+        """A pixel pair's groups of four or eight in vector registers: the kernel row's columns, each
+        loaded and offset once for both pixels (vmcu_mac4x2_row_s8_mve / vmcu_mac8x2_row_s8_mve, lanes
+        past `lanes` adding 0)."""
         if not (self.vector(s.acc) and self.vector(s.acc1)):
             super().lower_DotLanesPair(s, depth)
             return
         x = plus(s.x, paren(self.at(s.x, s.x_index)))
         w = plus(self.param(s.w, "int8_t *"), paren(s.w_index.c()))
+        eight = self.lookup(s.acc).size == 8
+        sums = (f"&{s.acc}_e, &{s.acc}_o, &{s.acc1}_e, &{s.acc1}_o" if eight else f"&{s.acc}_v, &{s.acc1}_v")
         self.lines.append("#if VMCU_MVE")
-        self.line(depth, f"vmcu_mac8x2_row_s8_mve({x}, {w}, {paren(s.taps.c())}, {s.shift}, "
+        self.line(depth, f"vmcu_mac{8 if eight else 4}x2_row_s8_mve({x}, {w}, {paren(s.taps.c())}, {s.shift}, "
                          f"{self.at(s.x, s.x_stride)}, {paren(s.w_stride.c())}, {self.param(s.x_offset, 'int32_t')}, "
-                         f"{s.lanes.c()}, "
-                         f"&{s.acc}_e, &{s.acc}_o, &{s.acc1}_e, &{s.acc1}_o);")
+                         f"{s.lanes.c()}, {sums});")
         self.lines.append("#else")
         super().lower_DotLanesPair(s, depth)
         self.lines.append("#endif")
 
     def lower_requantize_pair(self, s: Requantize, depth: int, k: str, constants: tuple[str, str], offset: str,
                               hoisted: bool) -> None:
-        """A pixel pair's vector groups requantized as two vectors of eight lanes (vmcu_requantize8_mve),
-        the scalar form under #else; a form Helium does not vectorize stores the vectors to their
-        buffers for the scalar loop."""
+        """A pixel pair's vector groups requantized as two vectors of four or eight lanes
+        (vmcu_requantize4_mve / vmcu_requantize8_mve), the scalar form under #else; a form Helium does
+        not vectorize stores the vectors to their buffers for the scalar loop."""
         if not (self.vector(s.acc) and self.vector(s.acc1)):
             super().lower_requantize_pair(s, depth, k, constants, offset, hoisted)
             return
+        eight = self.lookup(s.acc).size == 8
         self.lines.append("#if VMCU_MVE")
         if s.form.narrow or s.form.shifted:
             quant = paren(s.quant)
@@ -231,12 +286,15 @@ class HeliumLowering(DspLowering):
             form = "1" if s.form.shifted else "0"
             for acc, at in ((s.acc, s.dst_index), (s.acc1, s.dst_index + s.dst_stride)):
                 dst = plus(s.dst, paren(self.at(s.dst, at)))
-                self.line(depth, f"vmcu_requantize8_mve({acc}_e, {acc}_o, {tables}, {dst}, {s.count.c()}, {form});")
+                lanes = f"{acc}_e, {acc}_o" if eight else f"{acc}_v"
+                self.line(depth, f"vmcu_requantize{8 if eight else 4}_mve({lanes}, {tables}, {dst}, {s.count.c()}, "
+                                 f"{form});")
             self.lines.append("#else")
             super().lower_requantize_pair(s, depth, k, constants, offset, hoisted)
             self.lines.append("#endif")
             return
-        self.code(depth, [f"vmcu_store8_mve({acc}, {acc}_e, {acc}_o);" for acc in (s.acc, s.acc1)])
+        self.code(depth, [f"vmcu_store8_mve({acc}, {acc}_e, {acc}_o);" if eight else f"vst1q_s32({acc}, {acc}_v);"
+                          for acc in (s.acc, s.acc1)])
         self.lines.append("#endif")
         super().lower_requantize_pair(s, depth, k, constants, offset, hoisted)
 
@@ -380,18 +438,16 @@ class HeliumLowering(DspLowering):
 def lane_accumulator(alloc: RegAlloc, rest) -> bool:
     """Whether the buffer `alloc` declares is a DotLanes accumulator of four or eight int32 lanes that
     only InitBias, DotLanes and Requantize touch in the statements after it (`rest`), or one of a
-    pixel pair's groups of eight that DotLanesPair adds to as well: on Helium it lives in vector
-    registers (eight lanes: the even and the odd channels), stored to the buffer only where a scalar
-    statement reads it."""
+    pixel pair's groups that DotLanesPair adds to as well, all of its lanes at once: on Helium it
+    lives in vector registers (eight lanes: the even and the odd channels), stored to the buffer only
+    where a scalar statement reads it."""
     if alloc.ctype != "int32_t" or alloc.size not in (4, 8):
         return False
     users = [p.stmt for p in walk(rest) if alloc.name in (getattr(p.stmt, "acc", None), getattr(p.stmt, "acc1", None))]
-    kinds = (DotLanes, InitBias, Requantize) + ((DotLanesPair,) if alloc.size == 8 else ())
-    return any(isinstance(u, (DotLanes, DotLanesPair)) for u in users) and all(isinstance(u, kinds) for u in users)
+    kinds = (DotLanes, InitBias, Requantize, DotLanesPair)
+    return (any(isinstance(u, (DotLanes, DotLanesPair)) for u in users) and all(isinstance(u, kinds) for u in users)
+            and all(u.half is None for u in users if isinstance(u, DotLanesPair)))
 
-
-# Products of a 16x8 layer are below 2^22 in magnitude (int16 times int8): 511 of them fit an int32 sum.
-PARTIAL_PRODUCTS = 511
 
 
 def wide_lanes(alloc: RegAlloc, rest, scope: dict[str, tuple[int, int]]) -> bool:
