@@ -164,8 +164,10 @@ class HeliumLowering(DspLowering):
             return
         dot, requant, rows, bias, length = parts
         widen = self.unwidened.get(self.lookup(dot.x).serial)
-        if widen is None or self.lookup(widen.src).run_stride is not None:
-            return
+        source = self.lookup(widen.src) if widen is not None else None
+        if widen is None or (source is not None and source.run_stride is not None) \
+                or bias.ctype not in ("int16_t", "int32_t"):
+            return  # a strided load's copy is not one run; the assembly reads int16 or int32 biases
         first, second = (self.narrow_index(widen, dot.x_index + t * dot.x_stride) for t in (0, 1))
         unrolled = (length in MVE_ROWS and second - first == length) or length in MVE_WIDE_ROWS
         quant, channel, u = paren(requant.quant), paren(requant.channel.c()), s.var
@@ -447,7 +449,6 @@ def lane_accumulator(alloc: RegAlloc, rest) -> bool:
     kinds = (DotLanes, InitBias, Requantize, DotLanesPair)
     return (any(isinstance(u, (DotLanes, DotLanesPair)) for u in users) and all(isinstance(u, kinds) for u in users)
             and all(u.half is None for u in users if isinstance(u, DotLanesPair)))
-
 
 
 def wide_lanes(alloc: RegAlloc, rest, scope: dict[str, tuple[int, int]]) -> bool:
