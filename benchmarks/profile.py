@@ -198,6 +198,8 @@ def main() -> None:
     parser.add_argument("--lines", type=int, default=40, help="rows of each table")
     parser.add_argument("--json", type=Path, help="write every count there too")
     args = parser.parse_args()
+    if not args.model.is_file():
+        parser.error(f"{args.model}: no such file")
     with tempfile.TemporaryDirectory(prefix="vmcu-profile-") as scratch:
         found = profile(args.model, TARGETS[args.target], not args.no_fuse, Path(scratch))
     print("\n".join(report(found, args.lines)))
