@@ -12,9 +12,10 @@
  * pointers, both pixels' inputs through one (r1: pixel 0 at [r1], pixel 1 k bytes on, the immediate
  * reach of VLDRB) and one per weight row (r3, r5, r7, r9), r11 the biases. GCC, given the same loop
  * in C, keeps neither in registers: about 32 instructions per 16 inputs instead of 14 (two input
- * loads, four weight loads, eight VMLADAVA). Each row is unrolled (k in VMCU_MVE_GEMM_K_DECLARE);
+ * loads, four weight loads, eight VMLADAVA). Each row is unrolled (k in VMCU_GEMM_MVE_K_DECLARE);
  * the last 8 inputs of a row of 8 + 16n load under the predicate VCTP sets once on entry (inputs
- * past it load as 0, so the VMLADAVA need none; weights past it are not read).
+ * past it load as 0, so the VMLADAVA need none; weights past it are not read). 16-bit biases are
+ * added after the row as one widened vector, the row's first VMLADAV starting the sums at 0.
  *
  * After a group's row the eight sums move into two vectors (pixel 0 in q0, pixel 1 in q1, channel c
  * in lane c) and are requantized as vmcu_requantize_unclamped_mve's narrow form does: VQRDMULH by
