@@ -85,8 +85,9 @@ __asm__(
     "    vmin.s32 \\v, \\v, q7\n"
     "    vstrb.32 \\v, [\\out]\n"
     "    .endm\n"
-    /* vmcu_gemm_mve_k<k>_b<bits>_run: `bias` loads a group's four biases into r0, r2, r4, r6 and
-     * pixel 1's sums (r8, r10, r12, lr), r11 stepping to the next group's. */
+    /* vmcu_gemm_mve_k<k>_b<bits>_run: 32-bit biases start both pixels' sums (r0, r2, r4, r6 and r8,
+     * r10, r12, lr), 16-bit ones are added after the row (`first` the row's first operation); r11
+     * steps to the next group's biases. */
     "    .macro VMCU_MVE_GEMM k, bits, first\n"
     "    .pushsection .text.vmcu_gemm_mve_k\\k\\()_b\\bits\\()_run,\"ax\",%progbits\n"
     "    .global vmcu_gemm_mve_k\\k\\()_b\\bits\\()_run\n"
