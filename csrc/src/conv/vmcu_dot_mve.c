@@ -85,19 +85,20 @@ __asm__(
     "    vmin.s32 \\v, \\v, q7\n"
     "    vstrb.32 \\v, [\\out]\n"
     "    .endm\n"
-    /* vmcu_gemm_mve_k<k>_b<bits>_run: 32-bit biases start both pixels' sums (r0, r2, r4, r6 and r8,
-     * r10, r12, lr), 16-bit ones are added after the row (`first` the row's first operation); r11
-     * steps to the next group's biases. */
-    "    .macro VMCU_MVE_GEMM k, bits, first\n"
-    "    .pushsection .text.vmcu_gemm_mve_k\\k\\()_b\\bits\\()_run,\"ax\",%progbits\n"
-    "    .global vmcu_gemm_mve_k\\k\\()_b\\bits\\()_run\n"
-    "    .type vmcu_gemm_mve_k\\k\\()_b\\bits\\()_run, %function\n"
+    /* A function's start: its section (one per function: the link keeps only those a model calls),
+     * the saved registers, `frame` bytes of frame holding the tile's multipliers, shifts, outputs,
+     * out_stride, 2 * offset + 1 and groups from [sp], and the activation's bounds in q6, q7; the
+     * tile's pointer stays in r0. */
+    "    .macro VMCU_MVE_BEGIN name, frame\n"
+    "    .pushsection .text.\\name,\"ax\",%progbits\n"
+    "    .global \\name\n"
+    "    .type \\name, %function\n"
     "    .p2align 2\n"
     "    .thumb_func\n"
-    "vmcu_gemm_mve_k\\k\\()_b\\bits\\()_run:\n"
+    "\\name:\n"
     "    push {r4-r11, lr}\n"
     "    vpush {d8-d15}\n"
-    "    sub sp, sp, #24\n"
+    "    sub sp, sp, #\\frame\n"
     "    ldrd r2, r3, [r0, #12]\n"     /* multipliers, shifts */
     "    strd r2, r3, [sp]\n"
     "    ldrd r2, r3, [r0, #24]\n"     /* out, out_stride */
@@ -105,11 +106,42 @@ __asm__(
     "    ldr r2, [r0, #20]\n"          /* 2 * offset + 1 */
     "    ldr r3, [r0, #32]\n"          /* groups */
     "    strd r2, r3, [sp, #16]\n"
-    "    ldrd r1, r9, [r0]\n"          /* x, the first group's first row */
-    "    ldr r11, [r0, #8]\n"          /* biases */
     "    ldrd r2, r3, [r0, #36]\n"     /* act_min, act_max */
     "    vdup.32 q6, r2\n"
     "    vdup.32 q7, r3\n"
+    "    .endm\n"
+    "    .macro VMCU_MVE_END name, frame\n"
+    "    add sp, sp, #\\frame\n"
+    "    vpop {d8-d15}\n"
+    "    pop {r4-r11, pc}\n"
+    "    .size \\name, . - \\name\n"
+    "    .popsection\n"
+    "    .endm\n"
+    /* A group's end: both pixels' sums (`v0`, `v1`) requantized with the frame's constants, loaded
+     * into the registers named (ascending, as LDM takes them), stored, the frame's pointers stepped
+     * to the next group, and back to 1 while groups are left. */
+    "    .macro VMCU_MVE_NEXT_GROUP v0, v1, shift, tmp, m, s, out, stride, off2, groups\n"
+    "    ldm sp, {\\m, \\s, \\out, \\stride, \\off2, \\groups}\n"
+    "    vldrw.u32 q2, [\\m], #16\n"
+    "    vshr.u32 q2, q2, #1\n"
+    "    vldrb.s32 \\shift, [\\s], #4\n"
+    "    vneg.s32 \\shift, \\shift\n"
+    "    add \\stride, \\out, \\stride\n"   /* pixel 1's outputs (VSTRB.32 takes a low register) */
+    "    VMCU_MVE_REQUANTIZE \\v0, \\out, \\shift, \\tmp, \\off2\n"
+    "    VMCU_MVE_REQUANTIZE \\v1, \\stride, \\shift, \\tmp, \\off2\n"
+    "    adds \\out, \\out, #4\n"
+    "    stm sp, {\\m, \\s, \\out}\n"
+    "    subs \\groups, \\groups, #1\n"
+    "    str \\groups, [sp, #20]\n"
+    "    bne 1b\n"
+    "    .endm\n"
+    /* vmcu_gemm_mve_k<k>_b<bits>_run: 32-bit biases start both pixels' sums (r0, r2, r4, r6 and r8,
+     * r10, r12, lr), 16-bit ones are added after the row (`first` the row's first operation); r11
+     * steps to the next group's biases. */
+    "    .macro VMCU_MVE_GEMM k, bits, first\n"
+    "    VMCU_MVE_BEGIN vmcu_gemm_mve_k\\k\\()_b\\bits\\()_run, 24\n"
+    "    ldrd r1, r9, [r0]\n"          /* x, the first group's first row */
+    "    ldr r11, [r0, #8]\n"          /* biases */
     "    .if \\k % 16\n"
     "    movs r2, #(\\k % 16)\n"
     "    vctp.8 r2\n"
@@ -136,24 +168,8 @@ __asm__(
     "    vadd.i32 q0, q0, q5\n"
     "    vadd.i32 q1, q1, q5\n"
     "    .endif\n"
-    "    ldm sp, {r0, r2, r4, r6, r8, r10}\n"
-    "    vldrw.u32 q2, [r0], #16\n"
-    "    vshr.u32 q2, q2, #1\n"
-    "    vldrb.s32 q3, [r2], #4\n"
-    "    vneg.s32 q3, q3\n"
-    "    add r6, r4, r6\n"            /* pixel 1's outputs (VSTRB.32 takes a low register) */
-    "    VMCU_MVE_REQUANTIZE q0, r4, q3, q4, r8\n"
-    "    VMCU_MVE_REQUANTIZE q1, r6, q3, q4, r8\n"
-    "    adds r4, r4, #4\n"
-    "    stm sp, {r0, r2, r4}\n"
-    "    subs r10, r10, #1\n"
-    "    str r10, [sp, #20]\n"
-    "    bne 1b\n"
-    "    add sp, sp, #24\n"
-    "    vpop {d8-d15}\n"
-    "    pop {r4-r11, pc}\n"
-    "    .size vmcu_gemm_mve_k\\k\\()_b\\bits\\()_run, . - vmcu_gemm_mve_k\\k\\()_b\\bits\\()_run\n"
-    "    .popsection\n"
+    "    VMCU_MVE_NEXT_GROUP q0, q1, q3, q4, r0, r2, r4, r6, r8, r10\n"
+    "    VMCU_MVE_END vmcu_gemm_mve_k\\k\\()_b\\bits\\()_run, 24\n"
     "    .endm\n"
     /* The wide rows' group of 16 inputs: pixel 1's through its own pointer (r3), the rows r5, r7,
      * r9, r11 (the biases' pointer in the frame). */
@@ -202,30 +218,12 @@ __asm__(
     /* vmcu_gemm_mve_k<k>_b<bits>_run for rows past VLDRB's reach (k > 96): as the narrow one, pixel 1's
      * inputs x_stride on through their own pointer, the biases' pointer at [sp + 24]. */
     "    .macro VMCU_MVE_GEMM_WIDE k, bits, first\n"
-    "    .pushsection .text.vmcu_gemm_mve_k\\k\\()_b\\bits\\()_run,\"ax\",%progbits\n"
-    "    .global vmcu_gemm_mve_k\\k\\()_b\\bits\\()_run\n"
-    "    .type vmcu_gemm_mve_k\\k\\()_b\\bits\\()_run, %function\n"
-    "    .p2align 2\n"
-    "    .thumb_func\n"
-    "vmcu_gemm_mve_k\\k\\()_b\\bits\\()_run:\n"
-    "    push {r4-r11, lr}\n"
-    "    vpush {d8-d15}\n"
-    "    sub sp, sp, #32\n"
-    "    ldrd r2, r3, [r0, #12]\n"     /* multipliers, shifts */
-    "    strd r2, r3, [sp]\n"
-    "    ldrd r2, r3, [r0, #24]\n"     /* out, out_stride */
-    "    strd r2, r3, [sp, #8]\n"
-    "    ldr r2, [r0, #20]\n"          /* 2 * offset + 1 */
-    "    ldr r3, [r0, #32]\n"          /* groups */
-    "    strd r2, r3, [sp, #16]\n"
+    "    VMCU_MVE_BEGIN vmcu_gemm_mve_k\\k\\()_b\\bits\\()_run, 32\n"
     "    ldr r2, [r0, #8]\n"           /* biases */
     "    str r2, [sp, #24]\n"
     "    ldrd r1, r11, [r0]\n"         /* x, the first group's first row */
     "    ldr r3, [r0, #48]\n"          /* x_stride */
     "    add r3, r1, r3\n"
-    "    ldrd r2, r0, [r0, #36]\n"     /* act_min, act_max */
-    "    vdup.32 q6, r2\n"
-    "    vdup.32 q7, r0\n"
     "    .if \\k % 16\n"
     "    movs r2, #(\\k % 16)\n"
     "    vctp.8 r2\n"
@@ -255,24 +253,8 @@ __asm__(
     "    vadd.i32 q0, q0, q5\n"
     "    vadd.i32 q1, q1, q5\n"
     "    .endif\n"
-    "    ldm sp, {r0, r2, r4, r6, r8, r10}\n"
-    "    vldrw.u32 q2, [r0], #16\n"
-    "    vshr.u32 q2, q2, #1\n"
-    "    vldrb.s32 q3, [r2], #4\n"
-    "    vneg.s32 q3, q3\n"
-    "    add r6, r4, r6\n"
-    "    VMCU_MVE_REQUANTIZE q0, r4, q3, q4, r8\n"
-    "    VMCU_MVE_REQUANTIZE q1, r6, q3, q4, r8\n"
-    "    adds r4, r4, #4\n"
-    "    stm sp, {r0, r2, r4}\n"
-    "    subs r10, r10, #1\n"
-    "    str r10, [sp, #20]\n"
-    "    bne 1b\n"
-    "    add sp, sp, #32\n"
-    "    vpop {d8-d15}\n"
-    "    pop {r4-r11, pc}\n"
-    "    .size vmcu_gemm_mve_k\\k\\()_b\\bits\\()_run, . - vmcu_gemm_mve_k\\k\\()_b\\bits\\()_run\n"
-    "    .popsection\n"
+    "    VMCU_MVE_NEXT_GROUP q0, q1, q3, q4, r0, r2, r4, r6, r8, r10\n"
+    "    VMCU_MVE_END vmcu_gemm_mve_k\\k\\()_b\\bits\\()_run, 32\n"
     "    .endm\n"
     /* Rows past 96 inputs: a multiple of 8 up to 128, of 16 up to 512 (MVE_WIDE_ROWS in lower.helium). */
     "    .irp k, 104, 112, 120, 128, 144, 160, 176, 192, 208, 224, 240, 256, 272, 288, 304, 320, "
@@ -280,10 +262,29 @@ __asm__(
     "    VMCU_MVE_GEMM_WIDE \\k, 16, vmladav\n"
     "    VMCU_MVE_GEMM_WIDE \\k, 32, vmladava\n"
     "    .endr\n"
-    /* A pass of a group's row length (r10) over two of its rows (r5, r7) for both pixels (r1, r3)
-     * into r0, r2 (pixel 0) and r4, r6 (pixel 1): a tail-predicated loop (DLSTP), 16 inputs a turn,
-     * the last turn's lanes past the row neither loaded nor added. */
-    "    .macro VMCU_MVE_PASS\n"
+    /* Pass `c` (0 or 1) of a group of any row length (r10): rows c and c + 2 of the group (from r9)
+     * against both pixels (from r8, pixel 1 r12 on), the sums starting from those channels' biases
+     * (r11, `bits` wide) in r0, r2 (pixel 0) and r4, r6 (pixel 1), a tail-predicated loop (DLSTP) of
+     * 16 inputs a turn, the last turn's lanes past the row neither loaded nor added; then the sums
+     * into lanes c and c + 2 of pixel 0's vector (q3) and pixel 1's (q4). */
+    "    .macro VMCU_MVE_PASS c, bits\n"
+    "    .if \\bits == 32\n"
+    "    ldr r0, [r11, #(4 * \\c)]\n"
+    "    ldr r2, [r11, #(4 * \\c + 8)]\n"
+    "    .else\n"
+    "    ldrsh r0, [r11, #(2 * \\c)]\n"
+    "    ldrsh r2, [r11, #(2 * \\c + 4)]\n"
+    "    .endif\n"
+    "    mov r4, r0\n"
+    "    mov r6, r2\n"
+    "    mov r1, r8\n"
+    "    add r3, r8, r12\n"
+    "    .if \\c\n"
+    "    add r5, r9, r10\n"
+    "    .else\n"
+    "    mov r5, r9\n"
+    "    .endif\n"
+    "    add r7, r5, r10, lsl #1\n"
     "    dlstp.8 lr, r10\n"
     "2:\n"
     "    vldrb.u8 q0, [r1], #16\n"
@@ -295,88 +296,24 @@ __asm__(
     "    vmladava.s8 r2, q0, q2\n"
     "    vmladava.s8 r6, q1, q2\n"
     "    letp lr, 2b\n"
+    "    vmov q3[(\\c + 2)], q3[\\c], r0, r2\n"
+    "    vmov q4[(\\c + 2)], q4[\\c], r4, r6\n"
     "    .endm\n"
-    /* vmcu_gemm_mve_b<bits>_run, any row length: a group's channels in two passes of two rows each,
-     * 0 and 2 then 1 and 3, whose sums land in lanes 0 and 2, then 1 and 3, of pixel 0's vector (q3)
-     * and pixel 1's (q4). r8 the inputs, r9 the group's first row, r10 the length, r11 the biases,
-     * r12 the pixels' distance. */
+    /* vmcu_gemm_mve_b<bits>_run, any row length: a group's channels in two passes of two rows each.
+     * r8 the inputs, r9 the group's first row, r10 the length, r11 the biases, r12 the pixels'
+     * distance. */
     "    .macro VMCU_MVE_GEMM_ANY bits\n"
-    "    .pushsection .text.vmcu_gemm_mve_b\\bits\\()_run,\"ax\",%progbits\n"
-    "    .global vmcu_gemm_mve_b\\bits\\()_run\n"
-    "    .type vmcu_gemm_mve_b\\bits\\()_run, %function\n"
-    "    .p2align 2\n"
-    "    .thumb_func\n"
-    "vmcu_gemm_mve_b\\bits\\()_run:\n"
-    "    push {r4-r11, lr}\n"
-    "    vpush {d8-d15}\n"
-    "    sub sp, sp, #24\n"
-    "    ldrd r2, r3, [r0, #12]\n"     /* multipliers, shifts */
-    "    strd r2, r3, [sp]\n"
-    "    ldrd r2, r3, [r0, #24]\n"     /* out, out_stride */
-    "    strd r2, r3, [sp, #8]\n"
-    "    ldr r2, [r0, #20]\n"          /* 2 * offset + 1 */
-    "    ldr r3, [r0, #32]\n"          /* groups */
-    "    strd r2, r3, [sp, #16]\n"
+    "    VMCU_MVE_BEGIN vmcu_gemm_mve_b\\bits\\()_run, 24\n"
     "    ldrd r8, r9, [r0]\n"          /* x, the first group's first row */
     "    ldr r11, [r0, #8]\n"          /* biases */
     "    ldrd r10, r12, [r0, #44]\n"   /* len, x_stride */
-    "    ldrd r2, r3, [r0, #36]\n"     /* act_min, act_max */
-    "    vdup.32 q6, r2\n"
-    "    vdup.32 q7, r3\n"
     "1:\n"
-    "    .if \\bits == 32\n"
-    "    ldr r0, [r11]\n"
-    "    ldr r2, [r11, #8]\n"
-    "    .else\n"
-    "    ldrsh r0, [r11]\n"
-    "    ldrsh r2, [r11, #4]\n"
-    "    .endif\n"
-    "    mov r4, r0\n"
-    "    mov r6, r2\n"
-    "    mov r1, r8\n"
-    "    add r3, r8, r12\n"
-    "    mov r5, r9\n"
-    "    add r7, r9, r10, lsl #1\n"
-    "    VMCU_MVE_PASS\n"
-    "    vmov q3[2], q3[0], r0, r2\n"
-    "    vmov q4[2], q4[0], r4, r6\n"
-    "    .if \\bits == 32\n"
-    "    ldr r0, [r11, #4]\n"
-    "    ldr r2, [r11, #12]\n"
-    "    adds r11, r11, #16\n"
-    "    .else\n"
-    "    ldrsh r0, [r11, #2]\n"
-    "    ldrsh r2, [r11, #6]\n"
-    "    adds r11, r11, #8\n"
-    "    .endif\n"
-    "    mov r4, r0\n"
-    "    mov r6, r2\n"
-    "    mov r1, r8\n"
-    "    add r3, r8, r12\n"
-    "    add r5, r9, r10\n"
-    "    add r7, r5, r10, lsl #1\n"
-    "    VMCU_MVE_PASS\n"
-    "    vmov q3[3], q3[1], r0, r2\n"
-    "    vmov q4[3], q4[1], r4, r6\n"
+    "    VMCU_MVE_PASS 0, \\bits\n"
+    "    VMCU_MVE_PASS 1, \\bits\n"
+    "    adds r11, r11, #(\\bits / 2)\n" /* the next group's biases */
     "    add r9, r9, r10, lsl #2\n"     /* the next group's first row */
-    "    ldm sp, {r0, r1, r2, r3, r4, r5}\n"
-    "    vldrw.u32 q2, [r0], #16\n"
-    "    vshr.u32 q2, q2, #1\n"
-    "    vldrb.s32 q5, [r1], #4\n"
-    "    vneg.s32 q5, q5\n"
-    "    add r3, r2, r3\n"
-    "    VMCU_MVE_REQUANTIZE q3, r2, q5, q0, r4\n"
-    "    VMCU_MVE_REQUANTIZE q4, r3, q5, q0, r4\n"
-    "    adds r2, r2, #4\n"
-    "    stm sp, {r0, r1, r2}\n"
-    "    subs r5, r5, #1\n"
-    "    str r5, [sp, #20]\n"
-    "    bne 1b\n"
-    "    add sp, sp, #24\n"
-    "    vpop {d8-d15}\n"
-    "    pop {r4-r11, pc}\n"
-    "    .size vmcu_gemm_mve_b\\bits\\()_run, . - vmcu_gemm_mve_b\\bits\\()_run\n"
-    "    .popsection\n"
+    "    VMCU_MVE_NEXT_GROUP q3, q4, q5, q0, r0, r1, r2, r3, r4, r5\n"
+    "    VMCU_MVE_END vmcu_gemm_mve_b\\bits\\()_run, 24\n"
     "    .endm\n"
     "    VMCU_MVE_GEMM_ANY 16\n"
     "    VMCU_MVE_GEMM_ANY 32\n"
