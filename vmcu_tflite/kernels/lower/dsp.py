@@ -177,17 +177,10 @@ class DspLowering(CoreLowering):
         self.assembly_reads.add(tile)
         if tile not in self.paired:
             return tile
-        u, quant, length = s.var, paren(requant.quant), self.bounds(dot.length)[0]
-        multiplier = self.param(f"{quant}->requant.multiplier", "int32_t *")
-        shift = self.param(f"{quant}->requant.shift", "int8_t *")
-        offset = self.param(f"{quant}->output_offset", "int32_t")
-        w0 = paren(plus(self.param(rows[0].array, "int8_t *"), paren(rows[0].offset.c())))
+        u, length = s.var, self.bounds(dot.length)[0]
+        multiplier, shift, offset, w0, channel, out, table, both = self.gemm_operands(dot, requant, rows, bias)
         x = self.ref(dot.x)
-        channel = paren(requant.channel.c())
-        out = f"&{requant.dst}[{paren(self.at(requant.dst, requant.dst_index))}]"
-        table = self.param(bias.bias, f"{bias.ctype} *")
         run = f"vmcu_gemm2x2_{f'k{length}_' if unrolled else ''}narrow_b{16 if bias.ctype == 'int16_t' else 32}_run"
-        both = "1" if self.bounds(dot.pixels) == (2, 2) else f"{paren(dot.pixels.c())} == 2"
         direct = self.direct_stores(s, dot, requant)
         into = []
         if direct is not None:
@@ -210,6 +203,23 @@ class DspLowering(CoreLowering):
             "} else"])
         self.lines.append("#endif")
         return tile
+
+    def gemm_operands(self, dot: Dot, requant: Requantize, rows: list[FlashLoad],
+                      bias: InitBias) -> tuple[str, str, str, str, str, str, str, str]:
+        """The C operands of a GEMM loop's call, in either instruction set's tile (`gemm_shape`'s
+        parts): the multiplier and shift tables, the output offset, the first row, the first
+        channel, the first output's address, the bias table, and the test that the tile has both
+        pixels."""
+        quant = paren(requant.quant)
+        multiplier = self.param(f"{quant}->requant.multiplier", "int32_t *")
+        shift = self.param(f"{quant}->requant.shift", "int8_t *")
+        offset = self.param(f"{quant}->output_offset", "int32_t")
+        w0 = paren(plus(self.param(rows[0].array, "int8_t *"), paren(rows[0].offset.c())))
+        channel = paren(requant.channel.c())
+        out = f"&{requant.dst}[{paren(self.at(requant.dst, requant.dst_index))}]"
+        table = self.param(bias.bias, f"{bias.ctype} *")
+        both = "1" if self.bounds(dot.pixels) == (2, 2) else f"{paren(dot.pixels.c())} == 2"
+        return multiplier, shift, offset, w0, channel, out, table, both
 
     def direct_stores(self, s: Loop, dot: Dot, requant: Requantize) -> tuple[Loop, Ix, int] | None:
         """Where the statement after a GEMM's channel loop `s` is the loop that stores its outputs

@@ -175,14 +175,8 @@ class HeliumLowering(DspLowering):
         unrolled = (length in MVE_ROWS and second - first == length) or length in MVE_WIDE_ROWS
         if not unrolled and length < MVE_LOOPED_SHORTEST:
             return
-        quant, channel, u = paren(requant.quant), paren(requant.channel.c()), s.var
-        table = self.param(bias.bias, f"{bias.ctype} *")
-        w0 = paren(plus(self.param(rows[0].array, "int8_t *"), paren(rows[0].offset.c())))
-        multiplier = self.param(f"{quant}->requant.multiplier", "int32_t *")
-        shift = self.param(f"{quant}->requant.shift", "int8_t *")
-        offset = self.param(f"{quant}->output_offset", "int32_t")
-        out = f"&{requant.dst}[{paren(self.at(requant.dst, requant.dst_index))}]"
-        both = "1" if self.bounds(dot.pixels) == (2, 2) else f"{paren(dot.pixels.c())} == 2"
+        u = s.var
+        multiplier, shift, offset, w0, channel, out, table, both = self.gemm_operands(dot, requant, rows, bias)
         bits = 16 if bias.ctype == "int16_t" else 32
         self.lines.append("#if VMCU_MVE_GEMM_RUN")
         self.code(depth, [
