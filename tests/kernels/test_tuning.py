@@ -98,3 +98,16 @@ def test_helium_reads_a_gathered_window_as_int8_past_the_segments_stores():
     step, planned = program.steps[0], program.plan.steps[0]
     source = lower(describe(step.kernel, step.params, planned.segment_bytes, planned.in_place, planned.tile_rows), "f")
     assert "/* the dot products read window */" in source
+
+
+def test_the_dsp_tuning_keeps_one_channel_planes_where_they_run_fastest():
+    """The classifier's 3x3 depthwise layer (stride 1, pairs clear of the edges) runs in place; its
+    planes of eight channels fit the same pool. The DSP tuning keeps one-channel planes (a kernel row
+    of a pixel pair is one word, two SXTAB16 and four SMLADs: `one_channel_planes_first`), Helium
+    widens them to eight (one vector of lanes per tap), the pool the same."""
+    model = next(m for m in FIXTURES if m.stem == "float_io_classifier")
+    dsp, helium = compile_model(model), compile_model(model, tuning="helium")
+    segments = {name: {s.index: p.segment_bytes for s, p in zip(program.steps, program.plan.steps) if p.in_place}
+                for name, program in (("dsp", dsp), ("helium", helium))}
+    assert segments == {"dsp": {1: 1}, "helium": {1: 8}}
+    assert dsp.plan.pool_bytes == helium.plan.pool_bytes

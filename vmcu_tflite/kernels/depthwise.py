@@ -235,6 +235,25 @@ def _interior_pairs(p) -> bool:
     return columns is not None and columns[1] - columns[0] >= 3
 
 
+def plane_pairs(p) -> bool:
+    """Whether an in-place layer's one-channel planes take their pixels two at a time: stride 1, a
+    kernel row and the next pixel's input in whole words (3 or 7 taps: vmcu_dot_row2_s8; 5 taps run
+    as two words each pixel alone), and a row with pairs clear of its edges."""
+    _, k_w = p.filter.shape[1:3]
+    return p.stride[1] == 1 and p.dilation[1] == 1 and (k_w + 1) % 4 == 0 and _interior_pairs(p)
+
+
+def one_channel_planes_first(p) -> bool:
+    """Whether one-channel planes are an in-place layer's fastest form, so that the planner keeps them
+    where wider planes would fit too: on the DSP tuning, 3-tap rows that pair (`plane_pairs`). Such a
+    row of a plane is one word for both pixels, two SXTAB16 and four SMLADs for six products, where a
+    four-channel group takes a SMLABB or SMLATT per product and a load and an extension per tap and
+    four channels (measured on the Cortex-M4: person detection's 6x6 and 12x12 layers 10-27 % fewer
+    instructions, MCUNet-320KB's 11x11 one 29 %; 7-tap planes run slower than groups, as do Helium's
+    planes, whose rows have no vector form)."""
+    return getattr(p, "tuning", "dsp") == "dsp" and p.filter.shape[2] == 3 and plane_pairs(p)
+
+
 def depthwise(params, segment: int) -> Kernel:
     """Streaming depthwise; `segment` in bytes (whole elements of a 16x8 layer's int16 outputs, read
     four channels at a time with multiplier 1 on every core)."""
@@ -291,11 +310,8 @@ def depthwise_in_place(params, segment: int) -> Kernel:
     lanes = 1 if single else depthwise_lanes(p, segment)
     load_taps = [RegAlloc("taps", "int32_t", k_h * k_w), FlashLoad("taps", "p->filter", q, True, k_h * k_w, c)]
     # Two pixels at a time where both are left (the stores after both): multi-channel planes as
-    # pairs_pixels allows; one-channel planes where a kernel row and the next pixel's input are whole
-    # words (3 or 7 taps: vmcu_dot_row2_s8; 5 taps run as two words each pixel alone) and a row has
-    # pairs clear of its edges.
-    paired = (p.stride[1] == 1 and p.dilation[1] == 1 and (k_w + 1) % 4 == 0 and _interior_pairs(p) if single
-              else pairs_pixels(p))
+    # pairs_pixels allows, one-channel planes as plane_pairs does.
+    paired = plane_pairs(p) if single else pairs_pixels(p)
     if paired:
         count, t, xx = imin(o_w - x, 2), Var("t"), Var("xx")
         pairs = floor_div(count, 2)

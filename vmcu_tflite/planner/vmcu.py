@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 from typing import Sequence
 
 from ..graph import Graph
+from ..kernels.depthwise import one_channel_planes_first
 from ..lifetimes import Buffer, buffer_lifetimes
 from ..ops.pulled_row import KIND as PULLED_ROW
 from ..plan import Plan, PlannedStep, workspace_id
@@ -28,9 +29,10 @@ from .views import view_steps
 
 def _widen_in_place_segments(steps, streaming, buffers, overlaps, pool, offsets, io, budget):
     """Fewer, larger channel passes where the pool found allows them (the paper's tie-break:
-    with the same pool bytes, fewer segments mean fewer modulo wraps and faster kernels)."""
+    with the same pool bytes, fewer segments mean fewer modulo wraps and faster kernels), except
+    where one-channel planes are the layer's fastest form (`one_channel_planes_first`)."""
     for k, chosen in sorted(streaming.items()):
-        if not chosen.in_place:
+        if not chosen.in_place or (chosen.segment_bytes == 1 and one_channel_planes_first(steps[k].params)):
             continue
         for segment in in_place_segments(steps[k].params.input_shape[3]):
             if segment <= chosen.segment_bytes:

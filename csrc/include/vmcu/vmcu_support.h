@@ -152,15 +152,6 @@ static inline void vmcu_put(const vmcu_view *v, uint32_t offset, int8_t value)
     v->pool[vmcu_addr(v, offset)] = value;
 }
 
-/**
- * A pointer to byte `offset` of a view whose tensor does not cross the end of the pool: no wrap
- * to check. The generated kernels use it for the tensors their plan keeps in one piece.
- */
-static inline int8_t *vmcu_flat(const vmcu_view *v, uint32_t offset)
-{
-    return v->pool + v->base + offset;
-}
-
 /** A pointer to bytes [offset, offset + len) when they do not cross the end of the pool, else NULL. */
 static inline const int8_t *vmcu_span(const vmcu_view *v, uint32_t offset, uint32_t len)
 {

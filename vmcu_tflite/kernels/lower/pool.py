@@ -12,7 +12,8 @@ kilobytes) to copy a few bytes per run.
 
 Tensors that do not wrap. The plan is static, so the converter knows which of a step's tensors
 lie in one piece; `lower(..., whole=...)` reads and writes those through plain pointers
-(vmcu_flat, memcpy): no wrap test and no copy buffer on the stack.
+(a pointer to the view's first byte, made once per function; memcpy): no wrap test and no copy
+buffer on the stack.
 
 int16 activations (16x8 layers). A RAMLoad of int16_t elements is a `const int16_t *` into the pool only
 where its bytes neither wrap nor sit at an odd address (vmcu_span16), else a copy: the C never trusts
@@ -46,7 +47,7 @@ class PoolStatements:
         single = self.bounds(s.length) == (1, 1)
         local = self.own_buffer(s.src)  # cannot overlap the pool
         if s.tensor in self.whole:
-            at = f"vmcu_flat({view}, {off})"
+            at = f"({self.flat(view)} + {off})"
             self.line(depth, f"{at}[0] = {s.src}[{self.at(s.src, s.src_index)}];" if single
                       else f"{'memcpy' if local else 'memmove'}({at}, {src}, {u32(s.length)});")
         elif single:
@@ -95,10 +96,10 @@ class PoolStatements:
         self.line(depth, f"/* RAMLoad {s.name}: {s.tensor} into {s.into} */")
         if runs_hi <= 1 and s.runs == Const(1):
             if self.bounds(s.length) == (1, 1):
-                byte = f"vmcu_flat({view}, {off})[0]" if whole else f"vmcu_get({view}, {off})"
+                byte = f"{self.flat(view)}[{off}]" if whole else f"vmcu_get({view}, {off})"
                 self.line(depth, f"{s.into}[{self.at(s.into, s.into_index)}] = {byte};")
                 return
-            read = (f"memcpy({dst}, vmcu_flat({view}, {off}), {u32(s.length)});" if whole
+            read = (f"memcpy({dst}, {self.flat(view)} + {off}, {u32(s.length)});" if whole
                     else f"vmcu_read({view}, {off}, {dst}, {u32(s.length)});")
             if length_lo > 0:
                 self.line(depth, read)
@@ -113,7 +114,7 @@ class PoolStatements:
         self.line(depth + 1, f"const int32_t {length} = {s.length.c()};")
         self.line(depth + 1, f"for (int32_t {r} = 0; {r} < {s.runs.c()} && {length} > 0; ++{r}) {{")
         run_at = f"{at} + (uint32_t)({r} * {paren(s.run_stride.c())})"
-        self.line(depth + 2, f"memcpy({dst} + {r} * {length}, vmcu_flat({view}, {run_at}), (uint32_t){length});"
+        self.line(depth + 2, f"memcpy({dst} + {r} * {length}, {self.flat(view)} + {run_at}, (uint32_t){length});"
                   if whole else f"vmcu_read({view}, {run_at}, {dst} + {r} * {length}, (uint32_t){length});")
         self.line(depth + 1, "}")
         self.line(depth, "}")
@@ -134,12 +135,12 @@ class PoolStatements:
         self.line(depth + 1, f"const int32_t {length} = {s.length.c()};")
         if single:
             self.line(depth + 1, f"if ({length} > 0) {{")
-            self.line(depth + 2, f"memcpy({dst}, vmcu_flat({view}, {at}), (uint32_t){length});"
+            self.line(depth + 2, f"memcpy({dst}, {self.flat(view)} + {at}, (uint32_t){length});"
                       if whole else f"vmcu_read({view}, {at}, {dst}, (uint32_t){length});")
         else:
             self.line(depth + 1, f"for (int32_t {r} = 0; {r} < {s.runs.c()} && {length} > 0; ++{r}) {{")
             run_at = f"{at} + (uint32_t)({r} * {paren(s.run_stride.c())})"
-            self.line(depth + 2, f"memcpy({dst} + {r} * {length}, vmcu_flat({view}, {run_at}), (uint32_t){length});"
+            self.line(depth + 2, f"memcpy({dst} + {r} * {length}, {self.flat(view)} + {run_at}, (uint32_t){length});"
                       if whole else f"vmcu_read({view}, {run_at}, {dst} + {r} * {length}, (uint32_t){length});")
         self.line(depth + 1, "}")
         self.line(depth, "}")
@@ -152,8 +153,8 @@ class PoolStatements:
         if s.tensor in self.whole:
             self.declare(s.name, Pointer("load"))
             self.line(depth, f"/* RAMLoad {s.name}: {s.tensor}, a pointer into the pool (it does not wrap) */")
-            self.line(depth, f"const int8_t *{s.name} = vmcu_flat({self.view(s.tensor)}, "
-                             f"{self.u32_offset(s.tensor, s.offset)});")
+            self.line(depth, f"const int8_t *{s.name} = {self.flat(self.view(s.tensor))} + "
+                             f"{self.u32_offset(s.tensor, s.offset)};")
             self.unused(depth, s.name)
             return
         if s.max_bytes <= 0:
