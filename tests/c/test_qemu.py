@@ -21,10 +21,12 @@ import shutil
 import subprocess
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import vmcu_tflite
-from tests.models_under_test import FIXTURES, REAL_MODELS, ROOT, conv_chain, left_shift_block, signed_scales_block
+from tests.models_under_test import (FIXTURES, REAL_MODELS, ROOT, conv_chain, left_shift_block, signed_scales_block,
+                                     without_head)
 from vmcu_tflite.cli.validate import format_profile
 from vmcu_tflite.codegen.project import write_project
 from vmcu_tflite.errors import BudgetError, UsageError
@@ -47,6 +49,7 @@ needs_riscv = pytest.mark.skipif(not all(shutil.which(t) for t in ("cmake", "ris
 QEMU_BOARDS = [M4, M7, STM32, M0, M3, M33, M55]
 STM32_RAM = 128 * 1024
 KWS = [m for m in REAL_MODELS if m.stem == "mlperf-kws-dscnn"]
+HEADED = [m for m in REAL_MODELS if m.stem in ("mlperf-kws-dscnn", "tflm-person_detect", "mcunet-vww1")]
 MEASUREMENTS = {"pool_bytes", "data_bss_without_pool_bytes", "data_bss_bytes", "stack_bytes", "heap_bytes",
                 "ram_total_bytes", "flash_bytes", "flash_model_bytes",
                 "flash_runtime_bytes", "flash_input_bytes", "instructions"}
@@ -80,8 +83,8 @@ def _validate_on(model: Path, target: QemuTarget, tmp_path: Path):
     assert m["flash_model_bytes"] > 0 and m["flash_runtime_bytes"] > 0 and m["flash_input_bytes"] > 0
     assert m["flash_model_bytes"] + m["flash_runtime_bytes"] + m["flash_input_bytes"] < m["flash_bytes"]
     macs = compile_model(model).plan.macs
-    # SMLAD does two multiply-accumulates per instruction; nothing does more.
-    assert macs / 2 <= m["instructions"] < 200 * macs + 10_000_000
+    # SMLAD does two multiply-accumulates per instruction, Helium's VMLADAVA sixteen; nothing does more.
+    assert macs / (16 if target.tuning == "helium" else 2) <= m["instructions"] < 200 * macs + 10_000_000
     return result
 
 
@@ -369,6 +372,24 @@ def test_m55_adds_residuals_four_lanes_at_a_time(tmp_path):
 @pytest.mark.parametrize("model", REAL_MODELS, ids=_id)
 def test_real_model(model, target, tmp_path, shared_plans):
     _validate_on(model, target, tmp_path)
+
+
+@needs_qemu
+@pytest.mark.parametrize("target", [M4, M55], ids=_id)
+@pytest.mark.parametrize("model", HEADED, ids=_id)
+def test_real_model_without_its_head(model, target, tmp_path):
+    """KWS's softmax saturates (10 or 11 of its 12 outputs at -128 for every random input tried),
+    person detection's and VWW's outputs are two classes: a wrong kernel can leave them as they are
+    (the GEMM assembly's rounding made off by one, 2 * offset - 1, passes the whole KWS model with
+    seeds 0 and 3 and fails its logits). The models cut before their heads (`without_head`: KWS's 12
+    logits, the 256 and 160 features before the two-class layers) are bit-exact with the reference
+    and TFLite Micro on the two cores whose kernels are written for them, and what they compare is
+    spread over many values."""
+    cut = tmp_path / f"{model.stem}-cut.tflite"
+    cut.write_bytes(without_head(model.read_bytes()))
+    result = _validate_on(cut, target, tmp_path / "run")
+    values = np.concatenate([np.asarray(o).view(np.int8).astype(np.int32) for o in result.outputs])
+    assert len(set(values.tolist())) >= 8 and np.mean(np.abs(values) < 127) >= 0.25, values
 
 
 @needs_qemu
