@@ -61,3 +61,18 @@ def test_each_misuse_exits_2_with_one_line(tmp_path, capsys, monkeypatch):
 def test_byte_counts_that_are_whole(value, expected):
     from vmcu_tflite.cli.common import parse_bytes
     assert parse_bytes(value) == expected
+
+
+def test_a_build_that_fails_says_the_compilers_first_error_in_one_line(tmp_path, capsys, monkeypatch):
+    """A C build that fails (here a header the flags name and nobody has) reports the compiler's first
+    error on its one line, and keeps the whole output as build.log in the build folder."""
+    monkeypatch.chdir(__import__("pathlib").Path(__file__).resolve().parent.parent)
+    monkeypatch.setenv("CFLAGS", "-include vmcu_no_such_header.h")
+    monkeypatch.delenv("VMCU_RUNTIME_CACHE", raising=False)  # the runtime built with the rest, in --keep's folder
+    keep = tmp_path / "keep"
+    code = run_tool("vmcu-validate", validate_main, [MODEL, "--target", "host", "--keep", str(keep)])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1 and "\\n" not in err, err
+    assert "building for host failed: " in err and "vmcu_no_such_header.h" in err and "error" in err, err
+    logs = list(keep.rglob("build.log"))
+    assert len(logs) == 1 and "vmcu_no_such_header.h" in logs[0].read_text()
