@@ -119,9 +119,13 @@ def build_failure(target: str, log: str, build: Path) -> str:
     compiler = [line for line in lines if re.search(r"(^|\s)(fatal )?error:", line)]
     other = [line for line in lines if re.search(r"\berror\b", line, re.I)]
     at = lines.index((compiler or other)[0]) if compiler or other else len(lines) - 1
-    first = " ".join(lines[at:at + 2]) if lines[at:] and lines[at].endswith(":") else (lines[at] if lines else "no output")
+    if not lines:
+        first = "no output"
+    else:  # a line ending in a colon (CMake's "CMake Error at ...:") with the one that says what
+        first = " ".join(lines[at:at + 2]) if lines[at].endswith(":") else lines[at]
     more = f" (and {len(compiler) - 1} more error{'s' if len(compiler) > 2 else ''})" if len(compiler) > 1 else ""
-    return f"building for {target} failed: {first}{more}; the whole output is build.log in the build folder (--keep DIR)"
+    return (f"building for {target} failed: {first}{more}; the whole output is build.log in the build folder "
+            "(--keep DIR)")
 
 
 def _run(command: list[str], timeout: float) -> str:
