@@ -5,7 +5,7 @@ from pathlib import Path
 
 import numpy as np
 
-from tests.tflite_builder import ModelBuilder, random_bias, random_weights
+from tests.tflite_builder import ModelBuilder, pack, random_bias, random_weights, unpack
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = sorted((ROOT / "models").glob("*.tflite"))
@@ -115,11 +115,10 @@ def without_head(data: bytes, min_values: int = 8) -> bytes:
     dequantize, quantize and reshape operators, and then, while the output has fewer than `min_values`
     values (two classes), the layer that made it, so that the output compared is the logits or the
     features before a two-class classifier, whose values a wrong kernel changes."""
-    import flatbuffers
-    from tflite_micro.tensorflow.lite.micro.python import schema_py_generated as schema
+    from tests.tflite_builder import schema
 
     names = {v: k for k, v in vars(schema.BuiltinOperator).items() if not k.startswith("_")}
-    model = schema.ModelT.InitFromObj(schema.Model.GetRootAsModel(data, 0))
+    model = unpack(data)
     graph = model.subgraphs[0]
 
     def code(op) -> str:
@@ -134,6 +133,4 @@ def without_head(data: bytes, min_values: int = 8) -> bytes:
             break
         graph.operators.remove(producer)
         graph.outputs = np.array([producer.inputs[0]], dtype=np.int32)
-    builder = flatbuffers.Builder(len(data) + 1024)
-    builder.Finish(model.Pack(builder), file_identifier=b"TFL3")
-    return bytes(builder.Output())
+    return pack(model)

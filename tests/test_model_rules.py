@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pytest
 
-from tests.tflite_builder import ModelBuilder, random_weights
+from tests.tflite_builder import ModelBuilder, pack, random_weights, schema, unpack
 from vmcu_tflite.errors import ModelError
 from vmcu_tflite.oracle import OracleError, run_tflm
 from vmcu_tflite.reader import parse_model
@@ -154,30 +154,22 @@ def test_names_are_escaped():
 
 def test_a_convolution_without_its_options_is_refused():
     data = chain()
-    from tflite_micro.tensorflow.lite.micro.python import schema_py_generated as schema
-    import flatbuffers
-    model = schema.ModelT.InitFromObj(schema.Model.GetRootAsModel(data, 0))
+    model = unpack(data)
     model.subgraphs[0].operators[0].builtinOptionsType = schema.BuiltinOptions.AddOptions
     model.subgraphs[0].operators[0].builtinOptions = schema.AddOptionsT()
-    builder = flatbuffers.Builder(1024)
-    builder.Finish(model.Pack(builder), file_identifier=b"TFL3")
-    assert "has no Conv2DOptions" in refused(bytes(builder.Output()))
+    assert "has no Conv2DOptions" in refused(pack(model))
 
 
 def test_builtin_code_is_read_as_tflite_reads_it():
     """builtin_code 59 (NEG) with the deprecated byte still saying LOGISTIC is NEG, as in TFLite."""
-    from tflite_micro.tensorflow.lite.micro.python import schema_py_generated as schema
-    import flatbuffers
     b = ModelBuilder()
     x = b.tensor((1, 4), scale=0.1, zero_point=0)
     y = b.tensor((1, 4), scale=1 / 256, zero_point=-128)
     b.op("LOGISTIC", [x], [y])
     b.inputs, b.outputs = [x], [y]
-    model = schema.ModelT.InitFromObj(schema.Model.GetRootAsModel(b.build(), 0))
+    model = unpack(b.build())
     model.operatorCodes[0].builtinCode = schema.BuiltinOperator.NEG
-    builder = flatbuffers.Builder(1024)
-    builder.Finish(model.Pack(builder), file_identifier=b"TFL3")
-    assert "unsupported operator NEG (op 0)" in refused(bytes(builder.Output()))
+    assert "unsupported operator NEG (op 0)" in refused(pack(model))
 
 
 def test_corruption_in_a_field_the_converter_does_not_use_is_found():
@@ -217,31 +209,23 @@ def test_a_string_longer_than_the_file_is_found():
 def test_state_is_never_a_graph_input():
     """An SVDF's state listed as a graph input too: the application would have to pass it."""
     from tests.ops.test_op_svdf import build_svdf
-    from tflite_micro.tensorflow.lite.micro.python import schema_py_generated as schema
-    import flatbuffers
 
     data, _ = build_svdf(dict(batch=1, input_size=4, units=2, rank=1, memory=3, runs=1, seed=1))
-    model = schema.ModelT.InitFromObj(schema.Model.GetRootAsModel(data, 0))
+    model = unpack(data)
     model.subgraphs[0].inputs = list(model.subgraphs[0].inputs) + [4]  # the activation state
-    builder = flatbuffers.Builder(1024)
-    builder.Finish(model.Pack(builder), file_identifier=b"TFL3")
-    assert "graph input tensor 4 'activation_state' is a variable" in refused(bytes(builder.Output()))
+    assert "graph input tensor 4 'activation_state' is a variable" in refused(pack(model))
 
 
 def test_an_intermediate_with_data_is_refused():
     """LSTM intermediates only carry scales: TFLite Micro refuses one with bytes."""
     from tests.ops.test_op_unidirectional_sequence_lstm import EXPLICIT, build_lstm
-    from tflite_micro.tensorflow.lite.micro.python import schema_py_generated as schema
-    import flatbuffers
 
-    model = schema.ModelT.InitFromObj(schema.Model.GetRootAsModel(build_lstm(EXPLICIT[0])[0], 0))
+    model = unpack(build_lstm(EXPLICIT[0])[0])
     extra = schema.TensorT()
     extra.shape, extra.type, extra.name, extra.buffer = [1], schema.TensorType.INT16, b"gate", 0
     model.subgraphs[0].tensors.append(extra)
     model.subgraphs[0].operators[0].intermediates = [len(model.subgraphs[0].tensors) - 1]
-    builder = flatbuffers.Builder(1024)
-    builder.Finish(model.Pack(builder), file_identifier=b"TFL3")
-    assert "intermediate tensor" in refused(bytes(builder.Output()))
+    assert "intermediate tensor" in refused(pack(model))
 
 
 def _tile_model(mutate) -> bytes:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import flatbuffers
 import pytest
 
 from vmcu_tflite.cli.common import run_tool
@@ -18,16 +17,15 @@ from vmcu_tflite.pipeline import compile_model
 from vmcu_reference.cli import main as run_main
 
 schema = pytest.importorskip("tflite_micro.tensorflow.lite.micro.python.schema_py_generated")
+from tests.tflite_builder import pack, unpack  # noqa: E402  (after the skip: it needs the schema too)
 MODELS = Path(__file__).resolve().parent.parent / "models"
 
 
 def mutated(fixture: str, change) -> bytes:
     """`fixture` with `change(model)` applied through the schema's object API."""
-    model = schema.ModelT.InitFromObj(schema.Model.GetRootAsModel((MODELS / f"{fixture}.tflite").read_bytes(), 0))
+    model = unpack((MODELS / f"{fixture}.tflite").read_bytes())
     change(model)
-    builder = flatbuffers.Builder(1024)
-    builder.Finish(model.Pack(builder), file_identifier=b"TFL3")
-    return bytes(builder.Output())
+    return pack(model)
 
 
 def _each_tensor(field: str, value):

@@ -153,9 +153,19 @@ class ModelBuilder:
         model.operatorCodes = codes
         model.subgraphs = self._finished + [self._subgraph()] * subgraphs
         model.buffers = self._buffers
-        builder = flatbuffers.Builder(1024)
-        builder.Finish(model.Pack(builder), file_identifier=b"TFL3")
-        return bytes(builder.Output())
+        return pack(model)
+
+
+def unpack(data: bytes):
+    """A model's bytes as the schema's object tree (schema.ModelT), for a test to change."""
+    return schema.ModelT.InitFromObj(schema.Model.GetRootAsModel(data, 0))
+
+
+def pack(model) -> bytes:
+    """The schema's object tree (schema.ModelT) as a model's bytes."""
+    builder = flatbuffers.Builder(1024)
+    builder.Finish(model.Pack(builder), file_identifier=b"TFL3")
+    return bytes(builder.Output())
 
 
 def random_weights(rng: np.random.Generator, shape: Sequence[int]) -> np.ndarray:

@@ -24,9 +24,9 @@ import math
 import random
 from dataclasses import dataclass
 
-import flatbuffers
 import numpy as np
-from tflite_micro.tensorflow.lite.micro.python import schema_py_generated as schema
+
+from tests.tflite_builder import pack, unpack
 
 INTS = (0, 1, 2, 3, 4, 5, 7, 8, 16, -1, -2, -128, 127, 128, 255, 256, 1 << 15, 1 << 20, 1 << 30, (1 << 31) - 1, -(1 << 31))
 SCALES = (0.0, -1.0, math.nan, math.inf, 1e-30, 1e-12, 1e12, 1e30, 2.0, 0.5)
@@ -48,16 +48,6 @@ class Mutant:
     source: str  # the fixture it came from
     how: str
     data: bytes
-
-
-def _pack(model) -> bytes:
-    builder = flatbuffers.Builder(1024)
-    builder.Finish(model.Pack(builder), file_identifier=b"TFL3")
-    return bytes(builder.Output())
-
-
-def _unpack(data: bytes):
-    return schema.ModelT.InitFromObj(schema.Model.GetRootAsModel(data, 0))
 
 
 def _ints(values) -> list[int]:
@@ -256,14 +246,14 @@ def _mutate_int16(rng: random.Random, model, sub, ops: list[int]) -> str:
 
 def _int16_mutant(data: bytes, seed: int, source: str, rng: random.Random) -> Mutant | None:
     """A mutant of one or two int16-minded changes, or None when `data` has no int16 operator."""
-    model = _unpack(data)
+    model = unpack(data)
     sub = model.subgraphs[0]
     ops = _int16_ops(model, sub)
     if not ops:
         return None
     hows = [_mutate_int16(rng, model, sub, ops) for _ in range(rng.choice((1, 1, 2)))]
     try:
-        packed = _pack(model)
+        packed = pack(model)
     except Exception as err:  # a value the schema cannot hold
         return Mutant(seed, source, f"{'; '.join(hows)} (unpackable: {type(err).__name__})", data)
     return Mutant(seed, source, "int16: " + "; ".join(hows), packed)
@@ -286,14 +276,14 @@ def mutate(data: bytes, seed: int, source: str = "", int16_share: float = INT16_
         for _ in range(rng.randrange(1, 5)):
             flipped[rng.randrange(len(flipped))] ^= 1 << rng.randrange(8)
         return Mutant(seed, source, "bytes flipped", bytes(flipped))
-    model = _unpack(data)
+    model = unpack(data)
     sub = model.subgraphs[0]
     hows = []
     for _ in range(rng.choice((1, 1, 1, 2))):
         mutator = rng.choice((_mutate_tensor, _mutate_tensor, _mutate_op, _mutate_op, _mutate_graph))
         hows.append(mutator(rng, model, sub))
     try:
-        packed = _pack(model)
+        packed = pack(model)
     except Exception as err:  # a value the schema cannot hold (out of its integer range)
         return Mutant(seed, source, f"{'; '.join(hows)} (unpackable: {type(err).__name__})", data)
     return Mutant(seed, source, "; ".join(hows), packed)

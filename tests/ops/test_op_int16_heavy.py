@@ -11,14 +11,13 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-import flatbuffers
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
 from tests.kernels.test_mutations import _mutated_describe, _run, changed, dropped
 from tests.op_harness import assert_matches_tflm
-from tests.tflite_builder import ModelBuilder, random_weights, schema
+from tests.tflite_builder import ModelBuilder, pack, random_weights, schema, unpack
 from vmcu_reference import interpreter as interpreter_module
 from vmcu_reference.ops.op_fully_connected import FullyConnected
 from vmcu_tflite.errors import EXIT_OUTPUTS_DIFFER, ModelError
@@ -418,12 +417,10 @@ def test_declared_bias_type_must_match():
     """The converter's quantized_bias_type option names the bias type; TFLite Micro's Prepare holds the
     bias to it."""
     model, _ = build_fc(2, 8, 4, "int32")
-    m = schema.ModelT.InitFromPackedBuf(model, 0)
+    m = unpack(model)
     m.subgraphs[0].operators[0].builtinOptions.quantizedBiasType = schema.TensorType.INT64
-    builder = flatbuffers.Builder(len(model) + 1024)
-    builder.Finish(m.Pack(builder), file_identifier=b"TFL3")
     with pytest.raises(ModelError, match="the bias is int32, its options' quantized_bias_type says int64"):
-        compile_model(bytes(builder.Output()))
+        compile_model(pack(m))
 
 
 def test_16x8_layers_are_never_fused():
