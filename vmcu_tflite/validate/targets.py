@@ -103,26 +103,23 @@ def cmake(configure: list[str], build: Path, target: str) -> None:
             if overflow := re.search(r"region `FLASH' overflowed by (\d+) bytes", log):
                 raise BudgetError(f"the program does not fit {target}'s flash: {overflow.group(1)} bytes "
                                   "too many (code, weights and the harness's inputs)")
-            raise UsageError(build_failure(target, log, build))
+            try:  # the whole output, for --keep DIR; the error names its first line
+                build.mkdir(parents=True, exist_ok=True)
+                (build / "build.log").write_text(log)
+            except OSError:
+                pass
+            raise UsageError(build_failure(target, log))
 
 
-def build_failure(target: str, log: str, build: Path) -> str:
-    """The one line a failed build reports: the compiler's first error (CMake's, make's, else the
-    output's last line) and how many more the compiler gave; the whole output goes to build.log in the
-    build folder, which `vmcu-validate --keep DIR` keeps."""
-    try:
-        build.mkdir(parents=True, exist_ok=True)
-        (build / "build.log").write_text(log)
-    except OSError:
-        pass
-    lines = [line.strip() for line in log.splitlines() if line.strip()]
+def build_failure(target: str, log: str) -> str:
+    """The one line a failed build reports: the compiler's first error (else CMake's or make's, else
+    the output's last line) and how many more the compiler gave; the whole output is in build.log."""
+    lines = [line.strip() for line in log.splitlines() if line.strip()] or ["no output"]
     compiler = [line for line in lines if re.search(r"(^|\s)(fatal )?error:", line)]
-    other = [line for line in lines if re.search(r"\berror\b", line, re.I)]
-    at = lines.index((compiler or other)[0]) if compiler or other else len(lines) - 1
-    if not lines:
-        first = "no output"
-    else:  # a line ending in a colon (CMake's "CMake Error at ...:") with the one that says what
-        first = " ".join(lines[at:at + 2]) if lines[at].endswith(":") else lines[at]
+    found = compiler or [line for line in lines if re.search(r"\berror\b", line, re.I)]
+    at = lines.index(found[0]) if found else len(lines) - 1
+    # a line ending in a colon (CMake's "CMake Error at ...:") with the one that says what
+    first = " ".join(lines[at:at + 2]) if lines[at].endswith(":") else lines[at]
     more = f" (and {len(compiler) - 1} more error{'s' if len(compiler) > 2 else ''})" if len(compiler) > 1 else ""
     return (f"building for {target} failed: {first}{more}; the whole output is build.log in the build folder "
             "(--keep DIR)")
