@@ -258,12 +258,12 @@ def test_boxes_decode_in_double_as_tflite_micro(seed):
 
 
 def _fixture_with_anchor_zero_point(zero_point: int) -> bytes:
-    from tests.fuzz.mutants import _pack, _unpack
+    from tests.tflite_builder import pack, unpack
     from tests.models_under_test import ROOT
-    model = _unpack((ROOT / "models" / "ssd_postprocess.tflite").read_bytes())
+    model = unpack((ROOT / "models" / "ssd_postprocess.tflite").read_bytes())
     anchors = next(t for t in model.subgraphs[0].tensors if t.name == b"anchors/int8")
     anchors.quantization.zeroPoint = [zero_point]
-    return _pack(model)
+    return pack(model)
 
 
 @pytest.mark.parametrize("zero_point, as_fixture", [((1 << 32) - 128, True), (-(1 << 40) - 128, True),
