@@ -121,9 +121,11 @@ class _Semantics(Statement):
         if not s.into:
             self.scope[s.name] = FlashPointer(s.name, self.frame, array, self.value(s.offset))
             return
-        which, i = expand(np.full(self.frame.count, s.count, np.int64))
-        taps = self.read(FlashPointer(s.name, self.frame, array, self.value(s.offset)), which, i * s.stride, "a tap")
-        self.write(s.name, which, i, taps)
+        which, i = expand(np.full(self.frame.count, s.count * s.lanes, np.int64))
+        lane, i = divmod(i, s.count)
+        taps = self.read(FlashPointer(s.name, self.frame, array, self.value(s.offset)), which, lane + i * s.stride,
+                         "a tap")
+        self.write(s.name, which, lane * s.count + i, taps)
 
     # -- the pool -------------------------------------------------------------------------------
 
@@ -270,14 +272,16 @@ class _Semantics(Statement):
         self.write(s.acc1, which, lane, (x1 + offset) * weights, add=True)
 
     def _DotRow(self, s: DotRow) -> None:
-        """acc[0] += sum_i (x[x_index + i] + offset) * w[w_index + i]; with acc1, also acc1[0] +=
-        sum_i (x[x_index + 1 + i] + offset) * w[w_index + i]."""
+        """acc[l] += sum_i (x[x_index + channels * i + l] + offset) * w[w_index + l * w_pitch + i] for the
+        lanes l < channels; with acc1, also acc1[l] the same over the next pixel (channels further)."""
         offset = self.offset(s.offsets, s.x_offset)
-        which, i = expand(self.value(s.length))
-        weights = self.read(s.w, which, self.value(s.w_index)[which] + i, "a tap")
-        for acc, shift in ((s.acc, 0), (s.acc1, 1)) if s.acc1 else ((s.acc, 0),):
-            x = self.read(s.x, which, self.value(s.x_index)[which] + shift + i, "an input")
-            self.write(acc, which, np.zeros_like(which), (x + offset) * weights, add=True)
+        which, i = expand(self.value(s.length) * s.channels)
+        lane, i = divmod(i, self.value(s.length)[which]) if s.channels > 1 else (np.zeros_like(i), i)
+        weights = self.read(s.w, which, self.value(s.w_index)[which] + lane * self.value(s.w_pitch)[which] + i,
+                            "a tap")
+        for acc, shift in ((s.acc, 0), (s.acc1, s.channels)) if s.acc1 else ((s.acc, 0),):
+            x = self.read(s.x, which, self.value(s.x_index)[which] + shift + s.channels * i + lane, "an input")
+            self.write(acc, which, lane, (x + offset) * weights, add=True)
 
     def _InitBias(self, s: InitBias) -> None:
         """acc[acc_index + k] = bias[channel + k] for k < count, 0 for count <= k < width."""

@@ -87,6 +87,34 @@ def signed_scales_block(hw: int = 10, seed: int = 0) -> bytes:
                   lambda channels: 0.01 * np.array([1.0, -0.8, 0.6, 0.0, -1.3, 0.9, 1.1, -0.5]), 400, hw, seed)
 
 
+def wide_window_block(hw: int = 9, channels: int = 8, seed: int = 0, windows=(7, 5), width: int | None = None) -> bytes:
+    """A 1x1 convolution from 3 channels, depthwise layers of the `windows` (square, SAME, stride 1),
+    and a 1x1 convolution to 32: the wide windows whose in-place planes are two channels of column
+    pairs (`depthwise.column_pair_planes`: the last layer's output sets the pool, so the planes fit
+    it); an odd `width` (default `hw`) leaves each row's last output pixel alone. Each layer's output
+    scale follows its accumulators' spread (about 40 steps), so that its values are rounded, not
+    saturated."""
+    rng = np.random.default_rng(seed)
+    width = hw if width is None else width
+    b = ModelBuilder()
+    x = b.tensor((1, hw, width, 3), scale=0.05, zero_point=-3)
+    b.inputs = [x]
+    in_scale, c_in = 0.05, 3
+    for k, c_out in ((1, channels), *((k, channels) for k in windows), (1, 32)):
+        depthwise = k > 1
+        shape = (1, k, k, c_out) if depthwise else (c_out, 1, 1, c_in)
+        w = b.const(random_weights(rng, shape), scale=[0.01] * c_out, zero_point=0, axis=3 if depthwise else 0)
+        bias = b.const(random_bias(rng, c_out), scale=[in_scale * 0.01] * c_out, zero_point=0)
+        out_scale = in_scale * 0.01 * 5400 * np.sqrt(k * k if depthwise else c_in) / 40
+        y = b.tensor((1, hw, width, c_out), scale=float(out_scale), zero_point=int(rng.integers(-10, 10)))
+        options = dict(padding=0, stride_h=1, stride_w=1, fused_activation_function=0)
+        b.op("DEPTHWISE_CONV_2D" if depthwise else "CONV_2D", [x, w, bias], [y],
+             **(dict(options, depth_multiplier=1) if depthwise else options))
+        x, in_scale, c_in = y, float(out_scale), c_out
+    b.outputs = [x]
+    return b.build()
+
+
 def expanding_head(hw: int = 8, seed: int = 3) -> bytes:
     """A 3x3 convolution to 4 channels, then a 1x1 to 16 (a segmentation head's logits): the
     output is four times the tensor it is made from, so the pool holds it whole unless it is

@@ -18,6 +18,7 @@ from tests.c import kernel_models
 from tests.c.c_validate import EMULATED_DSP_HOST, check_model, check_program, program_with_segment
 from tests.c.test_sixteen_by_eight import end_to_end as sixteen_by_eight, movement as int16_movement
 from tests.c.test_access_trace import int16_model, int16_sigmoid_model
+from tests.models_under_test import wide_window_block
 from tests.ops.test_op_batch_matmul import chained_batch_matmuls
 from tests.ops.test_op_detection_postprocess import build as build_detection
 from tests.ops.test_op_cast import build_cast_chain, build_typed_copies
@@ -157,6 +158,18 @@ def test_emulated_dsp(name, planner):
     """The DSP paths: dot products by pairs (SMLAD), four depthwise channels at once (SMLABB/SMLATT),
     in place from the workspace too (the elementwise model's depthwise)."""
     assert check_model(MODELS[name](), planner, EMULATED_DSP_HOST, seed=3)[:2] == (True, True)
+
+
+@pytest.mark.parametrize("target", [HOST, EMULATED_DSP_HOST], ids=["portable", "emulated DSP"])
+@pytest.mark.parametrize("width", [9, 8], ids=["odd row", "even row"])
+def test_column_pair_planes(target, width):
+    """In-place 7x7 and 5x5 layers in two-channel planes of column pairs (vmcu_column_taps_s8,
+    vmcu_dot_cols_s8): the taps in order and a tap at a time on the portable path, in column pairs
+    and SMLADs on the DSP one; rows whose last output pixel is alone, and rows without."""
+    model = wide_window_block(9, width=width)
+    program = compile_model(model, fuse=False)
+    assert [s.segment_bytes for s in program.plan.steps if s.in_place] == [2, 2]
+    assert check_program(program, model, target, seed=5)[:2] == (True, True)
 
 
 @pytest.mark.parametrize("segment", [None, 4])

@@ -26,7 +26,7 @@ import pytest
 
 import vmcu_tflite
 from tests.models_under_test import (FIXTURES, REAL_MODELS, ROOT, conv_chain, left_shift_block, signed_scales_block,
-                                     without_head)
+                                     wide_window_block, without_head)
 from vmcu_tflite.cli.validate import format_profile
 from vmcu_tflite.codegen.project import write_project
 from vmcu_tflite.errors import BudgetError, UsageError
@@ -225,6 +225,18 @@ def test_the_dot_loops_take_every_row_length_on_cortex_m4(fuse, tmp_path):
     model.write_bytes(conv_chain(channels=(56, 48, 40, 64, 8), hw=5))
     result = validate(model, M4, seed=2, work=tmp_path / "run", fuse=fuse)
     assert result.status == 0 and result.matches_reference and result.matches_tflm is (True if HAVE_TFLM else None)
+
+
+@needs_qemu
+def test_column_pair_planes_run_on_cortex_m4(tmp_path):
+    """In-place 7x7 and 5x5 layers in two-channel planes of column pairs: SXTAB16 column pairs, taps
+    loaded by LDRD (vmcu_load_words), rows whose last output pixel is alone; bit-exact with TFLite Micro."""
+    model = tmp_path / "wide_windows.tflite"
+    model.write_bytes(wide_window_block(9, width=11))
+    result = validate(model, M4, seed=6, work=tmp_path / "run", fuse=False)
+    assert result.status == 0 and result.matches_reference and result.matches_tflm is (True if HAVE_TFLM else None)
+    source = "".join(path.read_text() for path in (tmp_path / "run" / "model").glob("*.c"))
+    assert source.count("vmcu_dot_cols_s8(") >= 4  # pairs and lone pixels, in both layers
 
 
 @needs_qemu

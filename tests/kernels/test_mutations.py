@@ -30,6 +30,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from tests.models_under_test import wide_window_block
 from tests.planner.test_fusion import Block
 from vmcu_reference import interpreter as interpreter_module
 from vmcu_reference.cli import main as run_main
@@ -42,8 +43,8 @@ from vmcu_tflite.errors import EXIT_HAZARD, EXIT_OUTPUTS_DIFFER
 from vmcu_tflite.kernels import window
 from vmcu_tflite.kernels.access import min_distance
 from vmcu_tflite.kernels.index import Ix, Var, imin, substitute
-from vmcu_tflite.kernels.ir import (Average, Broadcast, Dot, DotLanes, FlashLoad, InitBias, Loop, RAMFree, RAMLoad, RAMStore,
-                                    Requantize, Workspace)
+from vmcu_tflite.kernels.ir import (Average, Broadcast, Dot, DotLanes, DotRow, FlashLoad, InitBias, Loop, RAMFree,
+                                    RAMLoad, RAMStore, Requantize, Workspace)
 from vmcu_tflite.pipeline import compile_model
 from vmcu_tflite.planner import streaming
 
@@ -179,6 +180,7 @@ CASES = [
     ("depthwise-gap-one-segment-short", "depthwise_block", "depthwise", "plan", None),
     ("in-place-free-before-copy", "pad_conv", "depthwise_in_place", "kernel", free_before_load("input0")),
     ("in-place-store-next-plane", "pad_conv", "depthwise_in_place", "kernel", shift_stores(8)),
+    ("column-pairs-free-before-copy", "wide_window_block", "depthwise_in_place", "kernel", free_before_load("input0")),
     ("fused-ring-one-row-short", "depthwise_block", "layer_chain", "kernel", chain_ring_short),
     ("fused-lead-rows-one-row-late", "depthwise_block", "layer_chain", "kernel", chain_rows_late),
     ("fused-residual-ignored", "depthwise_block", "layer_chain", "planner", drop_loads("input0", "res")),
@@ -200,6 +202,8 @@ def model_paths(tmp_path_factory):
     folder = tmp_path_factory.mktemp("mutants")
     paths = {p.stem: p for p in MODELS.glob("*.tflite")}
     paths["fused_without_lead"] = fused_without_lead(folder / "fused_without_lead.tflite")
+    paths["wide_window_block"] = folder / "wide_window_block.tflite"  # two-channel planes of column pairs
+    paths["wide_window_block"].write_bytes(wide_window_block(9))
     return paths
 
 
@@ -365,6 +369,8 @@ VALUE_CASES = [
     ("fc-missing-init-bias", "fc_batch", "fully_connected", 0, dropped(InitBias)),
     ("in-place-offset-disagrees", "pad_conv", "depthwise_in_place", 2,
      changed(Broadcast, value=lambda s: s.value.replace("input_offset", "output_offset"))),
+    ("column-pairs-taps-one-late", "wide_window_block", "depthwise_in_place", 1,
+     changed(DotRow, w_index=lambda s: s.w_index + 1 if s.channels == 2 else s.w_index)),
     ("chain-ring-row-off-by-one", "conv_stack", "layer_chain", 0, ring_rows_from_next_row),
     ("chain-residual-from-wrong-pixel", "depthwise_block", "layer_chain", 0, residual_from_next_row),
     ("chain-average-wrong-count", "kws_like", "layer_chain", 0, changed(Average, divisor=lambda s: s.divisor + 1)),

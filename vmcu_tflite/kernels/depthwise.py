@@ -254,6 +254,94 @@ def one_channel_planes_first(p) -> bool:
     return getattr(p, "tuning", "dsp") == "dsp" and p.filter.shape[2] == 3 and plane_pairs(p)
 
 
+def column_pair_planes(p) -> bool:
+    """Whether an in-place layer's planes are two channels wide with padded rows (`column_pairs`), its
+    fastest form: on the DSP tuning, stride 1 and dilation 1 along the row, kernel rows of 5 or 7 taps
+    (an odd width, so that a pixel pair's window is whole words), an even number of channels. A word
+    of such a plane is two columns of both channels: SXTAB16 and its rotation give each channel a
+    column pair, one SMLAD two taps of a pixel, four SMLADs eight products (measured on the
+    Cortex-M4: MCUNet-320KB's 5x5 and 7x7 layers about 1.5 instructions per multiply-accumulate,
+    where four-channel groups take a SMLABB or SMLATT per product, 2.2-2.8 with their edges). 3-tap
+    rows pair one-channel planes' pixels instead (`one_channel_planes_first`). The padded columns are
+    multiplied too: planes narrower than their windows are left to the groups, which skip them (at
+    least half of the windows' columns inside the input: MCUNet-VWW1's 7x7 layer over 3x3 planes ran
+    twice as long as column pairs)."""
+    _, _, k_w, c = p.filter.shape
+    w, o_w, left = p.input_shape[2], p.output_shape[2], p.padding[1]
+    inside = sum(min(w, x - left + k_w) - max(0, x - left) for x in range(o_w))
+    return (getattr(p, "tuning", "dsp") == "dsp" and p.depth_multiplier == 1 and getattr(p, "element", 1) == 1
+            and p.stride[1] == 1 and p.dilation[1] == 1 and k_w in (5, 7) and c % 2 == 0
+            and 2 * inside >= o_w * k_w)
+
+
+def padded_row(p) -> int:
+    """The pixels of a row of a column-pair plane: the input's columns with the layer's padding either
+    side (the input's zero point), as many as the last output pixel pair's window needs (one more
+    column when the row's outputs are odd in number: the last pixel alone reads its window's word
+    pairs whole)."""
+    o_w, k_w = p.output_shape[2], p.filter.shape[2]
+    return o_w + o_w % 2 + k_w - 1
+
+
+def plane_bytes(p, segment: int) -> int:
+    """The workspace of an in-place layer's `segment`-channel plane (padded rows for column pairs)."""
+    n, h, w, _ = p.input_shape
+    if segment == 2 and column_pair_planes(p):
+        return 2 * n * h * padded_row(p)
+    return segment * n * h * w
+
+
+def column_pairs(p, plane: Ix, first: Ix) -> tuple[list, Loop]:
+    """An in-place layer's two-channel plane (`column_pair_planes`): the copy of its channels `first`
+    and first + 1 into rows padded with the zero point, and a row of outputs two pixels at a time
+    from it, each kernel row one DotRow of two channels over whole words. The padding makes every
+    window whole: no edge pixel takes a path of its own."""
+    n_, h, w, c = p.input_shape
+    _, o_h, o_w, _ = p.output_shape
+    _, k_h, k_w, _ = p.filter.shape
+    row, left = padded_row(p), p.padding[1]
+    right = row - left - w
+    n, y, x, r, i, ky = (Var(v) for v in ("n", "y", "x", "r", "i", "ky"))
+    copy = loop("r", 0, n_ * h, [
+        *([RAMStore("plane", plane + r * row * 2, 2 * left, "edge")] if left else []),
+        RAMLoad("px", "input0", r * w * c + first, 2, runs=w, run_stride=c, max_bytes=2 * w),
+        loop("i", 0, w, [
+            RAMStore("plane", plane + (r * row + left + i) * 2, 2, "px", i * c),
+            RAMFree("input0", (r * w + i) * c + first, 2),
+        ]),
+        *([RAMStore("plane", plane + (r * row + left + w) * 2, 2 * right, "edge")] if right else []),
+    ])
+    rows = taps(y, p.stride[0], p.padding[0], p.dilation[0], k_h, h)
+    form = requant_form(p.filter, p.bias, p.requant, -1)
+
+    def outputs(at: Ix, pair: bool) -> list:
+        """Output pixel `at` (and at + 1 with `pair`) into seg from (at - x) * 2 on."""
+        start = plane + ((n * h + rows.origin + ky * p.dilation[0]) * row + at) * 2
+        accs = ("acc", "acc1") if pair else ("acc",)
+        return [
+            *(RegAlloc(a, "int32_t", 2) for a in accs),
+            *(InitBias(a, "p->bias", first, 2, ctype=form.bias) for a in accs),
+            loop("ky", rows.lo, rows.hi, [
+                RAMLoad("row", "plane", start, 2 * (k_w + 1), max_bytes=2 * (k_w + 1)),
+                DotRow("acc", "row", 0, "taps", ky * k_w, k_w, "offsets", "p->input_offset",
+                       acc1="acc1" if pair else None, channels=2, w_pitch=k_h * k_w),
+            ]),
+            Requantize("seg", (at - x) * 2, "acc", 2, first, "p", form, dst_stride=Const(2),
+                       acc1="acc1" if pair else None),
+        ]
+    count, xx = imin(o_w - x, 2), Var("xx")
+    pairs = floor_div(count, 2)
+    row_of_outputs = loop("x", 0, o_w, [
+        RegAlloc("seg", "int8_t", 4),
+        loop("pp", 0, pairs, outputs(x, True)),
+        loop("xx", x + 2 * pairs, x + count, outputs(xx, False)),
+        loop("t", 0, count, [RAMStore("output", ((n * o_h + y) * o_w + x + Var("t")) * c + first, 2, "seg",
+                                      Var("t") * 2)]),
+    ], step=2)
+    return [RegAlloc("taps", "int32_t", 2 * k_h * (k_w + 1)),
+            FlashLoad("taps", "p->filter", first, True, k_h * k_w, c, lanes=2, row=k_w), copy], row_of_outputs
+
+
 def depthwise(params, segment: int) -> Kernel:
     """Streaming depthwise; `segment` in bytes (whole elements of a 16x8 layer's int16 outputs, read
     four channels at a time with multiplier 1 on every core)."""
@@ -303,6 +391,22 @@ def depthwise_in_place(params, segment: int) -> Kernel:
     plane = q * pixels * segment  # logical offset of plane q in the workspace tensor
     if c % segment:
         raise ValueError(f"in-place depthwise needs planes that divide the {c} channels, not {segment}")
+    if segment == 2 and column_pair_planes(p):
+        plane = q * plane_bytes(p, segment)
+        head, row_of_outputs = column_pairs(p, plane, first)
+        edge = 2 * max(p.padding[1], padded_row(p) - p.padding[1] - w)  # the zero point the rows' padding copies
+        body = (
+            Broadcast("offsets", "p->input_offset"),
+            *([RegAlloc("edge", "int8_t", edge, fill="(int8_t)(-p->input_offset)")] if edge else []),
+            loop("q", 0, planes, [*head, loop("n", 0, n_, [
+                loop("y", 0, o_h, [row_of_outputs], interior=layer_interior(p, 0))])]),
+        )
+        signature = ("depthwise_in_place", tuple(p.input_shape), tuple(p.output_shape), tuple(p.filter.shape),
+                     p.stride, p.dilation, p.padding, segment, "column pairs")
+        return Kernel(name="depthwise_in_place", params_type="vmcu_depthwise_params", signature=signature,
+                      tensors={"input0": pixels * c, "output": n_ * o_h * o_w * c}, body=body,
+                      workspaces=(Workspace("plane", planes * plane_bytes(p, 2), plane_bytes(p, 2)),),
+                      doc=f"DEPTHWISE_CONV_2D in place {p.input_shape}, two-channel planes of column pairs")
     # The plane's pixel-major layout in the workspace: pixel i, channel j at plane + i * segment + j.
     # One-channel planes hold their channel's taps in registers for the whole plane.
     _, k_h, k_w, _ = p.filter.shape

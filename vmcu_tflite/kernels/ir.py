@@ -150,6 +150,8 @@ class FlashLoad(_IndexFields):
     count: int = 0
     stride: int = 0
     ctype: str = "int8_t"  # the array's elements: int16_t for a filter widened at conversion (`conv.wide_filter`)
+    lanes: int = 1  # with `into`: lane l's count values from offset + l on, at name[l * count] (two channels' taps)
+    row: int = 0  # with `into` and two lanes: taps per kernel row, which the C lays out for DotRow's column pairs
 
 
 @dataclass(frozen=True)
@@ -235,7 +237,14 @@ class DotRow(_IndexFields):
     row over contiguous inputs (a row of a one-channel plane), the taps w in a RegAlloc buffer a
     FlashLoad filled. Words of four inputs (SMLAD), not one tap at a time. With `acc1`, also the
     next output pixel's row, one input further: acc1[0] += sum_i (x[x_index + 1 + i] + offset) *
-    w[w_index + i] (each input word serves both pixels)."""
+    w[w_index + i] (each input word serves both pixels).
+
+    With `channels` 2, a row of a two-channel plane (pixel i's channel l at x[2 i + l]), lane l's taps
+    w_pitch further in w (a FlashLoad of two lanes): acc[l] += sum_i (x[x_index + 2 i + l] + offset) *
+    w[w_index + l * w_pitch + i], and with acc1, acc1[l] the same one pixel further. In C a word of
+    the plane is two columns of both channels, so SXTAB16 and its rotation give each channel a column
+    pair and one SMLAD two taps (the taps laid out in pairs by the FlashLoad's `row`): the rows are
+    read in whole words, length + 1 inputs, which the plane holds (its columns padded)."""
 
     acc: str
     x: str
@@ -246,6 +255,8 @@ class DotRow(_IndexFields):
     offsets: str
     x_offset: str
     acc1: str | None = None
+    channels: int = 1
+    w_pitch: Ix = Const(0)
 
 
 @dataclass(frozen=True)

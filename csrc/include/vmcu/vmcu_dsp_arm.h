@@ -166,6 +166,25 @@ static inline uint32_t vmcu_sxtab16_ror8(uint32_t a, uint32_t x)
 #endif
 }
 
+/* The two words at *w (word-aligned), *w then stepped past them: one LDRD with post-increment. Written out on
+ * GCC-compatible compilers, which otherwise keep each word of a small local array in a stack slot of its
+ * own and load it alone. */
+static inline void vmcu_load_words(const int32_t **w, uint32_t *lo, uint32_t *hi)
+{
+#if !VMCU_DSP_EMULATED && defined(__GNUC__)
+    uint32_t a, b;
+    const int32_t *at = *w;
+    __asm__("ldrd %0, %1, [%2], #8" : "=r"(a), "=r"(b), "+r"(at) : "m"(*(const int32_t(*)[2])*w));
+    *w = at;
+    *lo = a;
+    *hi = b;
+#else
+    *lo = (uint32_t)(*w)[0];
+    *hi = (uint32_t)(*w)[1];
+    *w += 2;
+#endif
+}
+
 /* Bytes 0 and 2 (vmcu_offset02) or 1 and 3 (vmcu_offset13) of x plus the input offsets: SXTAB16, or
  * SXTB16 where the offsets are the constant 0 (an offset the converter folded into the bias), which
  * spares the register that would hold the 0. */

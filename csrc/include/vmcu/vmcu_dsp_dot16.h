@@ -278,4 +278,82 @@ VMCU_INLINE void vmcu_dot_row2_s8(const int8_t *x, const int32_t *w, int32_t len
     acc1[0] = sum1;
 }
 
+/**
+ * Two channels' k_h x k_w taps (k_w odd) into `taps` for vmcu_dot_cols_s8: channel l's tap i at
+ * filter[l + i * stride] (a depthwise filter, `stride` its channels). On the DSP path kernel row r is
+ * 2 (k_w + 1) words from taps + 2 r (k_w + 1) on, a group of four for each word of a two-channel plane's
+ * row (columns 2j and 2j + 1 of both channels): channel 0's taps (w[2j], w[2j + 1]) for a pixel pair's
+ * first pixel and (w[2j - 1], w[2j]) for its second, whose window is a column further, then channel 1's,
+ * the taps outside the row 0. Otherwise the taps in order, channel 1's k_h * k_w after channel 0's.
+ */
+static inline void vmcu_column_taps_s8(int32_t *taps, const int8_t *filter, int32_t stride, int32_t k_h,
+                                       int32_t k_w)
+{
+#if VMCU_DSP
+    for (int32_t r = 0; r < k_h; ++r, filter += k_w * stride) {
+        for (int32_t t = 0; t <= k_w; t += 2, taps += 4) {
+            for (int32_t l = 0; l < 2; ++l) {
+                const int32_t before = t > 0 ? filter[l + (t - 1) * stride] : 0;
+                const int32_t at = filter[l + t * stride], after = t + 1 < k_w ? filter[l + (t + 1) * stride] : 0;
+                taps[2 * l] = (int32_t)vmcu_pack16(at, after);
+                taps[2 * l + 1] = (int32_t)vmcu_pack16(before, at);
+            }
+        }
+    }
+#else
+    for (int32_t l = 0; l < 2; ++l) {
+        for (int32_t i = 0; i < k_h * k_w; ++i) {
+            taps[l * k_h * k_w + i] = filter[l + i * stride];
+        }
+    }
+#endif
+}
+
+/**
+ * A kernel row of k_w taps (odd, a constant) over a row of a two-channel plane (pixel i's channel l at
+ * x[2i + l]), the row's taps from tap `tap` of vmcu_column_taps_s8's layout (a multiple of k_w): for
+ * l < 2, acc[l] += sum over i < k_w of (x[2i + l] + x_offset) * w_l[tap + i], and where acc1 is not
+ * NULL acc1[l] the same for the next pixel (x[2i + 2 + l]). On the DSP path x[0, 2 k_w + 2) is read
+ * in words, each two columns of both channels: SXTAB16 and its rotation make a column pair of each
+ * channel, which meets each pixel's pair of taps in one SMLAD (four SMLADs for eight products).
+ */
+VMCU_INLINE void vmcu_dot_cols_s8(const int8_t *x, const int32_t *taps, int32_t tap, int32_t k_w, int32_t pitch,
+                                  uint32_t offsets, int32_t x_offset, int32_t *acc, int32_t *acc1)
+{
+    int32_t a0 = acc[0], a1 = acc[1], b0 = acc1 ? acc1[0] : 0, b1 = acc1 ? acc1[1] : 0;
+#if VMCU_DSP
+    const int32_t *w = taps + tap / k_w * 2 * (k_w + 1);
+    (void)pitch;
+    (void)x_offset;
+    for (int32_t t = 0; t <= k_w; t += 2) {
+        const uint32_t xw = vmcu_load32(x + 2 * t);
+        const uint32_t c0 = vmcu_sxtab16(offsets, xw), c1 = vmcu_sxtab16_ror8(offsets, xw);
+        uint32_t w0, w1, w2, w3;
+        vmcu_load_words(&w, &w0, &w1);
+        vmcu_load_words(&w, &w2, &w3);
+        a0 = vmcu_smlad(c0, w0, a0);
+        a1 = vmcu_smlad(c1, w2, a1);
+        if (acc1) {
+            b0 = vmcu_smlad(c0, w1, b0);
+            b1 = vmcu_smlad(c1, w3, b1);
+        }
+    }
+#else
+    (void)offsets;
+    for (int32_t i = 0; i < k_w; ++i) {
+        const int32_t w0 = taps[tap + i], w1 = taps[tap + pitch + i];
+        a0 += ((int32_t)x[2 * i] + x_offset) * w0;
+        a1 += ((int32_t)x[2 * i + 1] + x_offset) * w1;
+        b0 += ((int32_t)x[2 * i + 2] + x_offset) * w0;
+        b1 += ((int32_t)x[2 * i + 3] + x_offset) * w1;
+    }
+#endif
+    acc[0] = a0;
+    acc[1] = a1;
+    if (acc1) {
+        acc1[0] = b0;
+        acc1[1] = b1;
+    }
+}
+
 #endif /* VMCU_DSP_DOT16_H */

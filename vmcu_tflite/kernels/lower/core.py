@@ -383,6 +383,13 @@ class CoreLowering(PoolStatements, DotStatements, RequantizeStatements):
             if self.lookup(s.name) is None or self.lookup(s.name).size < s.count:
                 raise ValueError(f"kernel {self.kernel.name}: FlashLoad into {s.name}, not a buffer of {s.count}")
             self.ref(s.name)
+            if s.lanes == 2:  # two channels' taps, laid out in column pairs on the DSP path (vmcu_column_taps_s8)
+                if not s.row or s.count % s.row or self.lookup(s.name).size < 2 * (s.count + s.count // s.row):
+                    raise ValueError(f"kernel {self.kernel.name}: FlashLoad of two lanes into {s.name}, "
+                                     f"not {s.count} taps in rows of {s.row}")
+                filter_ = plus(self.param(s.array, "int8_t *"), paren(s.offset.c()))
+                self.line(depth, f"vmcu_column_taps_s8({s.name}, {filter_}, {s.stride}, {s.count // s.row}, {s.row});")
+                return
             i = self.fresh("i")
             self.line(depth, f"for (int32_t {i} = 0; {i} < {s.count}; ++{i}) {{")
             at = index_sum(paren(s.offset.c()), f"{i} * {s.stride}")
