@@ -260,8 +260,8 @@ def column_pair_planes(p) -> bool:
     (an odd width, so that a pixel pair's window is whole words), an even number of channels. A word
     of such a plane is two columns of both channels: SXTAB16 and its rotation give each channel a
     column pair, one SMLAD two taps of a pixel, four SMLADs eight products (measured on the
-    Cortex-M4: MCUNet-320KB's 5x5 and 7x7 layers about 1.5 instructions per multiply-accumulate,
-    where four-channel groups take a SMLABB or SMLATT per product, 2.2-2.8 with their edges). 3-tap
+    Cortex-M4: MCUNet-320KB's 5x5 and 7x7 layers 1.6-2.4 instructions per multiply-accumulate, where
+    four-channel groups take a SMLABB or SMLATT per product, 2.2-2.8 with their edges). 3-tap
     rows pair one-channel planes' pixels instead (`one_channel_planes_first`). The padded columns are
     multiplied too: planes narrower than their windows are left to the groups, which skip them (at
     least half of the windows' columns inside the input: MCUNet-VWW1's 7x7 layer over 3x3 planes ran

@@ -23,7 +23,8 @@ exactly the bytes the kernel reads and writes, in the kernel's order:
   w[l] for up to four lanes, the per-channel products of depthwise convolution (SMLABB/SMLATT,
   four channels per word); `DotLanesPair`: a kernel row's taps for two adjacent pixels at once
   (each input and weight word serves both); `DotRow`: one channel's kernel row over a row of a
-  one-channel plane, four taps per word (or two adjacent pixels' rows, each word serving both).
+  one-channel plane, four taps per word (or two adjacent pixels' rows, each word serving both; or
+  two channels' rows over a two-channel plane, a word two columns of both).
   `Widen`: a small input every output channel reads (a stem's window), widened to 16 bits once
   with its offset; a Dot over the widened buffer needs no SXTAB16.
 - `Requantize`, `InitBias`, `AddResidual`: TFLite's integer arithmetic on a few values
@@ -243,8 +244,8 @@ class DotRow(_IndexFields):
     w_pitch further in w (a FlashLoad of two lanes): acc[l] += sum_i (x[x_index + 2 i + l] + offset) *
     w[w_index + l * w_pitch + i], and with acc1, acc1[l] the same one pixel further. In C a word of
     the plane is two columns of both channels, so SXTAB16 and its rotation give each channel a column
-    pair and one SMLAD two taps (the taps laid out in pairs by the FlashLoad's `row`): the rows are
-    read in whole words, length + 1 inputs, which the plane holds (its columns padded)."""
+    pair and one SMLAD two taps (the taps laid out in pairs by the FlashLoad's `row`): a row of an odd
+    length is read in whole words, length + 1 pixels, which the plane holds (its rows padded)."""
 
     acc: str
     x: str
