@@ -240,12 +240,13 @@ class DotRow(_IndexFields):
     next output pixel's row, one input further: acc1[0] += sum_i (x[x_index + 1 + i] + offset) *
     w[w_index + i] (each input word serves both pixels).
 
-    With `channels` 2, a row of a two-channel plane (pixel i's channel l at x[2 i + l]), lane l's taps
-    w_pitch further in w (a FlashLoad of two lanes): acc[l] += sum_i (x[x_index + 2 i + l] + offset) *
-    w[w_index + l * w_pitch + i], and with acc1, acc1[l] the same one pixel further. In C a word of
-    the plane is two columns of both channels, so SXTAB16 and its rotation give each channel a column
-    pair and one SMLAD two taps (the taps laid out in pairs by the FlashLoad's `row`): a row of an odd
-    length is read in whole words, length + 1 pixels, which the plane holds (its rows padded)."""
+    With `channels` 2, a row of a two-channel plane (pixel i's channel l at x[2 i + l]) for `pixels`
+    adjacent output pixels (1, 2 or 4; no acc1), lane l's taps w_pitch further in w (a FlashLoad of two
+    lanes): acc[2 p + l] += sum_i (x[x_index + 2 (p + i) + l] + offset) * w[w_index + l * w_pitch + i]
+    for p < pixels. In C a word of the plane is two columns of both channels, so SXTAB16 and its
+    rotation give each channel a column pair and one SMLAD two taps of a pixel (the taps laid out in
+    pairs by the FlashLoad's `row`): a row of an odd length is read in whole words, the pixels'
+    columns rounded up to even, which the plane holds (its rows padded)."""
 
     acc: str
     x: str
@@ -258,6 +259,7 @@ class DotRow(_IndexFields):
     acc1: str | None = None
     channels: int = 1
     w_pitch: Ix = Const(0)
+    pixels: int = 1
 
 
 @dataclass(frozen=True)
