@@ -272,16 +272,21 @@ class _Semantics(Statement):
         self.write(s.acc1, which, lane, (x1 + offset) * weights, add=True)
 
     def _DotRow(self, s: DotRow) -> None:
-        """acc[l] += sum_i (x[x_index + channels * i + l] + offset) * w[w_index + l * w_pitch + i] for the
-        lanes l < channels; with acc1, also acc1[l] the same over the next pixel (channels further)."""
+        """acc[channels * p + l] += sum_i (x[x_index + channels * (p + i) + l] + offset) * w[w_index + l *
+        w_pitch + i] for the lanes l < channels and pixels p < pixels; with acc1 (one channel), also
+        acc1[0] the same over the next pixel."""
         offset = self.offset(s.offsets, s.x_offset)
         which, i = expand(self.value(s.length) * s.channels)
         lane, i = divmod(i, self.value(s.length)[which]) if s.channels > 1 else (np.zeros_like(i), i)
         weights = self.read(s.w, which, self.value(s.w_index)[which] + lane * self.value(s.w_pitch)[which] + i,
                             "a tap")
-        for acc, shift in ((s.acc, 0), (s.acc1, s.channels)) if s.acc1 else ((s.acc, 0),):
-            x = self.read(s.x, which, self.value(s.x_index)[which] + shift + s.channels * i + lane, "an input")
-            self.write(acc, which, lane, (x + offset) * weights, add=True)
+        x_at = self.value(s.x_index)[which] + s.channels * i + lane
+        for p in range(s.pixels):
+            x = self.read(s.x, which, x_at + s.channels * p, "an input")
+            self.write(s.acc, which, s.channels * p + lane, (x + offset) * weights, add=True)
+        if s.acc1:
+            x = self.read(s.x, which, x_at + s.channels, "an input")
+            self.write(s.acc1, which, lane, (x + offset) * weights, add=True)
 
     def _InitBias(self, s: InitBias) -> None:
         """acc[acc_index + k] = bias[channel + k] for k < count, 0 for count <= k < width."""

@@ -161,11 +161,11 @@ def test_emulated_dsp(name, planner):
 
 
 @pytest.mark.parametrize("target", [HOST, EMULATED_DSP_HOST], ids=["portable", "emulated DSP"])
-@pytest.mark.parametrize("width", [9, 8], ids=["odd row", "even row"])
+@pytest.mark.parametrize("width", [9, 10], ids=["quads and a pixel", "quads and a pair"])
 def test_column_pair_planes(target, width):
     """In-place 7x7 and 5x5 layers in two-channel planes of column pairs (vmcu_column_taps_s8,
     vmcu_dot_cols_s8): the taps in order and a tap at a time on the portable path, in column pairs
-    and SMLADs on the DSP one; rows whose last output pixel is alone, and rows without."""
+    and SMLADs on the DSP one; rows of four-pixel tiles ending in a lone pixel, or in a pair."""
     model = wide_window_block(9, width=width)
     program = compile_model(model, fuse=False)
     assert [s.segment_bytes for s in program.plan.steps if s.in_place] == [2, 2]

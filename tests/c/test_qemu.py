@@ -230,13 +230,14 @@ def test_the_dot_loops_take_every_row_length_on_cortex_m4(fuse, tmp_path):
 @needs_qemu
 def test_column_pair_planes_run_on_cortex_m4(tmp_path):
     """In-place 7x7 and 5x5 layers in two-channel planes of column pairs: SXTAB16 column pairs, taps
-    loaded by LDRD (vmcu_load_words), rows whose last output pixel is alone; bit-exact with TFLite Micro."""
+    loaded by LDRD (vmcu_load_words), rows of 11 outputs (two four-pixel tiles, a pair, a lone pixel);
+    bit-exact with TFLite Micro."""
     model = tmp_path / "wide_windows.tflite"
     model.write_bytes(wide_window_block(9, width=11))
     result = validate(model, M4, seed=6, work=tmp_path / "run", fuse=False)
     assert result.status == 0 and result.matches_reference and result.matches_tflm is (True if HAVE_TFLM else None)
     source = "".join(path.read_text() for path in (tmp_path / "run" / "model").glob("*.c"))
-    assert source.count("vmcu_dot_cols_s8(") >= 4  # pairs and lone pixels, in both layers
+    assert source.count("vmcu_dot_cols_s8(") >= 6  # tiles, pairs and lone pixels, in both layers
 
 
 @needs_qemu

@@ -260,8 +260,8 @@ def column_pair_planes(p) -> bool:
     (an odd width, so that a pixel pair's window is whole words), an even number of channels. A word
     of such a plane is two columns of both channels: SXTAB16 and its rotation give each channel a
     column pair, one SMLAD two taps of a pixel, four SMLADs eight products (measured on the
-    Cortex-M4: MCUNet-320KB's 5x5 and 7x7 layers about 1.5 instructions per multiply-accumulate,
-    where four-channel groups take a SMLABB or SMLATT per product, 2.2-2.8 with their edges). 3-tap
+    Cortex-M4: MCUNet-320KB's 5x5 and 7x7 layers 1.6-1.9 instructions per multiply-accumulate, where
+    four-channel groups take a SMLABB or SMLATT per product, 2.2-2.8 with their edges). 3-tap
     rows pair one-channel planes' pixels instead (`one_channel_planes_first`). The padded columns are
     multiplied too: planes narrower than their windows are left to the groups, which skip them (at
     least half of the windows' columns inside the input: MCUNet-VWW1's 7x7 layer over 3x3 planes ran
@@ -276,9 +276,8 @@ def column_pair_planes(p) -> bool:
 
 def padded_row(p) -> int:
     """The pixels of a row of a column-pair plane: the input's columns with the layer's padding either
-    side (the input's zero point), as many as the last output pixel pair's window needs (one more
-    column when the row's outputs are odd in number: the last pixel alone reads its window's word
-    pairs whole)."""
+    side (the input's zero point), as many as the last output pixels' windows need (one more column
+    when the row's outputs are odd in number: the last pixel alone reads its window in whole words)."""
     o_w, k_w = p.output_shape[2], p.filter.shape[2]
     return o_w + o_w % 2 + k_w - 1
 
@@ -291,11 +290,12 @@ def plane_bytes(p, segment: int) -> int:
     return segment * n * h * w
 
 
-def column_pairs(p, plane: Ix, first: Ix) -> tuple[list, Loop]:
+def column_pairs(p, plane: Ix, first: Ix) -> tuple[list, list]:
     """An in-place layer's two-channel plane (`column_pair_planes`): the copy of its channels `first`
-    and first + 1 into rows padded with the zero point, and a row of outputs two pixels at a time
-    from it, each kernel row one DotRow of two channels over whole words. The padding makes every
-    window whole: no edge pixel takes a path of its own."""
+    and first + 1 into rows padded with the zero point, and a row of outputs four pixels at a time
+    from it (the row's last two and last one on their own), each kernel row one DotRow of two
+    channels over whole words: each word of the row serves two pixel pairs, each pair of taps four
+    pixels. The padding makes every window whole: no edge pixel takes a path of its own."""
     n_, h, w, c = p.input_shape
     _, o_h, o_w, _ = p.output_shape
     _, k_h, k_w, _ = p.filter.shape
@@ -314,30 +314,29 @@ def column_pairs(p, plane: Ix, first: Ix) -> tuple[list, Loop]:
     rows = taps(y, p.stride[0], p.padding[0], p.dilation[0], k_h, h)
     form = requant_form(p.filter, p.bias, p.requant, -1)
 
-    def outputs(at: Ix, pair: bool) -> list:
-        """Output pixel `at` (and at + 1 with `pair`) into seg from (at - x) * 2 on."""
+    def outputs(at: Ix, pixels: int) -> list:
+        """Output pixels [at, at + pixels), each kernel row one DotRow over the columns their windows
+        span in whole words, stored from seg."""
         start = plane + ((n * h + rows.origin + ky * p.dilation[0]) * row + at) * 2
-        accs = ("acc", "acc1") if pair else ("acc",)
+        columns = k_w + pixels - 1 + (k_w + pixels - 1) % 2
+        t = Var("t")
         return [
-            *(RegAlloc(a, "int32_t", 2) for a in accs),
-            *(InitBias(a, "p->bias", first, 2, ctype=form.bias) for a in accs),
+            RegAlloc("seg", "int8_t", 2 * pixels),
+            RegAlloc("acc", "int32_t", 2 * pixels),
+            *(InitBias("acc", "p->bias", first, 2, acc_index=2 * k, width=2, ctype=form.bias) for k in range(pixels)),
             loop("ky", rows.lo, rows.hi, [
-                RAMLoad("row", "plane", start, 2 * (k_w + 1), max_bytes=2 * (k_w + 1)),
-                DotRow("acc", "row", 0, "taps", ky * k_w, k_w, "offsets", "p->input_offset",
-                       acc1="acc1" if pair else None, channels=2, w_pitch=k_h * k_w),
+                RAMLoad("row", "plane", start, 2 * columns, max_bytes=2 * columns),
+                DotRow("acc", "row", 0, "taps", ky * k_w, k_w, "offsets", "p->input_offset", channels=2,
+                       w_pitch=k_h * k_w, pixels=pixels),
             ]),
-            Requantize("seg", (at - x) * 2, "acc", 2, first, "p", form, dst_stride=Const(2),
-                       acc1="acc1" if pair else None),
+            Requantize("seg", 0, "acc", 2, first, "p", form, pixels=pixels, dst_stride=Const(2), acc_stride=Const(2)),
+            loop("t", 0, pixels, [RAMStore("output", ((n * o_h + y) * o_w + at + t) * c + first, 2, "seg", t * 2)]),
         ]
-    count, xx = imin(o_w - x, 2), Var("xx")
-    pairs = floor_div(count, 2)
-    row_of_outputs = loop("x", 0, o_w, [
-        RegAlloc("seg", "int8_t", 4),
-        loop("pp", 0, pairs, outputs(x, True)),
-        loop("xx", x + 2 * pairs, x + count, outputs(xx, False)),
-        loop("t", 0, count, [RAMStore("output", ((n * o_h + y) * o_w + x + Var("t")) * c + first, 2, "seg",
-                                      Var("t") * 2)]),
-    ], step=2)
+    quads, rest = divmod(o_w, 4)
+    pair, alone = Var("xp"), Var("xs")  # one trip each: their own scopes
+    row_of_outputs = [loop("x", 0, 4 * quads, outputs(x, 4), step=4),
+                      *([loop("xp", 4 * quads, 4 * quads + 1, outputs(pair, 2))] if rest >= 2 else []),
+                      *([loop("xs", o_w - 1, o_w, outputs(alone, 1))] if rest % 2 else [])]
     return [RegAlloc("taps", "int32_t", 2 * k_h * (k_w + 1)),
             FlashLoad("taps", "p->filter", first, True, k_h * k_w, c, lanes=2, row=k_w), copy], row_of_outputs
 
@@ -399,7 +398,7 @@ def depthwise_in_place(params, segment: int) -> Kernel:
             Broadcast("offsets", "p->input_offset"),
             *([RegAlloc("edge", "int8_t", edge, fill="(int8_t)(-p->input_offset)")] if edge else []),
             loop("q", 0, planes, [*head, loop("n", 0, n_, [
-                loop("y", 0, o_h, [row_of_outputs], interior=layer_interior(p, 0))])]),
+                loop("y", 0, o_h, row_of_outputs, interior=layer_interior(p, 0))])]),
         )
         signature = ("depthwise_in_place", tuple(p.input_shape), tuple(p.output_shape), tuple(p.filter.shape),
                      p.stride, p.dilation, p.padding, segment, "column pairs")

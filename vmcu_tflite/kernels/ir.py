@@ -23,7 +23,8 @@ exactly the bytes the kernel reads and writes, in the kernel's order:
   w[l] for up to four lanes, the per-channel products of depthwise convolution (SMLABB/SMLATT,
   four channels per word); `DotLanesPair`: a kernel row's taps for two adjacent pixels at once
   (each input and weight word serves both); `DotRow`: one channel's kernel row over a row of a
-  one-channel plane, four taps per word (or two adjacent pixels' rows, each word serving both).
+  one-channel plane, four taps per word (or two adjacent pixels' rows, each word serving both; or
+  two channels' rows over a two-channel plane, a word two columns of both).
   `Widen`: a small input every output channel reads (a stem's window), widened to 16 bits once
   with its offset; a Dot over the widened buffer needs no SXTAB16.
 - `Requantize`, `InitBias`, `AddResidual`: TFLite's integer arithmetic on a few values
@@ -239,12 +240,13 @@ class DotRow(_IndexFields):
     next output pixel's row, one input further: acc1[0] += sum_i (x[x_index + 1 + i] + offset) *
     w[w_index + i] (each input word serves both pixels).
 
-    With `channels` 2, a row of a two-channel plane (pixel i's channel l at x[2 i + l]), lane l's taps
-    w_pitch further in w (a FlashLoad of two lanes): acc[l] += sum_i (x[x_index + 2 i + l] + offset) *
-    w[w_index + l * w_pitch + i], and with acc1, acc1[l] the same one pixel further. In C a word of
-    the plane is two columns of both channels, so SXTAB16 and its rotation give each channel a column
-    pair and one SMLAD two taps (the taps laid out in pairs by the FlashLoad's `row`): the rows are
-    read in whole words, length + 1 inputs, which the plane holds (its columns padded)."""
+    With `channels` 2, a row of a two-channel plane (pixel i's channel l at x[2 i + l]) for `pixels`
+    adjacent output pixels (1, 2 or 4; no acc1), lane l's taps w_pitch further in w (a FlashLoad of two
+    lanes): acc[2 p + l] += sum_i (x[x_index + 2 (p + i) + l] + offset) * w[w_index + l * w_pitch + i]
+    for p < pixels. In C a word of the plane is two columns of both channels, so SXTAB16 and its
+    rotation give each channel a column pair and one SMLAD two taps of a pixel (the taps laid out in
+    pairs by the FlashLoad's `row`): a row of an odd length is read in whole words, the pixels'
+    columns rounded up to even, which the plane holds (its rows padded)."""
 
     acc: str
     x: str
@@ -257,6 +259,7 @@ class DotRow(_IndexFields):
     acc1: str | None = None
     channels: int = 1
     w_pitch: Ix = Const(0)
+    pixels: int = 1
 
 
 @dataclass(frozen=True)

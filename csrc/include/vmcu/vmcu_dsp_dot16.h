@@ -281,22 +281,23 @@ VMCU_INLINE void vmcu_dot_row2_s8(const int8_t *x, const int32_t *w, int32_t len
 /**
  * Two channels' k_h x k_w taps (k_w odd) into `taps` for vmcu_dot_cols_s8: channel l's tap i at
  * filter[l + i * stride] (a depthwise filter, `stride` its channels). On the DSP path kernel row r is
- * 2 (k_w + 1) words from taps + 2 r (k_w + 1) on, a group of four for each word of a two-channel plane's
- * row (columns 2j and 2j + 1 of both channels): channel 0's taps (w[2j], w[2j + 1]) for a pixel pair's
- * first pixel and (w[2j - 1], w[2j]) for its second, whose window is a column further, then channel 1's,
- * the taps outside the row 0. Otherwise the taps in order, channel 1's k_h * k_w after channel 0's.
+ * 2 (k_w + 1) words from taps + 2 r (k_w + 1) on, channel 0's k_w + 1 then channel 1's: for each word
+ * of a two-channel plane's row (columns 2j and 2j + 1 of both channels), the channel's taps (w[2j],
+ * w[2j + 1]) for a pixel whose window starts at column 0 of the word, then (w[2j - 1], w[2j]) for the
+ * next pixel, whose window starts a column further, the taps outside the row 0. Otherwise the taps in
+ * order, channel 1's k_h * k_w after channel 0's.
  */
 static inline void vmcu_column_taps_s8(int32_t *taps, const int8_t *filter, int32_t stride, int32_t k_h,
                                        int32_t k_w)
 {
 #if VMCU_DSP
     for (int32_t r = 0; r < k_h; ++r, filter += k_w * stride) {
-        for (int32_t t = 0; t <= k_w; t += 2, taps += 4) {
-            for (int32_t l = 0; l < 2; ++l) {
+        for (int32_t l = 0; l < 2; ++l) {
+            for (int32_t t = 0; t <= k_w; t += 2, taps += 2) {
                 const int32_t before = t > 0 ? filter[l + (t - 1) * stride] : 0;
                 const int32_t at = filter[l + t * stride], after = t + 1 < k_w ? filter[l + (t + 1) * stride] : 0;
-                taps[2 * l] = (int32_t)vmcu_pack16(at, after);
-                taps[2 * l + 1] = (int32_t)vmcu_pack16(before, at);
+                taps[0] = (int32_t)vmcu_pack16(at, after);
+                taps[1] = (int32_t)vmcu_pack16(before, at);
             }
         }
     }
@@ -309,51 +310,87 @@ static inline void vmcu_column_taps_s8(int32_t *taps, const int8_t *filter, int3
 #endif
 }
 
+#if VMCU_DSP
+/* One channel's kernel row (k_w odd) over `pixels` (2 or 4) adjacent output pixels: `w` that channel's
+ * tap pairs of the row (vmcu_column_taps_s8), `x` the row from the first pixel's window, `rotate` the
+ * channel (bytes 1 and 3 of each word, not 0 and 2). Each pair of taps is one LDRD for a pixel pair,
+ * and with four pixels each word's column pair serves the first pair at its window's word j and the
+ * second pair at word j - 1: seven instructions for eight products. */
+VMCU_INLINE void vmcu_dot_cols_lane_s8(const int8_t *x, const int32_t *w, int32_t k_w, uint32_t offsets,
+                                       int rotate, int32_t pixels, int32_t *acc)
+{
+    int32_t s0 = acc[0], s1 = acc[2], s2 = pixels > 2 ? acc[4] : 0, s3 = pixels > 2 ? acc[6] : 0;
+    uint32_t c = rotate ? vmcu_sxtab16_ror8(offsets, vmcu_load32(x)) : vmcu_sxtab16(offsets, vmcu_load32(x));
+    for (int32_t t = 0; t <= k_w; t += 2) {
+        uint32_t a, b;
+        vmcu_load_words(&w, &a, &b);
+        s0 = vmcu_smlad(c, a, s0);
+        s1 = vmcu_smlad(c, b, s1);
+        if (pixels > 2 || t + 2 <= k_w) { /* the next word: the second pair's, or this pair's next */
+            const uint32_t xw = vmcu_load32(x + 2 * t + 4);
+            const uint32_t next = rotate ? vmcu_sxtab16_ror8(offsets, xw) : vmcu_sxtab16(offsets, xw);
+            if (pixels > 2) {
+                s2 = vmcu_smlad(next, a, s2);
+                s3 = vmcu_smlad(next, b, s3);
+            }
+            c = next;
+        }
+    }
+    acc[0] = s0;
+    acc[2] = s1;
+    if (pixels > 2) {
+        acc[4] = s2;
+        acc[6] = s3;
+    }
+}
+#endif
+
 /**
  * A kernel row of k_w taps (odd, a constant) over a row of a two-channel plane (pixel i's channel l at
- * x[2i + l]), the row's taps from tap `tap` of vmcu_column_taps_s8's layout (a multiple of k_w): for
- * l < 2, acc[l] += sum over i < k_w of (x[2i + l] + x_offset) * w_l[tap + i], and where acc1 is not
- * NULL acc1[l] the same for the next pixel (x[2i + 2 + l]). On the DSP path x[0, 2 k_w + 2) is read
- * in words, each two columns of both channels: SXTAB16 and its rotation make a column pair of each
- * channel, which meets each pixel's pair of taps in one SMLAD (four SMLADs for eight products).
+ * x[2i + l]) for `pixels` adjacent output pixels (1, 2 or 4, a constant), the row's taps from tap `tap`
+ * of vmcu_column_taps_s8's layout (a multiple of k_w): acc[2p + l] += sum over i < k_w of
+ * (x[2(p + i) + l] + x_offset) * w_l[tap + i]. On the DSP path the row is read in words, each two
+ * columns of both channels: SXTAB16 and its rotation make a column pair of each channel, which meets
+ * a pixel's pair of taps in one SMLAD; x[0, 2 (k_w + pixels - 1)) rounded up to whole words is read.
  */
 VMCU_INLINE void vmcu_dot_cols_s8(const int8_t *x, const int32_t *taps, int32_t tap, int32_t k_w, int32_t pitch,
-                                  uint32_t offsets, int32_t x_offset, int32_t *acc, int32_t *acc1)
+                                  uint32_t offsets, int32_t x_offset, int32_t *acc, int32_t pixels)
 {
-    int32_t a0 = acc[0], a1 = acc[1], b0 = acc1 ? acc1[0] : 0, b1 = acc1 ? acc1[1] : 0;
 #if VMCU_DSP
     const int32_t *w = taps + tap / k_w * 2 * (k_w + 1);
     (void)pitch;
     (void)x_offset;
-    for (int32_t t = 0; t <= k_w; t += 2) {
-        const uint32_t xw = vmcu_load32(x + 2 * t);
-        const uint32_t c0 = vmcu_sxtab16(offsets, xw), c1 = vmcu_sxtab16_ror8(offsets, xw);
-        uint32_t w0, w1, w2, w3;
-        vmcu_load_words(&w, &w0, &w1);
-        vmcu_load_words(&w, &w2, &w3);
-        a0 = vmcu_smlad(c0, w0, a0);
-        a1 = vmcu_smlad(c1, w2, a1);
-        if (acc1) {
-            b0 = vmcu_smlad(c0, w1, b0);
-            b1 = vmcu_smlad(c1, w3, b1);
+    if (pixels == 1) { /* the first pixel's taps of each pair */
+        int32_t a0 = acc[0], a1 = acc[1];
+        for (int32_t t = 0; t <= k_w; t += 2) {
+            const uint32_t xw = vmcu_load32(x + 2 * t);
+            a0 = vmcu_smlad(vmcu_sxtab16(offsets, xw), (uint32_t)w[t], a0);
+            a1 = vmcu_smlad(vmcu_sxtab16_ror8(offsets, xw), (uint32_t)w[k_w + 1 + t], a1);
         }
+        acc[0] = a0;
+        acc[1] = a1;
+        return;
     }
+    /* a channel at a time: both channels' pixels would take twice the accumulators and column pairs */
+    vmcu_dot_cols_lane_s8(x, w, k_w, offsets, 0, pixels, acc);
+#if defined(__GNUC__)
+    /* the second channel loads the words again: given the same pointer, GCC keeps both channels'
+     * column pairs of every word at once and spills */
+    __asm__("" : "+r"(x));
+#endif
+    vmcu_dot_cols_lane_s8(x, w + k_w + 1, k_w, offsets, 1, pixels, acc + 1);
 #else
     (void)offsets;
-    for (int32_t i = 0; i < k_w; ++i) {
-        const int32_t w0 = taps[tap + i], w1 = taps[tap + pitch + i];
-        a0 += ((int32_t)x[2 * i] + x_offset) * w0;
-        a1 += ((int32_t)x[2 * i + 1] + x_offset) * w1;
-        b0 += ((int32_t)x[2 * i + 2] + x_offset) * w0;
-        b1 += ((int32_t)x[2 * i + 3] + x_offset) * w1;
+    for (int32_t p = 0; p < pixels; ++p) {
+        for (int32_t l = 0; l < 2; ++l) {
+            int32_t sum = acc[2 * p + l];
+            for (int32_t i = 0; i < k_w; ++i) {
+                sum += ((int32_t)x[2 * (p + i) + l] + x_offset) * taps[tap + l * pitch + i];
+            }
+            acc[2 * p + l] = sum;
+        }
     }
 #endif
-    acc[0] = a0;
-    acc[1] = a1;
-    if (acc1) {
-        acc1[0] = b0;
-        acc1[1] = b1;
-    }
 }
 
 #endif /* VMCU_DSP_DOT16_H */

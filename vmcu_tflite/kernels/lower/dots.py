@@ -218,16 +218,15 @@ class DotStatements:
 
     def dot_columns(self, s: DotRow, x: str, x_offset: str, depth: int) -> None:
         """A two-channel DotRow (a row of a column-pair plane) as vmcu_dot_cols_s8: its taps are a whole
-        kernel row (a constant odd length) from tap w_index, which vmcu_column_taps_s8 laid out in rows of
-        (length + 1) / 2 groups of four words on the DSP path, the two lanes w_pitch apart otherwise."""
+        kernel row (a constant odd length) from tap w_index, which vmcu_column_taps_s8 laid out as pairs
+        by columns on the DSP path, the two lanes w_pitch apart otherwise."""
         length, pitch = self.bounds(s.length), self.bounds(s.w_pitch)
-        if length[0] != length[1] or length[0] % 2 == 0 or pitch[0] != pitch[1]:
-            raise ValueError(f"kernel {self.kernel.name}: a two-channel DotRow of {s.length.c()} taps, "
-                             "not a constant odd kernel row")
-        if s.acc1 is not None:
-            self.ref(s.acc1)
+        if (length[0] != length[1] or length[0] % 2 == 0 or pitch[0] != pitch[1] or s.acc1 is not None
+                or s.pixels not in (1, 2, 4)):
+            raise ValueError(f"kernel {self.kernel.name}: a two-channel DotRow of {s.length.c()} taps for "
+                             f"{s.pixels} pixels, not a constant odd kernel row for 1, 2 or 4")
         self.line(depth, f"vmcu_dot_cols_s8({x}, {self.ref(s.w)}, {s.w_index.c()}, {length[0]}, {pitch[0]}, "
-                         f"{s.offsets}, {x_offset}, {s.acc}, {s.acc1 or 0});")
+                         f"{s.offsets}, {x_offset}, {s.acc}, {s.pixels});")
 
     def lower_DotLanes(self, s: DotLanes, depth: int) -> None:
         pointer = self.lookup(s.x)
