@@ -2,9 +2,9 @@
 
 A step's instructions are, to a few percent, a sum of terms the kernel's shape fixes: its
 multiply-accumulates by kind of loop (a 1x1 layer's dot products, a gathered window's, a
-depthwise tap's, a fully connected row's), the vector steps they take (a dot product's groups of
-4 or 16 inputs, a depthwise group's taps: a part-filled vector costs a whole one), the values it
-requantizes, the kernel rows a depthwise window walks, the copies (and bytes) an in-place step
+depthwise tap's or column pair's, a fully connected row's), the vector steps they take (a dot
+product's groups of 4 or 16 inputs, a depthwise group's taps: a part-filled vector costs a whole
+one), the values it requantizes, the kernel rows a depthwise window walks, the copies (and bytes) an in-place step
 makes to its workspace, the elements of the other operators (and the MACs of those with weights:
 recurrent cells, transposed convolutions), and a fixed cost per call. `features` counts them;
 `COEFFICIENTS` (the generated `cost_table.py`) holds the instructions per unit of each term for
@@ -20,15 +20,16 @@ from math import prod
 
 from .chain import KIND as CHAIN, is_depthwise, is_pointwise, is_transpose
 from .cost_table import COEFFICIENTS
+from .kernels.depthwise import column_pair_planes
 from .kernels.tuning import depthwise_lanes
 from .plan import PlannedStep
 from .steps import Step
 
 REFERENCE_CORE = {"dsp": "Cortex-M4", "helium": "Cortex-M55"}  # where each tuning's coefficients were measured
 
-TERMS = ("step", "pointwise MAC", "window MAC", "depthwise 3x3 MAC", "depthwise large MAC", "fully connected MAC",
-         "other MAC", "dot vector", "depthwise tap", "output value", "depthwise row", "in-place cell", "in-place byte",
-         "chain value", "add element", "element")
+TERMS = ("step", "pointwise MAC", "window MAC", "depthwise 3x3 MAC", "depthwise large MAC", "depthwise column MAC",
+         "fully connected MAC", "other MAC", "dot vector", "depthwise tap", "output value", "depthwise row",
+         "in-place cell", "in-place byte", "chain value", "add element", "element")
 DOT_WIDTH = {"dsp": 4, "helium": 16}  # int8 inputs per multiply-accumulate instruction group of a dot product
 
 
@@ -40,6 +41,9 @@ def _layer(kind: str, p, into: Counter, plane: int | None = None) -> None:
     width = DOT_WIDTH[getattr(p, "tuning", "dsp")]
     if is_depthwise(p):
         _, k_h, k_w, channels = p.filter.shape
+        if plane == 2 and column_pair_planes(p):  # SMLADs over column pairs: no taps or rows of groups
+            into["depthwise column MAC"] += out * k_h * k_w
+            return
         groups = out // channels * -(-channels // depthwise_lanes(p, plane))
         into["depthwise 3x3 MAC" if k_h * k_w <= 9 else "depthwise large MAC"] += out * k_h * k_w
         into["depthwise tap"] += groups * k_h * k_w
