@@ -380,14 +380,24 @@ VMCU_INLINE void vmcu_dot_cols_s8(const int8_t *x, const int32_t *taps, int32_t 
 #endif
     vmcu_dot_cols_lane_s8(x, w + k_w + 1, k_w, offsets, 1, pixels, acc + 1);
 #else
+    /* a pixel pair at a time (one pixel alone), its four sums in registers, each tap loaded once for both */
     (void)offsets;
-    for (int32_t p = 0; p < pixels; ++p) {
-        for (int32_t l = 0; l < 2; ++l) {
-            int32_t sum = acc[2 * p + l];
-            for (int32_t i = 0; i < k_w; ++i) {
-                sum += ((int32_t)x[2 * (p + i) + l] + x_offset) * taps[tap + l * pitch + i];
+    for (int32_t p = 0; p < pixels; p += 2, x += 4, acc += 4) {
+        int32_t a0 = acc[0], a1 = acc[1], b0 = pixels > 1 ? acc[2] : 0, b1 = pixels > 1 ? acc[3] : 0;
+        for (int32_t i = 0; i < k_w; ++i) {
+            const int32_t w0 = taps[tap + i], w1 = taps[tap + pitch + i];
+            a0 += ((int32_t)x[2 * i] + x_offset) * w0;
+            a1 += ((int32_t)x[2 * i + 1] + x_offset) * w1;
+            if (pixels > 1) {
+                b0 += ((int32_t)x[2 * i + 2] + x_offset) * w0;
+                b1 += ((int32_t)x[2 * i + 3] + x_offset) * w1;
             }
-            acc[2 * p + l] = sum;
+        }
+        acc[0] = a0;
+        acc[1] = a1;
+        if (pixels > 1) {
+            acc[2] = b0;
+            acc[3] = b1;
         }
     }
 #endif
