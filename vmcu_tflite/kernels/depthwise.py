@@ -341,6 +341,28 @@ def column_pairs(p, plane: Ix, first: Ix) -> tuple[list, list]:
             FlashLoad("taps", "p->filter", first, True, k_h * k_w, c, lanes=2, row=k_w), copy], row_of_outputs
 
 
+def _in_place_column_pairs(p) -> Kernel:
+    """`depthwise_in_place` in two-channel planes of column pairs (`column_pairs`)."""
+    n_, h, w, c = p.input_shape
+    _, o_h, o_w, _ = p.output_shape
+    q = Var("q")
+    planes, size = c // 2, plane_bytes(p, 2)
+    head, row_of_outputs = column_pairs(p, q * size, q * 2)
+    edge = 2 * max(p.padding[1], padded_row(p) - p.padding[1] - w)  # the zero point the rows' padding copies
+    body = (
+        Broadcast("offsets", "p->input_offset"),
+        *([RegAlloc("edge", "int8_t", edge, fill="(int8_t)(-p->input_offset)")] if edge else []),
+        loop("q", 0, planes, [*head, loop("n", 0, n_, [
+            loop("y", 0, o_h, row_of_outputs, interior=layer_interior(p, 0))])]),
+    )
+    signature = ("depthwise_in_place", tuple(p.input_shape), tuple(p.output_shape), tuple(p.filter.shape),
+                 p.stride, p.dilation, p.padding, 2, "column pairs")
+    return Kernel(name="depthwise_in_place", params_type="vmcu_depthwise_params", signature=signature,
+                  tensors={"input0": n_ * h * w * c, "output": n_ * o_h * o_w * c}, body=body,
+                  workspaces=(Workspace("plane", planes * size, size),),
+                  doc=f"DEPTHWISE_CONV_2D in place {p.input_shape}, two-channel planes of column pairs")
+
+
 def depthwise(params, segment: int) -> Kernel:
     """Streaming depthwise; `segment` in bytes (whole elements of a 16x8 layer's int16 outputs, read
     four channels at a time with multiplier 1 on every core)."""
@@ -391,21 +413,7 @@ def depthwise_in_place(params, segment: int) -> Kernel:
     if c % segment:
         raise ValueError(f"in-place depthwise needs planes that divide the {c} channels, not {segment}")
     if segment == 2 and column_pair_planes(p):
-        plane = q * plane_bytes(p, segment)
-        head, row_of_outputs = column_pairs(p, plane, first)
-        edge = 2 * max(p.padding[1], padded_row(p) - p.padding[1] - w)  # the zero point the rows' padding copies
-        body = (
-            Broadcast("offsets", "p->input_offset"),
-            *([RegAlloc("edge", "int8_t", edge, fill="(int8_t)(-p->input_offset)")] if edge else []),
-            loop("q", 0, planes, [*head, loop("n", 0, n_, [
-                loop("y", 0, o_h, row_of_outputs, interior=layer_interior(p, 0))])]),
-        )
-        signature = ("depthwise_in_place", tuple(p.input_shape), tuple(p.output_shape), tuple(p.filter.shape),
-                     p.stride, p.dilation, p.padding, segment, "column pairs")
-        return Kernel(name="depthwise_in_place", params_type="vmcu_depthwise_params", signature=signature,
-                      tensors={"input0": pixels * c, "output": n_ * o_h * o_w * c}, body=body,
-                      workspaces=(Workspace("plane", planes * plane_bytes(p, 2), plane_bytes(p, 2)),),
-                      doc=f"DEPTHWISE_CONV_2D in place {p.input_shape}, two-channel planes of column pairs")
+        return _in_place_column_pairs(p)
     # The plane's pixel-major layout in the workspace: pixel i, channel j at plane + i * segment + j.
     # One-channel planes hold their channel's taps in registers for the whole plane.
     _, k_h, k_w, _ = p.filter.shape
