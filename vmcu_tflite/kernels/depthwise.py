@@ -290,12 +290,13 @@ def plane_bytes(p, segment: int) -> int:
     return segment * n * h * w
 
 
-def column_pairs(p, plane: Ix, first: Ix) -> tuple[list, list]:
-    """An in-place layer's two-channel plane (`column_pair_planes`): the copy of its channels `first`
-    and first + 1 into rows padded with the zero point, and a row of outputs four pixels at a time
-    from it (the row's last two and last one on their own), each kernel row one DotRow of two
-    channels over whole words: each word of the row serves two pixel pairs, each pair of taps four
-    pixels. The padding makes every window whole: no edge pixel takes a path of its own."""
+def column_pairs(p, plane: Ix, first: Ix) -> tuple[list, list, list]:
+    """An in-place layer's two-channel plane (`column_pair_planes`): the buffer of the zero point the
+    rows' padding is copied from (before every plane), the copy of its channels `first` and first + 1
+    into rows padded with it, and a row of outputs four pixels at a time from it (the row's last two
+    and last one on their own), each kernel row one DotRow of two channels over whole words: each
+    word of the row serves two pixel pairs, each pair of taps four pixels. The padding makes every
+    window whole: no edge pixel takes a path of its own."""
     n_, h, w, c = p.input_shape
     _, o_h, o_w, _ = p.output_shape
     _, k_h, k_w, _ = p.filter.shape
@@ -337,8 +338,10 @@ def column_pairs(p, plane: Ix, first: Ix) -> tuple[list, list]:
     row_of_outputs = [loop("x", 0, 4 * quads, outputs(x, 4), step=4),
                       *([loop("xp", 4 * quads, 4 * quads + 1, outputs(pair, 2))] if rest >= 2 else []),
                       *([loop("xs", o_w - 1, o_w, outputs(alone, 1))] if rest % 2 else [])]
-    return [RegAlloc("taps", "int32_t", 2 * k_h * (k_w + 1)),
-            FlashLoad("taps", "p->filter", first, True, k_h * k_w, c, lanes=2, row=k_w), copy], row_of_outputs
+    edge = 2 * max(left, right)
+    before = [RegAlloc("edge", "int8_t", edge, fill="(int8_t)(-p->input_offset)")] if edge else []
+    return before, [RegAlloc("taps", "int32_t", 2 * k_h * (k_w + 1)),
+                    FlashLoad("taps", "p->filter", first, True, k_h * k_w, c, lanes=2, row=k_w), copy], row_of_outputs
 
 
 def _in_place_column_pairs(p) -> Kernel:
@@ -347,11 +350,10 @@ def _in_place_column_pairs(p) -> Kernel:
     _, o_h, o_w, _ = p.output_shape
     q = Var("q")
     planes, size = c // 2, plane_bytes(p, 2)
-    head, row_of_outputs = column_pairs(p, q * size, q * 2)
-    edge = 2 * max(p.padding[1], padded_row(p) - p.padding[1] - w)  # the zero point the rows' padding copies
+    before, head, row_of_outputs = column_pairs(p, q * size, q * 2)
     body = (
         Broadcast("offsets", "p->input_offset"),
-        *([RegAlloc("edge", "int8_t", edge, fill="(int8_t)(-p->input_offset)")] if edge else []),
+        *before,
         loop("q", 0, planes, [*head, loop("n", 0, n_, [
             loop("y", 0, o_h, row_of_outputs, interior=layer_interior(p, 0))])]),
     )
