@@ -10,6 +10,7 @@ from .graph import Graph
 from .grouping import GROUP, apply_groups, groups_by_ops
 from .lifetimes import Dataflow
 from .kernels.tuning import tuned
+from .kernels.widened_weights import widen_weights
 from .ops.pulled_row import KIND as PULLED_ROW
 from .passes import simplify
 from .plan import Plan
@@ -57,7 +58,7 @@ def _compile(graph: Graph, planner: str, fuse: bool, recompute: bool, tuning: st
     (streamed_io.py). A streamed input costs the plan nothing where a chain starting at it pulls
     its rows into a ring; that plan is taken when its pool is smaller than the plan without."""
     simple = simplify(graph)
-    layers = tuned(build_steps(simple), tuning)
+    layers = widen_weights(tuned(build_steps(simple), tuning))
     pulled = {simple.storage_of(simple.inputs[i].tensor): i for i in stream_inputs}
     steps, fusion, plan = _fused_plan(simple, layers, planner, fuse, recompute, {})
     whole = plan.pool_bytes
