@@ -30,8 +30,10 @@ def _candidate(step) -> bool:
             and getattr(p, "tuning", "dsp") == "dsp" and p.input_shape[3] in UNROLLED_ROWS)
 
 
-def widen_weights(steps: tuple, share: float = WIDENED_SHARE) -> tuple:
-    """`steps` with the chosen 1x1 layers' params marked `int16_weights` (see the module)."""
+def widen_weights(steps: tuple, share: float | None = None) -> tuple:
+    """`steps` with the chosen 1x1 layers' params marked `int16_weights` (see the module); `share`
+    of the model's filter bytes for their int16 copies, `WIDENED_SHARE` unless given."""
+    share = WIDENED_SHARE if share is None else share
     budget = share * sum(int(s.params.filter.size) for s in steps if hasattr(getattr(s.params, "filter", None), "size"))
     ranked = sorted((s for s in steps if _candidate(s)), key=lambda s: (-_pixels(s.params), s.index))
     chosen, used = set(), 0
