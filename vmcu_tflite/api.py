@@ -327,7 +327,8 @@ def convert(model: ModelSource, *, planner: str = "vmcu", fuse: bool = True, all
     a chain recompute pixels instead of keeping rows (fewer bytes, more MACs); `ram_budget`:
     raise BudgetError when the pool needs more bytes; `plan`: a plan.json written before, used
     as it is instead of planning (its tuning and streamed ports with it); `tuning`: the core family the heavy kernels
-    are shaped for, "dsp" (Cortex-M4/M7/M33, the default) or "helium" (Cortex-M55): the C builds
+    are shaped for, "dsp" (Cortex-M4/M7/M33, the default), "helium" (Cortex-M55) or "scalar" (cores
+    without the DSP extension: Cortex-M0/M3, RISC-V): the C builds
     and runs bit-exact on every core either way; `stream_inputs`/`stream_outputs`: the indices of
     the inputs pulled and the outputs pushed row by row through vmcu_invoke_streamed()'s callbacks
     (default: none; True or "all": every one). Raises ModelError for a model this tool

@@ -350,6 +350,7 @@ QEMU_TARGETS = (
         description="RISC-V RV32IMAC (QEMU virt, 4 MB RAM; instructions from minstret)",
         board="virt", qemu=("qemu-system-riscv32", "-bios", "none"), tools="riscv64-unknown-elf-",
         apt="gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf qemu-system-misc", heap_bytes=0,
+        tuning=tuning_for_cpu("riscv32"),
     ),
 )
 

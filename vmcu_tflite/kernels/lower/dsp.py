@@ -154,7 +154,8 @@ class DspLowering(CoreLowering):
         self.ref(w.dst)
         self.ref(w.offsets)
         self.lines.append("#if VMCU_DOT_RUN")
-        self.code(depth, [f"if ({both}) {{", f"vmcu_widen_s8_pair{'_natural' if w.natural else ''}({w.dst}, {x0}, {x1}, {stride}, {w.offsets});",
+        widen = "vmcu_widen_s8_pair_natural" if w.natural else "vmcu_widen_s8_pair"
+        self.code(depth, [f"if ({both}) {{", f"{widen}({w.dst}, {x0}, {x1}, {stride}, {w.offsets});",
                           "} else"])
         self.lines.append("#endif")
 
