@@ -75,6 +75,15 @@ VMCU_GEMM2X2_K_DECLARE(64)
 VMCU_GEMM2X2_K_DECLARE(80)
 VMCU_GEMM2X2_K_DECLARE(96)
 #undef VMCU_GEMM2X2_K_DECLARE
+/* int16 rows only, of k = 12, 20, 28 or 36 (lower.dsp INT16_ROWS: gathered stems' windows) */
+#define VMCU_GEMM2X2W_K_DECLARE(k)                                                                    \
+    void vmcu_gemm2x2w_k##k##_narrow_b16_run(const vmcu_gemm_tile *tile);                             \
+    void vmcu_gemm2x2w_k##k##_narrow_b32_run(const vmcu_gemm_tile *tile);
+VMCU_GEMM2X2W_K_DECLARE(12)
+VMCU_GEMM2X2W_K_DECLARE(20)
+VMCU_GEMM2X2W_K_DECLARE(28)
+VMCU_GEMM2X2W_K_DECLARE(36)
+#undef VMCU_GEMM2X2W_K_DECLARE
 
 /**
  * Two pixels' len inputs (len a multiple of 4) widened as vmcu_widen_s8 does, interleaved by groups

@@ -344,6 +344,11 @@ __asm__(
     "    VMCU_GEMM2X2_K_RUN 80, 32, ldr, 4\n"
     "    VMCU_GEMM2X2_K_RUN 96, 16, ldrsh, 2\n"
     "    VMCU_GEMM2X2_K_RUN 96, 32, ldr, 4\n"
+    /* int16 rows only, for gathered stems' windows (lower.dsp INT16_ROWS) */
+    "    .irp k, 12, 20, 28, 36\n"
+    "    VMCU_GEMM2X2_K_FUNCTION vmcu_gemm2x2w_k\\k\\()_narrow_b16_run, \\k, ldrsh, 2, VMCU_GEMM2X2W_K_GROUPS, 2\n"
+    "    VMCU_GEMM2X2_K_FUNCTION vmcu_gemm2x2w_k\\k\\()_narrow_b32_run, \\k, ldr, 4, VMCU_GEMM2X2W_K_GROUPS, 2\n"
+    "    .endr\n"
     "    .global vmcu_gemm2x2_narrow_b16_run\n"
     "    .type vmcu_gemm2x2_narrow_b16_run, %function\n"
     "    .p2align 2\n"

@@ -26,6 +26,9 @@ from .core import CoreLowering
 from .dots import Lanes
 
 UNROLLED_ROWS = (8, 16, 24, 32, 40, 48, 64, 80, 96)  # GEMM rows vmcu_gemm2x2_k<len>_narrow_b*_run take unrolled
+# and the int16 rows' forms (vmcu_gemm2x2w_k<len>_...) besides: gathered stems' windows of 9, 27 and 25, 15 or 33
+# values, padded to whole words
+INT16_ROWS = (12, 20, 28, 36)
 
 
 class DspLowering(CoreLowering):
@@ -269,7 +272,8 @@ class DspLowering(CoreLowering):
         channels (`gemm_shape`) that the assembly takes: up to two pixels of widened inputs a
         multiple of 8 and 16 or more long (`len`) and a requantization saturating to int8; and
         whether the rows take the unrolled form (`UNROLLED_ROWS`), which also takes 8 inputs and 8
-        channels, and is the only one for int16 weights (`vmcu_gemm2x2w_k<len>_...`). Else None."""
+        channels, and is the only one for int16 weights (`vmcu_gemm2x2w_k<len>_...`, which also takes
+        the lengths of `INT16_ROWS`). Else None."""
         parts = self.gemm_shape(s)
         if parts is None:
             return None
@@ -277,10 +281,9 @@ class DspLowering(CoreLowering):
         x = self.lookup(dot.x)
         if x.ctype != "int16_t" or x.run_stride is not None or not requant.form.saturate:
             return None  # int16 rows (a gathered stem's) meet inputs widened in order, not SXTB16's
-        if length % 8:
-            return None
-        unrolled = length in UNROLLED_ROWS
-        if rows[0].ctype == "int16_t" and not unrolled:
+        int16 = rows[0].ctype == "int16_t"
+        unrolled = length in UNROLLED_ROWS or (int16 and length in INT16_ROWS)
+        if (int16 and not unrolled) or length % (4 if unrolled else 8):
             return None
         shortest = 8 if unrolled else 16  # below: GCC's unrolled loop is cheaper than the call
         if length < shortest or loop_bounds(s.hi - s.lo, self.loops, self.ranges)[0] < shortest:
