@@ -4,11 +4,17 @@ Cortex-M4 in tests/c/test_qemu.py)."""
 from __future__ import annotations
 
 import importlib.util
+import json
 from dataclasses import replace
 
 from hypothesis import given, settings, strategies as st
 
+import vmcu_tflite
+
 from tests.models_under_test import conv_chain
+from vmcu_tflite.cli.common import run_tool
+from vmcu_tflite.cli.convert import main as convert_main
+from vmcu_tflite.errors import EXIT_BAD_INPUT
 from vmcu_tflite.kernels import widened_weights
 from vmcu_tflite.kernels.lower.dsp import UNROLLED_ROWS
 from vmcu_tflite.kernels.tuning import tuned
@@ -74,3 +80,29 @@ def test_portable_c_over_int16_weights_is_bit_exact(tmp_path, monkeypatch):
     assert result.status == 0 and result.matches_reference and result.matches_tflm is (True if HAVE_TFLM else None)
     source = "".join(path.read_text() for path in (tmp_path / "run" / "model").glob("*.c"))
     assert source.count("vmcu_dot_s16_s16(") >= 3 and "const int16_t *w0" in source
+
+
+def test_the_share_is_an_option_and_a_plan_keeps_it(tmp_path, capsys):
+    """`--widened-weights 0` converts without int16 copies and says so in plan.json, which a later
+    conversion from that plan follows; the default leaves plan.json as it was; a share out of 0 to
+    100 percent is a one-line usage error."""
+    model = tmp_path / "chain.tflite"
+    model.write_bytes(conv_chain(channels=(8, 16, 24, 8), hw=5))
+
+    def convert(out, *extra):
+        code = run_tool("vmcu-convert", convert_main, [str(model), "-o", str(tmp_path / out), *extra])
+        source = "".join(p.read_text() for p in (tmp_path / out).glob("*.c")) if code == 0 else ""
+        return code, source
+
+    code, source = convert("all", "--widened-weights", "100")
+    assert code == 0 and "const int16_t *w0" in source
+    assert json.loads((tmp_path / "all" / "plan.json").read_text())["widened_weights"] == 1.0
+    code, source = convert("none", "--widened-weights", "0")
+    assert code == 0 and "const int16_t *w0" not in source
+    vmcu_tflite.convert(model, plan=tmp_path / "none" / "plan.json").write(tmp_path / "again")
+    assert "".join(p.read_text() for p in (tmp_path / "again").glob("*.c")) == source
+    assert convert("default")[0] == 0
+    assert "widened_weights" not in json.loads((tmp_path / "default" / "plan.json").read_text())
+    capsys.readouterr()
+    assert convert("bad", "--widened-weights", "150")[0] == EXIT_BAD_INPUT
+    assert "not a percentage: '150'" in capsys.readouterr().err and not (tmp_path / "bad").exists()
