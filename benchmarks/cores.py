@@ -42,11 +42,13 @@ RISCV_TARGET = 0.5  # issue 42: our RV32IMAC figures at most half of TFLM's refe
 def measure(path: Path, targets: list[str]) -> dict[str, dict | str]:
     """Target -> measurements, or the reason the model does not fit; each target runs the model converted
     with its core's kernel tuning (`vmcu-validate`'s default)."""
-    programs = {tuning: compile_model(path, tuning=tuning) for tuning in {TARGETS[t].tuning for t in targets}}
+    kinds = {(TARGETS[t].tuning, TARGETS[t].widened_weights) for t in targets}
+    programs = {(tuning, share): compile_model(path, tuning=tuning, widened=share) for tuning, share in kinds}
     found: dict[str, dict | str] = {}
     for target in targets:
+        kind = (TARGETS[target].tuning, TARGETS[target].widened_weights)
         try:
-            result = validate_program(programs[TARGETS[target].tuning], path.read_bytes(), TARGETS[target])
+            result = validate_program(programs[kind], path.read_bytes(), TARGETS[target])
         except BudgetError as err:
             found[target] = str(err)
             print(f"{path.name} on {target}: {err}")

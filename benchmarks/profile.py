@@ -149,7 +149,7 @@ def by_place(counts: collections.Counter, executable: Path,
 def profile(model: Path, target: QemuTarget, fuse: bool, work: Path) -> dict:
     """Build, check and run `model` on `target` under QEMU's block log; the counts by place."""
     os.environ["CFLAGS"] = f"{os.environ.get('CFLAGS', '')} -g".strip()  # line numbers; the same code
-    program = compile_model(model, fuse=fuse, tuning=target.tuning)
+    program = compile_model(model, fuse=fuse, tuning=target.tuning, widened=target.widened_weights)
     result = validate_program(program, model.read_bytes(), target, work=work)
     if not (result.status == 0 and result.matches_reference and result.matches_tflm is not False):
         raise SystemExit(f"{model.name} on {target.name}: outputs differ from the interpreter's or TFLite Micro's")

@@ -22,6 +22,7 @@ import pytest
 import vmcu_reference.cli
 import vmcu_tflite.api
 import vmcu_tflite.validate.run
+from vmcu_tflite.kernels import widened_weights
 from vmcu_tflite.kernels.tuning import TUNINGS
 from vmcu_tflite.pipeline import Program, compile_model
 from vmcu_tflite.planner.planners import PLANNERS
@@ -42,16 +43,17 @@ def runtime_cache(tmp_path_factory):
 
 
 def shared_compile(model, planner: str = "vmcu", fuse: bool = True, recompute: bool = False, tuning: str = "dsp",
-                   stream_inputs=(), stream_outputs=()) -> Program:
+                   stream_inputs=(), stream_outputs=(), widened: float | None = None) -> Program:
     """`compile_model`, remembered for the rest of the worker's session, keyed by the model (a file's
     path and bytes, or the bytes) and every argument. Running a program, writing its C or validating
     it does not change it (each run builds its own interpreter and state), so a later test gets what
     a fresh plan would give it: planning is deterministic (tests/planner/test_vmcu_plans.py,
     tests/c/test_qemu.py's test_conversion_is_deterministic)."""
     source = model if isinstance(model, bytes) else (os.fspath(model), Path(model).read_bytes())
-    key = (source, planner, fuse, recompute, tuning, tuple(stream_inputs), tuple(stream_outputs))
+    share = widened_weights.WIDENED_SHARE if widened is None else widened  # a test may change the default
+    key = (source, planner, fuse, recompute, tuning, tuple(stream_inputs), tuple(stream_outputs), share)
     if key not in _PLANS:
-        _PLANS[key] = compile_model(model, planner, fuse, recompute, tuning, stream_inputs, stream_outputs)
+        _PLANS[key] = compile_model(model, planner, fuse, recompute, tuning, stream_inputs, stream_outputs, widened)
     return _PLANS[key]
 
 
@@ -60,16 +62,16 @@ def _shared_convert(model, **options):
     within no budget; anything else converts as it always does. Streamed ports are named as
     `convert` names them (True or "all": every one)."""
     chosen = {"planner": "vmcu", "fuse": True, "allow_recompute": False, "tuning": "dsp", "stream_inputs": (),
-              "stream_outputs": ()} | options
+              "stream_outputs": (), "widened_weights": None} | options
     if not isinstance(model, (str, os.PathLike)) or chosen.pop("ram_budget", None) is not None or \
             chosen.pop("plan", None) is not None or chosen["planner"] not in PLANNERS or \
-            chosen["tuning"] not in TUNINGS or len(chosen) != 6:
+            chosen["tuning"] not in TUNINGS or len(chosen) != 7:
         return vmcu_tflite.api.convert(model, **options)
     graph = read_model(model)
     streamed = [vmcu_tflite.api._ports(chosen[f"stream_{what}s"], len(getattr(graph, f"{what}s")), what)
                 for what in ("input", "output")]
     compiled = shared_compile(model, chosen["planner"], chosen["fuse"], chosen["allow_recompute"], chosen["tuning"],
-                              *streamed)
+                              *streamed, chosen["widened_weights"])
     return vmcu_tflite.api.Program(compiled, Path(model).read_bytes())
 
 

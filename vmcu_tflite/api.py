@@ -318,7 +318,8 @@ def check_target(target: str, profile: bool = False, mbed_os: str | os.PathLike 
 
 def convert(model: ModelSource, *, planner: str = "vmcu", fuse: bool = True, allow_recompute: bool = False,
             ram_budget: int | None = None, plan: str | os.PathLike | None = None, tuning: str = "dsp",
-            stream_inputs: bool | str | Sequence[int] = (), stream_outputs: bool | str | Sequence[int] = ()) -> Program:
+            stream_inputs: bool | str | Sequence[int] = (), stream_outputs: bool | str | Sequence[int] = (),
+            widened_weights: float | None = None) -> Program:
     """Read an int8 TFLite model and plan it over the circular pool.
 
     `model`: a path, the flatbuffer's bytes (what `tf.lite.TFLiteConverter.convert()` returns) or
@@ -327,10 +328,13 @@ def convert(model: ModelSource, *, planner: str = "vmcu", fuse: bool = True, all
     a chain recompute pixels instead of keeping rows (fewer bytes, more MACs); `ram_budget`:
     raise BudgetError when the pool needs more bytes; `plan`: a plan.json written before, used
     as it is instead of planning (its tuning and streamed ports with it); `tuning`: the core family the heavy kernels
-    are shaped for, "dsp" (Cortex-M4/M7/M33, the default) or "helium" (Cortex-M55): the C builds
+    are shaped for, "dsp" (Cortex-M4/M7/M33, the default), "helium" (Cortex-M55) or "scalar" (cores
+    without the DSP extension: Cortex-M0/M3, RISC-V): the C builds
     and runs bit-exact on every core either way; `stream_inputs`/`stream_outputs`: the indices of
     the inputs pulled and the outputs pushed row by row through vmcu_invoke_streamed()'s callbacks
-    (default: none; True or "all": every one). Raises ModelError for a model this tool
+    (default: none; True or "all": every one); `widened_weights`: the share (0 to 1) of the model's
+    filter bytes that int16 copies of the 1x1 layers' filters may add on the `dsp` tuning (flash
+    for speed; None: 4 %, 0: none; a `plan`'s own otherwise). Raises ModelError for a model this tool
     cannot run, UsageError for a port index the model does not have.
     """
     from .kernels.tuning import TUNINGS
@@ -340,6 +344,8 @@ def convert(model: ModelSource, *, planner: str = "vmcu", fuse: bool = True, all
         raise UsageError(f"unknown planner {planner!r} (one of {', '.join(sorted(PLANNERS))})")
     if tuning not in TUNINGS:
         raise UsageError(f"unknown tuning {tuning!r} (one of {', '.join(TUNINGS)})")
+    if widened_weights is not None and not 0 <= widened_weights <= 1:
+        raise UsageError(f"widened_weights is a share of the filter bytes, 0 to 1, not {widened_weights}")
     data, name = _read(model)
     graph = parse_model(data, name)
     if plan is not None:
@@ -351,7 +357,7 @@ def convert(model: ModelSource, *, planner: str = "vmcu", fuse: bool = True, all
     else:
         compiled = compile_graph(graph, planner, fuse, allow_recompute, tuning,
                                  _ports(stream_inputs, len(graph.inputs), "input"),
-                                 _ports(stream_outputs, len(graph.outputs), "output"))
+                                 _ports(stream_outputs, len(graph.outputs), "output"), widened_weights)
     if ram_budget is not None and compiled.plan.pool_bytes > ram_budget:
         need = compiled.plan.pool_bytes
         raise BudgetError(f"the plan needs {need} bytes of pool, {need - ram_budget} more than the budget of {ram_budget}")

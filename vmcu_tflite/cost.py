@@ -1,11 +1,11 @@
 """Predicted instructions per step, from the step's kernel configuration.
 
 A step's instructions are, to a few percent, a sum of terms the kernel's shape fixes: its
-multiply-accumulates by kind of loop (a 1x1 layer's dot products, a gathered window's, a
-depthwise tap's or column pair's, a fully connected row's), the vector steps they take (a dot
-product's groups of 4 or 16 inputs, a depthwise group's taps: a part-filled vector costs a whole
-one), the values it requantizes, the kernel rows a depthwise window walks, the copies (and bytes) an in-place step
-makes to its workspace, the elements of the other operators (and the MACs of those with weights:
+multiply-accumulates by kind of loop (a 1x1 layer's dot products, over int8 or widened weights, a
+gathered window's, a depthwise tap's or column pair's, a fully connected row's), the vector steps
+they take (a dot product's groups of 4 or 16 inputs, a depthwise group's taps: a part-filled vector
+costs a whole one), the values it requantizes, the kernel rows a depthwise window walks, the copies
+(and bytes) an in-place step makes to its workspace, the elements of the other operators (and the MACs of those with weights:
 recurrent cells, transposed convolutions), and a fixed cost per call. `features` counts them;
 `COEFFICIENTS` (the generated `cost_table.py`) holds the instructions per unit of each term for
 each kernel tuning, fitted by `benchmarks/cost_model.py` to `vmcu-validate --profile` runs on the
@@ -26,11 +26,13 @@ from .plan import PlannedStep
 from .steps import Step
 
 REFERENCE_CORE = {"dsp": "Cortex-M4", "helium": "Cortex-M55"}  # where each tuning's coefficients were measured
+MEASURED_AS = {"scalar": "dsp"}  # the scalar tuning's kernels are the dsp ones: predicted on the Cortex-M4 as those
 
-TERMS = ("step", "pointwise MAC", "window MAC", "depthwise 3x3 MAC", "depthwise large MAC", "depthwise column MAC",
+TERMS = ("step", "pointwise MAC", "widened pointwise MAC", "window MAC", "depthwise 3x3 MAC", "depthwise large MAC",
+         "depthwise column MAC",
          "fully connected MAC", "other MAC", "dot vector", "depthwise tap", "output value", "depthwise row",
          "in-place cell", "in-place byte", "chain value", "add element", "element")
-DOT_WIDTH = {"dsp": 4, "helium": 16}  # int8 inputs per multiply-accumulate instruction group of a dot product
+DOT_WIDTH = {"dsp": 4, "helium": 16, "scalar": 4}  # int8 inputs per multiply-accumulate group of a dot product
 
 
 def _layer(kind: str, p, into: Counter, plane: int | None = None) -> None:
@@ -50,7 +52,8 @@ def _layer(kind: str, p, into: Counter, plane: int | None = None) -> None:
         into["depthwise row"] += groups * k_h
         return
     length = p.filter.shape[-1] if kind == "FULLY_CONNECTED" else prod(p.filter.shape[1:])
-    into["fully connected MAC" if kind == "FULLY_CONNECTED" else "pointwise MAC" if is_pointwise(p)
+    pointwise = "widened pointwise MAC" if getattr(p, "int16_weights", False) else "pointwise MAC"  # no SXTB16
+    into["fully connected MAC" if kind == "FULLY_CONNECTED" else pointwise if is_pointwise(p)
          else "window MAC"] += out * length
     into["dot vector"] += out * -(-length // width)
 
@@ -101,4 +104,9 @@ def program_terms(program) -> list[Counter]:
 
 def predicted_steps(program) -> list[int]:
     """Each step's predicted instructions on its tuning's reference core (`REFERENCE_CORE`)."""
-    return [predict(terms, COEFFICIENTS[program.plan.tuning]) for terms in program_terms(program)]
+    return [predict(terms, COEFFICIENTS[measured_as(program.plan.tuning)]) for terms in program_terms(program)]
+
+
+def measured_as(tuning: str) -> str:
+    """The tuning whose coefficients and reference core predict `tuning`'s kernels."""
+    return MEASURED_AS.get(tuning, tuning)

@@ -10,6 +10,7 @@ from .graph import Graph
 from .grouping import GROUP, apply_groups, groups_by_ops
 from .lifetimes import Dataflow
 from .kernels.tuning import tuned
+from .kernels.widened_weights import widen_weights
 from .ops.pulled_row import KIND as PULLED_ROW
 from .passes import simplify
 from .plan import Plan
@@ -31,21 +32,23 @@ class Program:
 
 
 def compile_graph(graph: Graph, planner: str = "vmcu", fuse: bool = True, recompute: bool = False,
-                  tuning: str = "dsp", stream_inputs: Sequence[int] = (), stream_outputs: Sequence[int] = ()) -> Program:
+                  tuning: str = "dsp", stream_inputs: Sequence[int] = (), stream_outputs: Sequence[int] = (),
+                  widened: float | None = None) -> Program:
     """Simplify, prepare the steps, fuse chains where it saves bytes (vMCU planner only), plan;
-    the heavy kernels shaped for `tuning`'s cores (kernels/tuning.py).
+    the heavy kernels shaped for `tuning`'s cores (kernels/tuning.py), with int16 copies of 1x1
+    filters adding at most `widened` of the filter bytes (kernels/widened_weights.py; None: its default).
 
     `recompute` allows the paper's recomputation; the plan that recomputes is taken only where
     its pool is smaller than the plan without (multiply-accumulates bought nothing otherwise)."""
-    plain = _compile(graph, planner, fuse, False, tuning, stream_inputs, stream_outputs)
+    plain = _compile(graph, planner, fuse, False, tuning, stream_inputs, stream_outputs, widened)
     if not recompute:
         return plain
-    allowed = _compile(graph, planner, fuse, True, tuning, stream_inputs, stream_outputs)
+    allowed = _compile(graph, planner, fuse, True, tuning, stream_inputs, stream_outputs, widened)
     return allowed if allowed.plan.pool_bytes < plain.plan.pool_bytes else plain
 
 
 def _compile(graph: Graph, planner: str, fuse: bool, recompute: bool, tuning: str, stream_inputs: Sequence[int],
-             stream_outputs: Sequence[int]) -> Program:
+             stream_outputs: Sequence[int], widened: float | None) -> Program:
     """compile_graph's plan with or without recomputation.
 
     A chain runs within a few percent of its layers apart, faster or slower depending on the
@@ -57,7 +60,7 @@ def _compile(graph: Graph, planner: str, fuse: bool, recompute: bool, tuning: st
     (streamed_io.py). A streamed input costs the plan nothing where a chain starting at it pulls
     its rows into a ring; that plan is taken when its pool is smaller than the plan without."""
     simple = simplify(graph)
-    layers = tuned(build_steps(simple), tuning)
+    layers = widen_weights(tuned(build_steps(simple), tuning), widened)
     pulled = {simple.storage_of(simple.inputs[i].tensor): i for i in stream_inputs}
     steps, fusion, plan = _fused_plan(simple, layers, planner, fuse, recompute, {})
     whole = plan.pool_bytes
@@ -92,7 +95,7 @@ def _compile(graph: Graph, planner: str, fuse: bool, recompute: bool, tuning: st
     streamed = streamed_ports(simple, steps, stream_inputs, stream_outputs)
     streamed = replace(streamed, pool_bytes_whole=whole) if streamed else streamed
     return Program(simple, steps, replace(plan, fusion=fusion, tensor_level_bytes=baseline, tuning=tuning,
-                                          streamed_io=streamed))
+                                          streamed_io=streamed, widened_weights=widened))
 
 
 def _fused_plan(simple: Graph, layers: tuple[Step, ...], planner: str, fuse: bool, recompute: bool,
@@ -153,7 +156,7 @@ def fuse_chosen(graph: Graph, steps: tuple[Step, ...], fusion: tuple[FusionChoic
 def program_for_plan(graph: Graph, plan: Plan) -> Program:
     """The steps a saved plan was made for (same simplification, same fused chains), with that plan."""
     simple = simplify(graph)
-    layers = tuned(build_steps(simple), plan.tuning)
+    layers = widen_weights(tuned(build_steps(simple), plan.tuning), plan.widened_weights)
     framed = {simple.storage_of(simple.inputs[p.index].tensor): p.index for p in plan.streamed_io.inputs if p.parts}
     steps = fuse_chosen(simple, pull_parts(simple, layers, framed) if framed else layers, plan.fusion)
     return Program(simple, push_outputs(simple, steps, [p.index for p in plan.streamed_io.outputs if p.in_ring]), plan)
@@ -161,8 +164,8 @@ def program_for_plan(graph: Graph, plan: Plan) -> Program:
 
 def compile_model(model: str | Path | bytes, planner: str = "vmcu", fuse: bool = True,
                   recompute: bool = False, tuning: str = "dsp", stream_inputs: Sequence[int] = (),
-                  stream_outputs: Sequence[int] = ()) -> Program:
+                  stream_outputs: Sequence[int] = (), widened: float | None = None) -> Program:
     """A .tflite path or its bytes -> Program (raises ModelError for models we do not support).
     `stream_inputs`/`stream_outputs`: the model's I/O indices that stream row by row (streamed_io.py)."""
     graph = parse_model(model) if isinstance(model, bytes) else read_model(model)
-    return compile_graph(graph, planner, fuse, recompute, tuning, stream_inputs, stream_outputs)
+    return compile_graph(graph, planner, fuse, recompute, tuning, stream_inputs, stream_outputs, widened)

@@ -60,6 +60,9 @@ class Plan:
     fusion: tuple = ()  # FusionChoice per candidate block (vMCU planner with fusion on)
     tuning: str = "dsp"  # the core family the kernels are shaped for (kernels/tuning.py)
     streamed_io: StreamedIO = StreamedIO()  # inputs pulled and outputs pushed row by row (streamed_io.py)
+    # the share of the filter bytes the int16 copies of 1x1 filters may add (kernels/widened_weights.py); None:
+    # its default
+    widened_weights: float | None = None
 
     @property
     def macs(self) -> int:
@@ -89,7 +92,8 @@ class Plan:
                       for s in self.steps],
             "fused_blocks": [_fusion_json(f) for f in self.fusion],
             "state": _state_json(graph),
-        } | ({"streamed_io": self.streamed_io.to_json()} if self.streamed_io else {})
+        } | ({"streamed_io": self.streamed_io.to_json()} if self.streamed_io else {}) | (
+            {} if self.widened_weights is None else {"widened_weights": self.widened_weights})
 
     def dumps(self, graph: Graph) -> str:
         return json.dumps(self.to_json(graph), indent=1) + "\n"
@@ -134,7 +138,8 @@ def load_plan(text: str) -> Plan:
             steps=tuple(PlannedStep(**{k: v for k, v in s.items() if k != "mode"} | {
                 "ops": tuple(s["ops"]), "streamed_inputs": tuple(s["streamed_inputs"])}) for s in data["steps"]),
             fusion=tuple(FusionChoice(**dict(f, ops=tuple(f["ops"]))) for f in data.get("fused_blocks", ())),
-            tuning=str(data.get("tuning", "dsp")), streamed_io=StreamedIO.from_json(data.get("streamed_io")))
+            tuning=str(data.get("tuning", "dsp")), streamed_io=StreamedIO.from_json(data.get("streamed_io")),
+            widened_weights=None if data.get("widened_weights") is None else float(data["widened_weights"]))
     except (ValueError, KeyError, TypeError, AttributeError) as err:
         raise UsageError(f"not a valid plan.json ({type(err).__name__}: {err})") from None
     if plan.tuning not in TUNINGS:

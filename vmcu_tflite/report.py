@@ -1,7 +1,7 @@
 """report.md: what each step needs, and the totals next to the whole-tensor plan and TFLite Micro."""
 from __future__ import annotations
 
-from .cost import REFERENCE_CORE, predicted_steps
+from .cost import REFERENCE_CORE, measured_as, predicted_steps
 from .grouping import GROUP
 from .layer_baseline import LayerBaseline
 from .oracle import NOT_IN_TFLM, TFLM
@@ -15,6 +15,7 @@ def _ratio(a: int, b: int | None) -> str:
     return f"{a / b:.1%}" if b else "-"
 
 
+TUNED_FOR = {"dsp": "the DSP extension", "helium": "Helium (Cortex-M55)", "scalar": "cores without the DSP extension"}
 ARM_CPUS = ("cortex-m0", "cortex-m3", "cortex-m4", "cortex-m7", "cortex-m33", "cortex-m55")  # the toolchain's VMCU_CPU
 BUILD = {"host": "cmake -S . -B build && cmake --build build"} | {
     cpu: "cmake -S . -B build -DCMAKE_TOOLCHAIN_FILE=vmcu_runtime/targets/arm-none-eabi.cmake "
@@ -40,7 +41,7 @@ def render_report(program: Program, baseline: LayerBaseline, tflm_head: int | No
                   else f"none: TFLite Micro lacks {', '.join(sorted({op.kind for op in graph.ops} & NOT_IN_TFLM))}")
     extra = sum(f.recomputed_macs for f in plan.fusion if f.fused and f.recompute)
     predicted = predicted_steps(program)
-    core = REFERENCE_CORE[plan.tuning]
+    core = REFERENCE_CORE[measured_as(plan.tuning)]
     recomputed = f" (+{extra:,} recomputed: --allow-recompute)" if extra else ""
     views = pinned_views(program)
     lines = [
@@ -100,7 +101,7 @@ def render_report(program: Program, baseline: LayerBaseline, tflm_head: int | No
                          f"{f.recomputed_macs if f.fused and f.recompute else 0:,} |")
     lines += _groups(program)
     lines += ["", f"Build the `vmcu_model` library for {target} in this folder: `{BUILD[target]}`.",
-              "", f"Kernels tuned for {'Helium (Cortex-M55)' if plan.tuning == 'helium' else 'the DSP extension'} "
+              "", f"Kernels tuned for {TUNED_FOR[plan.tuning]} "
                   f"(`{plan.tuning}`; they build and run bit-exact on every core)."]
     lines += _streaming(program)
     if plan.steps:

@@ -30,6 +30,7 @@ from tests.models_under_test import (FIXTURES, REAL_MODELS, ROOT, conv_chain, le
 from vmcu_tflite.cli.validate import format_profile
 from vmcu_tflite.codegen.project import write_project
 from vmcu_tflite.errors import BudgetError, UsageError
+from vmcu_tflite.kernels import widened_weights
 from vmcu_tflite.pipeline import compile_model
 from vmcu_tflite.validate import targets as targets_module
 from vmcu_tflite.validate.run import build_and_run, validate, validate_program
@@ -242,6 +243,24 @@ def test_column_pair_planes_run_on_cortex_m4(tmp_path):
 
 @needs_qemu
 @pytest.mark.parametrize("bias_bound", [2000, 40000], ids=["16-bit biases", "32-bit biases"])
+def test_widened_weights_run_in_assembly_on_cortex_m4(bias_bound, tmp_path, monkeypatch):
+    """1x1 layers whose filters the converter widened to int16 (every candidate: the share raised to
+    all of the model's filter bytes) in the int16-row forms of the unrolled assembly, rows of 8, 16,
+    24, 32 and 40 inputs, the inputs widened in order; the last tile (one pixel) in C. Bit-exact with
+    TFLite Micro."""
+    monkeypatch.setattr(widened_weights, "WIDENED_SHARE", 1.0)
+    model = tmp_path / "widened.tflite"
+    model.write_bytes(conv_chain(channels=(8, 16, 24, 32, 40, 8), hw=5, bias_bound=bias_bound))
+    result = validate(model, M4, seed=4, work=tmp_path / "run", fuse=False)
+    assert result.status == 0 and result.matches_reference and result.matches_tflm is (True if HAVE_TFLM else None)
+    source = "".join(path.read_text() for path in (tmp_path / "run" / "model").glob("*.c"))
+    calls = re.findall(r"vmcu_gemm2x2w_k(\d+)_narrow_b(\d+)_run\(&tile\)", source)
+    assert [int(k) for k, _ in calls] == [8, 16, 24, 32, 40]
+    assert ("32" in {bits for _, bits in calls}) is (bias_bound > 32767)  # biases past 16 bits: _b32_run
+
+
+@needs_qemu
+@pytest.mark.parametrize("bias_bound", [2000, 40000], ids=["16-bit biases", "32-bit biases"])
 def test_gemm_channel_pairs_run_in_assembly_on_cortex_m4(bias_bound, tmp_path):
     """1x1 layers as GEMMs over 25 pixels (the last tile one pixel): every two-pixel tile's channel
     pairs in an assembly loop with the narrow requantization (..._b16_run, or _b32_run for biases
@@ -262,10 +281,11 @@ def test_gemm_channel_pairs_run_in_assembly_on_cortex_m4(bias_bound, tmp_path):
 
 @needs_qemu
 @pytest.mark.parametrize("fuse", [True, False], ids=["fused", "unfused"])
-def test_gemm_rows_of_8_to_80_inputs_run_unrolled_on_cortex_m4(fuse, tmp_path):
+def test_gemm_rows_of_8_to_80_inputs_run_unrolled_on_cortex_m4(fuse, tmp_path, monkeypatch):
     """1x1 layers of 16, 24, 32, 8, 16 and 80 input channels over 25 pixels, as GEMMs and as a fused
     chain's layers: each row length has its unrolled assembly loop (vmcu_gemm2x2_k<len>_narrow_b*_run,
-    the pair's pointers in registers); bit-exact with TFLite Micro."""
+    the pair's pointers in registers; int8 filters: no int16 copies); bit-exact with TFLite Micro."""
+    monkeypatch.setattr(widened_weights, "WIDENED_SHARE", 0.0)
     model = tmp_path / "gemm_rows.tflite"
     model.write_bytes(conv_chain(channels=(16, 24, 32, 8, 16, 80, 16), hw=5, bias_bound=40000))
     result = validate(model, M4, seed=4, work=tmp_path / "run", fuse=fuse)

@@ -30,7 +30,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tests.models_under_test import wide_window_block
+from tests.models_under_test import conv_chain, wide_window_block
 from tests.planner.test_fusion import Block
 from vmcu_reference import interpreter as interpreter_module
 from vmcu_reference.cli import main as run_main
@@ -40,7 +40,7 @@ from vmcu_tflite.cli.convert import main as convert_main
 from vmcu_tflite.codegen.params import conv2d as conv_params, depthwise_conv2d as depthwise_params
 from vmcu_tflite.codegen.params import fully_connected as fc_params
 from vmcu_tflite.errors import EXIT_HAZARD, EXIT_OUTPUTS_DIFFER
-from vmcu_tflite.kernels import window
+from vmcu_tflite.kernels import widened_weights, window
 from vmcu_tflite.kernels.access import min_distance
 from vmcu_tflite.kernels.index import Ix, Var, imin, substitute
 from vmcu_tflite.kernels.ir import (Average, Broadcast, Dot, DotLanes, DotRow, FlashLoad, InitBias, Loop, RAMFree,
@@ -204,6 +204,8 @@ def model_paths(tmp_path_factory):
     paths["fused_without_lead"] = fused_without_lead(folder / "fused_without_lead.tflite")
     paths["wide_window_block"] = folder / "wide_window_block.tflite"  # two-channel planes of column pairs
     paths["wide_window_block"].write_bytes(wide_window_block(9))
+    paths["widened_chain"] = folder / "widened_chain.tflite"  # int16 filter copies (with the share raised)
+    paths["widened_chain"].write_bytes(conv_chain(channels=(8, 16, 24, 8), hw=5))
     return paths
 
 
@@ -259,6 +261,8 @@ def _true_distance(kernel) -> int:
 @pytest.mark.parametrize("case_id, model, name, where, mutation", CASES, ids=[c[0] for c in CASES])
 def test_mutant_is_a_hazard(case_id, model, name, where, mutation, model_paths, monkeypatch, tmp_path):
     path = model_paths[model]
+    if model == "widened_chain":  # every 1x1 layer keeps an int16 copy of its filter
+        monkeypatch.setattr(widened_weights, "WIDENED_SHARE", 1.0)
     baseline, _ = _run(path, *_fuse_flags(name))
     assert baseline == 0, f"{model} must run cleanly before the mutation"
     if where == "plan":
@@ -295,6 +299,13 @@ def changed(kind, **change):
     """Every statement of `kind` with its fields changed: change[name](stmt) is the new value."""
     return lambda kernel: rewrite(kernel, lambda s: replace(s, **{k: f(s) for k, f in change.items()})
                                   if isinstance(s, kind) else s)
+
+
+def int16_rows_next_channel(kernel):
+    """The int16 filter copy's rows (`widened_weights.py`) read one output channel late (clamped at
+    the last): no such rows, no mutant."""
+    return rewrite(kernel, lambda s: replace(s, offset=substitute(s.offset, "u", Var("u") + 1))
+                   if isinstance(s, FlashLoad) and s.ctype == "int16_t" else s)
 
 
 def dropped(kind):
@@ -374,6 +385,7 @@ VALUE_CASES = [
     ("chain-ring-row-off-by-one", "conv_stack", "layer_chain", 0, ring_rows_from_next_row),
     ("chain-residual-from-wrong-pixel", "depthwise_block", "layer_chain", 0, residual_from_next_row),
     ("chain-average-wrong-count", "kws_like", "layer_chain", 0, changed(Average, divisor=lambda s: s.divisor + 1)),
+    ("widened-rows-next-channel", "widened_chain", "pointwise", 0, int16_rows_next_channel),
 ]
 
 
@@ -388,6 +400,8 @@ def test_the_cases_cover_the_five_families(cases, least):
 @pytest.mark.parametrize("case_id, model, name, step, mutation", VALUE_CASES, ids=[c[0] for c in VALUE_CASES])
 def test_value_mutant_is_a_mismatch(case_id, model, name, step, mutation, model_paths, monkeypatch):
     path = model_paths[model]
+    if model == "widened_chain":  # every 1x1 layer keeps an int16 copy of its filter
+        monkeypatch.setattr(widened_weights, "WIDENED_SHARE", 1.0)
     baseline, _ = _run(path, *_fuse_flags(name))
     assert baseline == 0, f"{model} must run cleanly before the mutation"
     if isinstance(mutation, Taps):

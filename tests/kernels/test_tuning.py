@@ -26,7 +26,8 @@ def _id(path):
 
 def test_a_core_picks_its_tuning():
     assert tuning_for_cpu("cortex-m55") == "helium"
-    assert [tuning_for_cpu(c) for c in ("cortex-m4", "cortex-m7", "cortex-m0", None)] == ["dsp"] * 4
+    assert [tuning_for_cpu(c) for c in ("cortex-m4", "cortex-m7", "cortex-m33", None)] == ["dsp"] * 4
+    assert [tuning_for_cpu(c) for c in ("cortex-m0", "cortex-m3", "riscv32")] == ["scalar"] * 3
     with pytest.raises(ValueError, match="unknown kernel tuning"):
         tuned((), "neon")
 

@@ -107,6 +107,25 @@ def new_file(text: str) -> Path:
     return path
 
 
+def percent(text: str) -> float:
+    """'4', '0.5' -> 0.04, 0.005: a share from 0 to 100 percent."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not 0 <= value <= 100:
+        raise argparse.ArgumentTypeError(f"not a percentage: '{text}' (0 to 100)")
+    return value / 100
+
+
+def add_widened_argument(parser: argparse.ArgumentParser) -> None:
+    """--widened-weights: the flash the int16 copies of 1x1 filters may take (kernels/widened_weights.py)."""
+    parser.add_argument("--widened-weights", type=percent, metavar="PERCENT",
+                        help="flash for speed on the dsp tuning: int16 copies of the 1x1 filters with the most "
+                             "pixels per weight, adding at most this percent of the model's filter bytes "
+                             "(default 4; 0: none)")
+
+
 def add_stream_arguments(parser: argparse.ArgumentParser) -> None:
     """--stream-input / --stream-output: every port with no value, or the indices given."""
     parser.add_argument("--stream-input", type=indices, nargs="?", const="all", default=(), metavar="IDX,...",

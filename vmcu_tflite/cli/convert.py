@@ -14,7 +14,7 @@ from ..api import convert
 from ..planner.planners import PLANNERS
 from ..kernels.tuning import tuning_for_cpu
 from ..report import BUILD
-from .common import ToolParser, add_stream_arguments, folder, parse_bytes, run_tool
+from .common import ToolParser, add_stream_arguments, add_widened_argument, folder, parse_bytes, run_tool
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -34,6 +34,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help="where the C will run: the report says how to build for it, and the kernels are tuned "
                              "for its core (cortex-m55: Helium); the C builds and runs bit-exact everywhere")
     add_stream_arguments(parser)
+    add_widened_argument(parser)
     return parser
 
 
@@ -41,7 +42,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     program = convert(args.model, planner=args.planner, fuse=not args.no_fuse, allow_recompute=args.allow_recompute,
                       ram_budget=args.ram_budget, tuning=tuning_for_cpu(args.target), stream_inputs=args.stream_input,
-                      stream_outputs=args.stream_output)
+                      stream_outputs=args.stream_output, widened_weights=args.widened_weights)
     program.write(args.output, args.prefix, args.target)
     plan = program.plan
     extra = program.recomputed_macs

@@ -15,7 +15,7 @@ from ..planner.planners import PLANNERS
 from ..validate.mbed import TARBALL
 from ..validate.targets import TARGETS
 from ..validate.zephyr import TARBALL as ZEPHYR_TARBALL
-from .common import ToolParser, add_stream_arguments, folder, run_tool, seed
+from .common import ToolParser, add_stream_arguments, add_widened_argument, folder, run_tool, seed
 
 # How each measurement is printed, in this order; any other measurement follows under its own name.
 MEASUREMENT_LABELS = {
@@ -110,6 +110,7 @@ def build_parser() -> argparse.ArgumentParser:
                         f"folder holding {ZEPHYR_TARBALL} (default: $VMCU_ZEPHYR_BASE, else ../shared/zephyr)")
     parser.add_argument("--keep", type=folder, help="build in this folder and keep it")
     add_stream_arguments(parser)
+    add_widened_argument(parser)
     parser.add_argument("--profile", action="store_true",
                         help="QEMU targets: also build with a counter around every kernel call and print one line "
                              "per step (totals stay those of the unprofiled run)")
@@ -121,7 +122,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     target = check_target(args.target, args.profile, args.mbed_os, args.zephyr)  # before planning: a missing tool fails at once
     program = convert(args.model, planner=args.planner, fuse=not args.no_fuse, allow_recompute=args.allow_recompute,
                       tuning=target.tuning,  # the kernels shaped for the target's core
-                      stream_inputs=args.stream_input, stream_outputs=args.stream_output)
+                      stream_inputs=args.stream_input, stream_outputs=args.stream_output,
+                      widened_weights=target.widened_weights if args.widened_weights is None else args.widened_weights)
     result = program.validate(args.target, args.seed, keep=args.keep, profile=args.profile, mbed_os=args.mbed_os,
                              zephyr=args.zephyr)
     print(f"{args.model.name} on {result.target}: status {result.status}, pool {program.pool_bytes:,} bytes")

@@ -59,9 +59,12 @@ class PixelConv:
 def wide_filter(p) -> bool:
     """Whether the filter is stored widened to int16 (by the converter, in order): a gathered window
     on the DSP tuning, whose 2x2 tile then multiplies words of inputs and weights as they are, with
-    no SXTB16 on the weights for every pixel pair (a stem's filter is small: flash grows by its size).
-    Helium's dot products widen int8 weights as they load them; a 16x8 layer's gathered window is
-    int16 on every core (no int16 Helium path: two channels per pass everywhere)."""
+    no SXTB16 on the weights for every pixel pair (a stem's filter is small: flash grows by its size),
+    and the 1x1 layers chosen for it (`widened_weights.py`). Helium's dot products widen int8 weights
+    as they load them; a 16x8 layer's gathered window is int16 on every core (no int16 Helium path:
+    two channels per pass everywhere)."""
+    if getattr(p, "int16_weights", False):
+        return True
     return conv_way(p) == "gather" and (tile_channels(p) == 2 or getattr(p, "element", 1) > 1)
 
 
@@ -111,13 +114,17 @@ def conv_pixel(p, n: Ix, y: Ix, x: Ix, params: str = "p", offsets: str = "offset
     tile = 2 if way in ("pixel", "gather") and pixels is not None else 1
     count = 1 if tile == 1 else pixels
     reads = []
-    widened = way == "gather" or (way == "pixel" and tile == 2 and wide * tile * 2 <= WIDEN_BYTES)
+    int16 = wide_filter(p)  # int16 rows: the inputs widened in order, a lone pixel's too
+    widened = way == "gather" or (way == "pixel" and (tile == 2 or int16) and wide * tile * 2 <= WIDEN_BYTES)
+    if int16 and not widened:
+        raise ValueError(f"a convolution of int16 weights over {c_in} inputs it does not widen")
     if way == "pixel":
         t = Var("t")
         reads = [RAMLoad("run", source, ((n * h + y) * w + x) * c_in, c_in * count, max_bytes=c_in * tile)]
         if widened:  # the pixels every channel pair reads, widened once
             reads += [RegAlloc("wide", "int16_t", wide * tile),
-                      loop("t", 0, count, [Widen("wide", t * wide, "run", t * c_in, c_in, offsets, x_offset)])]
+                      loop("t", 0, count, [Widen("wide", t * wide, "run", t * c_in, c_in, offsets, x_offset,
+                                                 natural=int16)])]
     if way == "gather" and upsampled:  # tap by tap, each from its source pixel; the padding left at the zero point
         t, kx = Var("t"), Var("kx")
         cols_t = taps(x + t, s_w, p_w, d_w, k_w, w)

@@ -62,7 +62,7 @@ ELEMENT_TYPES = {1: "int8_t", 2: "int16_t"}  # activations by bytes per element
 
 def gemm(rows: int, depth: int, units: int, segment: int, params_type: str, stem: str,
          form: RequantForm = GENERAL, tile_rows: int = 1, x_offset: str = "p->input_offset",
-         widen_once: bool = True, element: int = 1) -> Kernel:
+         widen_once: bool = True, element: int = 1, int16_weights: bool = False) -> Kernel:
     """`params_type` is the C params struct (conv or fully connected); both name the same members;
     `form` what the layer's constants prove about its requantization (`requant.py`); `x_offset` the
     offset its dot products add ("0" where the bias holds it, `offset.py`); `widen_once`: a widened
@@ -73,7 +73,11 @@ def gemm(rows: int, depth: int, units: int, segment: int, params_type: str, stem
     `element`: bytes per activation, 1 (int8) or 2 (int16, a 16x8 layer: `form.wide` accumulates in
     int64). The same loops for both: pool offsets and lengths in bytes (`segment` too: whole elements),
     indexes into the loaded rows and the segment buffer in elements. An int16 tile is one row, read
-    as it is (no widening: the DSP dot product takes int16 pairs straight from the row)."""
+    as it is (no widening: the DSP dot product takes int16 pairs straight from the row).
+
+    `int16_weights`: the filter is stored widened to int16 (`widened_weights.py`): every tile is
+    widened in order (`natural`) and met two output channels at a time, as the DSP assembly's
+    tile of int16 rows reads it."""
     if tile_rows not in (1, 2):
         raise ValueError(f"GEMM tiles of 1 or 2 rows, not {tile_rows}")
     if element not in ELEMENT_TYPES or segment % element:
@@ -84,25 +88,31 @@ def gemm(rows: int, depth: int, units: int, segment: int, params_type: str, stem
     m, q, u, r = Var("m"), Var("q"), Var("u"), Var("r")
     segments = -(-units // segment)
     first, end = q * segment, imin(q * segment + segment, units)
-    width = group_width(units)
+    width = 2 if int16_weights else group_width(units)
     tile = imin(rows - m, tile_rows)  # rows in this tile: tile_rows, fewer in the last
     wide = whole_words(depth)
-    widened = tile_rows == 2 and wide * tile_rows * 2 <= WIDEN_BYTES and e == 1
+    widened = (tile_rows == 2 or int16_weights) and wide * tile_rows * 2 <= WIDEN_BYTES and e == 1
+    if int16_weights and not widened:
+        raise ValueError(f"GEMM of int16 weights over rows of {depth} it does not widen")
     x, stride = ("xw", wide) if widened else ("x", depth)
     widen = [RegAlloc("xw", "int16_t", wide * tile_rows),
-             loop("r", 0, tile, [Widen("xw", r * wide, "x", r * depth, depth, "offsets", x_offset)])]
+             loop("r", 0, tile, [Widen("xw", r * wide, "x", r * depth, depth, "offsets", x_offset,
+                                       natural=int16_weights)])]
     # A widened tile is a copy: loaded and widened once for all the segments. Unwidened, the Dot reads
     # the pool through the load's pointer, so each segment loads it again (after the stores before it).
     load = [RAMLoad("x", "input0", m * depth * e, depth * tile * e, max_bytes=depth * tile_rows * e, ctype=ctype),
             *(widen if widened else [])]
-    once = widened and widen_once
+    # One-row tiles are widened only for int16 weights: per segment, as the int8 row is read per segment,
+    # so that the pool sees the same loads (and the planner finds the same plan) either way.
+    once = widened and widen_once and tile_rows == 2
     every = once and pair_bytes(units * tile_rows) <= ALL_UNITS_BYTES
 
     def units_pass(lo, hi, base: Ix, pitch: int) -> Loop:
         """Units [lo, hi) four at a time into `seg`, row r's unit v at r * pitch + v - base."""
         used = imin(hi - u, width)
         return loop("u", lo, hi, [
-            *channel_group("p", u, units, depth, used, tile_rows, form, width),
+            *channel_group("p", u, units, depth, used, tile_rows, form, width,
+                           "int16_t" if int16_weights else "int8_t"),
             Dot("acc", 0, x, 0, tuple(f"w{k}" for k in range(width)), 0, depth, "offsets", x_offset, used, tile,
                 stride),
             Requantize("seg", u - base, "acc", used, u, "p", form, pixels=tile, dst_stride=Const(pitch),
@@ -126,8 +136,10 @@ def gemm(rows: int, depth: int, units: int, segment: int, params_type: str, stem
         ])]
     body = (Broadcast("offsets", x_offset), loop("m", 0, rows, tile_body, step=tile_rows))
     shape = f"{rows} x {depth}] x [{depth} x {units}"
-    signature = ("gemm", rows, depth, units, segment, tile_rows, once) + ((ctype, form.wide) if e > 1 else ())
+    signature = (("gemm", rows, depth, units, segment, tile_rows, once) + ((ctype, form.wide) if e > 1 else ())
+                 + (("int16 weights",) if int16_weights else ()))
     return Kernel(name=stem, params_type=params_type, signature=signature,
                   tensors={"input0": rows * depth * e, "output": rows * units * e}, body=body,
                   doc=f"GEMM [{shape}], {segment * e}-byte segments" + (", 2-row tiles" if tile_rows == 2 else "")
-                  + (f", {ctype} activations" if e > 1 else ""), element=e)
+                  + (f", {ctype} activations" if e > 1 else "") + (", int16 weights" if int16_weights else ""),
+                  element=e)

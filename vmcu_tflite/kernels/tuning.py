@@ -1,12 +1,16 @@
 """What a conversion shapes its heavy kernels for: the registers and vector width of the core family.
 
-The kernel descriptions are the same programs on every core, but two of their shapes are worth
+The kernel descriptions are the same programs on every core, but some of their shapes are worth
 choosing per core, and each is a fact of the description (the planner, the interpreter and the C
 all see it):
 
-- `dsp` (Cortex-M4, M7, M33, and the cores without DSP: the default): depthwise channels four at a
-  time (one word of SMLABB/SMLATT operands), and a fused chain's 1x1 layers two output channels
-  per weight pass (the 2x2 tile: four accumulators leave the Cortex-M4 registers for the rest).
+- `dsp` (Cortex-M4, M7, M33: the default): depthwise channels four at a time (one word of
+  SMLABB/SMLATT operands), and a fused chain's 1x1 layers two output channels per weight pass (the
+  2x2 tile: four accumulators leave the Cortex-M4 registers for the rest); the 1x1 layers that gain
+  the most per byte keep an int16 copy of their filter (`widened_weights.py`: SMLAD takes its words
+  as they are).
+- `scalar` (Cortex-M0, M3, RISC-V: no DSP extension): the `dsp` shapes without the int16 copies,
+  whose gain is SMLAD's (a scalar multiply takes an int8 weight as fast as an int16 one).
 - `helium` (Cortex-M55, M85): depthwise channels eight at a time (one VLDRB.S16 per tap, the
   products widened by VMULLB/VMULLT; where pixels go in pairs, one load per input column for both),
   and four output channels per weight pass in fused 1x1 layers and gathered stems too (each pixel's
@@ -19,13 +23,14 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-TUNINGS = ("dsp", "helium")
+TUNINGS = ("dsp", "helium", "scalar")
 HELIUM_CPUS = ("cortex-m55", "cortex-m85")
+SCALAR_CPUS = ("cortex-m0", "cortex-m0plus", "cortex-m3", "riscv32")  # no DSP extension
 
 
 def tuning_for_cpu(cpu: str | None) -> str:
-    """The tuning of a core (-mcpu name); None: the default."""
-    return "helium" if cpu in HELIUM_CPUS else "dsp"
+    """The tuning of a core (-mcpu name, or "riscv32"); None: the default."""
+    return "helium" if cpu in HELIUM_CPUS else "scalar" if cpu in SCALAR_CPUS else "dsp"
 
 
 def depthwise_lanes(p, channels: int | None = None) -> int:

@@ -50,7 +50,7 @@ def require(target: Target, profile: bool) -> None:
 def validate(model: Path, target: Target, seed: int = 0, planner: str = "vmcu", work: Path | None = None,
              compare_tflm: bool = True, fuse: bool = True, profile: bool = False) -> Validation:
     require(target, profile)
-    program = compile_model(model, planner, fuse, tuning=target.tuning)
+    program = compile_model(model, planner, fuse, tuning=target.tuning, widened=target.widened_weights)
     return validate_program(program, model.read_bytes(), target, seed, work, compare_tflm, profile)
 
 

@@ -43,7 +43,8 @@ void vmcu_dot1x2_s16_s8_run(const int16_t *x0, const int8_t *w0, const int8_t *w
  */
 typedef struct {
     const int16_t *x;           /* both pixels, interleaved by groups of four (vmcu_widen_s8_pair) */
-    const int8_t *w;            /* the first pair's two rows, len apart: w_c = w + c * len */
+    const void *w;              /* the first pair's two rows, len apart: w_c = w + c * len (int8_t, or int16_t
+                                 * for the `w` forms) */
     int32_t len;
     const void *bias;           /* int16_t (..._b16_run) or int32_t (..._b32_run) */
     const int32_t *multiplier;  /* m2 = 2m - 2^32 */
@@ -57,10 +58,13 @@ void vmcu_gemm2x2_narrow_b16_run(const vmcu_gemm_tile *tile);
 void vmcu_gemm2x2_narrow_b32_run(const vmcu_gemm_tile *tile);
 /* The same for rows of exactly k = 8, 16, 24, 32, 40, 48, 64, 80 or 96 inputs
  * (lower.dsp UNROLLED_ROWS), len = k, pairs >= 1: each row unrolled, the pair's pointers in
- * registers (vmcu_dot_dsp.c). */
+ * registers (vmcu_dot_dsp.c). The `w` forms read int16 rows (a filter the converter widened,
+ * kernels/widened_weights.py) against inputs widened in order (vmcu_widen_s8_pair_natural). */
 #define VMCU_GEMM2X2_K_DECLARE(k)                                                                     \
     void vmcu_gemm2x2_k##k##_narrow_b16_run(const vmcu_gemm_tile *tile);                              \
-    void vmcu_gemm2x2_k##k##_narrow_b32_run(const vmcu_gemm_tile *tile);
+    void vmcu_gemm2x2_k##k##_narrow_b32_run(const vmcu_gemm_tile *tile);                              \
+    void vmcu_gemm2x2w_k##k##_narrow_b16_run(const vmcu_gemm_tile *tile);                             \
+    void vmcu_gemm2x2w_k##k##_narrow_b32_run(const vmcu_gemm_tile *tile);
 VMCU_GEMM2X2_K_DECLARE(8)
 VMCU_GEMM2X2_K_DECLARE(16)
 VMCU_GEMM2X2_K_DECLARE(24)
@@ -71,6 +75,15 @@ VMCU_GEMM2X2_K_DECLARE(64)
 VMCU_GEMM2X2_K_DECLARE(80)
 VMCU_GEMM2X2_K_DECLARE(96)
 #undef VMCU_GEMM2X2_K_DECLARE
+/* int16 rows only, of k = 12, 20, 28 or 36 (lower.dsp INT16_ROWS: gathered stems' windows) */
+#define VMCU_GEMM2X2W_K_DECLARE(k)                                                                    \
+    void vmcu_gemm2x2w_k##k##_narrow_b16_run(const vmcu_gemm_tile *tile);                             \
+    void vmcu_gemm2x2w_k##k##_narrow_b32_run(const vmcu_gemm_tile *tile);
+VMCU_GEMM2X2W_K_DECLARE(12)
+VMCU_GEMM2X2W_K_DECLARE(20)
+VMCU_GEMM2X2W_K_DECLARE(28)
+VMCU_GEMM2X2W_K_DECLARE(36)
+#undef VMCU_GEMM2X2W_K_DECLARE
 
 /**
  * Two pixels' len inputs (len a multiple of 4) widened as vmcu_widen_s8 does, interleaved by groups
@@ -86,6 +99,21 @@ static inline void vmcu_widen_s8_pair(int16_t *dst, const int8_t *x0, const int8
         const uint32_t a = vmcu_load32(x0 + i), b = vmcu_load32(x1 + i);
         const uint32_t words[4] = {vmcu_offset02(offsets, a), vmcu_offset13(offsets, a), vmcu_offset02(offsets, b),
                                    vmcu_offset13(offsets, b)};
+        memcpy(dst + 2 * i, words, sizeof words);
+    }
+}
+
+/** The same in order within each group (x_p[i .. i + 3] at dst + 2i + 4p), for int16 weights. */
+static inline void vmcu_widen_s8_pair_natural(int16_t *dst, const int8_t *x0, const int8_t *x1, int32_t len,
+                                              uint32_t offsets)
+{
+    int32_t i;
+    for (i = 0; i < len; i += 4) {
+        const uint32_t a = vmcu_load32(x0 + i), b = vmcu_load32(x1 + i);
+        const uint32_t a02 = vmcu_offset02(offsets, a), a13 = vmcu_offset13(offsets, a);
+        const uint32_t b02 = vmcu_offset02(offsets, b), b13 = vmcu_offset13(offsets, b);
+        const uint32_t words[4] = {vmcu_pack_lo(a02, a13), vmcu_pack_hi(a02, a13), vmcu_pack_lo(b02, b13),
+                                   vmcu_pack_hi(b02, b13)};
         memcpy(dst + 2 * i, words, sizeof words);
     }
 }

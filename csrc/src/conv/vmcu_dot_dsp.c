@@ -32,12 +32,10 @@ __asm__(
     "    .pushsection .text.vmcu_dot_s16_s8_runs,\"ax\",%progbits\n"
     "    .syntax unified\n"
     "    .thumb\n"
-    /* A weight word (lr) widened in two halves against both pixels' input words (r8-r9, r10-r11),
-     * into one row's accumulators for pixel 0 (a0) and pixel 1 (a1); with `first`, a1 starts from
-     * a0 (both still the row's bias: no copy of it). */
-    "    .macro VMCU_MAC2X2 a0, a1, first=0\n"
-    "    sxtb16 ip, lr\n"
-    "    sxtb16 lr, lr, ror #8\n"
+    /* A row's group of four weights as two words of int16 pairs (ip, lr) against both pixels'
+     * input words (r8-r9, r10-r11), into the row's accumulators for pixel 0 (a0) and pixel 1 (a1);
+     * with `first`, a1 starts from a0 (both still the row's bias: no copy of it). */
+    "    .macro VMCU_SMLAD2X2 a0, a1, first=0\n"
     "    .if \\first\n"
     "    smlad \\a1, r10, ip, \\a0\n"
     "    .else\n"
@@ -46,6 +44,12 @@ __asm__(
     "    smlad \\a1, r11, lr, \\a1\n"
     "    smlad \\a0, r8, ip, \\a0\n"
     "    smlad \\a0, r9, lr, \\a0\n"
+    "    .endm\n"
+    /* The same from one word of int8 weights (lr), widened in two halves first. */
+    "    .macro VMCU_MAC2X2 a0, a1, first=0\n"
+    "    sxtb16 ip, lr\n"
+    "    sxtb16 lr, lr, ror #8\n"
+    "    VMCU_SMLAD2X2 \\a0, \\a1, \\first\n"
     "    .endm\n"
     "    .macro VMCU_DOT2X2_GROUP\n"
     "    ldrd r8, r9, [r0], #8\n"
@@ -274,15 +278,29 @@ __asm__(
     "    VMCU_GEMM2X2_K_GROUPS \\k, (\\g + 1)\n"
     "    .endif\n"
     "    .endm\n"
-    "    .macro VMCU_GEMM2X2_K k, load, size\n"
+    /* The same over rows the converter widened to int16 (vmcu_gemm2x2w_k<k>_...): both pixels'
+     * inputs widened in order (vmcu_widen_s8_pair_natural), each row's group of four one LDRD, no
+     * SXTB16: 11 instructions per group, not 15. */
+    "    .macro VMCU_GEMM2X2W_K_GROUPS k, g\n"
+    "    ldm r0!, {r8-r11}\n"
+    "    ldrd ip, lr, [r2, #(2 * \\k + 8 * \\g)]\n"
+    "    VMCU_SMLAD2X2 r5, r7, (\\g == 0)\n"
+    "    ldrd ip, lr, [r2, #(8 * \\g)]\n"
+    "    VMCU_SMLAD2X2 r4, r6, (\\g == 0)\n"
+    "    .if \\g + 1 < \\k / 4\n"
+    "    VMCU_GEMM2X2W_K_GROUPS \\k, (\\g + 1)\n"
+    "    .endif\n"
+    "    .endm\n"
+    /* `groups` the row's unrolled groups, `row` bytes per weight */
+    "    .macro VMCU_GEMM2X2_K k, load, size, groups, row\n"
     "    VMCU_GEMM2X2_FRAME 0\n"
     "    ldr r3, [r0, #16]\n"         /* multiplier */
     "    ldr r0, [r0]\n"              /* x */
     "7:\n"
     "    \\load r4, [r1], #\\size\n"   /* the pair's biases: pixel 1's accumulators start from them */
     "    \\load r5, [r1], #\\size\n"   /* in the first group */
-    "    VMCU_GEMM2X2_K_GROUPS \\k, 0\n"
-    "    add r2, r2, #(2 * \\k)\n"  /* the next pair's row */
+    "    \\groups \\k, 0\n"
+    "    add r2, r2, #(2 * \\row * \\k)\n"  /* the next pair's row */
     "    sub r0, r0, #(4 * \\k)\n"  /* the inputs' start */
     "    ldrd r8, r9, [r3], #8\n"     /* the pair's multipliers */
     "    VMCU_GEMM2X2_TAIL 7b\n"
@@ -290,16 +308,23 @@ __asm__(
     "    pop {r4-r11, pc}\n"
     "    .endm\n"
     /* One section per function: the link keeps only those a model calls. */
-    "    .macro VMCU_GEMM2X2_K_RUN k, bits, load, size\n"
-    "    .pushsection .text.vmcu_gemm2x2_k\\k\\()_narrow_b\\bits\\()_run,\"ax\",%progbits\n"
-    "    .global vmcu_gemm2x2_k\\k\\()_narrow_b\\bits\\()_run\n"
-    "    .type vmcu_gemm2x2_k\\k\\()_narrow_b\\bits\\()_run, %function\n"
+    "    .macro VMCU_GEMM2X2_K_FUNCTION name, k, load, size, groups, row\n"
+    "    .pushsection .text.\\name,\"ax\",%progbits\n"
+    "    .global \\name\n"
+    "    .type \\name, %function\n"
     "    .p2align 2\n"
     "    .thumb_func\n"
-    "vmcu_gemm2x2_k\\k\\()_narrow_b\\bits\\()_run:\n"
-    "    VMCU_GEMM2X2_K \\k, \\load, \\size\n"
-    "    .size vmcu_gemm2x2_k\\k\\()_narrow_b\\bits\\()_run, . - vmcu_gemm2x2_k\\k\\()_narrow_b\\bits\\()_run\n"
+    "\\name:\n"
+    "    VMCU_GEMM2X2_K \\k, \\load, \\size, \\groups, \\row\n"
+    "    .size \\name, . - \\name\n"
     "    .popsection\n"
+    "    .endm\n"
+    /* Both forms of one row length and bias width: int8 rows, and int16 rows (the `w` form). */
+    "    .macro VMCU_GEMM2X2_K_RUN k, bits, load, size\n"
+    "    VMCU_GEMM2X2_K_FUNCTION vmcu_gemm2x2_k\\k\\()_narrow_b\\bits\\()_run, \\k, \\load, \\size, "
+    "VMCU_GEMM2X2_K_GROUPS, 1\n"
+    "    VMCU_GEMM2X2_K_FUNCTION vmcu_gemm2x2w_k\\k\\()_narrow_b\\bits\\()_run, \\k, \\load, \\size, "
+    "VMCU_GEMM2X2W_K_GROUPS, 2\n"
     "    .endm\n"
     "    VMCU_GEMM2X2_K_RUN 8, 16, ldrsh, 2\n"
     "    VMCU_GEMM2X2_K_RUN 8, 32, ldr, 4\n"
@@ -319,6 +344,11 @@ __asm__(
     "    VMCU_GEMM2X2_K_RUN 80, 32, ldr, 4\n"
     "    VMCU_GEMM2X2_K_RUN 96, 16, ldrsh, 2\n"
     "    VMCU_GEMM2X2_K_RUN 96, 32, ldr, 4\n"
+    /* int16 rows only, for gathered stems' windows (lower.dsp INT16_ROWS) */
+    "    .irp k, 12, 20, 28, 36\n"
+    "    VMCU_GEMM2X2_K_FUNCTION vmcu_gemm2x2w_k\\k\\()_narrow_b16_run, \\k, ldrsh, 2, VMCU_GEMM2X2W_K_GROUPS, 2\n"
+    "    VMCU_GEMM2X2_K_FUNCTION vmcu_gemm2x2w_k\\k\\()_narrow_b32_run, \\k, ldr, 4, VMCU_GEMM2X2W_K_GROUPS, 2\n"
+    "    .endr\n"
     "    .global vmcu_gemm2x2_narrow_b16_run\n"
     "    .type vmcu_gemm2x2_narrow_b16_run, %function\n"
     "    .p2align 2\n"
@@ -334,7 +364,9 @@ __asm__(
     "    VMCU_GEMM2X2_NARROW ldr, 4\n"
     "    .size vmcu_gemm2x2_narrow_b32_run, . - vmcu_gemm2x2_narrow_b32_run\n"
     "    .purgem VMCU_GEMM2X2_K_RUN\n"
+    "    .purgem VMCU_GEMM2X2_K_FUNCTION\n"
     "    .purgem VMCU_GEMM2X2_K\n"
+    "    .purgem VMCU_GEMM2X2W_K_GROUPS\n"
     "    .purgem VMCU_GEMM2X2_K_GROUPS\n"
     "    .purgem VMCU_GEMM2X2_AT_END\n"
     "    .purgem VMCU_GEMM2X2_TAIL\n"
@@ -349,6 +381,7 @@ __asm__(
     "    .purgem VMCU_GEMM2X2_GROUP\n"
     "    .purgem VMCU_DOT2X2_GROUP\n"
     "    .purgem VMCU_MAC2X2\n"
+    "    .purgem VMCU_SMLAD2X2\n"
     "    .popsection\n");
 
 #else

@@ -26,6 +26,9 @@ from .core import CoreLowering
 from .dots import Lanes
 
 UNROLLED_ROWS = (8, 16, 24, 32, 40, 48, 64, 80, 96)  # GEMM rows vmcu_gemm2x2_k<len>_narrow_b*_run take unrolled
+# and the int16 rows' forms (vmcu_gemm2x2w_k<len>_...) besides: gathered stems' windows of 9, 27 and 25, 15 or 33
+# values, padded to whole words
+INT16_ROWS = (12, 20, 28, 36)
 
 
 class DspLowering(CoreLowering):
@@ -40,7 +43,8 @@ class DspLowering(CoreLowering):
         """`paired`: the widened tiles of two pixels (by serial) the first pass found read only by
         the assembly (`paired_tiles`), empty in the first pass."""
         self.paired = paired
-        self.pair_widens: dict[int, tuple[Ix, int]] = {}  # two-pixel Widen loops: buffer serial -> (pixels, stride)
+        # two-pixel Widen loops: buffer serial -> (pixels, stride, in order: for int16 weights)
+        self.pair_widens: dict[int, tuple[Ix, int, bool]] = {}
         self.assembly_reads: set[int] = set()  # widened tiles (by serial) a gemm_run reads
         self.other_reads: set[int] = set()  # widened tiles (by serial) a Dot reads outside a gemm_run's fallback
         self.fallback: int | None = None  # the tile whose gemm_run the loop being lowered is the fallback of
@@ -130,20 +134,21 @@ class DspLowering(CoreLowering):
         w, t = s.body[0], s.var
         stride = [int(w.dst_index.evaluate({t: v})) for v in (0, 1)]
         length = self.bounds(w.length)
-        if w.natural or stride[0] != 0 or length != (stride[1], stride[1]) or stride[1] % 4 \
+        if stride[0] != 0 or length != (stride[1], stride[1]) or stride[1] % 4 \
                 or self.bounds(substitute(w.src_index, t, 1) - substitute(w.src_index, t, 0)) != length:
             return None
         return w, stride[1]
 
     def lower_pair_widen(self, s: Loop, depth: int) -> None:
         """Where the tile is `paired`: both pixels widened at once, interleaved, for the assembly
-        (under VMCU_DOT_RUN, when the tile has its second pixel); the loop follows for the rest."""
+        (under VMCU_DOT_RUN, when the tile has its second pixel; in order within each group of four
+        for int16 weights, `vmcu_widen_s8_pair_natural`); the loop follows for the rest."""
         found = self.pair_widen(s)
         if found is None:
             return
         w, stride = found
         serial = self.lookup(w.dst).serial
-        self.pair_widens[serial] = (s.hi, stride)
+        self.pair_widens[serial] = (s.hi, stride, w.natural)
         if serial not in self.paired:
             return
         x0, x1 = (plus(w.src, paren(self.at(w.src, simplify(substitute(w.src_index, s.var, t), self.ranges))))
@@ -152,7 +157,8 @@ class DspLowering(CoreLowering):
         self.ref(w.dst)
         self.ref(w.offsets)
         self.lines.append("#if VMCU_DOT_RUN")
-        self.code(depth, [f"if ({both}) {{", f"vmcu_widen_s8_pair({w.dst}, {x0}, {x1}, {stride}, {w.offsets});",
+        widen = "vmcu_widen_s8_pair_natural" if w.natural else "vmcu_widen_s8_pair"
+        self.code(depth, [f"if ({both}) {{", f"{widen}({w.dst}, {x0}, {x1}, {stride}, {w.offsets});",
                           "} else"])
         self.lines.append("#endif")
 
@@ -171,8 +177,9 @@ class DspLowering(CoreLowering):
         dot, requant, rows, bias, unrolled = parts
         tile = self.lookup(dot.x).serial
         widened = self.pair_widens.get(tile)
+        int16 = rows[0].ctype == "int16_t"  # weights widened at conversion meet inputs widened in order
         if widened is None or widened[0] != dot.pixels or self.bounds(dot.x_index) != (0, 0) \
-                or self.bounds(dot.x_stride) != (widened[1], widened[1]):
+                or self.bounds(dot.x_stride) != (widened[1], widened[1]) or widened[2] != int16:
             return None
         self.assembly_reads.add(tile)
         if tile not in self.paired:
@@ -180,7 +187,8 @@ class DspLowering(CoreLowering):
         u, length = s.var, self.bounds(dot.length)[0]
         multiplier, shift, offset, w0, channel, out, table, both = self.gemm_operands(dot, requant, rows, bias)
         x = self.ref(dot.x)
-        run = f"vmcu_gemm2x2_{f'k{length}_' if unrolled else ''}narrow_b{16 if bias.ctype == 'int16_t' else 32}_run"
+        run = (f"vmcu_gemm2x2{'w' if int16 else ''}_{f'k{length}_' if unrolled else ''}"
+               f"narrow_b{16 if bias.ctype == 'int16_t' else 32}_run")
         direct = self.direct_stores(s, dot, requant)
         into = []
         if direct is not None:
@@ -214,7 +222,7 @@ class DspLowering(CoreLowering):
         multiplier = self.param(f"{quant}->requant.multiplier", "int32_t *")
         shift = self.param(f"{quant}->requant.shift", "int8_t *")
         offset = self.param(f"{quant}->output_offset", "int32_t")
-        w0 = paren(plus(self.param(rows[0].array, "int8_t *"), paren(rows[0].offset.c())))
+        w0 = paren(plus(self.param(rows[0].array, f"{rows[0].ctype} *"), paren(rows[0].offset.c())))
         channel = paren(requant.channel.c())
         out = f"&{requant.dst}[{paren(self.at(requant.dst, requant.dst_index))}]"
         table = self.param(bias.bias, f"{bias.ctype} *")
@@ -264,7 +272,8 @@ class DspLowering(CoreLowering):
         channels (`gemm_shape`) that the assembly takes: up to two pixels of widened inputs a
         multiple of 8 and 16 or more long (`len`) and a requantization saturating to int8; and
         whether the rows take the unrolled form (`UNROLLED_ROWS`), which also takes 8 inputs and 8
-        channels. Else None."""
+        channels, and is the only one for int16 weights (`vmcu_gemm2x2w_k<len>_...`, which also takes
+        the lengths of `INT16_ROWS`). Else None."""
         parts = self.gemm_shape(s)
         if parts is None:
             return None
@@ -272,9 +281,10 @@ class DspLowering(CoreLowering):
         x = self.lookup(dot.x)
         if x.ctype != "int16_t" or x.run_stride is not None or not requant.form.saturate:
             return None  # int16 rows (a gathered stem's) meet inputs widened in order, not SXTB16's
-        if length % 8:
+        int16 = rows[0].ctype == "int16_t"
+        unrolled = length in UNROLLED_ROWS or (int16 and length in INT16_ROWS)
+        if (int16 and not unrolled) or length % (4 if unrolled else 8):
             return None
-        unrolled = length in UNROLLED_ROWS
         shortest = 8 if unrolled else 16  # below: GCC's unrolled loop is cheaper than the call
         if length < shortest or loop_bounds(s.hi - s.lo, self.loops, self.ranges)[0] < shortest:
             return None
@@ -297,7 +307,8 @@ class DspLowering(CoreLowering):
                 and requant.pixels == dot.pixels and len({b.ctype for b in biases}) == 1
                 and all(b.channel == requant.channel and b.width == s.step for b in biases)):
             return None
-        if self.lookup(dot.x) is None or self.bounds(dot.pixels)[1] != 2 or any(r.ctype != "int8_t" for r in rows):
+        if self.lookup(dot.x) is None or self.bounds(dot.pixels)[1] != 2 \
+                or len({r.ctype for r in rows}) != 1 or rows[0].ctype not in ("int8_t", "int16_t"):
             return None
         ranges = {**self.ranges, s.var: loop_range(s, self.ranges)}
         loops = (*self.loops, (s.var, s.lo, greatest(s)))

@@ -1,0 +1,108 @@
+"""Which 1x1 layers keep an int16 copy of their filter (`kernels/widened_weights.py`), and the
+portable C over those copies bit-exact with TFLite Micro (the DSP assembly's forms run on the
+Cortex-M4 in tests/c/test_qemu.py)."""
+from __future__ import annotations
+
+import importlib.util
+import json
+from dataclasses import replace
+
+from hypothesis import given, settings, strategies as st
+
+import vmcu_tflite
+
+from tests.models_under_test import conv_chain
+from vmcu_tflite.cli.common import run_tool
+from vmcu_tflite.cli.convert import main as convert_main
+from vmcu_tflite.errors import EXIT_BAD_INPUT
+from vmcu_tflite.kernels import widened_weights
+from vmcu_tflite.kernels.lower.dsp import UNROLLED_ROWS
+from vmcu_tflite.kernels.tuning import tuned
+from vmcu_tflite.kernels.widened_weights import widen_weights
+from vmcu_tflite.passes import simplify
+from vmcu_tflite.reader import read_model
+from vmcu_tflite.steps import build_steps
+from vmcu_tflite.validate.run import validate
+from vmcu_tflite.validate.targets import HOST
+
+HAVE_TFLM = importlib.util.find_spec("tflite_micro") is not None
+
+
+def _steps(tmp_path, channels, hw, tuning="dsp"):
+    path = tmp_path / "chain.tflite"
+    path.write_bytes(conv_chain(channels=channels, hw=hw))
+    return tuned(build_steps(simplify(read_model(path))), tuning)
+
+
+@settings(max_examples=25, deadline=None)
+@given(channels=st.lists(st.sampled_from([3, 8, 12, 16, 24, 40, 64, 96, 100]), min_size=2, max_size=5),
+       share=st.floats(0.0, 1.0))
+def test_widening_keeps_to_its_budget_greedily(tmp_path_factory, channels, share):
+    """Only pointwise layers whose rows the assembly unrolls; their extra bytes within `share` of
+    the filter bytes; and every candidate left out would not have fit after those ranked before it
+    (the same pixels here: ranked by position)."""
+    steps = _steps(tmp_path_factory.mktemp("w"), tuple(channels), hw=4)
+    widened = widen_weights(steps, share)
+    budget = share * sum(s.params.filter.size for s in steps)
+    chosen = [s for s in widened if s.params.int16_weights]
+    assert all(s.params.input_shape[3] in UNROLLED_ROWS for s in chosen)
+    assert sum(s.params.filter.size for s in chosen) <= budget
+    used = 0
+    for s in widened:
+        if s.params.input_shape[3] not in UNROLLED_ROWS:
+            continue
+        fits = used + s.params.filter.size <= budget
+        assert s.params.int16_weights is fits
+        used += s.params.filter.size if fits else 0
+
+
+def test_most_pixels_first_and_never_for_helium(tmp_path):
+    """A budget for one of two equal filters takes the layer with more output pixels (the second,
+    given four times the pixels of the first), else the first; the Helium tuning widens nothing
+    (its dot products widen int8 weights as they load them)."""
+    steps = _steps(tmp_path, (16, 16, 16), hw=6)
+    small = steps[0].params.filter.size / sum(s.params.filter.size for s in steps)
+    first, second = widen_weights(steps, small)
+    assert first.params.int16_weights and not second.params.int16_weights
+    larger = replace(steps[1], params=replace(steps[1].params, output_shape=(1, 12, 12, 16)))
+    first, second = widen_weights((steps[0], larger), small)
+    assert second.params.int16_weights and not first.params.int16_weights
+    assert not any(s.params.int16_weights for s in widen_weights(_steps(tmp_path, (16, 16, 16), 6, "helium"), 1.0))
+
+
+def test_portable_c_over_int16_weights_is_bit_exact(tmp_path, monkeypatch):
+    """Every candidate widened: the portable C (in-order widening, vmcu_dot_s16_s16) matches the
+    reference interpreter and TFLite Micro, and reads the int16 copies."""
+    monkeypatch.setattr(widened_weights, "WIDENED_SHARE", 1.0)
+    model = tmp_path / "widened.tflite"
+    model.write_bytes(conv_chain(channels=(8, 16, 24, 8), hw=5))
+    result = validate(model, HOST, seed=2, work=tmp_path / "run", fuse=False)
+    assert result.status == 0 and result.matches_reference and result.matches_tflm is (True if HAVE_TFLM else None)
+    source = "".join(path.read_text() for path in (tmp_path / "run" / "model").glob("*.c"))
+    assert source.count("vmcu_dot_s16_s16(") >= 3 and "const int16_t *w0" in source
+
+
+def test_the_share_is_an_option_and_a_plan_keeps_it(tmp_path, capsys):
+    """`--widened-weights 0` converts without int16 copies and says so in plan.json, which a later
+    conversion from that plan follows; the default leaves plan.json as it was; a share out of 0 to
+    100 percent is a one-line usage error."""
+    model = tmp_path / "chain.tflite"
+    model.write_bytes(conv_chain(channels=(8, 16, 24, 8), hw=5))
+
+    def convert(out, *extra):
+        code = run_tool("vmcu-convert", convert_main, [str(model), "-o", str(tmp_path / out), *extra])
+        source = "".join(p.read_text() for p in (tmp_path / out).glob("*.c")) if code == 0 else ""
+        return code, source
+
+    code, source = convert("all", "--widened-weights", "100")
+    assert code == 0 and "const int16_t *w0" in source
+    assert json.loads((tmp_path / "all" / "plan.json").read_text())["widened_weights"] == 1.0
+    code, source = convert("none", "--widened-weights", "0")
+    assert code == 0 and "const int16_t *w0" not in source
+    vmcu_tflite.convert(model, plan=tmp_path / "none" / "plan.json").write(tmp_path / "again")
+    assert "".join(p.read_text() for p in (tmp_path / "again").glob("*.c")) == source
+    assert convert("default")[0] == 0
+    assert "widened_weights" not in json.loads((tmp_path / "default" / "plan.json").read_text())
+    capsys.readouterr()
+    assert convert("bad", "--widened-weights", "150")[0] == EXIT_BAD_INPUT
+    assert "not a percentage: '150'" in capsys.readouterr().err and not (tmp_path / "bad").exists()

@@ -1,0 +1,51 @@
+"""Which 1x1 layers keep their filter widened to int16 in flash: speed bought with a little flash.
+
+The DSP tuning's 2x2 GEMM tile (two pixels by two output channels) spends, per group of four
+inputs, one LDM of both pixels' widened inputs, two loads of int8 weights and four SXTB16 to
+widen them, and eight SMLADs: 15 instructions for 16 multiply-accumulates. With the weights
+widened once at conversion the loads become two LDRDs and the SXTB16s go: 11 instructions
+(`vmcu_gemm2x2w_k<k>_narrow_b*_run`). The four saved per group come back at every pixel pair, so a
+layer saves a quarter of an instruction per multiply-accumulate, about `pixels / 4` per byte its
+filter grows: the early layers, with many pixels and few weights, buy the most for the least.
+
+The layers are taken by that gain per byte, most first, until their int16 copies hold
+`WIDENED_SHARE` of the model's filter bytes. Only layers whose rows the assembly takes unrolled
+(`UNROLLED_ROWS`) are candidates: elsewhere the C loop would read them, at no gain. Widening
+changes no pool access (the plan is the same), only the filter's flash table and the kernel's
+dot products, which the reference interpreter executes as written."""
+from __future__ import annotations
+
+from dataclasses import replace
+
+from ..chain import is_pointwise
+from .lower.dsp import UNROLLED_ROWS
+
+WIDENED_SHARE = 0.04  # of the model's filter bytes, for the int16 copies' extra bytes
+
+
+def _candidate(step) -> bool:
+    """A pointwise int8 CONV_2D on the DSP tuning whose rows the assembly unrolls."""
+    p = step.params
+    return (step.kernel == "CONV_2D" and is_pointwise(p) and getattr(p, "element", 1) == 1
+            and getattr(p, "tuning", "dsp") == "dsp" and p.input_shape[3] in UNROLLED_ROWS)
+
+
+def widen_weights(steps: tuple, share: float | None = None) -> tuple:
+    """`steps` with the chosen 1x1 layers' params marked `int16_weights` (see the module); `share`
+    of the model's filter bytes for their int16 copies, `WIDENED_SHARE` unless given."""
+    share = WIDENED_SHARE if share is None else share
+    budget = share * sum(int(s.params.filter.size) for s in steps if hasattr(getattr(s.params, "filter", None), "size"))
+    ranked = sorted((s for s in steps if _candidate(s)), key=lambda s: (-_pixels(s.params), s.index))
+    chosen, used = set(), 0
+    for s in ranked:
+        extra = int(s.params.filter.size)  # int16 rows: one more byte per weight
+        if used + extra <= budget:
+            chosen.add(s.index)
+            used += extra
+    return tuple(replace(s, params=replace(s.params, int16_weights=True)) if s.index in chosen else s for s in steps)
+
+
+def _pixels(p) -> int:
+    """Output pixels of a pointwise layer: its 2x2 tiles' count, two pixels each."""
+    n, h, w, _ = p.output_shape
+    return n * h * w
