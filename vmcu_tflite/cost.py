@@ -5,13 +5,13 @@ multiply-accumulates by kind of loop (a 1x1 layer's dot products, over int8 or w
 gathered window's, a depthwise tap's or column pair's, a fully connected row's), the vector steps
 they take (a dot product's groups of 4 or 16 inputs, a depthwise group's taps: a part-filled vector
 costs a whole one), the values it requantizes, the kernel rows a depthwise window walks, the copies
-(and bytes) an in-place step makes to its workspace, the elements of the other operators (and the MACs of those with weights:
-recurrent cells, transposed convolutions), and a fixed cost per call. `features` counts them;
-`COEFFICIENTS` (the generated `cost_table.py`) holds the instructions per unit of each term for
-each kernel tuning, fitted by `benchmarks/cost_model.py` to `vmcu-validate --profile` runs on the
-tuning's reference core (the Cortex-M4 for `dsp`, the Cortex-M55 for `helium`). `predict` is
-their dot product: what report.md prints per step, and what the benchmark sums and compares with
-measured totals.
+(and bytes) an in-place step makes to its workspace, the elements of the other operators (and the
+MACs of those with weights: recurrent cells, transposed convolutions), and a fixed cost per call.
+`features` counts them; `COEFFICIENTS` (the generated `cost_table.py`) holds the instructions per
+unit of each term for each kernel tuning, fitted by `benchmarks/cost_model.py` to `vmcu-validate
+--profile` runs on the tuning's reference core (the Cortex-M4 for `dsp`, the Cortex-M55 for
+`helium`). `predict` is their dot product: what report.md prints per step, and what the benchmark
+sums and compares with measured totals.
 """
 from __future__ import annotations
 

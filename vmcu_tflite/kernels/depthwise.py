@@ -246,19 +246,19 @@ def plane_pairs(p) -> bool:
 def one_channel_planes_first(p) -> bool:
     """Whether one-channel planes are an in-place layer's fastest form, so that the planner keeps them
     where wider planes would fit too: on the DSP and scalar tunings, 3-tap rows that pair
-    (`plane_pairs`). Such a row of a plane is one word for both pixels, two SXTAB16 and four SMLADs for six products, where a
-    four-channel group takes a SMLABB or SMLATT per product and a load and an extension per tap and
-    four channels (measured on the Cortex-M4: person detection's 6x6 and 12x12 layers 10-27 % fewer
-    instructions, MCUNet-320KB's 11x11 one 29 %; 7-tap planes run slower than groups, as do Helium's
-    planes, whose rows have no vector form)."""
+    (`plane_pairs`). Such a row of a plane is one word for both pixels, two SXTAB16 and four SMLADs
+    for six products, where a four-channel group takes a SMLABB or SMLATT per product and a load and
+    an extension per tap and four channels (measured on the Cortex-M4: person detection's 6x6 and
+    12x12 layers 10-27 % fewer instructions, MCUNet-320KB's 11x11 one 29 %; 7-tap planes run slower
+    than groups, as do Helium's planes, whose rows have no vector form)."""
     return getattr(p, "tuning", "dsp") != "helium" and p.filter.shape[2] == 3 and plane_pairs(p)
 
 
 def column_pair_planes(p) -> bool:
     """Whether an in-place layer's planes are two channels wide with padded rows (`column_pairs`), its
     fastest form: on the DSP and scalar tunings, stride 1 and dilation 1 along the row, kernel rows
-    of 5 or 7 taps (an odd width, so that a pixel pair's window is whole words), an even number of channels. A word
-    of such a plane is two columns of both channels: SXTAB16 and its rotation give each channel a
+    of 5 or 7 taps (an odd width, so that a pixel pair's window is whole words), an even number of
+    channels. A word of such a plane is two columns of both channels: SXTAB16 and its rotation give each channel a
     column pair, one SMLAD two taps of a pixel, four SMLADs eight products (measured on the
     Cortex-M4: MCUNet-320KB's 5x5 and 7x7 layers 1.6-1.9 instructions per multiply-accumulate, where
     four-channel groups take a SMLABB or SMLATT per product, 2.2-2.8 with their edges). 3-tap

@@ -26,8 +26,8 @@ from .core import CoreLowering
 from .dots import Lanes
 
 UNROLLED_ROWS = (8, 16, 24, 32, 40, 48, 64, 80, 96)  # GEMM rows vmcu_gemm2x2_k<len>_narrow_b*_run take unrolled
-# and the int16 rows' forms (vmcu_gemm2x2w_k<len>_...) besides: gathered stems' windows of 9, 27 and 25, 15 or 33
-# values, padded to whole words
+# and the int16 rows' forms (vmcu_gemm2x2w_k<len>_...) these too: gathered stems' windows padded to whole
+# words (3x3 over one channel: 12; 3x3 over three: 28; 5x5 over one: 28)
 INT16_ROWS = (12, 20, 28, 36)
 
 
