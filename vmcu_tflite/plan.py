@@ -144,4 +144,6 @@ def load_plan(text: str) -> Plan:
         raise UsageError(f"not a valid plan.json ({type(err).__name__}: {err})") from None
     if plan.tuning not in TUNINGS:
         raise UsageError(f"not a valid plan.json (tuning {plan.tuning!r}, not one of {', '.join(TUNINGS)})")
+    if plan.widened_weights is not None and not 0 <= plan.widened_weights <= 1:
+        raise UsageError(f"not a valid plan.json (widened_weights {plan.widened_weights}, not a share from 0 to 1)")
     return plan

@@ -7,14 +7,14 @@ import importlib.util
 import json
 from dataclasses import replace
 
+import pytest
 from hypothesis import given, settings, strategies as st
 
 import vmcu_tflite
-
 from tests.models_under_test import conv_chain
 from vmcu_tflite.cli.common import run_tool
 from vmcu_tflite.cli.convert import main as convert_main
-from vmcu_tflite.errors import EXIT_BAD_INPUT
+from vmcu_tflite.errors import EXIT_BAD_INPUT, UsageError
 from vmcu_tflite.kernels import widened_weights
 from vmcu_tflite.kernels.lower.dsp import UNROLLED_ROWS
 from vmcu_tflite.kernels.tuning import tuned
@@ -101,6 +101,10 @@ def test_the_share_is_an_option_and_a_plan_keeps_it(tmp_path, capsys):
     assert code == 0 and "const int16_t *w0" not in source
     vmcu_tflite.convert(model, plan=tmp_path / "none" / "plan.json").write(tmp_path / "again")
     assert "".join(p.read_text() for p in (tmp_path / "again").glob("*.c")) == source
+    saved = json.loads((tmp_path / "none" / "plan.json").read_text()) | {"widened_weights": 4}
+    (tmp_path / "bad.json").write_text(json.dumps(saved))
+    with pytest.raises(UsageError, match="widened_weights 4.0, not a share from 0 to 1"):
+        vmcu_tflite.convert(model, plan=tmp_path / "bad.json")
     assert convert("default")[0] == 0
     assert "widened_weights" not in json.loads((tmp_path / "default" / "plan.json").read_text())
     capsys.readouterr()
