@@ -261,8 +261,6 @@ def _true_distance(kernel) -> int:
 @pytest.mark.parametrize("case_id, model, name, where, mutation", CASES, ids=[c[0] for c in CASES])
 def test_mutant_is_a_hazard(case_id, model, name, where, mutation, model_paths, monkeypatch, tmp_path):
     path = model_paths[model]
-    if model == "widened_chain":  # every 1x1 layer keeps an int16 copy of its filter
-        monkeypatch.setattr(widened_weights, "WIDENED_SHARE", 1.0)
     baseline, _ = _run(path, *_fuse_flags(name))
     assert baseline == 0, f"{model} must run cleanly before the mutation"
     if where == "plan":

@@ -258,8 +258,8 @@ def column_pair_planes(p) -> bool:
     """Whether an in-place layer's planes are two channels wide with padded rows (`column_pairs`), its
     fastest form: on the DSP and scalar tunings, stride 1 and dilation 1 along the row, kernel rows
     of 5 or 7 taps (an odd width, so that a pixel pair's window is whole words), an even number of
-    channels. A word of such a plane is two columns of both channels: SXTAB16 and its rotation give each channel a
-    column pair, one SMLAD two taps of a pixel, four SMLADs eight products (measured on the
+    channels. A word of such a plane is two columns of both channels: SXTAB16 and its rotation give
+    each channel a column pair, one SMLAD two taps of a pixel, four SMLADs eight products (measured on the
     Cortex-M4: MCUNet-320KB's 5x5 and 7x7 layers 1.6-1.9 instructions per multiply-accumulate, where
     four-channel groups take a SMLABB or SMLATT per product, 2.2-2.8 with their edges). 3-tap
     rows pair one-channel planes' pixels instead (`one_channel_planes_first`). The padded columns are

@@ -59,12 +59,15 @@ void vmcu_gemm2x2_narrow_b32_run(const vmcu_gemm_tile *tile);
 /* The same for rows of exactly k = 8, 16, 24, 32, 40, 48, 64, 80 or 96 inputs
  * (lower.dsp UNROLLED_ROWS), len = k, pairs >= 1: each row unrolled, the pair's pointers in
  * registers (vmcu_dot_dsp.c). The `w` forms read int16 rows (a filter the converter widened,
- * kernels/widened_weights.py) against inputs widened in order (vmcu_widen_s8_pair_natural). */
+ * kernels/widened_weights.py) against inputs widened in order (vmcu_widen_s8_pair_natural); they
+ * also take k = 12, 20, 28 and 36 (lower.dsp INT16_ROWS: gathered stems' windows). */
+#define VMCU_GEMM2X2W_K_DECLARE(k)                                                                    \
+    void vmcu_gemm2x2w_k##k##_narrow_b16_run(const vmcu_gemm_tile *tile);                             \
+    void vmcu_gemm2x2w_k##k##_narrow_b32_run(const vmcu_gemm_tile *tile);
 #define VMCU_GEMM2X2_K_DECLARE(k)                                                                     \
     void vmcu_gemm2x2_k##k##_narrow_b16_run(const vmcu_gemm_tile *tile);                              \
     void vmcu_gemm2x2_k##k##_narrow_b32_run(const vmcu_gemm_tile *tile);                              \
-    void vmcu_gemm2x2w_k##k##_narrow_b16_run(const vmcu_gemm_tile *tile);                             \
-    void vmcu_gemm2x2w_k##k##_narrow_b32_run(const vmcu_gemm_tile *tile);
+    VMCU_GEMM2X2W_K_DECLARE(k)
 VMCU_GEMM2X2_K_DECLARE(8)
 VMCU_GEMM2X2_K_DECLARE(16)
 VMCU_GEMM2X2_K_DECLARE(24)
@@ -75,10 +78,6 @@ VMCU_GEMM2X2_K_DECLARE(64)
 VMCU_GEMM2X2_K_DECLARE(80)
 VMCU_GEMM2X2_K_DECLARE(96)
 #undef VMCU_GEMM2X2_K_DECLARE
-/* int16 rows only, of k = 12, 20, 28 or 36 (lower.dsp INT16_ROWS: gathered stems' windows) */
-#define VMCU_GEMM2X2W_K_DECLARE(k)                                                                    \
-    void vmcu_gemm2x2w_k##k##_narrow_b16_run(const vmcu_gemm_tile *tile);                             \
-    void vmcu_gemm2x2w_k##k##_narrow_b32_run(const vmcu_gemm_tile *tile);
 VMCU_GEMM2X2W_K_DECLARE(12)
 VMCU_GEMM2X2W_K_DECLARE(20)
 VMCU_GEMM2X2W_K_DECLARE(28)
