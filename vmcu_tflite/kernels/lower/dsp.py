@@ -12,7 +12,8 @@ reads the two pixels' widened inputs interleaved by groups of four (`vmcu_widen_
 is widened that way only where every dot product over it is the assembly's: the generator's first
 pass finds those tiles (`paired_tiles`), the second widens them so. Where the tile's outputs are
 stored whole right after the loop, the assembly writes them into the pool itself (`direct_stores`).
-A tile of one pixel with unrolled rows takes the assembly's one-pixel loop (`lone_run`).
+A tile of one pixel (a GEMM's last, a chain row's last of an odd width) takes the assembly's one-pixel
+loop (`lone_call`).
 """
 from __future__ import annotations
 
