@@ -13,17 +13,20 @@ SHARED = ROOT.parent / "shared" / "models"
 REAL_MODELS = sorted(SHARED.glob("*.tflite")) if SHARED.is_dir() else []
 
 
-def conv_chain(channels=(3, 8, 4), hw: int = 6, seed: int = 0, bias_bound: int = 2000, activation: int = 0) -> bytes:
+def conv_chain(channels=(3, 8, 4), hw: int = 6, seed: int = 0, bias_bound: int = 2000, activation: int = 0,
+               spread: bool = False) -> bytes:
     """1x1 convolutions one after another: the smallest graph with a real plan (biases within
     +-`bias_bound`: past 32767 their tables take 32 bits; `activation` each layer's fused one,
-    TFLite's code: 1 ReLU, 3 ReLU6)."""
+    TFLite's code: 1 ReLU, 3 ReLU6). With `spread` the filter scales differ from channel to channel
+    by factors of 2 (so do their requantization shifts: a kernel that took a neighbour's is wrong)."""
     rng = np.random.default_rng(seed)
     b = ModelBuilder()
     x = b.tensor((1, hw, hw, channels[0]), scale=0.05, zero_point=-3)
     b.inputs = [x]
     for c_in, c_out in zip(channels, channels[1:]):
-        w = b.const(random_weights(rng, (c_out, 1, 1, c_in)), scale=[0.01] * c_out, zero_point=0, axis=0)
-        bias = b.const(random_bias(rng, c_out, bound=bias_bound), scale=[0.0005] * c_out, zero_point=0)
+        scales = [0.01 * (2.0 ** (k % 3 - 1) if spread else 1.0) for k in range(c_out)]
+        w = b.const(random_weights(rng, (c_out, 1, 1, c_in)), scale=scales, zero_point=0, axis=0)
+        bias = b.const(random_bias(rng, c_out, bound=bias_bound), scale=[0.05 * v for v in scales], zero_point=0)
         y = b.tensor((1, hw, hw, c_out), scale=0.1, zero_point=2)
         fused = {"fused_activation_function": activation} if activation else {}
         b.op("CONV_2D", [x, w, bias], [y], padding=1, stride_h=1, stride_w=1, **fused)

@@ -246,17 +246,19 @@ def test_column_pair_planes_run_on_cortex_m4(tmp_path):
 def test_widened_weights_run_in_assembly_on_cortex_m4(bias_bound, tmp_path, monkeypatch):
     """1x1 layers whose filters the converter widened to int16 (every candidate: the share raised to
     all of the model's filter bytes) in the int16-row forms of the unrolled assembly, rows of 8, 16,
-    24, 32 and 40 inputs, the inputs widened in order; the last tile (one pixel) in C. Bit-exact with
-    TFLite Micro."""
+    24, 32 and 40 inputs, the inputs widened in order; the last tile (one pixel) in their one-pixel
+    forms. Bit-exact with TFLite Micro."""
     monkeypatch.setattr(widened_weights, "WIDENED_SHARE", 1.0)
     model = tmp_path / "widened.tflite"
-    model.write_bytes(conv_chain(channels=(8, 16, 24, 32, 40, 8), hw=5, bias_bound=bias_bound))
+    model.write_bytes(conv_chain(channels=(8, 16, 24, 32, 40, 8), hw=5, bias_bound=bias_bound, spread=True))
     result = validate(model, M4, seed=4, work=tmp_path / "run", fuse=False)
     assert result.status == 0 and result.matches_reference and result.matches_tflm is (True if HAVE_TFLM else None)
     source = "".join(path.read_text() for path in (tmp_path / "run" / "model").glob("*.c"))
     calls = re.findall(r"vmcu_gemm2x2w_k(\d+)_narrow_b(\d+)_run\(&tile\)", source)
     assert [int(k) for k, _ in calls] == [8, 16, 24, 32, 40]
     assert ("32" in {bits for _, bits in calls}) is (bias_bound > 32767)  # biases past 16 bits: _b32_run
+    lone = re.findall(r"vmcu_gemm1x2w_k(\d+)_narrow_b(\d+)_run\(&tile\)", source)
+    assert [(int(k), bits) for k, bits in lone] == [(int(k), bits) for k, bits in calls]
 
 
 @needs_qemu
@@ -267,16 +269,16 @@ def test_gemm_channel_pairs_run_in_assembly_on_cortex_m4(bias_bound, tmp_path):
     past 16 bits): rows of 56 inputs in the looped one (vmcu_gemm2x2_narrow_b*_run), rows of 48, 40
     and 64 in the unrolled ones, whose segments may be 8 channels (the 40-input layer's last
     segment is partial: its tiles compute all their channels in one call, `gemm.ALL_UNITS_BYTES`);
-    the last tile in C. Bit-exact with TFLite Micro."""
+    the last tile, one pixel, in the one-pixel forms of both. Bit-exact with TFLite Micro."""
     model = tmp_path / "gemm_pairs.tflite"
-    model.write_bytes(conv_chain(channels=(56, 48, 40, 64, 8), hw=5, bias_bound=bias_bound))
+    model.write_bytes(conv_chain(channels=(56, 48, 40, 64, 8), hw=5, bias_bound=bias_bound, spread=True))
     result = validate(model, M4, seed=3, work=tmp_path / "run", fuse=False)
     assert result.status == 0 and result.matches_reference and result.matches_tflm is (True if HAVE_TFLM else None)
     source = "".join(path.read_text() for path in (tmp_path / "run" / "model").glob("*.c"))
     bits = 16 if bias_bound < 32768 else 32
-    calls = re.findall(r"(vmcu_gemm2x2_\w+_run)\(&tile\)", source)
-    assert calls == [f"vmcu_gemm2x2_narrow_b{bits}_run", f"vmcu_gemm2x2_k48_narrow_b{bits}_run",
-                     f"vmcu_gemm2x2_k40_narrow_b{bits}_run", f"vmcu_gemm2x2_k64_narrow_b{bits}_run"]
+    calls = re.findall(r"(vmcu_gemm[12]x2_\w+_run)\(&tile\)", source)
+    assert calls == [f"vmcu_gemm{tile}_{k}narrow_b{bits}_run" for k in ("", "k48_", "k40_", "k64_")
+                     for tile in ("2x2", "1x2")]
 
 
 @needs_qemu
@@ -284,15 +286,18 @@ def test_gemm_channel_pairs_run_in_assembly_on_cortex_m4(bias_bound, tmp_path):
 def test_gemm_rows_of_8_to_80_inputs_run_unrolled_on_cortex_m4(fuse, tmp_path, monkeypatch):
     """1x1 layers of 16, 24, 32, 8, 16 and 80 input channels over 25 pixels, as GEMMs and as a fused
     chain's layers: each row length has its unrolled assembly loop (vmcu_gemm2x2_k<len>_narrow_b*_run,
-    the pair's pointers in registers; int8 filters: no int16 copies); bit-exact with TFLite Micro."""
+    the pair's pointers in registers; int8 filters: no int16 copies), and so does the tile of one
+    pixel (vmcu_gemm1x2_k<len>_...: each chain row's fifth, the GEMMs' 25th); bit-exact with TFLite
+    Micro."""
     monkeypatch.setattr(widened_weights, "WIDENED_SHARE", 0.0)
     model = tmp_path / "gemm_rows.tflite"
-    model.write_bytes(conv_chain(channels=(16, 24, 32, 8, 16, 80, 16), hw=5, bias_bound=40000))
+    model.write_bytes(conv_chain(channels=(16, 24, 32, 8, 16, 80, 16), hw=5, bias_bound=40000, spread=True))
     result = validate(model, M4, seed=4, work=tmp_path / "run", fuse=fuse)
     assert result.status == 0 and result.matches_reference and result.matches_tflm is (True if HAVE_TFLM else None)
     source = "".join(path.read_text() for path in (tmp_path / "run" / "model").glob("*.c"))
     lengths = {int(k) for k in re.findall(r"vmcu_gemm2x2_k(\d+)_narrow_b32_run\(&tile\)", source)}
     assert lengths == {8, 16, 24, 32, 80}
+    assert {int(k) for k in re.findall(r"vmcu_gemm1x2_k(\d+)_narrow_b32_run\(&tile\)", source)} == lengths
 
 
 @needs_qemu

@@ -56,17 +56,26 @@ typedef struct {
 } vmcu_gemm_tile;
 void vmcu_gemm2x2_narrow_b16_run(const vmcu_gemm_tile *tile);
 void vmcu_gemm2x2_narrow_b32_run(const vmcu_gemm_tile *tile);
+/* The tile of one pixel (a GEMM's last of an odd count, a chain row's last): x its inputs as
+ * vmcu_widen_s8 left them, out_stride not read; 11 instructions per group of four. */
+void vmcu_gemm1x2_narrow_b16_run(const vmcu_gemm_tile *tile);
+void vmcu_gemm1x2_narrow_b32_run(const vmcu_gemm_tile *tile);
 /* The same for rows of exactly k = 8, 16, 24, 32, 40, 48, 64, 80 or 96 inputs
  * (lower.dsp UNROLLED_ROWS), len = k, pairs >= 1: each row unrolled, the pair's pointers in
  * registers (vmcu_dot_dsp.c). The `w` forms read int16 rows (a filter the converter widened,
  * kernels/widened_weights.py) against inputs widened in order (vmcu_widen_s8_pair_natural); they
- * also take k = 12, 20, 28 and 36 (lower.dsp INT16_ROWS: gathered stems' windows). */
+ * also take k = 12, 20, 28 and 36 (lower.dsp INT16_ROWS: gathered stems' windows). The gemm1x2 forms
+ * are the tile of one pixel, as above (the `w` forms' inputs as vmcu_widen_s8_natural left them). */
 #define VMCU_GEMM2X2W_K_DECLARE(k)                                                                    \
     void vmcu_gemm2x2w_k##k##_narrow_b16_run(const vmcu_gemm_tile *tile);                             \
-    void vmcu_gemm2x2w_k##k##_narrow_b32_run(const vmcu_gemm_tile *tile);
+    void vmcu_gemm2x2w_k##k##_narrow_b32_run(const vmcu_gemm_tile *tile);                             \
+    void vmcu_gemm1x2w_k##k##_narrow_b16_run(const vmcu_gemm_tile *tile);                             \
+    void vmcu_gemm1x2w_k##k##_narrow_b32_run(const vmcu_gemm_tile *tile);
 #define VMCU_GEMM2X2_K_DECLARE(k)                                                                     \
     void vmcu_gemm2x2_k##k##_narrow_b16_run(const vmcu_gemm_tile *tile);                              \
     void vmcu_gemm2x2_k##k##_narrow_b32_run(const vmcu_gemm_tile *tile);                              \
+    void vmcu_gemm1x2_k##k##_narrow_b16_run(const vmcu_gemm_tile *tile);                              \
+    void vmcu_gemm1x2_k##k##_narrow_b32_run(const vmcu_gemm_tile *tile);                              \
     VMCU_GEMM2X2W_K_DECLARE(k)
 VMCU_GEMM2X2_K_DECLARE(8)
 VMCU_GEMM2X2_K_DECLARE(16)

@@ -264,6 +264,40 @@ __asm__(
     "    add sp, sp, #36\n"
     "    pop {r4-r11, pc}\n"
     "    .endm\n"
+    /* vmcu_gemm1x2_narrow_b*_run: the tile of one pixel over rows of any len (a multiple of 8), its
+     * inputs in SXTB16's order from x (r11, r0 in the row loop, which ends at r8), the second row len
+     * (r3) past the first (r2), the multipliers from r10. */
+    "    .macro VMCU_GEMM1X2_GROUP\n"
+    "    ldrd r6, r7, [r0], #8\n"
+    "    ldr lr, [r2, r3]\n"
+    "    sxtb16 ip, lr\n"
+    "    sxtb16 lr, lr, ror #8\n"
+    "    smlad r5, r6, ip, r5\n"
+    "    smlad r5, r7, lr, r5\n"
+    "    ldr lr, [r2], #4\n"
+    "    sxtb16 ip, lr\n"
+    "    sxtb16 lr, lr, ror #8\n"
+    "    smlad r4, r6, ip, r4\n"
+    "    smlad r4, r7, lr, r4\n"
+    "    .endm\n"
+    "    .macro VMCU_GEMM1X2_NARROW k, load, size, groups, row\n"  /* a function body: k, groups, row unused */
+    "    VMCU_GEMM2X2_FRAME 0\n"
+    "    ldr r10, [r0, #16]\n"        /* multiplier */
+    "    ldr r3, [r0, #8]\n"          /* len */
+    "    ldr r11, [r0]\n"             /* x */
+    "9:\n"
+    "    \\load r4, [r1], #\\size\n"
+    "    \\load r5, [r1], #\\size\n"
+    "    mov r0, r11\n"
+    "    add r8, r11, r3, lsl #1\n"   /* the row's end */
+    "    mov ip, r3\n"
+    "    VMCU_DOT_ROW VMCU_GEMM1X2_GROUP, VMCU_DOT1X2_AT_END, ip\n"
+    "    add r2, r2, r3\n"            /* the next pair's row */
+    "    ldrd r8, r9, [r10], #8\n"    /* the pair's multipliers */
+    "    VMCU_GEMM1X2_TAIL 9b\n"
+    "    add sp, sp, #20\n"
+    "    pop {r4-r11, pc}\n"
+    "    .endm\n"
     /* vmcu_gemm2x2_k<k>_narrow_b*_run: rows of exactly k inputs (the tile's len is not read), each
      * row unrolled (`VMCU_GEMM2X2_K_GROUPS`): both pixels' groups by one LDM from x (r0, back to
      * the row's start after each pair), both weight rows by immediate offsets from the pair's row
@@ -291,6 +325,69 @@ __asm__(
     "    VMCU_GEMM2X2W_K_GROUPS \\k, (\\g + 1)\n"
     "    .endif\n"
     "    .endm\n"
+    /* One pixel's (vmcu_gemm1x2[w]_k<k>_...): its widened inputs (r0, in SXTB16's order) by immediate
+     * offsets, so that x stays at the row's start; 11 instructions per group of four, 7 with int16 rows
+     * (inputs widened in order). */
+    "    .macro VMCU_GEMM1X2_K_GROUPS k, g\n"
+    "    ldrd r6, r7, [r0, #(8 * \\g)]\n"
+    "    ldr lr, [r2, #(\\k + 4 * \\g)]\n"
+    "    sxtb16 ip, lr\n"
+    "    sxtb16 lr, lr, ror #8\n"
+    "    smlad r5, r6, ip, r5\n"
+    "    smlad r5, r7, lr, r5\n"
+    "    ldr lr, [r2, #(4 * \\g)]\n"
+    "    sxtb16 ip, lr\n"
+    "    sxtb16 lr, lr, ror #8\n"
+    "    smlad r4, r6, ip, r4\n"
+    "    smlad r4, r7, lr, r4\n"
+    "    .if \\g + 1 < \\k / 4\n"
+    "    VMCU_GEMM1X2_K_GROUPS \\k, (\\g + 1)\n"
+    "    .endif\n"
+    "    .endm\n"
+    "    .macro VMCU_GEMM1X2W_K_GROUPS k, g\n"
+    "    ldrd r6, r7, [r0, #(8 * \\g)]\n"
+    "    ldrd ip, lr, [r2, #(2 * \\k + 8 * \\g)]\n"
+    "    smlad r5, r6, ip, r5\n"
+    "    smlad r5, r7, lr, r5\n"
+    "    ldrd ip, lr, [r2, #(8 * \\g)]\n"
+    "    smlad r4, r6, ip, r4\n"
+    "    smlad r4, r7, lr, r4\n"
+    "    .if \\g + 1 < \\k / 4\n"
+    "    VMCU_GEMM1X2W_K_GROUPS \\k, (\\g + 1)\n"
+    "    .endif\n"
+    "    .endm\n"
+    /* The one-pixel pair's end: as VMCU_GEMM2X2_TAIL for pixel 0's two values (r4, r5), the shifts
+     * in r6-r7 (the inputs' registers: r10-r11 stay the looped form's). */
+    "    .macro VMCU_GEMM1X2_TAIL again\n"
+    "    ldrd ip, lr, [sp]\n"
+    "    ldrsb r6, [ip], #1\n"
+    "    ldrsb r7, [ip], #1\n"
+    "    str ip, [sp]\n"
+    "    cmp ip, lr\n"
+    "    ldr lr, [sp, #16]\n"
+    "    VMCU_NARROW r4, r8, r6\n"
+    "    VMCU_NARROW r5, r9, r7\n"
+    "    ldr ip, [sp, #8]\n"
+    "    strb r4, [ip], #1\n"
+    "    strb r5, [ip], #1\n"
+    "    str ip, [sp, #8]\n"
+    "    bne \\again\n"
+    "    .endm\n"
+    /* The tile of one pixel, as VMCU_GEMM2X2_K below (the same frame and tile; out_stride not read). */
+    "    .macro VMCU_GEMM1X2_K k, load, size, groups, row\n"
+    "    VMCU_GEMM2X2_FRAME 0\n"
+    "    ldr r3, [r0, #16]\n"         /* multiplier */
+    "    ldr r0, [r0]\n"              /* x */
+    "8:\n"
+    "    \\load r4, [r1], #\\size\n"   /* the pair's biases */
+    "    \\load r5, [r1], #\\size\n"
+    "    \\groups \\k, 0\n"
+    "    add r2, r2, #(2 * \\row * \\k)\n"  /* the next pair's row */
+    "    ldrd r8, r9, [r3], #8\n"     /* the pair's multipliers */
+    "    VMCU_GEMM1X2_TAIL 8b\n"
+    "    add sp, sp, #20\n"
+    "    pop {r4-r11, pc}\n"
+    "    .endm\n"
     /* `groups` the row's unrolled groups, `row` bytes per weight */
     "    .macro VMCU_GEMM2X2_K k, load, size, groups, row\n"
     "    VMCU_GEMM2X2_FRAME 0\n"
@@ -308,23 +405,28 @@ __asm__(
     "    pop {r4-r11, pc}\n"
     "    .endm\n"
     /* One section per function: the link keeps only those a model calls. */
-    "    .macro VMCU_GEMM2X2_K_FUNCTION name, k, load, size, groups, row\n"
+    "    .macro VMCU_GEMM2X2_K_FUNCTION name, k, load, size, groups, row, body=VMCU_GEMM2X2_K\n"
     "    .pushsection .text.\\name,\"ax\",%progbits\n"
     "    .global \\name\n"
     "    .type \\name, %function\n"
     "    .p2align 2\n"
     "    .thumb_func\n"
     "\\name:\n"
-    "    VMCU_GEMM2X2_K \\k, \\load, \\size, \\groups, \\row\n"
+    "    \\body \\k, \\load, \\size, \\groups, \\row\n"
     "    .size \\name, . - \\name\n"
     "    .popsection\n"
     "    .endm\n"
-    /* Both forms of one row length and bias width: int8 rows, and int16 rows (the `w` form). */
+    /* The forms of one row length and bias width: int8 rows and int16 rows (the `w` forms), for tiles of
+     * two pixels and of one. */
     "    .macro VMCU_GEMM2X2_K_RUN k, bits, load, size\n"
     "    VMCU_GEMM2X2_K_FUNCTION vmcu_gemm2x2_k\\k\\()_narrow_b\\bits\\()_run, \\k, \\load, \\size, "
     "VMCU_GEMM2X2_K_GROUPS, 1\n"
     "    VMCU_GEMM2X2_K_FUNCTION vmcu_gemm2x2w_k\\k\\()_narrow_b\\bits\\()_run, \\k, \\load, \\size, "
     "VMCU_GEMM2X2W_K_GROUPS, 2\n"
+    "    VMCU_GEMM2X2_K_FUNCTION vmcu_gemm1x2_k\\k\\()_narrow_b\\bits\\()_run, \\k, \\load, \\size, "
+    "VMCU_GEMM1X2_K_GROUPS, 1, VMCU_GEMM1X2_K\n"
+    "    VMCU_GEMM2X2_K_FUNCTION vmcu_gemm1x2w_k\\k\\()_narrow_b\\bits\\()_run, \\k, \\load, \\size, "
+    "VMCU_GEMM1X2W_K_GROUPS, 2, VMCU_GEMM1X2_K\n"
     "    .endm\n"
     "    VMCU_GEMM2X2_K_RUN 8, 16, ldrsh, 2\n"
     "    VMCU_GEMM2X2_K_RUN 8, 32, ldr, 4\n"
@@ -348,6 +450,10 @@ __asm__(
     "    .irp k, 12, 20, 28, 36\n"
     "    VMCU_GEMM2X2_K_FUNCTION vmcu_gemm2x2w_k\\k\\()_narrow_b16_run, \\k, ldrsh, 2, VMCU_GEMM2X2W_K_GROUPS, 2\n"
     "    VMCU_GEMM2X2_K_FUNCTION vmcu_gemm2x2w_k\\k\\()_narrow_b32_run, \\k, ldr, 4, VMCU_GEMM2X2W_K_GROUPS, 2\n"
+    "    VMCU_GEMM2X2_K_FUNCTION vmcu_gemm1x2w_k\\k\\()_narrow_b16_run, \\k, ldrsh, 2, VMCU_GEMM1X2W_K_GROUPS, 2, "
+    "VMCU_GEMM1X2_K\n"
+    "    VMCU_GEMM2X2_K_FUNCTION vmcu_gemm1x2w_k\\k\\()_narrow_b32_run, \\k, ldr, 4, VMCU_GEMM1X2W_K_GROUPS, 2, "
+    "VMCU_GEMM1X2_K\n"
     "    .endr\n"
     "    .global vmcu_gemm2x2_narrow_b16_run\n"
     "    .type vmcu_gemm2x2_narrow_b16_run, %function\n"
@@ -363,9 +469,17 @@ __asm__(
     "vmcu_gemm2x2_narrow_b32_run:\n"
     "    VMCU_GEMM2X2_NARROW ldr, 4\n"
     "    .size vmcu_gemm2x2_narrow_b32_run, . - vmcu_gemm2x2_narrow_b32_run\n"
+    "    VMCU_GEMM2X2_K_FUNCTION vmcu_gemm1x2_narrow_b16_run, 0, ldrsh, 2, 0, 1, VMCU_GEMM1X2_NARROW\n"
+    "    VMCU_GEMM2X2_K_FUNCTION vmcu_gemm1x2_narrow_b32_run, 0, ldr, 4, 0, 1, VMCU_GEMM1X2_NARROW\n"
     "    .purgem VMCU_GEMM2X2_K_RUN\n"
     "    .purgem VMCU_GEMM2X2_K_FUNCTION\n"
     "    .purgem VMCU_GEMM2X2_K\n"
+    "    .purgem VMCU_GEMM1X2_K\n"
+    "    .purgem VMCU_GEMM1X2_NARROW\n"
+    "    .purgem VMCU_GEMM1X2_GROUP\n"
+    "    .purgem VMCU_GEMM1X2_TAIL\n"
+    "    .purgem VMCU_GEMM1X2W_K_GROUPS\n"
+    "    .purgem VMCU_GEMM1X2_K_GROUPS\n"
     "    .purgem VMCU_GEMM2X2W_K_GROUPS\n"
     "    .purgem VMCU_GEMM2X2_K_GROUPS\n"
     "    .purgem VMCU_GEMM2X2_AT_END\n"

@@ -13,6 +13,39 @@
 
 #define BLOCK 16
 
+/* One output: TFLite's requantization of the sum less the zero point's share, clamped to int8. */
+static int8_t mean_value(const vmcu_mean_params *p, int32_t sum)
+{
+    const int32_t shifted = (int32_t)((uint32_t)sum - (uint32_t)p->input_zero_point * (uint32_t)p->count);
+    return (int8_t)vmcu_clamp(vmcu_requantize(shifted, p->multiplier, p->shift) + p->output_zero_point, -128, 127);
+}
+
+/*
+ * Only the innermost dimension reduced: output o sums the run_length bytes from o * run_length, so
+ * a segment's outputs sum one span of the input, read in the same order as the general walk below
+ * (which would take a span, a block and a pass of its index arithmetic per output).
+ */
+static void mean_runs(const vmcu_context *ctx, const vmcu_mean_params *p, const vmcu_view *in,
+                      const vmcu_view *output, int32_t outputs, int32_t run_length, int32_t segment)
+{
+    int32_t o0;
+    for (o0 = 0; o0 < outputs; o0 += segment) {
+        const int32_t n = outputs - o0 < segment ? outputs - o0 : segment;
+        const uint32_t offset = (uint32_t)o0 * (uint32_t)run_length;
+        const int8_t *runs = vmcu_span(in, offset, (uint32_t)n * (uint32_t)run_length);
+        int32_t j, i;
+        for (j = 0; j < n; ++j) {
+            const uint32_t first = (uint32_t)j * (uint32_t)run_length;
+            int32_t sum = 0;
+            for (i = 0; i < run_length; ++i) {
+                sum += runs != 0 ? runs[first + (uint32_t)i] : vmcu_get(in, offset + first + (uint32_t)i);
+            }
+            ctx->scratch[j] = mean_value(p, sum);
+        }
+        vmcu_write(output, (uint32_t)o0, ctx->scratch, (uint32_t)n);
+    }
+}
+
 vmcu_status vmcu_mean_s8(const vmcu_context *ctx, const void *params, const vmcu_view *inputs,
                          const vmcu_view *output)
 {
@@ -47,6 +80,10 @@ vmcu_status vmcu_mean_s8(const vmcu_context *ctx, const void *params, const vmcu
             kept_strides[kept++] = stride[d];
             outer *= p->dims[d];
         }
+    }
+    if (run_length > 1 && reduced == 0) {
+        mean_runs(ctx, p, in, output, outer, run_length, segment);
+        return VMCU_OK;
     }
     for (o = 0; o < outer; ++o) {
         uint32_t base = 0;
@@ -94,10 +131,7 @@ vmcu_status vmcu_mean_s8(const vmcu_context *ctx, const void *params, const vmcu
                 }
             }
             for (j = 0; j < len; ++j) {
-                const int32_t shifted =
-                    (int32_t)((uint32_t)sum[j] - (uint32_t)p->input_zero_point * (uint32_t)p->count);
-                const int32_t v = vmcu_requantize(shifted, p->multiplier, p->shift) + p->output_zero_point;
-                ctx->scratch[filled + j] = (int8_t)vmcu_clamp(v, -128, 127);
+                ctx->scratch[filled + j] = mean_value(p, sum[j]);
             }
             filled += len;
             j0 += len;

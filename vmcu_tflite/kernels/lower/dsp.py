@@ -12,6 +12,8 @@ reads the two pixels' widened inputs interleaved by groups of four (`vmcu_widen_
 is widened that way only where every dot product over it is the assembly's: the generator's first
 pass finds those tiles (`paired_tiles`), the second widens them so. Where the tile's outputs are
 stored whole right after the loop, the assembly writes them into the pool itself (`direct_stores`).
+A tile of one pixel (a GEMM's last, a chain row's last of an odd width) takes the assembly's one-pixel
+loop (`lone_call`).
 """
 from __future__ import annotations
 
@@ -49,6 +51,7 @@ class DspLowering(CoreLowering):
         self.other_reads: set[int] = set()  # widened tiles (by serial) a Dot reads outside a gemm_run's fallback
         self.fallback: int | None = None  # the tile whose gemm_run the loop being lowered is the fallback of
         self.store_guards: dict[int, str] = {}  # store loops (by id) a gemm_run may have done: its pointer's name
+        self.widen_orders: dict[int, set[bool]] = {}  # widened buffers (by serial) -> their Widens' `natural`
 
     # -- statements: the DSP forms before the portable ones ----------------------------------------
 
@@ -69,8 +72,15 @@ class DspLowering(CoreLowering):
         tile = self.gemm_run(s, depth)
         if tile is not None:
             self.fallback = tile
+        else:
+            self.lone_run(s, depth)
         super().lower_Loop(s, depth)
         self.fallback = fallback
+
+    def lower_Widen(self, s: Widen, depth: int) -> None:
+        """The widening, its order noted for the tile of one pixel's assembly (`lone_run`)."""
+        self.widen_orders.setdefault(self.lookup(s.dst).serial, set()).add(s.natural)
+        super().lower_Widen(s, depth)
 
     def dot_widened(self, s: Dot, xs: list[str], ws: list[str], depth: int) -> None:
         """A Dot over a widened tile, noted as a read outside the assembly unless it is the fallback
@@ -209,8 +219,43 @@ class DspLowering(CoreLowering):
             f"{paren(requant.dst_stride.c())}, ({paren(s.hi.c())} - {u}) / 2}};",
             f"{run}(&tile);",
             "} else"])
+        if self.bounds(dot.pixels)[0] <= 1:  # the last tile may have one pixel, widened by the loop
+            self.code(depth, [f"if ({paren(dot.pixels.c())} == 1) {{",
+                              *self.lone_call(s, dot, requant, rows, bias, unrolled), "} else"])
         self.lines.append("#endif")
         return tile
+
+    def lone_run(self, s: Loop, depth: int) -> None:
+        """A GEMM's loop over channel groups for a tile of one pixel alone (a chain row's last of an
+        odd count) as one call of the assembly's one-pixel loop (`lone_call`), where the loop's
+        Widen left the pixel's inputs in the order the rows need: SXTB16's, or in order for int16
+        rows. The loop follows for the cores without the assembly."""
+        parts = self.gemm_groups(s, pixels=1)
+        if parts is None:
+            return
+        dot, requant, rows, bias, unrolled = parts
+        order = {rows[0].ctype == "int16_t"}
+        if self.widen_orders.get(self.lookup(dot.x).serial) != order or self.bounds(dot.x_index) != (0, 0):
+            return
+        self.lines.append("#if VMCU_DOT_RUN")
+        self.code(depth, ["if (1) {", *self.lone_call(s, dot, requant, rows, bias, unrolled), "} else"])
+        self.lines.append("#endif")
+
+    def lone_call(self, s: Loop, dot: Dot, requant: Requantize, rows: list[FlashLoad], bias: InitBias,
+                  unrolled: bool) -> list[str]:
+        """The C lines calling the assembly's loop over the channel pairs of a tile of one pixel
+        (vmcu_gemm1x2[w][_k<len>]_narrow_b*_run): 11 instructions per group of four (7 over int16
+        rows) and both values requantized in registers, where the C loop calls a row helper per
+        group. The pixel's inputs are its widened row at the tile's start."""
+        u, length = s.var, self.bounds(dot.length)[0]
+        multiplier, shift, offset, w0, channel, out, table, _ = self.gemm_operands(dot, requant, rows, bias)
+        run = (f"vmcu_gemm1x2{'w' if rows[0].ctype == 'int16_t' else ''}_{f'k{length}_' if unrolled else ''}"
+               f"narrow_b{16 if bias.ctype == 'int16_t' else 32}_run")
+        return [f"const int32_t {u} = {s.lo.c()};",
+                f"const vmcu_gemm_tile tile = {{{self.ref(dot.x)}, {w0}, {length}, {table} + {channel}, "
+                f"{multiplier} + {channel}, {shift} + {channel}, 2 * {offset} + 1, {out}, 0, "
+                f"({paren(s.hi.c())} - {u}) / 2}};",
+                f"{run}(&tile);"]
 
     def gemm_operands(self, dot: Dot, requant: Requantize, rows: list[FlashLoad],
                       bias: InitBias) -> tuple[str, str, str, str, str, str, str, str]:
@@ -267,14 +312,14 @@ class DspLowering(CoreLowering):
             return None
         return after, base, 2 * units
 
-    def gemm_groups(self, s: Loop) -> tuple[Dot, Requantize, list[FlashLoad], InitBias, bool] | None:
+    def gemm_groups(self, s: Loop, pixels: int = 2) -> tuple[Dot, Requantize, list[FlashLoad], InitBias, bool] | None:
         """The Dot, Requantize, row pointers and first InitBias of a GEMM's loop over groups of
-        channels (`gemm_shape`) that the assembly takes: up to two pixels of widened inputs a
+        channels (`gemm_shape`) that the assembly takes: up to `pixels` pixels of widened inputs a
         multiple of 8 and 16 or more long (`len`) and a requantization saturating to int8; and
         whether the rows take the unrolled form (`UNROLLED_ROWS`), which also takes 8 inputs and 8
         channels, and is the only one for int16 weights (`vmcu_gemm2x2w_k<len>_...`, which also takes
         the lengths of `INT16_ROWS`). Else None."""
-        parts = self.gemm_shape(s)
+        parts = self.gemm_shape(s, pixels)
         if parts is None:
             return None
         dot, requant, rows, bias, length = parts
@@ -290,11 +335,12 @@ class DspLowering(CoreLowering):
             return None
         return dot, requant, rows, bias, unrolled
 
-    def gemm_shape(self, s: Loop) -> tuple[Dot, Requantize, list[FlashLoad], InitBias, int] | None:
+    def gemm_shape(self, s: Loop, pixels: int = 2) -> tuple[Dot, Requantize, list[FlashLoad], InitBias, int] | None:
         """The Dot, Requantize, row pointers, first InitBias and row length of a GEMM's loop over
         groups of four channels (`gemm.py`), or of a chain's 1x1 layer over channel pairs
-        (`chain.py`), whose every group is full: up to two pixels, int8 weight rows `length` bytes
-        apart, the pixels' inputs as far apart, a narrow requantization. Else None."""
+        (`chain.py`), whose every group is full: up to `pixels` pixels (two, or one: `lone_run`), int8
+        weight rows `length` bytes apart, the pixels' inputs as far apart, a narrow requantization.
+        Else None."""
         body = s.body
         if s.step not in (2, 4) or len(body) < 4 or not isinstance(body[0], RegAlloc):
             return None
@@ -307,7 +353,7 @@ class DspLowering(CoreLowering):
                 and requant.pixels == dot.pixels and len({b.ctype for b in biases}) == 1
                 and all(b.channel == requant.channel and b.width == s.step for b in biases)):
             return None
-        if self.lookup(dot.x) is None or self.bounds(dot.pixels)[1] != 2 \
+        if self.lookup(dot.x) is None or self.bounds(dot.pixels)[1] != pixels \
                 or len({r.ctype for r in rows}) != 1 or rows[0].ctype not in ("int8_t", "int16_t"):
             return None
         ranges = {**self.ranges, s.var: loop_range(s, self.ranges)}
