@@ -1,7 +1,7 @@
 """Mutated fixtures end cleanly: refused in one line, or accepted, hazard-free and bit-exact.
 
 Runs `python -m tests.fuzz.run` (see tests/fuzz/run.py for what counts as a finding) in its own
-process, for VMCU_FUZZ_SECONDS (default 90) from seed VMCU_FUZZ_SEED (default 0). Raise both to
+process, for VMCU_FUZZ_SECONDS (default 60) from seed VMCU_FUZZ_SEED (default 0). Raise both to
 search longer; a finding prints its seed, and `tests.fuzz.mutants.mutate` rebuilds the model.
 """
 from __future__ import annotations
@@ -17,7 +17,7 @@ import pytest
 from tests.fuzz.mutants import INT16_SHARE
 
 ROOT = Path(__file__).resolve().parent.parent
-SECONDS = float(os.environ.get("VMCU_FUZZ_SECONDS", "90"))
+SECONDS = float(os.environ.get("VMCU_FUZZ_SECONDS", "60"))
 SEED = int(os.environ.get("VMCU_FUZZ_SEED", "0"))
 FEWEST_CASES = 300  # a run that manages fewer has become too slow to search anything
 
