@@ -373,23 +373,9 @@ __asm__(
     "    str ip, [sp, #8]\n"
     "    bne \\again\n"
     "    .endm\n"
-    /* The tile of one pixel, as VMCU_GEMM2X2_K below (the same frame and tile; out_stride not read). */
-    "    .macro VMCU_GEMM1X2_K k, load, size, groups, row\n"
-    "    VMCU_GEMM2X2_FRAME 0\n"
-    "    ldr r3, [r0, #16]\n"         /* multiplier */
-    "    ldr r0, [r0]\n"              /* x */
-    "8:\n"
-    "    \\load r4, [r1], #\\size\n"   /* the pair's biases */
-    "    \\load r5, [r1], #\\size\n"
-    "    \\groups \\k, 0\n"
-    "    add r2, r2, #(2 * \\row * \\k)\n"  /* the next pair's row */
-    "    ldrd r8, r9, [r3], #8\n"     /* the pair's multipliers */
-    "    VMCU_GEMM1X2_TAIL 8b\n"
-    "    add sp, sp, #20\n"
-    "    pop {r4-r11, pc}\n"
-    "    .endm\n"
-    /* `groups` the row's unrolled groups, `row` bytes per weight */
-    "    .macro VMCU_GEMM2X2_K k, load, size, groups, row\n"
+    /* `groups` the row's unrolled groups, `row` bytes per weight; `tail` the pair's end, `rewind` whether
+     * the groups step x (the two-pixel groups' LDM) so that it goes back to the row's start */
+    "    .macro VMCU_GEMM2X2_K k, load, size, groups, row, tail=VMCU_GEMM2X2_TAIL, rewind=1\n"
     "    VMCU_GEMM2X2_FRAME 0\n"
     "    ldr r3, [r0, #16]\n"         /* multiplier */
     "    ldr r0, [r0]\n"              /* x */
@@ -398,11 +384,18 @@ __asm__(
     "    \\load r5, [r1], #\\size\n"   /* in the first group */
     "    \\groups \\k, 0\n"
     "    add r2, r2, #(2 * \\row * \\k)\n"  /* the next pair's row */
+    "    .if \\rewind\n"
     "    sub r0, r0, #(4 * \\k)\n"  /* the inputs' start */
+    "    .endif\n"
     "    ldrd r8, r9, [r3], #8\n"     /* the pair's multipliers */
-    "    VMCU_GEMM2X2_TAIL 7b\n"
+    "    \\tail 7b\n"
     "    add sp, sp, #20\n"
     "    pop {r4-r11, pc}\n"
+    "    .endm\n"
+    /* The tile of one pixel: its groups address x by offsets, its tail stores one pixel's two values
+     * (the same frame and tile; out_stride not read). */
+    "    .macro VMCU_GEMM1X2_K k, load, size, groups, row\n"
+    "    VMCU_GEMM2X2_K \\k, \\load, \\size, \\groups, \\row, VMCU_GEMM1X2_TAIL, 0\n"
     "    .endm\n"
     /* One section per function: the link keeps only those a model calls. */
     "    .macro VMCU_GEMM2X2_K_FUNCTION name, k, load, size, groups, row, body=VMCU_GEMM2X2_K\n"
