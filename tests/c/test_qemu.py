@@ -263,13 +263,15 @@ def test_widened_weights_run_in_assembly_on_cortex_m4(bias_bound, tmp_path, monk
 
 @needs_qemu
 @pytest.mark.parametrize("bias_bound", [2000, 40000], ids=["16-bit biases", "32-bit biases"])
-def test_gemm_channel_pairs_run_in_assembly_on_cortex_m4(bias_bound, tmp_path):
+def test_gemm_channel_pairs_run_in_assembly_on_cortex_m4(bias_bound, tmp_path, monkeypatch):
     """1x1 layers as GEMMs over 25 pixels (the last tile one pixel): every two-pixel tile's channel
     pairs in an assembly loop with the narrow requantization (..._b16_run, or _b32_run for biases
     past 16 bits): rows of 56 inputs in the looped one (vmcu_gemm2x2_narrow_b*_run), rows of 48, 40
     and 64 in the unrolled ones, whose segments may be 8 channels (the 40-input layer's last
     segment is partial: its tiles compute all their channels in one call, `gemm.ALL_UNITS_BYTES`);
-    the last tile, one pixel, in the one-pixel forms of both. Bit-exact with TFLite Micro."""
+    the last tile, one pixel, in the one-pixel forms of both (int8 filters: no int16 copies).
+    Bit-exact with TFLite Micro."""
+    monkeypatch.setattr(widened_weights, "WIDENED_SHARE", 0.0)
     model = tmp_path / "gemm_pairs.tflite"
     model.write_bytes(conv_chain(channels=(56, 48, 40, 64, 8), hw=5, bias_bound=bias_bound, spread=True))
     result = validate(model, M4, seed=3, work=tmp_path / "run", fuse=False)

@@ -56,6 +56,19 @@ def test_widening_keeps_to_its_budget_greedily(tmp_path_factory, channels, share
         used += s.params.filter.size if fits else 0
 
 
+def test_the_default_share_rounds_up_to_its_floor(tmp_path, monkeypatch):
+    """By default a model's int16 copies may take `WIDENED_FLOOR` bytes where its share of the
+    filter bytes is less: a 64x64 layer (4,096 bytes) is widened in a model whose 4 % would not hold
+    it, but not for that share given explicitly, nor where the default share is 0."""
+    steps = _steps(tmp_path, (64, 64, 8), hw=5)
+    filters = sum(s.params.filter.size for s in steps)
+    assert widened_weights.WIDENED_SHARE * filters < 4096 <= widened_weights.WIDENED_FLOOR
+    assert [s.params.int16_weights for s in widen_weights(steps)] == [True, False]  # 4,096 + 512 would not fit
+    assert not any(s.params.int16_weights for s in widen_weights(steps, widened_weights.WIDENED_SHARE))
+    monkeypatch.setattr(widened_weights, "WIDENED_SHARE", 0.0)
+    assert not any(s.params.int16_weights for s in widen_weights(steps))
+
+
 def test_most_pixels_first_and_never_for_helium(tmp_path):
     """A budget for one of two equal filters takes the layer with more output pixels (the second,
     given four times the pixels of the first), else the first; the Helium tuning widens nothing

@@ -123,7 +123,7 @@ def add_widened_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--widened-weights", type=percent, metavar="PERCENT",
                         help="flash for speed on the dsp tuning: int16 copies of the 1x1 filters with the most "
                              "pixels per weight, adding at most this percent of the model's filter bytes "
-                             "(default 4; 0: none)")
+                             "(default 4, or 4 KiB where that is more; 0: none)")
 
 
 def add_stream_arguments(parser: argparse.ArgumentParser) -> None:

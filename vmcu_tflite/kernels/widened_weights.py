@@ -9,8 +9,11 @@ layer saves a quarter of an instruction per multiply-accumulate, about `pixels /
 filter grows: the early layers, with many pixels and few weights, buy the most for the least.
 
 The layers are taken by that gain per byte, most first, until their int16 copies hold
-`WIDENED_SHARE` of the model's filter bytes. Only layers whose rows the assembly takes unrolled
-(`UNROLLED_ROWS`) are candidates: elsewhere the C loop would read them, at no gain. Widening
+`WIDENED_SHARE` of the model's filter bytes, or `WIDENED_FLOOR` bytes where that is more: a small
+model's share would buy no layer at all (KWS DS-CNN: 4 % of its 22 KB of filters is 0.9 KB, its
+1x1 filters 4 KB each), while a few KB of flash are spare on any core that runs the model. An
+explicit share (`--widened-weights`) is taken as given. Only layers whose rows the assembly takes
+unrolled (`UNROLLED_ROWS`) are candidates: elsewhere the C loop would read them, at no gain. Widening
 changes no pool access (the plan is the same), only the filter's flash table and the kernel's
 dot products, which the reference interpreter executes as written."""
 from __future__ import annotations
@@ -21,6 +24,7 @@ from ..chain import is_pointwise
 from .lower.dsp import UNROLLED_ROWS
 
 WIDENED_SHARE = 0.04  # of the model's filter bytes, for the int16 copies' extra bytes
+WIDENED_FLOOR = 4096  # bytes the default share may round up to
 
 
 def _candidate(step) -> bool:
@@ -32,9 +36,13 @@ def _candidate(step) -> bool:
 
 def widen_weights(steps: tuple, share: float | None = None) -> tuple:
     """`steps` with the chosen 1x1 layers' params marked `int16_weights` (see the module); `share`
-    of the model's filter bytes for their int16 copies, `WIDENED_SHARE` unless given."""
-    share = WIDENED_SHARE if share is None else share
-    budget = share * sum(int(s.params.filter.size) for s in steps if hasattr(getattr(s.params, "filter", None), "size"))
+    of the model's filter bytes for their int16 copies, unless None: then `WIDENED_SHARE` of them
+    or `WIDENED_FLOOR` bytes, whichever is more (a share of 0 still takes none)."""
+    filters = sum(int(s.params.filter.size) for s in steps if hasattr(getattr(s.params, "filter", None), "size"))
+    if share is None:
+        budget = max(WIDENED_SHARE * filters, WIDENED_FLOOR if WIDENED_SHARE else 0)
+    else:
+        budget = share * filters
     ranked = sorted((s for s in steps if _candidate(s)), key=lambda s: (-_pixels(s.params), s.index))
     chosen, used = set(), 0
     for s in ranked:
