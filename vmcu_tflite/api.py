@@ -334,8 +334,8 @@ def convert(model: ModelSource, *, planner: str = "vmcu", fuse: bool = True, all
     the inputs pulled and the outputs pushed row by row through vmcu_invoke_streamed()'s callbacks
     (default: none; True or "all": every one); `widened_weights`: the share (0 to 1) of the model's
     filter bytes that int16 copies of the 1x1 layers' filters may add on the `dsp` tuning (flash
-    for speed; None: 4 % or 4 KiB, whichever is more; 0: none; a `plan`'s own otherwise). Raises ModelError for a model this tool
-    cannot run, UsageError for a port index the model does not have.
+    for speed; None: 4 % or 4 KiB, whichever is more; 0: none; a `plan`'s own otherwise). Raises
+    ModelError for a model this tool cannot run, UsageError for a port index the model does not have.
     """
     from .kernels.tuning import TUNINGS
     from .planner.planners import PLANNERS
