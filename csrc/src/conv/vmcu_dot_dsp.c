@@ -192,6 +192,16 @@ __asm__(
     "    add \\acc, \\acc, lr\n"
     "    ssat \\acc, #8, \\acc, asr #1\n"
     "    .endm\n"
+    /* A channel pair's biases (r1, `size` bytes each, read by `load`) into r4-r5: int32 ones by one
+     * LDRD (the table is an int32_t array: word-aligned). */
+    "    .macro VMCU_GEMM_BIASES load, size\n"
+    "    .if \\size == 4\n"
+    "    ldrd r4, r5, [r1], #8\n"
+    "    .else\n"
+    "    \\load r4, [r1], #\\size\n"
+    "    \\load r5, [r1], #\\size\n"
+    "    .endif\n"
+    "    .endm\n"
     /* The GEMM loops' frame from the tile (r0, which it keeps), `extra` bytes past its 20: [sp] the
      * pair's shifts and [sp + 4] their end (the loop's test), [sp + 8] and [sp + 12] pixel 0's and
      * pixel 1's outputs, [sp + 16] 2 * offset + 1; the pair's row in r2, the biases in r1. */
@@ -250,8 +260,7 @@ __asm__(
     "    add ip, ip, r3, lsl #2\n"    /* both pixels: four bytes per input */
     "    str ip, [sp, #32]\n"
     "5:\n"
-    "    \\load r4, [r1], #\\size\n"
-    "    \\load r5, [r1], #\\size\n"
+    "    VMCU_GEMM_BIASES \\load, \\size\n"
     "    mov r6, r4\n"
     "    mov r7, r5\n"
     "    ldrd r0, ip, [sp, #20]\n"    /* x, len */
@@ -286,8 +295,7 @@ __asm__(
     "    ldr r3, [r0, #8]\n"          /* len */
     "    ldr r11, [r0]\n"             /* x */
     "9:\n"
-    "    \\load r4, [r1], #\\size\n"
-    "    \\load r5, [r1], #\\size\n"
+    "    VMCU_GEMM_BIASES \\load, \\size\n"
     "    mov r0, r11\n"
     "    add r8, r11, r3, lsl #1\n"   /* the row's end */
     "    mov ip, r3\n"
@@ -380,8 +388,7 @@ __asm__(
     "    ldr r3, [r0, #16]\n"         /* multiplier */
     "    ldr r0, [r0]\n"              /* x */
     "7:\n"
-    "    \\load r4, [r1], #\\size\n"   /* the pair's biases: pixel 1's accumulators start from them */
-    "    \\load r5, [r1], #\\size\n"   /* in the first group */
+    "    VMCU_GEMM_BIASES \\load, \\size\n"  /* pixel 1's accumulators start from them in the first group */
     "    \\groups \\k, 0\n"
     "    add r2, r2, #(2 * \\row * \\k)\n"  /* the next pair's row */
     "    .if \\rewind\n"
@@ -464,6 +471,7 @@ __asm__(
     "    .purgem VMCU_GEMM2X2_AT_END\n"
     "    .purgem VMCU_GEMM2X2_TAIL\n"
     "    .purgem VMCU_GEMM2X2_FRAME\n"
+    "    .purgem VMCU_GEMM_BIASES\n"
     "    .purgem VMCU_NARROW\n"
     "    .purgem VMCU_GEMM2X2_NARROW\n"
     "    .purgem VMCU_DOT2X2_ROW\n"
