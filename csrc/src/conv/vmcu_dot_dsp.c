@@ -220,16 +220,21 @@ __asm__(
     "    add ip, ip, lr\n"
     "    strd lr, ip, [sp, #8]\n"     /* both pixels' outputs */
     "    .endm\n"
+    /* A channel pair's shifts (s0, s1) from the frame's pointer, which steps past them, the flags set for
+     * the last pair (equal: its shifts' end) and 2 * offset + 1 in lr: the start of both tiles' tails. */
+    "    .macro VMCU_GEMM_SHIFTS s0, s1\n"
+    "    ldrd ip, lr, [sp]\n"
+    "    ldrsb \\s0, [ip], #1\n"
+    "    ldrsb \\s1, [ip], #1\n"
+    "    str ip, [sp]\n"
+    "    cmp ip, lr\n"
+    "    ldr lr, [sp, #16]\n"
+    "    .endm\n"
     /* A channel pair's end in either loop: its multipliers in r8-r9, its shifts read and the test
      * for the last pair made (no instruction after it sets the flags), the four accumulators
      * requantized and stored through the frame's output pointers; back to `again` for the next. */
     "    .macro VMCU_GEMM2X2_TAIL again\n"
-    "    ldrd ip, lr, [sp]\n"
-    "    ldrsb r10, [ip], #1\n"
-    "    ldrsb r11, [ip], #1\n"
-    "    str ip, [sp]\n"
-    "    cmp ip, lr\n"
-    "    ldr lr, [sp, #16]\n"
+    "    VMCU_GEMM_SHIFTS r10, r11\n"
     "    VMCU_NARROW r4, r8, r10\n"
     "    VMCU_NARROW r6, r8, r10\n"
     "    VMCU_NARROW r5, r9, r11\n"
@@ -367,12 +372,7 @@ __asm__(
     /* The one-pixel pair's end: as VMCU_GEMM2X2_TAIL for pixel 0's two values (r4, r5), the shifts
      * in r6-r7 (the inputs' registers: r10-r11 stay the looped form's). */
     "    .macro VMCU_GEMM1X2_TAIL again\n"
-    "    ldrd ip, lr, [sp]\n"
-    "    ldrsb r6, [ip], #1\n"
-    "    ldrsb r7, [ip], #1\n"
-    "    str ip, [sp]\n"
-    "    cmp ip, lr\n"
-    "    ldr lr, [sp, #16]\n"
+    "    VMCU_GEMM_SHIFTS r6, r7\n"
     "    VMCU_NARROW r4, r8, r6\n"
     "    VMCU_NARROW r5, r9, r7\n"
     "    ldr ip, [sp, #8]\n"
@@ -472,6 +472,7 @@ __asm__(
     "    .purgem VMCU_GEMM2X2_TAIL\n"
     "    .purgem VMCU_GEMM2X2_FRAME\n"
     "    .purgem VMCU_GEMM_BIASES\n"
+    "    .purgem VMCU_GEMM_SHIFTS\n"
     "    .purgem VMCU_NARROW\n"
     "    .purgem VMCU_GEMM2X2_NARROW\n"
     "    .purgem VMCU_DOT2X2_ROW\n"
