@@ -227,7 +227,7 @@ class _Semantics(Statement):
         x_index, w_index, acc_index = self.value(s.x_index), self.value(s.w_index), self.value(s.acc_index)
         x_stride = self.value(s.x_stride)
         self.check(np.arange(self.frame.count), count > len(s.weights), lambda n: f"uses more weight rows than {s.weights}")
-        for p in (0, 1):
+        for p in range(int(pixels.max(initial=0))):
             for k, weights in enumerate(s.weights):
                 used = np.flatnonzero((pixels > p) & (count > k))
                 for part in chunks(length[used]):

@@ -35,13 +35,15 @@ def conv_chain(channels=(3, 8, 4), hw: int = 6, seed: int = 0, bias_bound: int =
     return b.build()
 
 
-def _block(layers, weights, scales, bias_bound: int, hw: int, seed: int) -> bytes:
+def _block(layers, weights, scales, bias_bound: int, hw: int, seed: int, width: int | None = None) -> bytes:
     """A 3x3 convolution from 3 channels, a 3x3 depthwise and a 1x1 convolution (`layers`: kind,
     output channels, kernel size, ReLU or not), each layer's filter from `weights(rng, shape,
-    channels, taps)` and its filter scales from `scales(channels)`."""
+    channels, taps)` and its filter scales from `scales(channels)`; `hw` rows of `width` (default
+    `hw`) pixels."""
     rng = np.random.default_rng(seed)
     b = ModelBuilder()
-    x = b.tensor((1, hw, hw, 3), scale=0.05, zero_point=-3)
+    width = hw if width is None else width
+    x = b.tensor((1, hw, width, 3), scale=0.05, zero_point=-3)
     b.inputs = [x]
     in_scale, c_in = 0.05, 3
     for kind, c_out, k, relu in layers:
@@ -53,7 +55,7 @@ def _block(layers, weights, scales, bias_bound: int, hw: int, seed: int) -> byte
         bias = b.const(random_bias(rng, c_out, bound=bias_bound), scale=list(np.where(w_scale == 0, 1e-9, np.abs(in_scale * w_scale))),
                        zero_point=0)
         out_scale = in_scale * 0.01 if bias_bound < 100 else 0.12
-        y = b.tensor((1, hw, hw, c_out), scale=out_scale, zero_point=-128 if relu else 5)
+        y = b.tensor((1, hw, width, c_out), scale=out_scale, zero_point=-128 if relu else 5)
         options = dict(padding=0, stride_h=1, stride_w=1, fused_activation_function=1 if relu else 0)
         if depthwise:
             options["depth_multiplier"] = 1
@@ -61,6 +63,19 @@ def _block(layers, weights, scales, bias_bound: int, hw: int, seed: int) -> byte
         x, in_scale, c_in = y, out_scale, c_out
     b.outputs = [x]
     return b.build()
+
+
+def separable_blocks(width: int = 5, seed: int = 0, bias_bound: int = 2000) -> bytes:
+    """A 3x3 convolution (3 -> 16 channels), then two depthwise-separable blocks (3x3 depthwise, 1x1 to
+    24, then to 8; no ReLU after them: their zero points, and so the biases the 1x1 layers fold them
+    into, stay small) over 24 rows of `width` pixels (tall: fused, they take a fraction of the pool):
+    a chain whose stages pair their pixels, each row ending in a tile of three where the width is
+    odd. The filter scales differ from channel to channel by factors of 2, so that a kernel that
+    took a neighbour's requantization is wrong."""
+    layers = (("CONV_2D", 16, 3, True), ("DEPTHWISE_CONV_2D", 16, 3, False), ("CONV_2D", 24, 1, False),
+              ("DEPTHWISE_CONV_2D", 24, 3, False), ("CONV_2D", 8, 1, False))
+    return _block(layers, lambda rng, shape, channels, taps: random_weights(rng, shape),
+                  lambda channels: 0.002 * np.resize([1.0, 0.5, 2.0], channels), bias_bound, 24, seed, width)
 
 
 def left_shift_block(hw: int = 10, seed: int = 0) -> bytes:

@@ -25,8 +25,8 @@ import numpy as np
 import pytest
 
 import vmcu_tflite
-from tests.models_under_test import (FIXTURES, REAL_MODELS, ROOT, conv_chain, left_shift_block, signed_scales_block,
-                                     wide_window_block, without_head)
+from tests.models_under_test import (FIXTURES, REAL_MODELS, ROOT, conv_chain, left_shift_block, separable_blocks,
+                                     signed_scales_block, wide_window_block, without_head)
 from vmcu_tflite.cli.validate import format_profile
 from vmcu_tflite.codegen.project import write_project
 from vmcu_tflite.errors import BudgetError, UsageError
@@ -281,6 +281,25 @@ def test_gemm_channel_pairs_run_in_assembly_on_cortex_m4(bias_bound, tmp_path, m
     calls = re.findall(r"(vmcu_gemm[12]x2_\w+_run)\(&tile\)", source)
     assert calls == [f"vmcu_gemm{tile}_{k}narrow_b{bits}_run" for k in ("", "k48_", "k40_", "k64_")
                      for tile in ("2x2", "1x2")]
+
+
+@needs_qemu
+@pytest.mark.parametrize("width, share, bias_bound, form", [(7, 0.0, 40000, "3x2"), (5, 1.0, 2000, "3x2w")],
+                         ids=["int8-rows-b32", "int16-rows-b16"])
+def test_rows_end_in_tiles_of_three_on_cortex_m4(width, share, bias_bound, form, tmp_path, monkeypatch):
+    """A chain of depthwise-separable blocks over rows of 7 and 5 pixels: each stage's row ends in a
+    tile of three (a depthwise pair and a pixel alone, then each 1x1 layer's three pixels in one call
+    of vmcu_gemm3x2[w]_k<len>_narrow_b*_run), its int8 or int16 (widened) filters, 32- or 16-bit
+    biases; bit-exact with TFLite Micro."""
+    monkeypatch.setattr(widened_weights, "WIDENED_SHARE", share)
+    model = tmp_path / "separable.tflite"
+    model.write_bytes(separable_blocks(width=width, bias_bound=bias_bound))
+    result = validate(model, M4, seed=5, work=tmp_path / "run", fuse=True)
+    assert result.status == 0 and result.matches_reference and result.matches_tflm is (True if HAVE_TFLM else None)
+    source = "".join(path.read_text() for path in (tmp_path / "run" / "model").glob("*.c"))
+    bits = 16 if bias_bound < 32768 else 32
+    assert sorted(re.findall(r"vmcu_gemm3x2\w*_run", source)) == [f"vmcu_gemm{form}_k{k}_narrow_b{bits}_run"
+                                                                  for k in (16, 24)]
 
 
 @needs_qemu

@@ -38,6 +38,7 @@ from .gemm import ELEMENT_TYPES, WIDEN_BYTES, channel_group, group_width, pair_b
 from .index import Const, Ix, Var, floor_div, imax, imin
 from .ir import (Accumulate, AddResidual, Average, Broadcast, Dot, Kernel, Loop, PullRow, PushRow, RAMLoad, RAMStore,
                  RegAlloc, Requantize, Widen, Workspace, loop)
+from .lower.dsp import UNROLLED_ROWS
 from .offset import dot_offset, kernel_bias
 from .requant import requant_form, requant_form16
 from .tuning import depthwise_lanes, tile_channels
@@ -73,7 +74,8 @@ def _head_pixels(params, j: int, source: str, row: Ix, col: Ix, count: Ix, tile:
     if is_depthwise(layer):
         # a 16x8 layer's int16 pixels four channels at a time on every core, one pixel at a time
         lanes = (depthwise_lanes(layer) if params.element == 1 else 4) if layer.depth_multiplier == 1 else 1
-        paired = tile == 2 and window is None and pairs_pixels(layer) and params.element == 1  # a tile's two pixels
+        # a tile's first two pixels (of three: a row's last tile, `_ends_in_three`)
+        paired = tile in (PIXELS, 3) and window is None and pairs_pixels(layer) and params.element == 1
         pairs = floor_div(count, 2) if paired else Const(0)
         pair = [loop(f"pp{j}", 0, pairs, [loop("n", 0, 1, depthwise_pair(
             layer, source, 0, layer.input_shape[3], 0, 0, c_out, dst=buf, params=at, offsets=f"off{j}", x=col, y=row,
@@ -228,6 +230,24 @@ def _recomputed_pixels(params, i: int, row: Ix, col: Ix, count: Ix, tile: int) -
     return statements, buf
 
 
+def _ends_in_three(params, i: int) -> bool:
+    """Whether stage i's rows (of an odd width, in pairs) end in a tile of three pixels instead of a
+    pair and a pixel alone: where its head is a depthwise layer that pairs its pixels (it makes the
+    three as a pair and a pixel alone all the same) and each 1x1 layer after it takes the three in
+    one pass of the DSP assembly (vmcu_gemm3x2[w]_k<len>_...: each weight word loaded and widened
+    once for the three pixels, 21 instructions per four inputs where a pair and a pixel alone take
+    27; 17 against 18 over int16 rows): the `dsp` tuning, rows of a length the assembly unrolls.
+    Not around a line ring or a recomputed stage, whose tiles the other stages' windows follow."""
+    stage = params.stages[i]
+    _, _, w, _ = params.stage_output(stage)
+    head, pointwise = params.layers[stage.first], params.layers[stage.first + 1:stage.end]
+    recomputed = params.recomputed is not None and i in (params.recomputed, params.recomputed + 1)
+    return (w % 2 == 1 and w >= 3 and params.stage_tile(i) == PIXELS and params.element == 1
+            and params.line_ring is None and not recomputed and is_depthwise(head) and pairs_pixels(head)
+            and len(pointwise) > 0 and all(getattr(layer, "tuning", "dsp") == "dsp"
+                                           and layer.input_shape[3] in UNROLLED_ROWS for layer in pointwise))
+
+
 def _pull_rows(params, needed_by: Ix) -> list:
     """Where the chain pulls its input: the input rows that row `needed_by` of the first stage
     is the first to need, from the application into the input ring (row r in slot r mod rows)."""
@@ -280,9 +300,12 @@ def _row_pixels(params, i: int, r: Ix, lo: Ix | int = 0, hi: Ix | int | None = N
     interior = _interior(params, i)
 
     def pixels(first: Ix, end: Ix, size: int, count: Ix, hint=None) -> Loop:
-        made, buf = _stage_pixels(params, i, r, x, count, tile=size if size == 1 else None)
+        made, buf = _stage_pixels(params, i, r, x, count, tile=size)
         return loop(f"x{i}", first, end, [*made, RAMStore(f"ring{i}", (r * w + x) * c * e, count * c * e, buf)],
                     step=size, interior=hint)
+    if hi is None and _ends_in_three(params, i):
+        return [pixels(Const(lo), Const(w - 3), tile, Const(tile), interior),
+                pixels(Const(w - 3), Const(w), 3, Const(3))]
     if hi is None:
         return [pixels(Const(lo), Const(w), tile, imin(w - x, tile), interior)]
     a, b = (-(-interior[0] // tile) * tile, interior[1] // tile * tile) if interior else (0, 0)
@@ -357,9 +380,6 @@ def layer_chain(params, segment: int) -> Kernel:
         workspaces.append(Workspace("output", o_h * o_w * c_out, p.output_ring_bytes, at))
     y, x, q, t = Var("y"), Var("x"), Var("q"), Var("t")
     _, rows, cols, _ = p.layers[-1].output_shape
-    tile = p.stage_tile(last)
-    count = imin(cols - x, tile)
-    pixels, buf = _stage_pixels(p, last, y, x, count)
     first, end = q * segment, imin(q * segment + segment, c_out)
     segments = -(-c_out // segment)
     if p.line_ring is not None:  # the last new row made pixel by pixel just ahead of the windows
@@ -368,20 +388,30 @@ def layer_chain(params, segment: int) -> Kernel:
     else:
         row_body = _row_needs(p, last, y)
         ahead = []
-    if p.pool is None:  # each pixel of the last stage to the output, segment by segment
+
+    def columns(lo: int, hi: int, tile: int, count: Ix, hint=None) -> Loop:
+        """The last stage's output pixels [lo, hi) of row y, `tile` at a time, `count` in each tile."""
+        pixels, buf = _stage_pixels(p, last, y, x, count, tile=tile)
+        if p.pool is not None:  # summed into the pool's accumulators
+            summed = loop("t", 0, count, [Accumulate("sums", buf, c_out, t * c_out)])
+            return loop("x", lo, hi, [*ahead, *pixels, summed], step=tile, interior=hint)
         residual = [] if p.add is None else [  # the input pixel at the same place, added segment by segment
             RAMLoad("res", "input0", (y * w + x + t) * c_in + first, end - first, max_bytes=segment),
             AddResidual(buf, t * c_out + first, "res", 0, end - first, "p->add", p.residual_first)]
-        row_body.append(loop("x", 0, cols, [*ahead, *pixels, loop("t", 0, count, [loop("q", 0, segments, [
+        return loop("x", lo, hi, [*ahead, *pixels, loop("t", 0, count, [loop("q", 0, segments, [
             *residual, RAMStore("output", ((y * o_w + x + t) * c_out + first) * e, (end - first) * e, buf,
-                                t * c_out + first)])])],
-            step=tile, interior=_interior(p, last)))
+                                t * c_out + first)])])], step=tile, interior=hint)
+
+    tile = p.stage_tile(last)
+    if _ends_in_three(p, last):
+        row_body += [columns(0, cols - 3, tile, Const(tile), _interior(p, last)), columns(cols - 3, cols, 3, Const(3))]
+    else:
+        row_body.append(columns(0, cols, tile, imin(cols - x, tile), _interior(p, last)))
+    if p.pool is None:  # each pixel of the last stage to the output, segment by segment
         if p.pushes_output is not None:  # the row is final: to the application, and its bytes free again
             row_body.append(PushRow("row", "output", y * o_w * c_out, o_w * c_out, row=y, output=p.pushes_output))
         body = [loop("y", 0, rows, row_body), *_pull_rest(p)]
-    else:  # summed into the pool's accumulators; only the means reach the pool
-        row_body.append(loop("x", 0, cols, [*ahead, *pixels, loop("t", 0, count, [
-            Accumulate("sums", buf, c_out, t * c_out)])], step=tile, interior=_interior(p, last)))
+    else:  # only the means reach the pool
         body = [RegAlloc("sums", "int32_t", c_out, fill="0"), loop("y", 0, rows, row_body), *_pull_rest(p),
                 RegAlloc("means", act, c_out),
                 Average("means", "sums", c_out, rows * cols, p.pool.act_min, p.pool.act_max),

@@ -67,6 +67,11 @@ VMCU_INLINE void vmcu_mac2x2_row_s8(const int8_t *x, const int8_t *w, int32_t ta
     acc1[half] = q0;
     acc1[half + 2] = q2;
 }
+
+/** acc[k] += x[k] for k < len (a global average pool's sums): a word of four values at a time, each byte
+ *  sign-extended into its sum by one instruction, where a byte alone takes a load, an add and a store
+ *  (vmcu_accumulate_dsp.c: out of line, so that each of a chain's pixel tiles costs a call, not a copy). */
+void vmcu_accumulate_s8_dsp(int32_t *acc, const int8_t *x, int32_t len);
 #endif
 
 #endif /* VMCU_DSP_ARM_LANES_H */

@@ -89,14 +89,16 @@ class DotStatements:
             raise NotImplementedError(f"kernel {self.kernel.name}: Dot over {s.x}, a load of several runs")
         lo, hi = self.bounds(s.count)
         pixels_lo, pixels_hi = self.bounds(s.pixels)
-        if len(s.weights) not in (2, 4) or hi > len(s.weights) or pixels_hi > 2:
+        widened = pointer is not None and pointer.ctype == "int16_t"
+        if (len(s.weights) not in (2, 4) or hi > len(s.weights) or pixels_hi > 2
+                and not (widened and (pixels_lo, pixels_hi) == (3, 3))):
             raise ValueError(f"kernel {self.kernel.name}: Dot of up to {hi} of {len(s.weights)} weight rows (2 or 4) "
-                             f"and {pixels_hi} inputs (1 or 2)")
-        xs = [plus(s.x, paren(self.at(s.x, index))) for index in (s.x_index, s.x_index + s.x_stride)[:pixels_hi]]
+                             f"and {pixels_lo}-{pixels_hi} inputs (1 or 2; exactly 3 widened)")
+        xs = [plus(s.x, paren(self.at(s.x, s.x_index + s.x_stride * p))) for p in range(pixels_hi)]
         four = len(s.weights) == 4
         ws = [plus(w, paren(self.at(w, s.w_index))) for w in s.weights[:4 if four else 1 if hi <= 1 else 2]]
         self.ref(s.acc)
-        if pointer is not None and pointer.ctype == "int16_t":
+        if widened:
             self.dot_widened(s, xs, ws, depth)
             return
         self.ref(s.offsets)
@@ -138,7 +140,8 @@ class DotStatements:
 
     def dot_widened(self, s: Dot, xs: list[str], ws: list[str], depth: int) -> None:
         """A Dot over a Widen's buffer (the offset is in it): one vmcu_dot_s16_s8 call for the inputs
-        and rows used, a branch where that number is not a constant."""
+        and rows used, a branch where that number is not a constant; a tile of three pixels as a
+        pair's call and the third pixel's."""
         self.check_widened(s, ws)
         acc = plus(s.acc, paren(s.acc_index.c()))
         wide_weights = self.lookup(s.weights[0]).ctype == "int16_t"  # widened at conversion: words of both
@@ -147,7 +150,10 @@ class DotStatements:
         helper = ({"int64_t": "vmcu_dot_s16_s16_64", "int32_t": "vmcu_dot_s16_s16_32"}[self.lookup(s.acc).ctype]
                   if self.kernel.element > 1 else "vmcu_dot_s16_s16")
 
-        def call(pixels: int, rows: int) -> str:
+        def call(pixels: int, rows: int, xs: list[str] = xs, acc: str = acc) -> str | list[str]:
+            if pixels == 3:
+                third = plus(s.acc, paren((s.acc_index + 2 * len(s.weights)).c()))
+                return [call(2, rows), call(1, rows, xs[2:], third)]
             if wide_weights:
                 return (f"{helper}({xs[0]}, {xs[1] if pixels > 1 else 0}, {ws[0]}, "
                         f"{ws[-1] if rows > 1 else 0}, {s.length.c()}, {acc});")
@@ -167,17 +173,21 @@ class DotStatements:
             raise ValueError(f"kernel {self.kernel.name}: int16 weights in a Dot of two rows only")
 
     def widened_branches(self, s: Dot, ws: list[str], make) -> list[str]:
-        """`make(pixels, rows)` for the inputs and rows a widened Dot uses, a branch per case where they
-        are not constants."""
+        """`make(pixels, rows)` (a line of C, or lines) for the inputs and rows a widened Dot uses, a
+        branch per case where they are not constants."""
         rows = [len(ws)] if len(ws) == 4 else range(self.bounds(s.count)[1], self.bounds(s.count)[0] - 1, -1)
         cases = [(p, r) for p in range(self.bounds(s.pixels)[1], self.bounds(s.pixels)[0] - 1, -1) for r in rows]
+
+        def made(p: int, r: int) -> list[str]:
+            lines = make(p, r)
+            return [lines] if isinstance(lines, str) else lines
         if len(cases) == 1:
-            return [make(*cases[0])]
+            return made(*cases[0])
         code = []
         for k, (p, r) in enumerate(cases):
             test = f"{s.pixels.c()} == {p}" + ("" if len(ws) == 4 else f" && {s.count.c()} == {r}")
             code += [f"if ({test}) {{" if k == 0 else "} else {" if k == len(cases) - 1
-                     else f"}} else if ({test}) {{", make(p, r)]
+                     else f"}} else if ({test}) {{", *made(p, r)]
         return code + ["}"]
 
     def lower_Widen(self, s: Widen, depth: int) -> None:

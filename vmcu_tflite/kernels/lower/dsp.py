@@ -21,8 +21,8 @@ import numpy as np
 
 from ..c_text import greatest, paren, plus
 from ..index import Const, Ix, Var, loop_bounds, simplify, substitute
-from ..ir import (Broadcast, Dot, DotLanes, DotLanesPair, FlashLoad, InitBias, Loop, RAMFree, RAMStore, RegAlloc,
-                  Requantize, Widen)
+from ..ir import (Accumulate, Broadcast, Dot, DotLanes, DotLanesPair, FlashLoad, InitBias, Loop, RAMFree, RAMStore,
+                  RegAlloc, Requantize, Widen)
 from ..schedule import enter, loop_range, values, walk
 from .core import CoreLowering
 from .dots import Lanes
@@ -72,7 +72,7 @@ class DspLowering(CoreLowering):
         tile = self.gemm_run(s, depth)
         if tile is not None:
             self.fallback = tile
-        else:
+        elif not self.triple_run(s, depth):
             self.lone_run(s, depth)
         super().lower_Loop(s, depth)
         self.fallback = fallback
@@ -96,6 +96,20 @@ class DspLowering(CoreLowering):
         self.line(depth, f"const uint32_t {s.name} = vmcu_broadcast16((int32_t)({s.value}));")
         self.lines.append("#else")
         super().broadcast_word(s, depth)
+        self.lines.append("#endif")
+
+    def lower_Accumulate(self, s: Accumulate, depth: int) -> None:
+        """acc[k] += src[k]: four int8 values per word on the DSP path (vmcu_accumulate_s8_dsp, one SXTAB
+        each); int16 values (a 16x8 chain's) one at a time on every core."""
+        if self.lookup(s.src) is not None and self.lookup(s.src).ctype == "int16_t":
+            super().lower_Accumulate(s, depth)
+            return
+        self.ref(s.acc)
+        self.lines.append("#if VMCU_DSP")
+        self.line(depth, f"vmcu_accumulate_s8_dsp({s.acc}, {plus(s.src, paren(self.at(s.src, s.src_index)))}, "
+                         f"{s.count.c()});")
+        self.lines.append("#else")
+        super().lower_Accumulate(s, depth)
         self.lines.append("#endif")
 
     def dot_lanes_code(self, s: DotLanes, lanes: Lanes, depth: int) -> None:
@@ -240,6 +254,33 @@ class DspLowering(CoreLowering):
         self.lines.append("#if VMCU_DOT_RUN")
         self.code(depth, ["if (1) {", *self.lone_call(s, dot, requant, rows, bias, unrolled), "} else"])
         self.lines.append("#endif")
+
+    def triple_run(self, s: Loop, depth: int) -> bool:
+        """A chain's 1x1 layer's loop over channel pairs for a row's last tile of three pixels
+        (`chain._ends_in_three`) as one call of the assembly's three-pixel loop
+        (vmcu_gemm3x2[w]_k<len>_narrow_b*_run: each weight word loaded once for the three), where the
+        loop's Widen left the pixels' inputs one row apart in the order the rows need (SXTB16's, or in
+        order for int16 rows); whether it did. The loop follows for the cores without the assembly."""
+        parts = self.gemm_groups(s, pixels=3)
+        if parts is None:
+            return False
+        dot, requant, rows, bias, unrolled = parts
+        int16 = rows[0].ctype == "int16_t"
+        if (not unrolled or self.bounds(dot.pixels) != (3, 3) or self.bounds(dot.x_index) != (0, 0)
+                or self.widen_orders.get(self.lookup(dot.x).serial) != {int16}):
+            return False
+        u, length = s.var, self.bounds(dot.length)[0]
+        multiplier, shift, offset, w0, channel, out, table, _ = self.gemm_operands(dot, requant, rows, bias)
+        run = f"vmcu_gemm3x2{'w' if int16 else ''}_k{length}_narrow_b{16 if bias.ctype == 'int16_t' else 32}_run"
+        self.lines.append("#if VMCU_DOT_RUN")
+        self.code(depth, ["if (1) {", f"const int32_t {u} = {s.lo.c()};",
+                          f"const vmcu_gemm_tile tile = {{{self.ref(dot.x)}, {w0}, {length}, {table} + {channel}, "
+                          f"{multiplier} + {channel}, {shift} + {channel}, 2 * {offset} + 1, {out}, "
+                          f"{paren(requant.dst_stride.c())}, ({paren(s.hi.c())} - {u}) / 2}};",
+                          f"{run}(&tile);",
+                          "} else"])
+        self.lines.append("#endif")
+        return True
 
     def lone_call(self, s: Loop, dot: Dot, requant: Requantize, rows: list[FlashLoad], bias: InitBias,
                   unrolled: bool) -> list[str]:
