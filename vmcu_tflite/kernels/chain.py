@@ -32,7 +32,7 @@ from __future__ import annotations
 from typing import Callable
 
 from ..chain import PIXELS, is_depthwise, is_transpose
-from .conv import conv_pixel, wide_filter
+from .conv import conv_pixel, filter_pitch, wide_filter
 from .depthwise import depthwise_pair, depthwise_pixel, pairs_pixels
 from .gemm import ELEMENT_TYPES, WIDEN_BYTES, channel_group, group_width, pair_bytes, whole_words
 from .index import Const, Ix, Var, floor_div, imax, imin
@@ -42,7 +42,7 @@ from .lower.dsp import UNROLLED_ROWS
 from .offset import dot_offset, kernel_bias
 from .requant import requant_form, requant_form16
 from .tuning import depthwise_lanes, tile_channels
-from .window import layer_interior, new_rows, taps
+from .window import conv_way, layer_interior, new_rows, taps
 
 
 
@@ -86,7 +86,7 @@ def _head_pixels(params, j: int, source: str, row: Ix, col: Ix, count: Ix, tile:
                     x=xx, y=row, dst_base=base + (xx - col) * c_out, window=window, window_cols=window_cols,
                     window_x=window_x))])], buf
     together = conv_pixel(layer, Const(0), row, col, params=at, offsets=f"off{j}", source=source,
-                          pixels=count if tile > 1 else None)
+                          pixels=count if tile > 1 else None, tile=3 if tile == 3 else 2)
     u = Var(f"u{j}")
     if together.tile == tile:
         pair = imin(c_out - u, together.width)
@@ -232,20 +232,28 @@ def _recomputed_pixels(params, i: int, row: Ix, col: Ix, count: Ix, tile: int) -
 
 def _ends_in_three(params, i: int) -> bool:
     """Whether stage i's rows (of an odd width, in pairs) end in a tile of three pixels instead of a
-    pair and a pixel alone: where its head is a depthwise layer that pairs its pixels (it makes the
-    three as a pair and a pixel alone all the same) and each 1x1 layer after it takes the three in
-    one pass of the DSP assembly (vmcu_gemm3x2[w]_k<len>_...: each weight word loaded and widened
-    once for the three pixels, 21 instructions per four inputs where a pair and a pixel alone take
-    27; 17 against 18 over int16 rows): the `dsp` tuning, rows of a length the assembly unrolls.
-    Not around a line ring or a recomputed stage, whose tiles the other stages' windows follow."""
+    pair and a pixel alone: where each of its layers that reads whole windows (a 1x1 or gathered
+    head, the 1x1 layers after it) takes the three in one pass of the DSP assembly
+    (vmcu_gemm3x2[w]_k<len>_...: each weight word loaded and widened once for the three pixels, 21
+    instructions per four inputs where a pair and a pixel alone take 27; 17 against 18 over int16
+    rows): the `dsp` tuning, rows of a length the assembly unrolls; a depthwise head makes the three
+    as a pair and a pixel alone, as before. Not around a line ring or a recomputed stage, whose tiles
+    the other stages' windows follow."""
     stage = params.stages[i]
     _, _, w, _ = params.stage_output(stage)
     head, pointwise = params.layers[stage.first], params.layers[stage.first + 1:stage.end]
+    gemms = [(layer, layer.input_shape[3]) for layer in pointwise]
+    if is_depthwise(head):
+        if not pairs_pixels(head):
+            return False
+    elif is_transpose(head) or conv_way(head) not in ("pixel", "gather"):
+        return False
+    else:
+        gemms.append((head, filter_pitch(head)))
     recomputed = params.recomputed is not None and i in (params.recomputed, params.recomputed + 1)
     return (w % 2 == 1 and w >= 3 and params.stage_tile(i) == PIXELS and params.element == 1
-            and params.line_ring is None and not recomputed and is_depthwise(head) and pairs_pixels(head)
-            and len(pointwise) > 0 and all(getattr(layer, "tuning", "dsp") == "dsp"
-                                           and layer.input_shape[3] in UNROLLED_ROWS for layer in pointwise))
+            and params.line_ring is None and not recomputed and len(gemms) > 0
+            and all(getattr(layer, "tuning", "dsp") == "dsp" and length in UNROLLED_ROWS for layer, length in gemms))
 
 
 def _pull_rows(params, needed_by: Ix) -> list:

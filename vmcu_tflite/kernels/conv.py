@@ -77,12 +77,13 @@ def filter_pitch(p) -> int:
 
 
 def conv_pixel(p, n: Ix, y: Ix, x: Ix, params: str = "p", offsets: str = "offsets", pixels: Ix | None = None,
-               source: str = "input0") -> PixelConv:
+               source: str = "input0", tile: int = 2) -> PixelConv:
     """How output pixel (n, y, x) of the convolution `p` reads its window from `source` (a fused
     layer reads a ring of rows); `params` is the C expression of its params (a fused block passes
     its member), `offsets` its Broadcast. With
-    `pixels` (1 or 2) a 1x1 or gathered convolution computes pixels (n, y, x) and (n, y, x + 1)
-    per unit, as a GEMM's two-row tile (the `tile` of the result says whether it does)."""
+    `pixels` (up to `tile`: 2, or 3 for a chain row's last tile) a 1x1 or gathered convolution computes
+    pixels (n, y, x), (n, y, x + 1), ... per unit, as a GEMM's tile of rows (the `tile` of the result
+    says whether it does)."""
     _, h, w, c_in = p.input_shape
     c_out = p.output_shape[3]
     _, k_h, k_w, fc = p.filter.shape
@@ -111,11 +112,11 @@ def conv_pixel(p, n: Ix, y: Ix, x: Ix, params: str = "p", offsets: str = "offset
 
     row_start = ((n * h + rows.origin + ky * d_h) * w + cols.origin) * c_in  # tap (ky, 0), channel 0
     x_offset = "0" if e > 1 else dot_offset(p, params)  # "0" where the bias holds it (offset.py), or int16
-    tile = 2 if way in ("pixel", "gather") and pixels is not None else 1
+    tile = tile if way in ("pixel", "gather") and pixels is not None else 1
     count = 1 if tile == 1 else pixels
     reads = []
     int16 = wide_filter(p)  # int16 rows: the inputs widened in order, a lone pixel's too
-    widened = way == "gather" or (way == "pixel" and (tile == 2 or int16) and wide * tile * 2 <= WIDEN_BYTES)
+    widened = way == "gather" or (way == "pixel" and (tile > 1 or int16) and wide * tile * 2 <= WIDEN_BYTES)
     if int16 and not widened:
         raise ValueError(f"a convolution of int16 weights over {c_in} inputs it does not widen")
     if way == "pixel":

@@ -173,7 +173,7 @@ class Dot(_IndexFields):
     offsets: str  # Broadcast of the input offset
     x_offset: str  # the same offset as a plain int32 (portable path)
     count: Ix = Const(1)  # weight rows used, 1 to G (the last group of a segment may use fewer)
-    pixels: Ix = Const(1)  # inputs used: 1, 2 or 3 (widened ones), input p x_stride * p after the first (a 2x2 tile)
+    pixels: Ix = Const(1)  # inputs used: 1, 2 or 3 (widened ones: a 3x2 tile), input p x_stride * p after the first
     x_stride: Ix = Const(0)
 
 
