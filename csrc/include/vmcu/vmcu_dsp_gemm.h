@@ -66,9 +66,10 @@ void vmcu_gemm1x2_narrow_b32_run(const vmcu_gemm_tile *tile);
  * kernels/widened_weights.py) against inputs widened in order (vmcu_widen_s8_pair_natural); they
  * also take k = 12, 20, 28 and 36 (lower.dsp INT16_ROWS: gathered stems' windows). The gemm1x2 forms
  * are the tile of one pixel, as above (the `w` forms' inputs as vmcu_widen_s8_natural left them); the
- * gemm3x2[w] forms the tile of three (a chain row's last of an odd width), x their inputs as three
- * rows k apart as vmcu_widen_s8 (vmcu_widen_s8_natural for the `w` forms) left them, pixel p's
- * outputs at out + p * out_stride: 21 instructions per group of four (17 over int16 rows). */
+ * gemm3x2[w] forms (vmcu_gemm3x2_dsp.c) the tile of three (a chain row's last of an odd width), x
+ * their inputs as three rows k apart as vmcu_widen_s8 (vmcu_widen_s8_natural for the `w` forms) left
+ * them, pixel p's outputs at out + p * out_stride: 21 instructions per group of four (17 over int16
+ * rows). */
 #define VMCU_GEMM2X2W_K_DECLARE(k)                                                                    \
     void vmcu_gemm2x2w_k##k##_narrow_b16_run(const vmcu_gemm_tile *tile);                             \
     void vmcu_gemm2x2w_k##k##_narrow_b32_run(const vmcu_gemm_tile *tile);                             \

@@ -6,6 +6,7 @@
 #include "vmcu/vmcu_dsp.h"
 
 #if VMCU_DOT_RUN
+#include "vmcu_gemm_dsp_macros.h"
 
 /*
  * vmcu_dot2x2_s16_s8_run is written in assembly because it needs all fourteen registers: the four
@@ -184,69 +185,7 @@ __asm__(
     "    strd r4, r5, [ip]\n"
     "    pop {r4-r8, pc}\n"
     "    .size vmcu_dot1x2_s16_s8_run, . - vmcu_dot1x2_s16_s8_run\n"
-    /* vmcu_requantize_narrow in place (vmcu_dsp.h), 2 * offset + 1 in lr, the int8 saturation. */
-    "    .macro VMCU_NARROW acc, m2, r1\n"
-    "    smmlar \\acc, \\acc, \\m2, \\acc\n"
-    "    add \\acc, \\acc, \\acc, asr #31\n"
-    "    asr \\acc, \\acc, \\r1\n"
-    "    add \\acc, \\acc, lr\n"
-    "    ssat \\acc, #8, \\acc, asr #1\n"
-    "    .endm\n"
-    /* A channel pair's biases (r1, `size` bytes each, read by `load`) into r4-r5: int32 ones by one
-     * LDRD (the table is an int32_t array: word-aligned). */
-    "    .macro VMCU_GEMM_BIASES load, size\n"
-    "    .if \\size == 4\n"
-    "    ldrd r4, r5, [r1], #8\n"
-    "    .else\n"
-    "    \\load r4, [r1], #\\size\n"
-    "    \\load r5, [r1], #\\size\n"
-    "    .endif\n"
-    "    .endm\n"
-    /* The GEMM loops' frame from the tile (r0, which it keeps), `extra` bytes past its 20: [sp] the
-     * pair's shifts and [sp + 4] their end (the loop's test), [sp + 8] and [sp + 12] pixel 0's and
-     * pixel 1's outputs, [sp + 16] 2 * offset + 1; the pair's row in r2, the biases in r1. */
-    "    .macro VMCU_GEMM2X2_FRAME extra\n"
-    "    push {r4-r11, lr}\n"
-    "    sub sp, sp, #(20 + \\extra)\n"
-    "    ldr r2, [r0, #4]\n"          /* w */
-    "    ldr r1, [r0, #12]\n"         /* bias */
-    "    ldr ip, [r0, #20]\n"         /* shift */
-    "    ldr lr, [r0, #36]\n"         /* pairs */
-    "    add lr, ip, lr, lsl #1\n"    /* the shifts' end */
-    "    strd ip, lr, [sp]\n"
-    "    ldrd ip, lr, [r0, #24]\n"    /* 2 * offset + 1, out */
-    "    str ip, [sp, #16]\n"
-    "    ldr ip, [r0, #32]\n"         /* out_stride */
-    "    add ip, ip, lr\n"
-    "    strd lr, ip, [sp, #8]\n"     /* both pixels' outputs */
-    "    .endm\n"
-    /* A channel pair's multipliers (m0, m1) from the pointer the frame keeps at [sp + 28] (the looped
-     * 2x2 form's and the three-pixel form's), which steps past them. */
-    "    .macro VMCU_GEMM_MULTIPLIERS m0, m1\n"
-    "    ldr ip, [sp, #28]\n"
-    "    ldrd \\m0, \\m1, [ip], #8\n"
-    "    str ip, [sp, #28]\n"
-    "    .endm\n"
-    /* A channel pair's shifts (s0, s1) from the frame's pointer, which steps past them, the flags set for
-     * the last pair (equal: its shifts' end) and 2 * offset + 1 in lr: the start of both tiles' tails. */
-    "    .macro VMCU_GEMM_SHIFTS s0, s1\n"
-    "    ldrd ip, lr, [sp]\n"
-    "    ldrsb \\s0, [ip], #1\n"
-    "    ldrsb \\s1, [ip], #1\n"
-    "    str ip, [sp]\n"
-    "    cmp ip, lr\n"
-    "    ldr lr, [sp, #16]\n"
-    "    .endm\n"
-    /* Pixel 0's pair of values (r4, r5) and pixel 1's (r6, r7) stored through the frame's output
-     * pointers, which step past them. */
-    "    .macro VMCU_GEMM_STORE2X2\n"
-    "    ldrd ip, lr, [sp, #8]\n"
-    "    strb r4, [ip], #1\n"
-    "    strb r5, [ip], #1\n"
-    "    strb r6, [lr], #1\n"
-    "    strb r7, [lr], #1\n"
-    "    strd ip, lr, [sp, #8]\n"
-    "    .endm\n"
+    VMCU_GEMM_DSP_MACROS
     /* A channel pair's end in either loop: its multipliers in r8-r9, its shifts read and the test
      * for the last pair made (no instruction after it sets the flags), the four accumulators
      * requantized and stored through the frame's output pointers; back to `again` for the next. */
@@ -391,89 +330,6 @@ __asm__(
     "    str ip, [sp, #8]\n"
     "    bne \\again\n"
     "    .endm\n"
-    /* The tile of three pixels (vmcu_gemm3x2_k<k>_...): each weight word widened once for all three
-     * pixels, whose inputs (SXTB16's order, as vmcu_widen_s8 leaves them, k apart) are read by
-     * immediate offsets from x (r0) into r1 and r3 (the biases' and multipliers' pointers wait in the
-     * frame): 21 instructions per group of four where a pair and a pixel alone take 27. The pixels go
-     * last to first, so that in the first group pixels 1 and 2 start from the biases in r4-r5 before
-     * pixel 0 adds to them. */
-    "    .macro VMCU_PIXEL3X2 a0, a1, at, first\n"
-    "    ldrd r1, r3, [r0, #\\at]\n"
-    "    .if \\first\n"
-    "    smlad \\a0, r1, r10, r4\n"
-    "    smlad \\a1, r1, ip, r5\n"
-    "    .else\n"
-    "    smlad \\a0, r1, r10, \\a0\n"
-    "    smlad \\a1, r1, ip, \\a1\n"
-    "    .endif\n"
-    "    smlad \\a0, r3, r11, \\a0\n"
-    "    smlad \\a1, r3, lr, \\a1\n"
-    "    .endm\n"
-    "    .macro VMCU_PIXELS3X2 k, g\n"
-    "    VMCU_PIXEL3X2 r8, r9, (4 * \\k + 8 * \\g), (\\g == 0)\n"
-    "    VMCU_PIXEL3X2 r6, r7, (2 * \\k + 8 * \\g), (\\g == 0)\n"
-    "    VMCU_PIXEL3X2 r4, r5, (8 * \\g), 0\n"
-    "    .endm\n"
-    "    .macro VMCU_GEMM3X2_K_GROUPS k, g\n"
-    "    ldr r11, [r2, #(4 * \\g)]\n"
-    "    ldr lr, [r2, #(\\k + 4 * \\g)]\n"
-    "    sxtb16 r10, r11\n"
-    "    sxtb16 r11, r11, ror #8\n"
-    "    sxtb16 ip, lr\n"
-    "    sxtb16 lr, lr, ror #8\n"
-    "    VMCU_PIXELS3X2 \\k, \\g\n"
-    "    .if \\g + 1 < \\k / 4\n"
-    "    VMCU_GEMM3X2_K_GROUPS \\k, (\\g + 1)\n"
-    "    .endif\n"
-    "    .endm\n"
-    /* The same over int16 rows (vmcu_gemm3x2w_k<k>_...), the inputs widened in order: each row's group
-     * one LDRD, 17 instructions per group where a pair and a pixel alone take 18. */
-    "    .macro VMCU_GEMM3X2W_K_GROUPS k, g\n"
-    "    ldrd r10, r11, [r2, #(8 * \\g)]\n"
-    "    ldrd ip, lr, [r2, #(2 * \\k + 8 * \\g)]\n"
-    "    VMCU_PIXELS3X2 \\k, \\g\n"
-    "    .if \\g + 1 < \\k / 4\n"
-    "    VMCU_GEMM3X2W_K_GROUPS \\k, (\\g + 1)\n"
-    "    .endif\n"
-    "    .endm\n"
-    /* The three-pixel pair's end: the six values requantized (each channel's constants in registers
-     * for its three pixels) and stored through the frame's three output pointers. */
-    "    .macro VMCU_GEMM3X2_TAIL again\n"
-    "    VMCU_GEMM_SHIFTS r10, r11\n"
-    "    VMCU_NARROW r4, r1, r10\n"
-    "    VMCU_NARROW r6, r1, r10\n"
-    "    VMCU_NARROW r8, r1, r10\n"
-    "    VMCU_NARROW r5, r3, r11\n"
-    "    VMCU_NARROW r7, r3, r11\n"
-    "    VMCU_NARROW r9, r3, r11\n"
-    "    VMCU_GEMM_STORE2X2\n"
-    "    ldr ip, [sp, #20]\n"
-    "    strb r8, [ip], #1\n"
-    "    strb r9, [ip], #1\n"
-    "    str ip, [sp, #20]\n"
-    "    bne \\again\n"
-    "    .endm\n"
-    /* Its frame: the two-pixel one and [sp + 20] pixel 2's outputs, [sp + 24] the biases, [sp + 28]
-     * the multipliers. */
-    "    .macro VMCU_GEMM3X2_K k, load, size, groups, row\n"
-    "    VMCU_GEMM2X2_FRAME 12\n"
-    "    ldr r3, [r0, #32]\n"        /* out_stride */
-    "    add ip, ip, r3\n"           /* pixel 2's outputs */
-    "    strd ip, r1, [sp, #20]\n"
-    "    ldr r3, [r0, #16]\n"        /* multiplier */
-    "    str r3, [sp, #28]\n"
-    "    ldr r0, [r0]\n"             /* x */
-    "8:\n"
-    "    ldr r1, [sp, #24]\n"
-    "    VMCU_GEMM_BIASES \\load, \\size\n"
-    "    str r1, [sp, #24]\n"
-    "    \\groups \\k, 0\n"
-    "    add r2, r2, #(2 * \\row * \\k)\n"  /* the next pair's row */
-    "    VMCU_GEMM_MULTIPLIERS r1, r3\n"
-    "    VMCU_GEMM3X2_TAIL 8b\n"
-    "    add sp, sp, #32\n"
-    "    pop {r4-r11, pc}\n"
-    "    .endm\n"
     /* `groups` the row's unrolled groups, `row` bytes per weight; `tail` the pair's end, `rewind` whether
      * the groups step x (the two-pixel groups' LDM) so that it goes back to the row's start */
     "    .macro VMCU_GEMM2X2_K k, load, size, groups, row, tail=VMCU_GEMM2X2_TAIL, rewind=1\n"
@@ -497,18 +353,6 @@ __asm__(
     "    .macro VMCU_GEMM1X2_K k, load, size, groups, row\n"
     "    VMCU_GEMM2X2_K \\k, \\load, \\size, \\groups, \\row, VMCU_GEMM1X2_TAIL, 0\n"
     "    .endm\n"
-    /* One section per function: the link keeps only those a model calls. */
-    "    .macro VMCU_GEMM2X2_K_FUNCTION name, k, load, size, groups, row, body=VMCU_GEMM2X2_K\n"
-    "    .pushsection .text.\\name,\"ax\",%progbits\n"
-    "    .global \\name\n"
-    "    .type \\name, %function\n"
-    "    .p2align 2\n"
-    "    .thumb_func\n"
-    "\\name:\n"
-    "    \\body \\k, \\load, \\size, \\groups, \\row\n"
-    "    .size \\name, . - \\name\n"
-    "    .popsection\n"
-    "    .endm\n"
     /* The forms of one row length and bias width: int8 rows and int16 rows (the `w` forms), for tiles of
      * two pixels and of one. */
     "    .macro VMCU_GEMM2X2_K_RUN k, bits, load, size\n"
@@ -520,10 +364,6 @@ __asm__(
     "VMCU_GEMM1X2_K_GROUPS, 1, VMCU_GEMM1X2_K\n"
     "    VMCU_GEMM2X2_K_FUNCTION vmcu_gemm1x2w_k\\k\\()_narrow_b\\bits\\()_run, \\k, \\load, \\size, "
     "VMCU_GEMM1X2W_K_GROUPS, 2, VMCU_GEMM1X2_K\n"
-    "    VMCU_GEMM2X2_K_FUNCTION vmcu_gemm3x2_k\\k\\()_narrow_b\\bits\\()_run, \\k, \\load, \\size, "
-    "VMCU_GEMM3X2_K_GROUPS, 1, VMCU_GEMM3X2_K\n"
-    "    VMCU_GEMM2X2_K_FUNCTION vmcu_gemm3x2w_k\\k\\()_narrow_b\\bits\\()_run, \\k, \\load, \\size, "
-    "VMCU_GEMM3X2W_K_GROUPS, 2, VMCU_GEMM3X2_K\n"
     "    .endm\n"
     "    .irp k, 8, 16, 24, 32, 40, 48, 64, 80, 96\n"  /* lower.dsp UNROLLED_ROWS */
     "    VMCU_GEMM2X2_K_RUN \\k, 16, ldrsh, 2\n"
@@ -555,15 +395,8 @@ __asm__(
     "    VMCU_GEMM2X2_K_FUNCTION vmcu_gemm1x2_narrow_b16_run, 0, ldrsh, 2, 0, 1, VMCU_GEMM1X2_NARROW\n"
     "    VMCU_GEMM2X2_K_FUNCTION vmcu_gemm1x2_narrow_b32_run, 0, ldr, 4, 0, 1, VMCU_GEMM1X2_NARROW\n"
     "    .purgem VMCU_GEMM2X2_K_RUN\n"
-    "    .purgem VMCU_GEMM2X2_K_FUNCTION\n"
     "    .purgem VMCU_GEMM2X2_K\n"
     "    .purgem VMCU_GEMM1X2_K\n"
-    "    .purgem VMCU_GEMM3X2_K\n"
-    "    .purgem VMCU_GEMM3X2_TAIL\n"
-    "    .purgem VMCU_GEMM3X2_K_GROUPS\n"
-    "    .purgem VMCU_PIXEL3X2\n"
-    "    .purgem VMCU_PIXELS3X2\n"
-    "    .purgem VMCU_GEMM3X2W_K_GROUPS\n"
     "    .purgem VMCU_GEMM1X2_NARROW\n"
     "    .purgem VMCU_GEMM1X2_GROUP\n"
     "    .purgem VMCU_GEMM1X2_TAIL\n"
@@ -573,12 +406,6 @@ __asm__(
     "    .purgem VMCU_GEMM2X2_K_GROUPS\n"
     "    .purgem VMCU_GEMM2X2_AT_END\n"
     "    .purgem VMCU_GEMM2X2_TAIL\n"
-    "    .purgem VMCU_GEMM2X2_FRAME\n"
-    "    .purgem VMCU_GEMM_BIASES\n"
-    "    .purgem VMCU_GEMM_SHIFTS\n"
-    "    .purgem VMCU_GEMM_MULTIPLIERS\n"
-    "    .purgem VMCU_GEMM_STORE2X2\n"
-    "    .purgem VMCU_NARROW\n"
     "    .purgem VMCU_GEMM2X2_NARROW\n"
     "    .purgem VMCU_DOT2X2_ROW\n"
     "    .purgem VMCU_DOT_ROW\n"
@@ -589,6 +416,7 @@ __asm__(
     "    .purgem VMCU_DOT2X2_GROUP\n"
     "    .purgem VMCU_MAC2X2\n"
     "    .purgem VMCU_SMLAD2X2\n"
+    VMCU_GEMM_DSP_PURGE
     "    .popsection\n");
 
 #else
