@@ -12,8 +12,8 @@ reads the two pixels' widened inputs interleaved by groups of four (`vmcu_widen_
 is widened that way only where every dot product over it is the assembly's: the generator's first
 pass finds those tiles (`paired_tiles`), the second widens them so. Where the tile's outputs are
 stored whole right after the loop, the assembly writes them into the pool itself (`direct_stores`).
-A tile of one pixel (a GEMM's last, a chain row's last of an odd width) takes the assembly's one-pixel
-loop (`lone_call`).
+A tile of one pixel (a GEMM's last) takes the assembly's one-pixel loop (`lone_call`), a chain row's last
+three pixels its three-pixel loop (`triple_run`).
 """
 from __future__ import annotations
 
@@ -256,11 +256,12 @@ class DspLowering(CoreLowering):
         self.lines.append("#endif")
 
     def triple_run(self, s: Loop, depth: int) -> bool:
-        """A chain's 1x1 layer's loop over channel pairs for a row's last tile of three pixels
-        (`chain._ends_in_three`) as one call of the assembly's three-pixel loop
-        (vmcu_gemm3x2[w]_k<len>_narrow_b*_run: each weight word loaded once for the three), where the
-        loop's Widen left the pixels' inputs one row apart in the order the rows need (SXTB16's, or in
-        order for int16 rows); whether it did. The loop follows for the cores without the assembly."""
+        """A chain layer's loop over channel pairs (a 1x1 layer's, or a 1x1 or gathered head's) for a
+        row's last tile of three pixels (`chain._ends_in_three`) as one call of the assembly's
+        three-pixel loop (vmcu_gemm3x2[w]_k<len>_narrow_b*_run: each weight word loaded once for the
+        three), where the loop's Widen left the pixels' inputs one row apart in the order the rows
+        need (SXTB16's, or in order for int16 rows); whether it did. The loop follows for the cores
+        without the assembly."""
         parts = self.gemm_groups(s, pixels=3)
         if parts is None:
             return False
