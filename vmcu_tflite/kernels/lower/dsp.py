@@ -270,16 +270,11 @@ class DspLowering(CoreLowering):
         if (not unrolled or self.bounds(dot.pixels) != (3, 3) or self.bounds(dot.x_index) != (0, 0)
                 or self.widen_orders.get(self.lookup(dot.x).serial) != {int16}):
             return False
-        u, length = s.var, self.bounds(dot.length)[0]
-        multiplier, shift, offset, w0, channel, out, table, _ = self.gemm_operands(dot, requant, rows, bias)
+        length = self.bounds(dot.length)[0]
         run = f"vmcu_gemm3x2{'w' if int16 else ''}_k{length}_narrow_b{16 if bias.ctype == 'int16_t' else 32}_run"
         self.lines.append("#if VMCU_DOT_RUN")
-        self.code(depth, ["if (1) {", f"const int32_t {u} = {s.lo.c()};",
-                          f"const vmcu_gemm_tile tile = {{{self.ref(dot.x)}, {w0}, {length}, {table} + {channel}, "
-                          f"{multiplier} + {channel}, {shift} + {channel}, 2 * {offset} + 1, {out}, "
-                          f"{paren(requant.dst_stride.c())}, ({paren(s.hi.c())} - {u}) / 2}};",
-                          f"{run}(&tile);",
-                          "} else"])
+        self.code(depth, ["if (1) {", *self.tile_call(s, dot, requant, rows, bias, run,
+                                                      paren(requant.dst_stride.c())), "} else"])
         self.lines.append("#endif")
         return True
 
@@ -289,13 +284,21 @@ class DspLowering(CoreLowering):
         (vmcu_gemm1x2[w][_k<len>]_narrow_b*_run): 11 instructions per group of four (7 over int16
         rows) and both values requantized in registers, where the C loop calls a row helper per
         group. The pixel's inputs are its widened row at the tile's start."""
-        u, length = s.var, self.bounds(dot.length)[0]
-        multiplier, shift, offset, w0, channel, out, table, _ = self.gemm_operands(dot, requant, rows, bias)
+        length = self.bounds(dot.length)[0]
         run = (f"vmcu_gemm1x2{'w' if rows[0].ctype == 'int16_t' else ''}_{f'k{length}_' if unrolled else ''}"
                f"narrow_b{16 if bias.ctype == 'int16_t' else 32}_run")
+        return self.tile_call(s, dot, requant, rows, bias, run, "0")
+
+    def tile_call(self, s: Loop, dot: Dot, requant: Requantize, rows: list[FlashLoad], bias: InitBias, run: str,
+                  out_stride: str) -> list[str]:
+        """The C lines calling the assembly loop `run` over the channel pairs of the loop `s` (a tile of
+        one pixel's or of three's): its first channel, the tile's operands, `out_stride` between its
+        pixels' outputs ("0" for one pixel: not read)."""
+        u, length = s.var, self.bounds(dot.length)[0]
+        multiplier, shift, offset, w0, channel, out, table, _ = self.gemm_operands(dot, requant, rows, bias)
         return [f"const int32_t {u} = {s.lo.c()};",
                 f"const vmcu_gemm_tile tile = {{{self.ref(dot.x)}, {w0}, {length}, {table} + {channel}, "
-                f"{multiplier} + {channel}, {shift} + {channel}, 2 * {offset} + 1, {out}, 0, "
+                f"{multiplier} + {channel}, {shift} + {channel}, 2 * {offset} + 1, {out}, {out_stride}, "
                 f"({paren(s.hi.c())} - {u}) / 2}};",
                 f"{run}(&tile);"]
 
