@@ -220,7 +220,8 @@ class _Semantics(Statement):
 
     def _Dot(self, s: Dot) -> None:
         """acc[acc_index + G p + k] += sum_i (x[x_index + p * x_stride + i] + offset) * w_k[w_index + i], G the
-        number of weight rows, for the `count` rows used."""
+        number of weight rows, for the `count` rows used; weight i at w_k[w_index + 8 (i // 4) + i % 4] where
+        the rows are `paired` (interleaved word by word with their pair's other row)."""
         widened = getattr(self.lookup(s.x), "ctype", "int8_t") == "int16_t"  # the offset is in the values
         offset = 0 if widened else self.offset(s.offsets, s.x_offset)
         length, count, pixels = self.value(s.length), self.value(s.count), self.value(s.pixels)
@@ -235,7 +236,8 @@ class _Semantics(Statement):
                     local, i = expand(length[n])
                     which = n[local]
                     x = self.read(s.x, which, x_index[which] + p * x_stride[which] + i, "an input")
-                    w = self.read(weights, which, w_index[which] + i, "a weight")
+                    at = 8 * (i // 4) + i % 4 if s.paired else i
+                    w = self.read(weights, which, w_index[which] + at, "a weight")
                     products = np.bincount(local, weights=((x + offset) * w).astype(np.float64), minlength=len(n))
                     self.write(s.acc, n, acc_index[n] + len(s.weights) * p + k, np.rint(products).astype(np.int64),
                                add=True)

@@ -10,6 +10,7 @@ from .graph import Graph
 from .grouping import GROUP, apply_groups, groups_by_ops
 from .lifetimes import Dataflow
 from .kernels.tuning import tuned
+from .kernels.paired_weights import pair_weights
 from .kernels.widened_weights import widen_weights
 from .ops.pulled_row import KIND as PULLED_ROW
 from .passes import simplify
@@ -60,7 +61,7 @@ def _compile(graph: Graph, planner: str, fuse: bool, recompute: bool, tuning: st
     (streamed_io.py). A streamed input costs the plan nothing where a chain starting at it pulls
     its rows into a ring; that plan is taken when its pool is smaller than the plan without."""
     simple = simplify(graph)
-    layers = widen_weights(tuned(build_steps(simple), tuning), widened)
+    layers = pair_weights(widen_weights(tuned(build_steps(simple), tuning), widened))
     pulled = {simple.storage_of(simple.inputs[i].tensor): i for i in stream_inputs}
     steps, fusion, plan = _fused_plan(simple, layers, planner, fuse, recompute, {})
     whole = plan.pool_bytes
@@ -156,7 +157,7 @@ def fuse_chosen(graph: Graph, steps: tuple[Step, ...], fusion: tuple[FusionChoic
 def program_for_plan(graph: Graph, plan: Plan) -> Program:
     """The steps a saved plan was made for (same simplification, same fused chains), with that plan."""
     simple = simplify(graph)
-    layers = widen_weights(tuned(build_steps(simple), plan.tuning), plan.widened_weights)
+    layers = pair_weights(widen_weights(tuned(build_steps(simple), plan.tuning), plan.widened_weights))
     framed = {simple.storage_of(simple.inputs[p.index].tensor): p.index for p in plan.streamed_io.inputs if p.parts}
     steps = fuse_chosen(simple, pull_parts(simple, layers, framed) if framed else layers, plan.fusion)
     return Program(simple, push_outputs(simple, steps, [p.index for p in plan.streamed_io.outputs if p.in_ring]), plan)

@@ -30,7 +30,7 @@ from tests.models_under_test import (FIXTURES, REAL_MODELS, ROOT, conv_chain, le
 from vmcu_tflite.cli.validate import format_profile
 from vmcu_tflite.codegen.project import write_project
 from vmcu_tflite.errors import BudgetError, UsageError
-from vmcu_tflite.kernels import widened_weights
+from vmcu_tflite.kernels import paired_weights, widened_weights
 from vmcu_tflite.pipeline import compile_model
 from vmcu_tflite.validate import targets as targets_module
 from vmcu_tflite.validate.run import build_and_run, validate, validate_program
@@ -262,36 +262,44 @@ def test_widened_weights_run_in_assembly_on_cortex_m4(bias_bound, tmp_path, monk
 
 
 @needs_qemu
-@pytest.mark.parametrize("bias_bound", [2000, 40000], ids=["16-bit biases", "32-bit biases"])
-def test_gemm_channel_pairs_run_in_assembly_on_cortex_m4(bias_bound, tmp_path, monkeypatch):
+@pytest.mark.parametrize("bias_bound, paired", [(2000, False), (40000, False), (2000, True), (40000, True)],
+                         ids=["16-bit biases", "32-bit biases", "16-bit biases-paired", "32-bit biases-paired"])
+def test_gemm_channel_pairs_run_in_assembly_on_cortex_m4(bias_bound, paired, tmp_path, monkeypatch):
     """1x1 layers as GEMMs over 25 pixels (the last tile one pixel): every two-pixel tile's channel
     pairs in an assembly loop with the narrow requantization (..._b16_run, or _b32_run for biases
     past 16 bits): rows of 56 inputs in the looped one (vmcu_gemm2x2_narrow_b*_run), rows of 48, 40
     and 64 in the unrolled ones, whose segments may be 8 channels (the 40-input layer's last
     segment is partial: its tiles compute all their channels in one call, `gemm.ALL_UNITS_BYTES`);
-    the last tile, one pixel, in the one-pixel forms of both (int8 filters: no int16 copies).
-    Bit-exact with TFLite Micro."""
+    the last tile, one pixel, in the one-pixel forms of both (int8 filters: no int16 copies); with
+    the filters in plain rows, or paired (`paired_weights.py`: the `p` forms of each). Bit-exact with
+    TFLite Micro."""
     monkeypatch.setattr(widened_weights, "WIDENED_SHARE", 0.0)
+    if not paired:
+        monkeypatch.setattr(paired_weights, "pairs_weights", lambda p: False)
     model = tmp_path / "gemm_pairs.tflite"
     model.write_bytes(conv_chain(channels=(56, 48, 40, 64, 8), hw=5, bias_bound=bias_bound, spread=True))
     result = validate(model, M4, seed=3, work=tmp_path / "run", fuse=False)
     assert result.status == 0 and result.matches_reference and result.matches_tflm is (True if HAVE_TFLM else None)
     source = "".join(path.read_text() for path in (tmp_path / "run" / "model").glob("*.c"))
     bits = 16 if bias_bound < 32768 else 32
-    calls = re.findall(r"(vmcu_gemm[12]x2_\w+_run)\(&tile\)", source)
-    assert calls == [f"vmcu_gemm{tile}_{k}narrow_b{bits}_run" for k in ("", "k48_", "k40_", "k64_")
+    calls = re.findall(r"(vmcu_gemm[12]x2p?_\w+_run)\(&tile\)", source)
+    form = "p" if paired else ""
+    assert calls == [f"vmcu_gemm{tile}{form}_{k}narrow_b{bits}_run" for k in ("", "k48_", "k40_", "k64_")
                      for tile in ("2x2", "1x2")]
 
 
 @needs_qemu
-@pytest.mark.parametrize("width, share, bias_bound, form", [(7, 0.0, 40000, "3x2"), (5, 1.0, 2000, "3x2w")],
-                         ids=["int8-rows-b32", "int16-rows-b16"])
+@pytest.mark.parametrize("width, share, bias_bound, form", [(7, 0.0, 40000, "3x2p"), (5, 1.0, 2000, "3x2w"),
+                                                           (7, 0.0, 2000, "3x2")],
+                         ids=["paired-rows-b32", "int16-rows-b16", "int8-rows-b16"])
 def test_rows_end_in_tiles_of_three_on_cortex_m4(width, share, bias_bound, form, tmp_path, monkeypatch):
     """A chain of depthwise-separable blocks over rows of 7 and 5 pixels: each stage's row ends in a
     tile of three (a depthwise pair and a pixel alone, then each 1x1 layer's three pixels in one call
-    of vmcu_gemm3x2[w]_k<len>_narrow_b*_run), its int8 or int16 (widened) filters, 32- or 16-bit
-    biases; bit-exact with TFLite Micro."""
+    of vmcu_gemm3x2[w|p]_k<len>_narrow_b*_run), its int8 filters paired (`paired_weights.py`) or in
+    plain rows, or int16 (widened) ones, 32- or 16-bit biases; bit-exact with TFLite Micro."""
     monkeypatch.setattr(widened_weights, "WIDENED_SHARE", share)
+    if form == "3x2":
+        monkeypatch.setattr(paired_weights, "pairs_weights", lambda p: False)
     model = tmp_path / "separable.tflite"
     model.write_bytes(separable_blocks(width=width, bias_bound=bias_bound))
     result = validate(model, M4, seed=5, work=tmp_path / "run", fuse=True)
@@ -306,22 +314,22 @@ def test_rows_end_in_tiles_of_three_on_cortex_m4(width, share, bias_bound, form,
 @pytest.mark.parametrize("fuse", [True, False], ids=["fused", "unfused"])
 def test_gemm_rows_of_8_to_80_inputs_run_unrolled_on_cortex_m4(fuse, tmp_path, monkeypatch):
     """1x1 layers of 16, 24, 32, 8, 16 and 80 input channels over 25 pixels, as GEMMs and as a fused
-    chain's layers: each row length has its unrolled assembly loop (vmcu_gemm2x2_k<len>_narrow_b*_run,
-    the pair's pointers in registers; int8 filters: no int16 copies), and so does a row's last tile:
-    the GEMMs' 25th pixel alone (vmcu_gemm1x2_k<len>_...), each chain row's last three pixels
-    together (vmcu_gemm3x2_k<len>_...; the fused graph keeps the 8 -> 16 layer apart); bit-exact
-    with TFLite Micro."""
+    chain's layers: each row length has its unrolled assembly loop (vmcu_gemm2x2p_k<len>_narrow_b*_run
+    over the paired filters, the pair's pointers in registers; int8 filters: no int16 copies), and so
+    does a row's last tile: the GEMMs' 25th pixel alone (vmcu_gemm1x2p_k<len>_...), each chain row's
+    last three pixels together (vmcu_gemm3x2p_k<len>_...; the fused graph keeps the 8 -> 16 layer
+    apart); bit-exact with TFLite Micro."""
     monkeypatch.setattr(widened_weights, "WIDENED_SHARE", 0.0)
     model = tmp_path / "gemm_rows.tflite"
     model.write_bytes(conv_chain(channels=(16, 24, 32, 8, 16, 80, 16), hw=5, bias_bound=40000, spread=True))
     result = validate(model, M4, seed=4, work=tmp_path / "run", fuse=fuse)
     assert result.status == 0 and result.matches_reference and result.matches_tflm is (True if HAVE_TFLM else None)
     source = "".join(path.read_text() for path in (tmp_path / "run" / "model").glob("*.c"))
-    lengths = {int(k) for k in re.findall(r"vmcu_gemm2x2_k(\d+)_narrow_b32_run\(&tile\)", source)}
+    lengths = {int(k) for k in re.findall(r"vmcu_gemm2x2p_k(\d+)_narrow_b32_run\(&tile\)", source)}
     assert lengths == {8, 16, 24, 32, 80}
     triples = {16, 24, 32, 80} if fuse else set()  # fused, all but the 8 -> 16 layer (a GEMM step of its own)
-    assert {int(k) for k in re.findall(r"vmcu_gemm3x2_k(\d+)_narrow_b32_run\(&tile\)", source)} == triples
-    assert {int(k) for k in re.findall(r"vmcu_gemm1x2_k(\d+)_narrow_b32_run\(&tile\)", source)} == lengths - triples
+    assert {int(k) for k in re.findall(r"vmcu_gemm3x2p_k(\d+)_narrow_b32_run\(&tile\)", source)} == triples
+    assert {int(k) for k in re.findall(r"vmcu_gemm1x2p_k(\d+)_narrow_b32_run\(&tile\)", source)} == lengths - triples
 
 
 @needs_qemu

@@ -45,7 +45,8 @@ def describe(kind: str, params, segment: int, in_place: bool = False, tile_rows:
         form = requant_form(params.filter, params.bias, params.requant, 0, kernel_bias(params))
         return gemm(*shape, segment, params_type, stem, form, tile_rows, dot_offset(params, "p"),
                     widen_once=getattr(params, "tuning", "dsp") != "helium",
-                    int16_weights=getattr(params, "int16_weights", False))
+                    int16_weights=getattr(params, "int16_weights", False),
+                    paired_weights=getattr(params, "paired_weights", False))
     if kind == "CONV_2D":
         return conv2d(params, segment)
     if kind == "DEPTHWISE_CONV_2D":

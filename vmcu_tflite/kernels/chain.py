@@ -123,18 +123,20 @@ def _pointwise_pixels(params, j: int, src: str, count: Ix, tile: int, into=None,
     pair = imin(c_out - u, width)
     wide = whole_words(c_in)
     int16 = wide_filter(layer)  # int16 rows (`widened_weights.py`): pixels widened in order, even one alone
-    widened = (tile > 1 or int16) and wide * tile * 2 <= WIDEN_BYTES
-    if int16 and not widened:
-        raise ValueError(f"chain layer {j}: int16 weights over pixels of {c_in} it does not widen")
+    paired = getattr(layer, "paired_weights", False)  # rows in pairs (`paired_weights.py`): one pixel widened too
+    widened = (tile > 1 or int16 or paired) and wide * tile * 2 <= WIDEN_BYTES
+    if (int16 or paired) and not widened:
+        raise ValueError(f"chain layer {j}: {'int16' if int16 else 'paired'} weights over pixels of {c_in} it does "
+                         "not widen")
     x, stride = (f"{src}w", wide) if widened else (src, c_in)
     widen = [RegAlloc(f"{src}w", "int16_t", wide * tile),
              loop(f"t{j}", 0, count, [Widen(f"{src}w", t * wide, src, (first + t) * c_in, c_in, f"off{j}", x_offset,
                                             natural=int16)])]
     return [*(widen if widened else []), *_own(into, buf, pair_bytes(tile * c_out)),
             loop(f"u{j}", 0, c_out, [
-                *channel_group(at, u, c_out, c_in, pair, tile, form, width, "int16_t" if int16 else "int8_t"),
+                *channel_group(at, u, c_out, c_in, pair, tile, form, width, "int16_t" if int16 else "int8_t", paired),
                 Dot("acc", 0, x, 0 if widened else first * c_in, tuple(f"w{k}" for k in range(width)), 0, c_in,
-                    f"off{j}", x_offset, pair, count, stride),
+                    f"off{j}", x_offset, pair, count, stride, paired=paired),
                 Requantize(buf, base + u, "acc", pair, u, at, form, pixels=count, dst_stride=Const(c_out),
                            acc_stride=Const(width)),
             ], step=width)], buf
@@ -433,7 +435,7 @@ def layer_chain(params, segment: int) -> Kernel:
                                                                    ("push", p.pushes_output))
     signature = ("layer_chain", tuple((type(layer).__name__, tuple(layer.input_shape)) + (
         () if is_transpose(layer) else (tuple(layer.filter.shape), layer.stride, layer.padding, layer.tuning,
-                                        getattr(layer, "int16_weights", False)))
+                                        getattr(layer, "int16_weights", False), getattr(layer, "paired_weights", False)))
         for layer in p.layers),
         pool, add, segment) + ((act,) if e > 1 else ())
     kinds = "-".join(["nchw" if is_transpose(layer) else "dw" if is_depthwise(layer) else f"conv{layer.filter.shape[1]}"

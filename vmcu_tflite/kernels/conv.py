@@ -116,9 +116,11 @@ def conv_pixel(p, n: Ix, y: Ix, x: Ix, params: str = "p", offsets: str = "offset
     count = 1 if tile == 1 else pixels
     reads = []
     int16 = wide_filter(p)  # int16 rows: the inputs widened in order, a lone pixel's too
-    widened = way == "gather" or (way == "pixel" and (tile > 1 or int16) and wide * tile * 2 <= WIDEN_BYTES)
-    if int16 and not widened:
-        raise ValueError(f"a convolution of int16 weights over {c_in} inputs it does not widen")
+    paired = getattr(p, "paired_weights", False)  # rows in pairs (paired_weights.py): a lone pixel widened too
+    widened = way == "gather" or (way == "pixel" and (tile > 1 or int16 or paired) and wide * tile * 2 <= WIDEN_BYTES)
+    if (int16 or paired) and not widened:
+        raise ValueError(f"a convolution of {'int16' if int16 else 'paired'} weights over {c_in} inputs it does not "
+                         "widen")
     if way == "pixel":
         t = Var("t")
         reads = [RAMLoad("run", source, ((n * h + y) * w + x) * c_in, c_in * count, max_bytes=c_in * tile)]
@@ -172,10 +174,11 @@ def conv_pixel(p, n: Ix, y: Ix, x: Ix, params: str = "p", offsets: str = "offset
 
     def unit(u: Ix, pair: Ix) -> list:
         start = channel_group(params, u, c_out, pitch, pair, tile, form, weight_rows,
-                              "int16_t" if wide_filter(p) else "int8_t")
+                              "int16_t" if wide_filter(p) else "int8_t", paired)
         if way == "pixel":
             x, stride = ("wide", wide) if widened else ("run", c_in)
-            return start + [Dot("acc", 0, x, 0, weights, 0, c_in, offsets, x_offset, pair, count, stride)]
+            return start + [Dot("acc", 0, x, 0, weights, 0, c_in, offsets, x_offset, pair, count, stride,
+                                paired=paired)]
         if way == "gather":
             return start + [Dot("acc", 0, "wide", 0, weights, 0, pitch, offsets, x_offset, pair, count, pitch)]
         if way == "rows":

@@ -14,7 +14,7 @@ its placement allows that, `planner/tiles.py`).
 """
 from __future__ import annotations
 
-from .index import Const, Ix, Var, imax, imin
+from .index import Const, Ix, Var, floor_div, imax, imin
 from .ir import (Broadcast, Dot, FlashLoad, InitBias, Kernel, Loop, RAMFree, RAMLoad, RAMStore, RegAlloc, Requantize,
                  Widen, loop)
 from .requant import GENERAL, RequantForm
@@ -37,15 +37,24 @@ def pair_bytes(bytes_: int) -> int:
     return bytes_ + bytes_ % 2
 
 
+def row_start(channel: Ix, window: int, paired: bool = False) -> Ix:
+    """Where output channel `channel`'s filter row starts: `window` weights per row; in the paired
+    layout (`paired_weights.py`) a pair's two rows share 2 * window bytes, the odd row 4 bytes in."""
+    if not paired:
+        return channel * window
+    pair = floor_div(channel, 2)
+    return pair * (2 * window) + (channel - 2 * pair) * 4
+
+
 def channel_group(params: str, u, units: int, window: int, pair, pixels: int = 1, form: RequantForm = GENERAL,
-                 width: int = 2, weights: str = "int8_t") -> list:
+                 width: int = 2, weights: str = "int8_t", paired: bool = False) -> list:
     """Accumulators of the `width` (2 or 4) output channels from u (`pair` of them used) for `pixels`
     inputs (acc[width * p + k]: input p, channel u + k; int64 for a 16x8 layer's `form.wide`), started
     at their bias (a table of `form.bias`), and pointers w0, w1, ... to the channels' `window`-weight filter
-    rows of C type `weights` (those past the last channel point at it, inside the filter, and their accumulators
-    are never stored)."""
+    rows of C type `weights`, `paired` or not (`row_start`; those past the last channel point at it, inside
+    the filter, and their accumulators are never stored)."""
     return [RegAlloc("acc", "int64_t" if form.wide else "int32_t", width * pixels),
-            *(FlashLoad(f"w{k}", f"{params}->filter", imin(u + k, units - 1) * window, ctype=weights)
+            *(FlashLoad(f"w{k}", f"{params}->filter", row_start(imin(u + k, units - 1), window, paired), ctype=weights)
               for k in range(width)),
             *(InitBias("acc", f"{params}->bias", u, pair, width * p, width if pixels > 1 else 0, form.bias)
               for p in range(pixels))]
@@ -62,7 +71,7 @@ ELEMENT_TYPES = {1: "int8_t", 2: "int16_t"}  # activations by bytes per element
 
 def gemm(rows: int, depth: int, units: int, segment: int, params_type: str, stem: str,
          form: RequantForm = GENERAL, tile_rows: int = 1, x_offset: str = "p->input_offset",
-         widen_once: bool = True, element: int = 1, int16_weights: bool = False) -> Kernel:
+         widen_once: bool = True, element: int = 1, int16_weights: bool = False, paired_weights: bool = False) -> Kernel:
     """`params_type` is the C params struct (conv or fully connected); both name the same members;
     `form` what the layer's constants prove about its requantization (`requant.py`); `x_offset` the
     offset its dot products add ("0" where the bias holds it, `offset.py`); `widen_once`: a widened
@@ -77,7 +86,11 @@ def gemm(rows: int, depth: int, units: int, segment: int, params_type: str, stem
 
     `int16_weights`: the filter is stored widened to int16 (`widened_weights.py`): every tile is
     widened in order (`natural`) and met two output channels at a time, as the DSP assembly's
-    tile of int16 rows reads it."""
+    tile of int16 rows reads it.
+
+    `paired_weights`: each channel pair's rows interleaved word by word (`paired_weights.py`); every
+    tile is widened (SXTB16's order), a tile of one row too, so that the assembly's paired forms take
+    it as they take a pair of rows."""
     if tile_rows not in (1, 2):
         raise ValueError(f"GEMM tiles of 1 or 2 rows, not {tile_rows}")
     if element not in ELEMENT_TYPES or segment % element:
@@ -91,9 +104,11 @@ def gemm(rows: int, depth: int, units: int, segment: int, params_type: str, stem
     width = 2 if int16_weights else group_width(units)
     tile = imin(rows - m, tile_rows)  # rows in this tile: tile_rows, fewer in the last
     wide = whole_words(depth)
-    widened = (tile_rows == 2 or int16_weights) and wide * tile_rows * 2 <= WIDEN_BYTES and e == 1
-    if int16_weights and not widened:
-        raise ValueError(f"GEMM of int16 weights over rows of {depth} it does not widen")
+    every_tile = int16_weights or paired_weights  # widened one-row tiles too
+    widened = (tile_rows == 2 or every_tile) and wide * tile_rows * 2 <= WIDEN_BYTES and e == 1
+    if every_tile and not widened:
+        raise ValueError(f"GEMM of {'int16' if int16_weights else 'paired'} weights over rows of {depth} it does "
+                         "not widen")
     x, stride = ("xw", wide) if widened else ("x", depth)
     widen = [RegAlloc("xw", "int16_t", wide * tile_rows),
              loop("r", 0, tile, [Widen("xw", r * wide, "x", r * depth, depth, "offsets", x_offset,
@@ -102,7 +117,7 @@ def gemm(rows: int, depth: int, units: int, segment: int, params_type: str, stem
     # the pool through the load's pointer, so each segment loads it again (after the stores before it).
     load = [RAMLoad("x", "input0", m * depth * e, depth * tile * e, max_bytes=depth * tile_rows * e, ctype=ctype),
             *(widen if widened else [])]
-    # One-row tiles are widened only for int16 weights: per segment, as the int8 row is read per segment,
+    # One-row tiles are widened only for int16 or paired weights: per segment, as the int8 row is read per segment,
     # so that the pool sees the same loads (and the planner finds the same plan) either way.
     once = widened and widen_once and tile_rows == 2
     every = once and pair_bytes(units * tile_rows) <= ALL_UNITS_BYTES
@@ -112,9 +127,9 @@ def gemm(rows: int, depth: int, units: int, segment: int, params_type: str, stem
         used = imin(hi - u, width)
         return loop("u", lo, hi, [
             *channel_group("p", u, units, depth, used, tile_rows, form, width,
-                           "int16_t" if int16_weights else "int8_t"),
+                           "int16_t" if int16_weights else "int8_t", paired_weights),
             Dot("acc", 0, x, 0, tuple(f"w{k}" for k in range(width)), 0, depth, "offsets", x_offset, used, tile,
-                stride),
+                stride, paired=paired_weights),
             Requantize("seg", u - base, "acc", used, u, "p", form, pixels=tile, dst_stride=Const(pitch),
                        acc_stride=Const(width)),
         ], step=width)
@@ -137,9 +152,10 @@ def gemm(rows: int, depth: int, units: int, segment: int, params_type: str, stem
     body = (Broadcast("offsets", x_offset), loop("m", 0, rows, tile_body, step=tile_rows))
     shape = f"{rows} x {depth}] x [{depth} x {units}"
     signature = (("gemm", rows, depth, units, segment, tile_rows, once) + ((ctype, form.wide) if e > 1 else ())
-                 + (("int16 weights",) if int16_weights else ()))
+                 + (("int16 weights",) if int16_weights else ()) + (("paired weights",) if paired_weights else ()))
     return Kernel(name=stem, params_type=params_type, signature=signature,
                   tensors={"input0": rows * depth * e, "output": rows * units * e}, body=body,
                   doc=f"GEMM [{shape}], {segment * e}-byte segments" + (", 2-row tiles" if tile_rows == 2 else "")
-                  + (f", {ctype} activations" if e > 1 else "") + (", int16 weights" if int16_weights else ""),
+                  + (f", {ctype} activations" if e > 1 else "") + (", int16 weights" if int16_weights else "")
+                  + (", paired weights" if paired_weights else ""),
                   element=e)

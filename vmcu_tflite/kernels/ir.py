@@ -175,6 +175,9 @@ class Dot(_IndexFields):
     count: Ix = Const(1)  # weight rows used, 1 to G (the last group of a segment may use fewer)
     pixels: Ix = Const(1)  # inputs used: 1, 2 or 3 (widened ones: a 3x2 tile), input p x_stride * p after the first
     x_stride: Ix = Const(0)
+    # rows 2j and 2j + 1 interleaved word by word (`paired_weights.py`): row k's weight i at
+    # w_k[w_index + 8 * (i // 4) + i % 4], row 2j + 1 starting 4 bytes after row 2j
+    paired: bool = False
 
 
 @dataclass(frozen=True)

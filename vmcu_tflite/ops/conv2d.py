@@ -32,6 +32,7 @@ class Conv2DParams:
     element: int = 1  # bytes per activation: 2 for int16 (the 16x8 form)
     wide: bool = False  # int16: accumulates in int64 (an int64 bias) with the 64-bit requantization
     int16_weights: bool = False  # a 1x1 filter stored widened to int16 (`kernels/widened_weights.py`)
+    paired_weights: bool = False  # a 1x1 filter's channel pairs interleaved word by word (`kernels/paired_weights.py`)
     # (f_h, f_w) of a nearest-neighbour upsample folded in (`passes.fold_upsamples`): `input_shape` is then the
     # upsampled shape the window's geometry is about, and the tensor read is `source_shape`, f_h and f_w smaller
     upsample: tuple[int, int] = (1, 1)

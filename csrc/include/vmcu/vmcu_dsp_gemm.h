@@ -60,6 +60,13 @@ void vmcu_gemm2x2_narrow_b32_run(const vmcu_gemm_tile *tile);
  * vmcu_widen_s8 left them, out_stride not read; 11 instructions per group of four. */
 void vmcu_gemm1x2_narrow_b16_run(const vmcu_gemm_tile *tile);
 void vmcu_gemm1x2_narrow_b32_run(const vmcu_gemm_tile *tile);
+/* The `p` forms: the same over an int8 filter in the paired layout (kernels/paired_weights.py), w the
+ * first pair's two rows interleaved word by word (group g of channel c = 2j + k at w + 2j * len + 8g + 4k):
+ * one LDRD loads both rows' words, 14 instructions per group of four for two pixels, 10 for one. */
+void vmcu_gemm2x2p_narrow_b16_run(const vmcu_gemm_tile *tile);
+void vmcu_gemm2x2p_narrow_b32_run(const vmcu_gemm_tile *tile);
+void vmcu_gemm1x2p_narrow_b16_run(const vmcu_gemm_tile *tile);
+void vmcu_gemm1x2p_narrow_b32_run(const vmcu_gemm_tile *tile);
 /* The same for rows of exactly k = 8, 16, 24, 32, 40, 48, 64, 80 or 96 inputs
  * (lower.dsp UNROLLED_ROWS), len = k, pairs >= 1: each row unrolled, the pair's pointers in
  * registers (vmcu_dot_dsp.c). The `w` forms read int16 rows (a filter the converter widened,
@@ -69,7 +76,7 @@ void vmcu_gemm1x2_narrow_b32_run(const vmcu_gemm_tile *tile);
  * gemm3x2[w] forms (vmcu_gemm3x2_dsp.c) the tile of three (a chain row's last of an odd width), x
  * their inputs as three rows k apart as vmcu_widen_s8 (vmcu_widen_s8_natural for the `w` forms) left
  * them, pixel p's outputs at out + p * out_stride: 21 instructions per group of four (17 over int16
- * rows). */
+ * rows). The `p` forms of each read paired rows, as above (the tile of three: 20). */
 #define VMCU_GEMM2X2W_K_DECLARE(k)                                                                    \
     void vmcu_gemm2x2w_k##k##_narrow_b16_run(const vmcu_gemm_tile *tile);                             \
     void vmcu_gemm2x2w_k##k##_narrow_b32_run(const vmcu_gemm_tile *tile);                             \
@@ -84,6 +91,12 @@ void vmcu_gemm1x2_narrow_b32_run(const vmcu_gemm_tile *tile);
     void vmcu_gemm3x2_k##k##_narrow_b32_run(const vmcu_gemm_tile *tile);                              \
     void vmcu_gemm3x2w_k##k##_narrow_b16_run(const vmcu_gemm_tile *tile);                             \
     void vmcu_gemm3x2w_k##k##_narrow_b32_run(const vmcu_gemm_tile *tile);                             \
+    void vmcu_gemm2x2p_k##k##_narrow_b16_run(const vmcu_gemm_tile *tile);                             \
+    void vmcu_gemm2x2p_k##k##_narrow_b32_run(const vmcu_gemm_tile *tile);                             \
+    void vmcu_gemm1x2p_k##k##_narrow_b16_run(const vmcu_gemm_tile *tile);                             \
+    void vmcu_gemm1x2p_k##k##_narrow_b32_run(const vmcu_gemm_tile *tile);                             \
+    void vmcu_gemm3x2p_k##k##_narrow_b16_run(const vmcu_gemm_tile *tile);                             \
+    void vmcu_gemm3x2p_k##k##_narrow_b32_run(const vmcu_gemm_tile *tile);                             \
     VMCU_GEMM2X2W_K_DECLARE(k)
 VMCU_GEMM2X2_K_DECLARE(8)
 VMCU_GEMM2X2_K_DECLARE(16)
@@ -256,6 +269,37 @@ VMCU_INLINE void vmcu_dot_s16_s8_at(const int16_t *x0, const int16_t *x1, const 
         }
     }
     vmcu_store_acc2x2(acc, stride, x1 != 0, w1 != 0, a00, a01, a10, a11);
+}
+
+/**
+ * vmcu_dot_s16_s8_at from the start over weight rows in the paired layout (kernels/paired_weights.py:
+ * a channel pair's rows interleaved word by word), len a multiple of 4: row k's group of four inputs
+ * i .. i + 3 at w_k + 2i, each group one vmcu_dot_s16_s8_at of four. The GEMM assembly's paired forms
+ * read whole pairs; this is the C the generated kernels fall back to (cores without the assembly, tiles
+ * it does not take).
+ */
+VMCU_INLINE void vmcu_dot_s16_s8_paired_at(const int16_t *x0, const int16_t *x1, const int8_t *w0, const int8_t *w1,
+                                           int32_t len, int32_t *acc, int32_t stride)
+{
+    int32_t i;
+    for (i = 0; i < len; i += 4) {
+        vmcu_dot_s16_s8_at(x0 + i, x1 ? x1 + i : 0, w0 + 2 * i, w1 ? w1 + 2 * i : 0, 0, 4, acc, stride);
+    }
+}
+
+/** vmcu_dot_s16_s8_paired_at for two inputs' accumulators acc[2p + k] (vmcu_dot_s16_s8's). */
+VMCU_INLINE void vmcu_dot_s16_s8_paired(const int16_t *x0, const int16_t *x1, const int8_t *w0, const int8_t *w1,
+                                        int32_t len, int32_t *acc)
+{
+    vmcu_dot_s16_s8_paired_at(x0, x1, w0, w1, len, acc, 2);
+}
+
+/** The same for four weight rows, acc[4p + k] (vmcu_dot4_s16_s8's), as two pairs. */
+VMCU_INLINE void vmcu_dot4_s16_s8_paired(const int16_t *x0, const int16_t *x1, const int8_t *w0, const int8_t *w1,
+                                         const int8_t *w2, const int8_t *w3, int32_t len, int32_t *acc)
+{
+    vmcu_dot_s16_s8_paired_at(x0, x1, w0, w1, len, acc, 4);
+    vmcu_dot_s16_s8_paired_at(x0, x1, w2, w3, len, acc + 2, 4);
 }
 
 #endif /* VMCU_DSP_GEMM_H */

@@ -27,31 +27,15 @@
  * vmcu_dot1x2_s16_s8_run, a row's odd last pixel: its pair of input words held (r6-r7) against both
  * rows, 11 instructions per group of four inputs, the row's end in r8.
  *
- * The three expand one row scaffold (VMCU_DOT_ROW) with their own group and end test.
+ * The three expand one row scaffold (VMCU_DOT_ROW, vmcu_gemm_dsp_macros.h) with their own group and
+ * end test. The GEMM forms below come in three layouts of the weight rows: int8 rows len apart, int16
+ * rows (the `w` forms) and int8 rows interleaved in pairs (the `p` forms, kernels/paired_weights.py).
  */
 __asm__(
     "    .pushsection .text.vmcu_dot_s16_s8_runs,\"ax\",%progbits\n"
     "    .syntax unified\n"
     "    .thumb\n"
-    /* A row's group of four weights as two words of int16 pairs (ip, lr) against both pixels'
-     * input words (r8-r9, r10-r11), into the row's accumulators for pixel 0 (a0) and pixel 1 (a1);
-     * with `first`, a1 starts from a0 (both still the row's bias: no copy of it). */
-    "    .macro VMCU_SMLAD2X2 a0, a1, first=0\n"
-    "    .if \\first\n"
-    "    smlad \\a1, r10, ip, \\a0\n"
-    "    .else\n"
-    "    smlad \\a1, r10, ip, \\a1\n"
-    "    .endif\n"
-    "    smlad \\a1, r11, lr, \\a1\n"
-    "    smlad \\a0, r8, ip, \\a0\n"
-    "    smlad \\a0, r9, lr, \\a0\n"
-    "    .endm\n"
-    /* The same from one word of int8 weights (lr), widened in two halves first. */
-    "    .macro VMCU_MAC2X2 a0, a1, first=0\n"
-    "    sxtb16 ip, lr\n"
-    "    sxtb16 lr, lr, ror #8\n"
-    "    VMCU_SMLAD2X2 \\a0, \\a1, \\first\n"
-    "    .endm\n"
+    VMCU_GEMM_DSP_MACROS
     "    .macro VMCU_DOT2X2_GROUP\n"
     "    ldrd r8, r9, [r0], #8\n"
     "    ldrd r10, r11, [r1], #8\n"
@@ -87,36 +71,6 @@ __asm__(
     "    .endm\n"
     "    .macro VMCU_DOT1X2_AT_END\n"     /* flags: r0 at the row's end, kept in r8 */
     "    cmp r0, r8\n"
-    "    .endm\n"
-    /* A row's groups (`group`) from its length in `len`, which it clobbers: two for len & 8, four for
-     * len & 16 (tested once from the flags of one shift; the groups leave the flags), then passes of
-     * eight until `at_end` says the row is done. */
-    "    .macro VMCU_DOT_ROW group, at_end, len\n"
-    "    lsls \\len, \\len, #28\n"       /* N: len & 8, C: len & 16 */
-    "    bpl 1f\n"
-    "    \\group\n"
-    "    \\group\n"
-    "1:\n"
-    "    bcc 2f\n"
-    "    \\group\n"
-    "    \\group\n"
-    "    \\group\n"
-    "    \\group\n"
-    "2:\n"
-    "    \\at_end\n"
-    "    beq 4f\n"
-    "3:\n"
-    "    \\group\n"
-    "    \\group\n"
-    "    \\group\n"
-    "    \\group\n"
-    "    \\group\n"
-    "    \\group\n"
-    "    \\group\n"
-    "    \\group\n"
-    "    \\at_end\n"
-    "    bne 3b\n"
-    "4:\n"
     "    .endm\n"
     "    .macro VMCU_DOT2X2_ROW len, loaded=0\n"  /* the 2x2 row: len at [sp + len] (or in ip), its end kept at [sp] */
     "    .if \\loaded == 0\n"
@@ -185,7 +139,6 @@ __asm__(
     "    strd r4, r5, [ip]\n"
     "    pop {r4-r8, pc}\n"
     "    .size vmcu_dot1x2_s16_s8_run, . - vmcu_dot1x2_s16_s8_run\n"
-    VMCU_GEMM_DSP_MACROS
     /* A channel pair's end in either loop: its multipliers in r8-r9, its shifts read and the test
      * for the last pair made (no instruction after it sets the flags), the four accumulators
      * requantized and stored through the frame's output pointers; back to `again` for the next. */
@@ -206,7 +159,17 @@ __asm__(
     "    ldr ip, [sp, #32]\n"
     "    cmp r0, ip\n"
     "    .endm\n"
-    "    .macro VMCU_GEMM2X2_NARROW load, size\n"
+    "    .macro VMCU_GEMM2X2P_GROUP\n"   /* the same over paired rows: both rows' words by one LDRD */
+    "    ldm r0!, {r8-r11}\n"
+    "    ldrd r3, lr, [r2], #8\n"
+    "    VMCU_MAC2X2 r5, r7\n"
+    "    sxtb16 ip, r3\n"
+    "    sxtb16 lr, r3, ror #8\n"
+    "    VMCU_SMLAD2X2 r4, r6\n"
+    "    .endm\n"
+    /* `group` the row's group, `row` 1 where the rows are len apart (the next pair's row len past the
+     * row's end), 0 where they are paired (the row's end is the next pair's; r3 is the group's) */
+    "    .macro VMCU_GEMM2X2_NARROW k, load, size, group, row\n"
     "    VMCU_GEMM2X2_FRAME 16\n"
     "    ldr ip, [r0, #16]\n"         /* multiplier */
     "    str ip, [sp, #28]\n"
@@ -220,8 +183,10 @@ __asm__(
     "    mov r6, r4\n"
     "    mov r7, r5\n"
     "    ldrd r0, ip, [sp, #20]\n"    /* x, len */
-    "    VMCU_DOT_ROW VMCU_GEMM2X2_GROUP, VMCU_GEMM2X2_AT_END, ip\n"
+    "    VMCU_DOT_ROW \\group, VMCU_GEMM2X2_AT_END, ip\n"
+    "    .if \\row\n"
     "    add r2, r2, r3\n"            /* the next pair's row */
+    "    .endif\n"
     "    VMCU_GEMM_MULTIPLIERS r8, r9\n"
     "    VMCU_GEMM2X2_TAIL 5b\n"
     "    add sp, sp, #36\n"
@@ -243,7 +208,20 @@ __asm__(
     "    smlad r4, r6, ip, r4\n"
     "    smlad r4, r7, lr, r4\n"
     "    .endm\n"
-    "    .macro VMCU_GEMM1X2_NARROW k, load, size, groups, row\n"  /* a function body: k, groups, row unused */
+    "    .macro VMCU_GEMM1X2P_GROUP\n"   /* paired rows: both rows' words by one LDRD (r9 free in the row) */
+    "    ldrd r6, r7, [r0], #8\n"
+    "    ldrd r9, lr, [r2], #8\n"
+    "    sxtb16 ip, lr\n"
+    "    sxtb16 lr, lr, ror #8\n"
+    "    smlad r5, r6, ip, r5\n"
+    "    smlad r5, r7, lr, r5\n"
+    "    sxtb16 ip, r9\n"
+    "    sxtb16 r9, r9, ror #8\n"
+    "    smlad r4, r6, ip, r4\n"
+    "    smlad r4, r7, r9, r4\n"
+    "    .endm\n"
+    /* a function body (k unused): `groups` the row's group, `row` as VMCU_GEMM2X2_NARROW's */
+    "    .macro VMCU_GEMM1X2_NARROW k, load, size, groups, row\n"
     "    VMCU_GEMM2X2_FRAME 0\n"
     "    ldr r10, [r0, #16]\n"        /* multiplier */
     "    ldr r3, [r0, #8]\n"          /* len */
@@ -253,8 +231,10 @@ __asm__(
     "    mov r0, r11\n"
     "    add r8, r11, r3, lsl #1\n"   /* the row's end */
     "    mov ip, r3\n"
-    "    VMCU_DOT_ROW VMCU_GEMM1X2_GROUP, VMCU_DOT1X2_AT_END, ip\n"
+    "    VMCU_DOT_ROW \\groups, VMCU_DOT1X2_AT_END, ip\n"
+    "    .if \\row\n"
     "    add r2, r2, r3\n"            /* the next pair's row */
+    "    .endif\n"
     "    ldrd r8, r9, [r10], #8\n"    /* the pair's multipliers */
     "    VMCU_GEMM1X2_TAIL 9b\n"
     "    add sp, sp, #20\n"
@@ -287,6 +267,19 @@ __asm__(
     "    VMCU_GEMM2X2W_K_GROUPS \\k, (\\g + 1)\n"
     "    .endif\n"
     "    .endm\n"
+    /* The same over paired rows (vmcu_gemm2x2p_k<k>_...): both rows' words by one LDRD into r3 and lr,
+     * 14 instructions per group; the multipliers then wait in the frame (VMCU_GEMM2X2P_K). */
+    "    .macro VMCU_GEMM2X2P_K_GROUPS k, g\n"
+    "    ldm r0!, {r8-r11}\n"
+    "    ldrd r3, lr, [r2, #(8 * \\g)]\n"
+    "    VMCU_MAC2X2 r5, r7, (\\g == 0)\n"
+    "    sxtb16 ip, r3\n"
+    "    sxtb16 lr, r3, ror #8\n"
+    "    VMCU_SMLAD2X2 r4, r6, (\\g == 0)\n"
+    "    .if \\g + 1 < \\k / 4\n"
+    "    VMCU_GEMM2X2P_K_GROUPS \\k, (\\g + 1)\n"
+    "    .endif\n"
+    "    .endm\n"
     /* One pixel's (vmcu_gemm1x2[w]_k<k>_...): its widened inputs (r0, in SXTB16's order) by immediate
      * offsets, so that x stays at the row's start; 11 instructions per group of four, 7 with int16 rows
      * (inputs widened in order). */
@@ -304,6 +297,21 @@ __asm__(
     "    smlad r4, r7, lr, r4\n"
     "    .if \\g + 1 < \\k / 4\n"
     "    VMCU_GEMM1X2_K_GROUPS \\k, (\\g + 1)\n"
+    "    .endif\n"
+    "    .endm\n"
+    "    .macro VMCU_GEMM1X2P_K_GROUPS k, g\n"  /* paired rows: one LDRD (r8 free before the tail), 10 */
+    "    ldrd r6, r7, [r0, #(8 * \\g)]\n"
+    "    ldrd r8, lr, [r2, #(8 * \\g)]\n"
+    "    sxtb16 ip, lr\n"
+    "    sxtb16 lr, lr, ror #8\n"
+    "    smlad r5, r6, ip, r5\n"
+    "    smlad r5, r7, lr, r5\n"
+    "    sxtb16 ip, r8\n"
+    "    sxtb16 r8, r8, ror #8\n"
+    "    smlad r4, r6, ip, r4\n"
+    "    smlad r4, r7, r8, r4\n"
+    "    .if \\g + 1 < \\k / 4\n"
+    "    VMCU_GEMM1X2P_K_GROUPS \\k, (\\g + 1)\n"
     "    .endif\n"
     "    .endm\n"
     "    .macro VMCU_GEMM1X2W_K_GROUPS k, g\n"
@@ -348,6 +356,23 @@ __asm__(
     "    add sp, sp, #20\n"
     "    pop {r4-r11, pc}\n"
     "    .endm\n"
+    /* The two-pixel tile over paired rows: r3 is its groups', so the multipliers wait in the frame
+     * ([sp + 28], VMCU_GEMM_MULTIPLIERS). */
+    "    .macro VMCU_GEMM2X2P_K k, load, size, groups, row\n"
+    "    VMCU_GEMM2X2_FRAME 12\n"
+    "    ldr r3, [r0, #16]\n"         /* multiplier */
+    "    str r3, [sp, #28]\n"
+    "    ldr r0, [r0]\n"              /* x */
+    "6:\n"
+    "    VMCU_GEMM_BIASES \\load, \\size\n"
+    "    \\groups \\k, 0\n"
+    "    add r2, r2, #(2 * \\k)\n"  /* the next pair */
+    "    sub r0, r0, #(4 * \\k)\n"  /* the inputs' start */
+    "    VMCU_GEMM_MULTIPLIERS r8, r9\n"
+    "    VMCU_GEMM2X2_TAIL 6b\n"
+    "    add sp, sp, #32\n"
+    "    pop {r4-r11, pc}\n"
+    "    .endm\n"
     /* The tile of one pixel: its groups address x by offsets, its tail stores one pixel's two values
      * (the same frame and tile; out_stride not read). */
     "    .macro VMCU_GEMM1X2_K k, load, size, groups, row\n"
@@ -364,6 +389,10 @@ __asm__(
     "VMCU_GEMM1X2_K_GROUPS, 1, VMCU_GEMM1X2_K\n"
     "    VMCU_GEMM2X2_K_FUNCTION vmcu_gemm1x2w_k\\k\\()_narrow_b\\bits\\()_run, \\k, \\load, \\size, "
     "VMCU_GEMM1X2W_K_GROUPS, 2, VMCU_GEMM1X2_K\n"
+    "    VMCU_GEMM2X2_K_FUNCTION vmcu_gemm2x2p_k\\k\\()_narrow_b\\bits\\()_run, \\k, \\load, \\size, "
+    "VMCU_GEMM2X2P_K_GROUPS, 1, VMCU_GEMM2X2P_K\n"
+    "    VMCU_GEMM2X2_K_FUNCTION vmcu_gemm1x2p_k\\k\\()_narrow_b\\bits\\()_run, \\k, \\load, \\size, "
+    "VMCU_GEMM1X2P_K_GROUPS, 1, VMCU_GEMM1X2_K\n"
     "    .endm\n"
     "    .irp k, 8, 16, 24, 32, 40, 48, 64, 80, 96\n"  /* lower.dsp UNROLLED_ROWS */
     "    VMCU_GEMM2X2_K_RUN \\k, 16, ldrsh, 2\n"
@@ -383,19 +412,33 @@ __asm__(
     "    .p2align 2\n"
     "    .thumb_func\n"
     "vmcu_gemm2x2_narrow_b16_run:\n"
-    "    VMCU_GEMM2X2_NARROW ldrsh, 2\n"
+    "    VMCU_GEMM2X2_NARROW 0, ldrsh, 2, VMCU_GEMM2X2_GROUP, 1\n"
     "    .size vmcu_gemm2x2_narrow_b16_run, . - vmcu_gemm2x2_narrow_b16_run\n"
     "    .global vmcu_gemm2x2_narrow_b32_run\n"
     "    .type vmcu_gemm2x2_narrow_b32_run, %function\n"
     "    .p2align 2\n"
     "    .thumb_func\n"
     "vmcu_gemm2x2_narrow_b32_run:\n"
-    "    VMCU_GEMM2X2_NARROW ldr, 4\n"
+    "    VMCU_GEMM2X2_NARROW 0, ldr, 4, VMCU_GEMM2X2_GROUP, 1\n"
     "    .size vmcu_gemm2x2_narrow_b32_run, . - vmcu_gemm2x2_narrow_b32_run\n"
-    "    VMCU_GEMM2X2_K_FUNCTION vmcu_gemm1x2_narrow_b16_run, 0, ldrsh, 2, 0, 1, VMCU_GEMM1X2_NARROW\n"
-    "    VMCU_GEMM2X2_K_FUNCTION vmcu_gemm1x2_narrow_b32_run, 0, ldr, 4, 0, 1, VMCU_GEMM1X2_NARROW\n"
+    "    VMCU_GEMM2X2_K_FUNCTION vmcu_gemm1x2_narrow_b16_run, 0, ldrsh, 2, VMCU_GEMM1X2_GROUP, 1, VMCU_GEMM1X2_NARROW\n"
+    "    VMCU_GEMM2X2_K_FUNCTION vmcu_gemm1x2_narrow_b32_run, 0, ldr, 4, VMCU_GEMM1X2_GROUP, 1, VMCU_GEMM1X2_NARROW\n"
+    /* the looped forms over paired rows (kernels/paired_weights.py) */
+    "    VMCU_GEMM2X2_K_FUNCTION vmcu_gemm2x2p_narrow_b16_run, 0, ldrsh, 2, VMCU_GEMM2X2P_GROUP, 0, "
+    "VMCU_GEMM2X2_NARROW\n"
+    "    VMCU_GEMM2X2_K_FUNCTION vmcu_gemm2x2p_narrow_b32_run, 0, ldr, 4, VMCU_GEMM2X2P_GROUP, 0, "
+    "VMCU_GEMM2X2_NARROW\n"
+    "    VMCU_GEMM2X2_K_FUNCTION vmcu_gemm1x2p_narrow_b16_run, 0, ldrsh, 2, VMCU_GEMM1X2P_GROUP, 0, "
+    "VMCU_GEMM1X2_NARROW\n"
+    "    VMCU_GEMM2X2_K_FUNCTION vmcu_gemm1x2p_narrow_b32_run, 0, ldr, 4, VMCU_GEMM1X2P_GROUP, 0, "
+    "VMCU_GEMM1X2_NARROW\n"
     "    .purgem VMCU_GEMM2X2_K_RUN\n"
     "    .purgem VMCU_GEMM2X2_K\n"
+    "    .purgem VMCU_GEMM2X2P_K\n"
+    "    .purgem VMCU_GEMM2X2P_K_GROUPS\n"
+    "    .purgem VMCU_GEMM1X2P_K_GROUPS\n"
+    "    .purgem VMCU_GEMM2X2P_GROUP\n"
+    "    .purgem VMCU_GEMM1X2P_GROUP\n"
     "    .purgem VMCU_GEMM1X2_K\n"
     "    .purgem VMCU_GEMM1X2_NARROW\n"
     "    .purgem VMCU_GEMM1X2_GROUP\n"
@@ -408,14 +451,11 @@ __asm__(
     "    .purgem VMCU_GEMM2X2_TAIL\n"
     "    .purgem VMCU_GEMM2X2_NARROW\n"
     "    .purgem VMCU_DOT2X2_ROW\n"
-    "    .purgem VMCU_DOT_ROW\n"
     "    .purgem VMCU_DOT1X2_AT_END\n"
     "    .purgem VMCU_DOT2X2_AT_END\n"
     "    .purgem VMCU_DOT1X2_GROUP\n"
     "    .purgem VMCU_GEMM2X2_GROUP\n"
     "    .purgem VMCU_DOT2X2_GROUP\n"
-    "    .purgem VMCU_MAC2X2\n"
-    "    .purgem VMCU_SMLAD2X2\n"
     VMCU_GEMM_DSP_PURGE
     "    .popsection\n");
 

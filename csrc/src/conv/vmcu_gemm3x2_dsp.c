@@ -36,17 +36,26 @@ __asm__(
     "    VMCU_PIXEL3X2 r6, r7, (2 * \\k + 8 * \\g), (\\g == 0)\n"
     "    VMCU_PIXEL3X2 r4, r5, (8 * \\g), 0\n"
     "    .endm\n"
-    "    .macro VMCU_GEMM3X2_K_GROUPS k, g\n"
+    /* With `paired` the rows interleaved word by word (vmcu_gemm3x2p_k<k>_...): both rows' words by one
+     * LDRD, 20 instructions per group. */
+    "    .macro VMCU_GEMM3X2_K_GROUPS k, g, paired=0\n"
+    "    .if \\paired\n"
+    "    ldrd r11, lr, [r2, #(8 * \\g)]\n"
+    "    .else\n"
     "    ldr r11, [r2, #(4 * \\g)]\n"
     "    ldr lr, [r2, #(\\k + 4 * \\g)]\n"
+    "    .endif\n"
     "    sxtb16 r10, r11\n"
     "    sxtb16 r11, r11, ror #8\n"
     "    sxtb16 ip, lr\n"
     "    sxtb16 lr, lr, ror #8\n"
     "    VMCU_PIXELS3X2 \\k, \\g\n"
     "    .if \\g + 1 < \\k / 4\n"
-    "    VMCU_GEMM3X2_K_GROUPS \\k, (\\g + 1)\n"
+    "    VMCU_GEMM3X2_K_GROUPS \\k, (\\g + 1), \\paired\n"
     "    .endif\n"
+    "    .endm\n"
+    "    .macro VMCU_GEMM3X2P_K_GROUPS k, g\n"
+    "    VMCU_GEMM3X2_K_GROUPS \\k, \\g, 1\n"
     "    .endm\n"
     /* The same over int16 rows (vmcu_gemm3x2w_k<k>_...), the inputs widened in order: each row's group
      * one LDRD, 17 instructions per group where a pair and a pixel alone take 18. */
@@ -96,12 +105,14 @@ __asm__(
     "    add sp, sp, #32\n"
     "    pop {r4-r11, pc}\n"
     "    .endm\n"
-    /* The forms of one row length and bias width: int8 rows and int16 rows (the `w` forms). */
+    /* The forms of one row length and bias width: int8 rows, int16 rows (the `w` forms) and paired int8 rows (`p`). */
     "    .macro VMCU_GEMM3X2_K_RUN k, bits, load, size\n"
     "    VMCU_GEMM2X2_K_FUNCTION vmcu_gemm3x2_k\\k\\()_narrow_b\\bits\\()_run, \\k, \\load, \\size, "
     "VMCU_GEMM3X2_K_GROUPS, 1, VMCU_GEMM3X2_K\n"
     "    VMCU_GEMM2X2_K_FUNCTION vmcu_gemm3x2w_k\\k\\()_narrow_b\\bits\\()_run, \\k, \\load, \\size, "
     "VMCU_GEMM3X2W_K_GROUPS, 2, VMCU_GEMM3X2_K\n"
+    "    VMCU_GEMM2X2_K_FUNCTION vmcu_gemm3x2p_k\\k\\()_narrow_b\\bits\\()_run, \\k, \\load, \\size, "
+    "VMCU_GEMM3X2P_K_GROUPS, 1, VMCU_GEMM3X2_K\n"
     "    .endm\n"
     "    .irp k, 8, 16, 24, 32, 40, 48, 64, 80, 96\n"  /* lower.dsp UNROLLED_ROWS */
     "    VMCU_GEMM3X2_K_RUN \\k, 16, ldrsh, 2\n"
@@ -111,6 +122,7 @@ __asm__(
     "    .purgem VMCU_GEMM3X2_K\n"
     "    .purgem VMCU_GEMM3X2_TAIL\n"
     "    .purgem VMCU_GEMM3X2W_K_GROUPS\n"
+    "    .purgem VMCU_GEMM3X2P_K_GROUPS\n"
     "    .purgem VMCU_GEMM3X2_K_GROUPS\n"
     "    .purgem VMCU_PIXELS3X2\n"
     "    .purgem VMCU_PIXEL3X2\n"

@@ -1,7 +1,8 @@
 /*
  * vmcu-tflite runtime: the GEMM assembly's macros that its two sources share (vmcu_dot_dsp.c, the tiles of
- * two pixels and of one; vmcu_gemm3x2_dsp.c, the tile of three): the narrow requantization, a channel
- * pair's biases, multipliers and shifts, the frame, the two pixels' stores and one section per function.
+ * two pixels and of one; vmcu_gemm3x2_dsp.c, the tile of three): a 2x2 group's multiply-accumulates, the
+ * looped rows' scaffold, the narrow requantization, a channel pair's biases, multipliers and shifts, the
+ * frame, the two pixels' stores and one section per function.
  * Each source's __asm__ block starts with VMCU_GEMM_DSP_MACROS and ends with VMCU_GEMM_DSP_PURGE (GNU as
  * keeps a macro until it is purged, across the blocks of a translation unit).
  */
@@ -9,6 +10,55 @@
 #define VMCU_GEMM_DSP_MACROS_H
 
 #define VMCU_GEMM_DSP_MACROS                                                                                        \
+    /* A row's group of four weights as two words of int16 pairs (ip, lr) against both pixels'                      \
+     * input words (r8-r9, r10-r11), into the row's accumulators for pixel 0 (a0) and pixel 1 (a1);                 \
+     * with `first`, a1 starts from a0 (both still the row's bias: no copy of it). */                               \
+    "    .macro VMCU_SMLAD2X2 a0, a1, first=0\n"                                                                    \
+    "    .if \\first\n"                                                                                             \
+    "    smlad \\a1, r10, ip, \\a0\n"                                                                               \
+    "    .else\n"                                                                                                   \
+    "    smlad \\a1, r10, ip, \\a1\n"                                                                               \
+    "    .endif\n"                                                                                                  \
+    "    smlad \\a1, r11, lr, \\a1\n"                                                                               \
+    "    smlad \\a0, r8, ip, \\a0\n"                                                                                \
+    "    smlad \\a0, r9, lr, \\a0\n"                                                                                \
+    "    .endm\n"                                                                                                   \
+    /* The same from one word of int8 weights (lr), widened in two halves first. */                                 \
+    "    .macro VMCU_MAC2X2 a0, a1, first=0\n"                                                                      \
+    "    sxtb16 ip, lr\n"                                                                                           \
+    "    sxtb16 lr, lr, ror #8\n"                                                                                   \
+    "    VMCU_SMLAD2X2 \\a0, \\a1, \\first\n"                                                                       \
+    "    .endm\n"                                                                                                   \
+    /* A row's groups (`group`) from its length in `len`, which it clobbers: two for len & 8, four for              \
+     * len & 16 (tested once from the flags of one shift; the groups leave the flags), then passes of               \
+     * eight until `at_end` says the row is done. */                                                                \
+    "    .macro VMCU_DOT_ROW group, at_end, len\n"                                                                  \
+    "    lsls \\len, \\len, #28\n"       /* N: len & 8, C: len & 16 */                                              \
+    "    bpl 1f\n"                                                                                                  \
+    "    \\group\n"                                                                                                 \
+    "    \\group\n"                                                                                                 \
+    "1:\n"                                                                                                          \
+    "    bcc 2f\n"                                                                                                  \
+    "    \\group\n"                                                                                                 \
+    "    \\group\n"                                                                                                 \
+    "    \\group\n"                                                                                                 \
+    "    \\group\n"                                                                                                 \
+    "2:\n"                                                                                                          \
+    "    \\at_end\n"                                                                                                \
+    "    beq 4f\n"                                                                                                  \
+    "3:\n"                                                                                                          \
+    "    \\group\n"                                                                                                 \
+    "    \\group\n"                                                                                                 \
+    "    \\group\n"                                                                                                 \
+    "    \\group\n"                                                                                                 \
+    "    \\group\n"                                                                                                 \
+    "    \\group\n"                                                                                                 \
+    "    \\group\n"                                                                                                 \
+    "    \\group\n"                                                                                                 \
+    "    \\at_end\n"                                                                                                \
+    "    bne 3b\n"                                                                                                  \
+    "4:\n"                                                                                                          \
+    "    .endm\n"                                                                                                   \
     /* vmcu_requantize_narrow in place (vmcu_dsp.h), 2 * offset + 1 in lr, the int8 saturation. */                  \
     "    .macro VMCU_NARROW acc, m2, r1\n"                                                                          \
     "    smmlar \\acc, \\acc, \\m2, \\acc\n"                                                                        \
@@ -86,6 +136,9 @@
     "    .endm\n"
 
 #define VMCU_GEMM_DSP_PURGE                                                                                         \
+    "    .purgem VMCU_SMLAD2X2\n"                                                                                   \
+    "    .purgem VMCU_MAC2X2\n"                                                                                     \
+    "    .purgem VMCU_DOT_ROW\n"                                                                                    \
     "    .purgem VMCU_NARROW\n"                                                                                     \
     "    .purgem VMCU_GEMM_BIASES\n"                                                                                \
     "    .purgem VMCU_GEMM2X2_FRAME\n"                                                                              \

@@ -5,6 +5,7 @@ import numpy as np
 
 from ...kernels.conv import filter_pitch, wide_filter
 from ...kernels.offset import kernel_bias
+from ...kernels.paired_weights import interleaved
 from ...kernels.requant import bias_ctype, negate, requant_form, requant_form16
 from .common import requant, struct
 
@@ -26,6 +27,8 @@ def emit(step, graph, writer, name):
     form = requant_form(p.filter, p.bias, p.requant, 0, table)  # the kernel's: its tables' encoding
     rows = negate(p.filter.reshape(p.filter.shape[0], -1), form, 0)  # one row per output channel, as the kernel reads it
     rows = np.pad(rows, ((0, 0), (0, filter_pitch(p) - rows.shape[1])))
+    if getattr(p, "paired_weights", False):  # each channel pair's rows word by word, as the GEMM tile loads them
+        rows = interleaved(rows)
     if wide_filter(p):  # int16 weights, two to a word: an int32 array keeps them word-aligned (LDRD)
         filt = writer.array("int32_t", f"{name}_filter", np.ascontiguousarray(rows, dtype="<i2").view("<i4"))
     else:

@@ -101,6 +101,8 @@ class DotStatements:
         if widened:
             self.dot_widened(s, xs, ws, depth)
             return
+        if s.paired:
+            raise ValueError(f"kernel {self.kernel.name}: paired weight rows are read over widened inputs")
         self.ref(s.offsets)
         tail = f"{s.length.c()}, {s.offsets}, {self.param(s.x_offset, 'int32_t')}"
         if four:  # every row (those past the layer's last channel read its row, inside the filter)
@@ -157,11 +159,12 @@ class DotStatements:
             if wide_weights:
                 return (f"{helper}({xs[0]}, {xs[1] if pixels > 1 else 0}, {ws[0]}, "
                         f"{ws[-1] if rows > 1 else 0}, {s.length.c()}, {acc});")
+            paired = "_paired" if s.paired else ""  # rows interleaved in pairs (paired_weights.py)
             if len(ws) == 4:
-                return (f"vmcu_dot4_s16_s8({xs[0]}, {xs[1] if pixels > 1 else 0}, {', '.join(ws)}, "
+                return (f"vmcu_dot4_s16_s8{paired}({xs[0]}, {xs[1] if pixels > 1 else 0}, {', '.join(ws)}, "
                         f"{s.length.c()}, {acc});")
-            return (f"vmcu_dot_s16_s8({xs[0]}, {xs[1] if pixels > 1 else 0}, {ws[0]}, {ws[-1] if rows > 1 else 0}, "
-                    f"{s.length.c()}, {acc});")
+            return (f"vmcu_dot_s16_s8{paired}({xs[0]}, {xs[1] if pixels > 1 else 0}, {ws[0]}, "
+                    f"{ws[-1] if rows > 1 else 0}, {s.length.c()}, {acc});")
 
         self.code(depth, self.widened_branches(s, ws, call))
 
@@ -171,6 +174,9 @@ class DotStatements:
             raise ValueError(f"kernel {self.kernel.name}: a widened Dot starts at a constant multiple of 4")
         if self.lookup(s.weights[0]).ctype == "int16_t" and len(ws) == 4:
             raise ValueError(f"kernel {self.kernel.name}: int16 weights in a Dot of two rows only")
+        if s.paired and (self.lookup(s.weights[0]).ctype != "int8_t" or self.bounds(s.length)[0] % 4
+                         or self.bounds(s.length)[0] != self.bounds(s.length)[1]):
+            raise ValueError(f"kernel {self.kernel.name}: paired weight rows are int8, read in whole words")
 
     def widened_branches(self, s: Dot, ws: list[str], make) -> list[str]:
         """`make(pixels, rows)` (a line of C, or lines) for the inputs and rows a widened Dot uses, a

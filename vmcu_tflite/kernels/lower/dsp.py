@@ -13,14 +13,15 @@ is widened that way only where every dot product over it is the assembly's: the 
 pass finds those tiles (`paired_tiles`), the second widens them so. Where the tile's outputs are
 stored whole right after the loop, the assembly writes them into the pool itself (`direct_stores`).
 A tile of one pixel (a GEMM's last) takes the assembly's one-pixel loop (`lone_call`), a chain row's last
-three pixels its three-pixel loop (`triple_run`).
+three pixels its three-pixel loop (`triple_run`). Each loop has a form per layout of the weight rows
+(`rows_form`): int8 rows, int16 rows (`w`), int8 rows interleaved in pairs (`p`).
 """
 from __future__ import annotations
 
 import numpy as np
 
 from ..c_text import greatest, paren, plus
-from ..index import Const, Ix, Var, loop_bounds, simplify, substitute
+from ..index import Const, Ix, Sum, Var, loop_bounds, simplify, substitute
 from ..ir import (Accumulate, Broadcast, Dot, DotLanes, DotLanesPair, FlashLoad, InitBias, Loop, RAMFree, RAMStore,
                   RegAlloc, Requantize, Widen)
 from ..schedule import enter, loop_range, values, walk
@@ -211,7 +212,7 @@ class DspLowering(CoreLowering):
         u, length = s.var, self.bounds(dot.length)[0]
         multiplier, shift, offset, w0, channel, out, table, both = self.gemm_operands(dot, requant, rows, bias)
         x = self.ref(dot.x)
-        run = (f"vmcu_gemm2x2{'w' if int16 else ''}_{f'k{length}_' if unrolled else ''}"
+        run = (f"vmcu_gemm2x2{self.rows_form(dot, rows)}_{f'k{length}_' if unrolled else ''}"
                f"narrow_b{16 if bias.ctype == 'int16_t' else 32}_run")
         direct = self.direct_stores(s, dot, requant)
         into = []
@@ -271,7 +272,8 @@ class DspLowering(CoreLowering):
                 or self.widen_orders.get(self.lookup(dot.x).serial) != {int16}):
             return False
         length = self.bounds(dot.length)[0]
-        run = f"vmcu_gemm3x2{'w' if int16 else ''}_k{length}_narrow_b{16 if bias.ctype == 'int16_t' else 32}_run"
+        run = (f"vmcu_gemm3x2{self.rows_form(dot, rows)}_k{length}_narrow_b{16 if bias.ctype == 'int16_t' else 32}"
+               "_run")
         self.lines.append("#if VMCU_DOT_RUN")
         self.code(depth, ["if (1) {", *self.tile_call(s, dot, requant, rows, bias, run,
                                                       paren(requant.dst_stride.c())), "} else"])
@@ -285,9 +287,15 @@ class DspLowering(CoreLowering):
         rows) and both values requantized in registers, where the C loop calls a row helper per
         group. The pixel's inputs are its widened row at the tile's start."""
         length = self.bounds(dot.length)[0]
-        run = (f"vmcu_gemm1x2{'w' if rows[0].ctype == 'int16_t' else ''}_{f'k{length}_' if unrolled else ''}"
+        run = (f"vmcu_gemm1x2{self.rows_form(dot, rows)}_{f'k{length}_' if unrolled else ''}"
                f"narrow_b{16 if bias.ctype == 'int16_t' else 32}_run")
         return self.tile_call(s, dot, requant, rows, bias, run, "0")
+
+    @staticmethod
+    def rows_form(dot: Dot, rows: list[FlashLoad]) -> str:
+        """The letter of the assembly's forms for the GEMM's weight rows: `w` int16 rows (widened at
+        conversion), `p` int8 rows interleaved in pairs (paired_weights.py), none for plain int8 rows."""
+        return "w" if rows[0].ctype == "int16_t" else "p" if dot.paired else ""
 
     def tile_call(self, s: Loop, dot: Dot, requant: Requantize, rows: list[FlashLoad], bias: InitBias, run: str,
                   out_stride: str) -> list[str]:
@@ -384,8 +392,8 @@ class DspLowering(CoreLowering):
         """The Dot, Requantize, row pointers, first InitBias and row length of a GEMM's loop over
         groups of four channels (`gemm.py`), or of a chain's 1x1 layer over channel pairs
         (`chain.py`), whose every group is full: up to `pixels` pixels (two, or one: `lone_run`), int8
-        weight rows `length` bytes apart, the pixels' inputs as far apart, a narrow requantization.
-        Else None."""
+        weight rows `length` bytes apart (or paired, 4 apart from an even channel), the pixels' inputs
+        `length` apart, a narrow requantization. Else None."""
         body = s.body
         if s.step not in (2, 4) or len(body) < 4 or not isinstance(body[0], RegAlloc):
             return None
@@ -412,8 +420,17 @@ class DspLowering(CoreLowering):
             return None
         # The groups are full (above), so the rows' offsets min(u + k, units - 1) * window step by
         # the window at every u: their distance at the loop's first u is the distance at all.
+        # Paired rows (paired_weights.py) are 4 bytes apart from an even channel on: the loop's every u.
         first = {v: ranges[v][0] for v in (rows[1].offset - rows[0].offset).variables()}
         row_step = int((rows[1].offset - rows[0].offset).evaluate(first))
-        if row_step != length[0] or loop_bounds(dot.x_stride, loops, ranges) != length:
-            return None  # the assembly's rows are len apart, and so are its two pixels' inputs
+        if row_step != (4 if dot.paired else length[0]) or (dot.paired and not _even(s.lo)) \
+                or loop_bounds(dot.x_stride, loops, ranges) != length:
+            return None  # the assembly's rows are len apart (or paired), its two pixels' inputs len apart
         return dot, requant, rows, biases[0], length[0]
+
+
+def _even(e: Ix) -> bool:
+    """Whether `e` is even for every value of its variables: a constant, or a sum of even multiples."""
+    if isinstance(e, Const):
+        return e.value % 2 == 0
+    return isinstance(e, Sum) and e.const % 2 == 0 and all(coef % 2 == 0 for coef, _ in e.parts)

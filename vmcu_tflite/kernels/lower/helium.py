@@ -110,9 +110,10 @@ class HeliumLowering(DspLowering):
 
     def dot_widened(self, s: Dot, xs: list[str], ws: list[str], depth: int) -> None:
         """Where the widening added no offset (`offset.py`) and Helium skipped it (`lower_Widen`), the
-        int8 source itself: 16 lanes per VMLADAVA, not 8."""
+        int8 source itself: 16 lanes per VMLADAVA, not 8 (not over paired rows, which the MVE forms
+        do not read)."""
         widen = self.unwidened.get(self.lookup(s.x).serial)
-        if widen is None:
+        if widen is None or s.paired:
             super().dot_widened(s, xs, ws, depth)
             return
         self.check_widened(s, ws)
