@@ -566,3 +566,21 @@ def test_detection_decoding_on_the_board_libm(target, tmp_path):
     from vmcu_reference.interpreter import Interpreter
     outputs = Interpreter(program).run(random_inputs(program.graph, 3)).outputs
     assert outputs[3][0] == 200  # every box decoded is compared
+
+
+@needs_qemu
+@pytest.mark.parametrize("fuse", [False, True], ids=["gemm", "chain"])
+def test_dsp_tuned_paired_filters_run_bit_exact_on_cortex_m55(fuse, tmp_path):
+    """A model converted with the `dsp` tuning (its 1x1 filters paired, `paired_weights.py`) built for
+    the Cortex-M55: the Helium GEMM assembly and dot products over the int8 source read plain rows, so
+    the paired layers widen their inputs and keep the C that follows their layout there (GEMM steps and
+    a fused chain); bit-exact with the reference and TFLite Micro."""
+    model = tmp_path / "paired.tflite"
+    model.write_bytes(conv_chain(channels=(16, 96, 48, 8), hw=5, spread=True))
+    program = compile_model(model, fuse=fuse, tuning="dsp")
+    layers = [layer for s in program.steps for layer in getattr(s.params, "layers", [s.params])]
+    assert any(getattr(layer, "paired_weights", False) for layer in layers)
+    result = validate_program(program, model.read_bytes(), M55, seed=6, work=tmp_path / "run")
+    assert result.status == 0 and result.matches_reference and result.matches_tflm is (True if HAVE_TFLM else None)
+    source = "".join(path.read_text() for path in (tmp_path / "run" / "model").glob("*.c"))
+    assert "vmcu_gemm_mve_" not in source

@@ -164,7 +164,7 @@ class HeliumLowering(DspLowering):
         (vmcu_dsp.h). The sums stay in registers from bias to byte. The loop itself follows for a
         tile of one pixel (and is the whole of it on other cores)."""
         parts = self.gemm_shape(s)
-        if parts is None or s.step != 4:
+        if parts is None or s.step != 4 or parts[0].paired:  # it reads plain rows, not paired ones
             return
         dot, requant, rows, bias, length = parts
         widen = self.unwidened.get(self.lookup(dot.x).serial)
@@ -195,7 +195,8 @@ class HeliumLowering(DspLowering):
         """Where the offset is 0 (folded into the bias, `offset.py`) Helium skips the widening: its dot
         products read the int8 source (`dot_widened`)."""
         skipped = (not s.natural and s.x_offset == "0" and len(s.dst_index.variables() | s.src_index.variables()) <= 1
-                   and (self.own_buffer(s.src) or self.source_outlives_dots(s.dst)))  # a gathered copy, or a load
+                   and (self.own_buffer(s.src) or self.source_outlives_dots(s.dst))  # a gathered copy, or a load
+                   and not self.read_paired(s.dst))
         if not skipped:
             super().lower_Widen(s, depth)
             return
@@ -205,6 +206,11 @@ class HeliumLowering(DspLowering):
         self.lines.append("#else")
         super().lower_Widen(s, depth)
         self.lines.append("#endif")
+
+    def read_paired(self, buffer: str) -> bool:
+        """Whether a Dot over the widened `buffer` reads paired weight rows (`paired_weights.py`, the `dsp`
+        tuning's): the MVE forms over the int8 source read plain rows, so such a buffer is widened."""
+        return any(isinstance(p.stmt, Dot) and p.stmt.x == buffer and p.stmt.paired for p in walk(self.kernel.body))
 
     def source_outlives_dots(self, buffer: str) -> bool:
         """Whether the Dots over the widened `buffer` all run before the kernel stores or frees any
