@@ -435,7 +435,8 @@ def layer_chain(params, segment: int) -> Kernel:
                                                                    ("push", p.pushes_output))
     signature = ("layer_chain", tuple((type(layer).__name__, tuple(layer.input_shape)) + (
         () if is_transpose(layer) else (tuple(layer.filter.shape), layer.stride, layer.padding, layer.tuning,
-                                        getattr(layer, "int16_weights", False), getattr(layer, "paired_weights", False)))
+                                        getattr(layer, "int16_weights", False),
+                                        getattr(layer, "paired_weights", False)))
         for layer in p.layers),
         pool, add, segment) + ((act,) if e > 1 else ())
     kinds = "-".join(["nchw" if is_transpose(layer) else "dw" if is_depthwise(layer) else f"conv{layer.filter.shape[1]}"

@@ -71,7 +71,8 @@ ELEMENT_TYPES = {1: "int8_t", 2: "int16_t"}  # activations by bytes per element
 
 def gemm(rows: int, depth: int, units: int, segment: int, params_type: str, stem: str,
          form: RequantForm = GENERAL, tile_rows: int = 1, x_offset: str = "p->input_offset",
-         widen_once: bool = True, element: int = 1, int16_weights: bool = False, paired_weights: bool = False) -> Kernel:
+         widen_once: bool = True, element: int = 1, int16_weights: bool = False,
+         paired_weights: bool = False) -> Kernel:
     """`params_type` is the C params struct (conv or fully connected); both name the same members;
     `form` what the layer's constants prove about its requantization (`requant.py`); `x_offset` the
     offset its dot products add ("0" where the bias holds it, `offset.py`); `widen_once`: a widened
