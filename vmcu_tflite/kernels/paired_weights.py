@@ -7,7 +7,7 @@ and LDR); with the pair's words side by side, group g of row 2j at 8g and of row
 from the pair's start, one LDRD loads both, and the looped forms step one pointer over both rows,
 which frees the register that held the rows' distance. Per group of four inputs: the 2x2 tile 14
 instructions instead of 15, the tile of three 20 instead of 21, the tile of one 10 instead of 11
-(`vmcu_gemm<t>x2p_...`, csrc/src/conv/vmcu_gemm_paired_dsp.c). The filter holds the same bytes in
+(`vmcu_gemm<t>x2p_...`: csrc/src/conv/vmcu_dot_dsp.c, vmcu_gemm3x2_dsp.c). The filter holds the same bytes in
 another order: no flash, no pool access changes (the plan is the same).
 
 Every reader of such a filter reads it in that layout: the description's dot products say so

@@ -110,10 +110,9 @@ class HeliumLowering(DspLowering):
 
     def dot_widened(self, s: Dot, xs: list[str], ws: list[str], depth: int) -> None:
         """Where the widening added no offset (`offset.py`) and Helium skipped it (`lower_Widen`), the
-        int8 source itself: 16 lanes per VMLADAVA, not 8 (not over paired rows, which the MVE forms
-        do not read)."""
+        int8 source itself: 16 lanes per VMLADAVA, not 8."""
         widen = self.unwidened.get(self.lookup(s.x).serial)
-        if widen is None or s.paired:
+        if widen is None:
             super().dot_widened(s, xs, ws, depth)
             return
         self.check_widened(s, ws)
@@ -164,7 +163,7 @@ class HeliumLowering(DspLowering):
         (vmcu_dsp.h). The sums stay in registers from bias to byte. The loop itself follows for a
         tile of one pixel (and is the whole of it on other cores)."""
         parts = self.gemm_shape(s)
-        if parts is None or s.step != 4 or parts[0].paired:  # it reads plain rows, not paired ones
+        if parts is None or s.step != 4:
             return
         dot, requant, rows, bias, length = parts
         widen = self.unwidened.get(self.lookup(dot.x).serial)
@@ -193,7 +192,7 @@ class HeliumLowering(DspLowering):
 
     def lower_Widen(self, s: Widen, depth: int) -> None:
         """Where the offset is 0 (folded into the bias, `offset.py`) Helium skips the widening: its dot
-        products read the int8 source (`dot_widened`)."""
+        products read the int8 source (`dot_widened`), in plain rows: not for paired ones (`read_paired`)."""
         skipped = (not s.natural and s.x_offset == "0" and len(s.dst_index.variables() | s.src_index.variables()) <= 1
                    and (self.own_buffer(s.src) or self.source_outlives_dots(s.dst))  # a gathered copy, or a load
                    and not self.read_paired(s.dst))
