@@ -289,6 +289,32 @@ def test_gemm_channel_pairs_run_in_assembly_on_cortex_m4(bias_bound, paired, tmp
 
 
 @needs_qemu
+@pytest.mark.parametrize("fuse", [False, True], ids=["gemm", "chain"])
+def test_paired_filters_outside_the_gemm_assembly_on_cortex_m4(fuse, tmp_path, monkeypatch):
+    """1x1 layers whose fused ReLU6 clamps short of int8's range, a requantization the GEMM assembly
+    does not take: the C around their paired filters (`paired_weights.py`) calls the dot products'
+    paired assembly rows (vmcu_dot2x4p, 2x2p and 1x2p_s16_s8_run: rows of 16 to 48 inputs, a row's odd
+    last pixel), bit-exact with TFLite Micro; and in about as many instructions as the same layers over
+    plain rows (within 1 %: the C around the calls compiles a little differently; paired rows read
+    four inputs at a time in C took a tenth more)."""
+    monkeypatch.setattr(widened_weights, "WIDENED_SHARE", 0.0)
+    model = tmp_path / "clamped.tflite"
+    model.write_bytes(conv_chain(channels=(16, 48, 32, 40, 8), hw=5, activation=3, spread=True))
+    counts = []
+    for paired in (True, False):
+        if not paired:
+            monkeypatch.setattr(paired_weights, "pairs_weights", lambda p: False)
+        work = tmp_path / f"run-{paired}"
+        result = validate(model, M4, seed=5, work=work, fuse=fuse)
+        assert result.status == 0 and result.matches_reference
+        assert result.matches_tflm is (True if HAVE_TFLM else None)
+        source = "".join(path.read_text() for path in (work / "model").glob("*.c"))
+        assert ("_paired(" in source) is paired and "vmcu_clamp(" in source
+        counts.append(result.measurements["instructions"])
+    assert counts[0] <= 1.01 * counts[1], counts
+
+
+@needs_qemu
 @pytest.mark.parametrize("width, share, bias_bound, form", [(7, 0.0, 40000, "3x2p"), (5, 1.0, 2000, "3x2w"),
                                                            (7, 0.0, 2000, "3x2")],
                          ids=["paired-rows-b32", "int16-rows-b16", "int8-rows-b16"])

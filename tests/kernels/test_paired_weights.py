@@ -13,6 +13,8 @@ from tests.models_under_test import conv_chain
 from vmcu_reference.interpreter import MismatchError
 from vmcu_tflite.codegen.params import conv2d as conv2d_params
 from vmcu_tflite.kernels import paired_weights, widened_weights
+from vmcu_tflite.kernels.gemm import group_row_start, row_start
+from vmcu_tflite.kernels.index import Var, imin
 from vmcu_tflite.kernels.paired_weights import PAIRED_ROWS, interleaved, pair_weights
 from vmcu_tflite.kernels.tuning import tuned
 from vmcu_tflite.kernels.widened_weights import widen_weights
@@ -37,6 +39,22 @@ def test_interleaving_puts_each_pairs_words_side_by_side(pairs, groups, seed):
         for i in range(depth):
             assert flat[(c // 2) * 2 * depth + 8 * (i // 4) + 4 * (c % 2) + i % 4] == rows[c, i]
     assert sorted(flat.tolist()) == sorted(rows.reshape(-1).tolist())
+
+
+@settings(max_examples=50, deadline=None)
+@given(pairs=st.integers(1, 40), window=st.integers(1, 32).map(lambda g: 4 * g), width=st.sampled_from([2, 4]),
+       data=st.data())
+def test_a_group_from_an_even_channel_finds_its_paired_rows_without_a_division(pairs, window, width, data):
+    """The linear row starts of a group from an even channel u (`group_row_start`) are `row_start`'s of
+    channels min(u + k, units - 1): the same bytes, the clamped ones the last row's."""
+    units = 2 * pairs
+    u = 2 * data.draw(st.integers(0, (units - 1) // 2))
+    for k in range(width):
+        linear = group_row_start(Var("u"), k, units, window, paired=True, even=True)
+        divided = row_start(imin(Var("u") + k, units - 1), window, paired=True)
+        at = {"u": np.array(u)}
+        assert int(linear.evaluate(at)) == int(divided.evaluate(at))
+    assert "/" not in group_row_start(Var("u"), 3, units, window, paired=True, even=True).c()
 
 
 @settings(max_examples=25, deadline=None)

@@ -134,7 +134,8 @@ def _pointwise_pixels(params, j: int, src: str, count: Ix, tile: int, into=None,
                                             natural=int16)])]
     return [*(widen if widened else []), *_own(into, buf, pair_bytes(tile * c_out)),
             loop(f"u{j}", 0, c_out, [
-                *channel_group(at, u, c_out, c_in, pair, tile, form, width, "int16_t" if int16 else "int8_t", paired),
+                *channel_group(at, u, c_out, c_in, pair, tile, form, width, "int16_t" if int16 else "int8_t", paired,
+                               even=True),  # u from 0 by `width` (2 or 4)
                 Dot("acc", 0, x, 0 if widened else first * c_in, tuple(f"w{k}" for k in range(width)), 0, c_in,
                     f"off{j}", x_offset, pair, count, stride, paired=paired),
                 Requantize(buf, base + u, "acc", pair, u, at, form, pixels=count, dst_stride=Const(c_out),

@@ -46,15 +46,27 @@ def row_start(channel: Ix, window: int, paired: bool = False) -> Ix:
     return pair * (2 * window) + (channel - 2 * pair) * 4
 
 
+def group_row_start(u: Ix, k: int, units: int, window: int, paired: bool = False, even: bool = False) -> Ix:
+    """`row_start` of channel min(u + k, units - 1), the k-th row of a group of channels from u. A group
+    from an `even` u (its caller's loop starts even and steps even) over paired rows (`units` even) has
+    its rows in whole pairs from u's: u * window + 2 window (k / 2) + 4 (k % 2), at most the last row's
+    start. Linear in u, the C computes it without a division."""
+    if not (paired and even):
+        return row_start(imin(u + k, units - 1), window, paired)
+    if units % 2 or window % 4:
+        raise ValueError(f"paired rows of {units} channels of {window} weights: not whole pairs of words")
+    return imin(u * window + (k // 2) * 2 * window + (k % 2) * 4, (units - 2) * window + 4)
+
+
 def channel_group(params: str, u, units: int, window: int, pair, pixels: int = 1, form: RequantForm = GENERAL,
-                 width: int = 2, weights: str = "int8_t", paired: bool = False) -> list:
+                 width: int = 2, weights: str = "int8_t", paired: bool = False, even: bool = False) -> list:
     """Accumulators of the `width` (2 or 4) output channels from u (`pair` of them used) for `pixels`
     inputs (acc[width * p + k]: input p, channel u + k; int64 for a 16x8 layer's `form.wide`), started
     at their bias (a table of `form.bias`), and pointers w0, w1, ... to the channels' `window`-weight filter
-    rows of C type `weights`, `paired` or not (`row_start`; those past the last channel point at it, inside
-    the filter, and their accumulators are never stored)."""
+    rows of C type `weights`, `paired` or not, from an `even` u or any (`group_row_start`; those past the
+    last channel point at it, inside the filter, and their accumulators are never stored)."""
     return [RegAlloc("acc", "int64_t" if form.wide else "int32_t", width * pixels),
-            *(FlashLoad(f"w{k}", f"{params}->filter", row_start(imin(u + k, units - 1), window, paired), ctype=weights)
+            *(FlashLoad(f"w{k}", f"{params}->filter", group_row_start(u, k, units, window, paired, even), ctype=weights)
               for k in range(width)),
             *(InitBias("acc", f"{params}->bias", u, pair, width * p, width if pixels > 1 else 0, form.bias)
               for p in range(pixels))]
@@ -128,7 +140,7 @@ def gemm(rows: int, depth: int, units: int, segment: int, params_type: str, stem
         used = imin(hi - u, width)
         return loop("u", lo, hi, [
             *channel_group("p", u, units, depth, used, tile_rows, form, width,
-                           "int16_t" if int16_weights else "int8_t", paired_weights),
+                           "int16_t" if int16_weights else "int8_t", paired_weights, even=segment % 2 == 0),
             Dot("acc", 0, x, 0, tuple(f"w{k}" for k in range(width)), 0, depth, "offsets", x_offset, used, tile,
                 stride, paired=paired_weights),
             Requantize("seg", u - base, "acc", used, u, "p", form, pixels=tile, dst_stride=Const(pitch),

@@ -31,6 +31,13 @@ void vmcu_dot2x4_s16_s8_run(const int16_t *x0, const int16_t *x1, const int8_t *
                             int32_t acc[8]);
 /* One pixel by two rows (acc[k] += x0 . w_k): 11 instructions per group of four. */
 void vmcu_dot1x2_s16_s8_run(const int16_t *x0, const int8_t *w0, const int8_t *w1, int32_t len, int32_t acc[2]);
+/* The same three over a paired filter's rows (kernels/paired_weights.py): w1 = w0 + 4, row k's group of
+ * four inputs i .. i + 3 at w_k + 2i; the 2x4 tile's second pair at w0 + 2 len. */
+void vmcu_dot2x2p_s16_s8_run(const int16_t *x0, const int16_t *x1, const int8_t *w0, const int8_t *w1, int32_t len,
+                             int32_t acc[4]);
+void vmcu_dot2x4p_s16_s8_run(const int16_t *x0, const int16_t *x1, const int8_t *w0, const int8_t *w1, int32_t len,
+                             int32_t acc[8]);
+void vmcu_dot1x2p_s16_s8_run(const int16_t *x0, const int8_t *w0, const int8_t *w1, int32_t len, int32_t acc[2]);
 /**
  * A GEMM's channels for two pixels, a pair at a time: for channel c = 2j + k of `pairs` pairs,
  * out[p * out_stride + c] = sat8(vmcu_requantize_narrow(bias[c] + x_p . w_c, multiplier[c],
@@ -168,26 +175,30 @@ static inline void vmcu_store_acc2x2(int32_t *acc, int32_t stride, int two_input
 
 /**
  * acc[stride * p + k] += sum over i < len of x_p[i] * w_k[i], for inputs x_p widened by vmcu_widen_s8
- * (offset included) and weight rows w_k; x1 and w1 may be NULL (one input, one row). Called with
+ * (offset included) and weight rows w_k, from input `start` on; x1 and w1 may be NULL (one input, one
+ * row). With `paired` (a constant: kernels/paired_weights.py) the rows are a pair interleaved word by
+ * word, len a multiple of 4: row k's group of four inputs i .. i + 3 at w_k + 2i. Called with
  * constant NULLs, the compiler keeps only the products asked for: with both pairs, 18
  * instructions per 16 multiply-accumulates (two words of weights widened once, four of inputs), or
- * 16 in vmcu_dot2x2_s16_s8_run for rows of VMCU_DOT_RUN_MIN inputs or more.
+ * 16 in vmcu_dot2x2[p]_s16_s8_run for rows of VMCU_DOT_RUN_MIN inputs or more.
  */
-VMCU_INLINE void vmcu_dot_s16_s8_at(const int16_t *x0, const int16_t *x1, const int8_t *w0, const int8_t *w1,
-                                      int32_t start, int32_t len, int32_t *acc, int32_t stride)
+VMCU_INLINE void vmcu_dot_s16_s8_rows(const int16_t *x0, const int16_t *x1, const int8_t *w0, const int8_t *w1,
+                                      int32_t start, int32_t len, int32_t *acc, int32_t stride, int32_t paired)
 {
-    const int32_t groups = len - len % 4;
+    const int32_t groups = len - len % 4, ws = paired ? 2 : 1; /* a group of four's weights: w_k + ws i */
     int32_t i;
     int32_t a00 = acc[0], a01 = w1 ? acc[1] : 0, a10 = x1 ? acc[stride] : 0, a11 = x1 && w1 ? acc[stride + 1] : 0;
 #if VMCU_MVE
-    /* 8 lanes: the inputs as widened (in order), the weights widened by VLDRB.S16 */
+    /* 8 lanes (4 over paired rows: a group's weights), the inputs as widened (in order), the weights
+     * widened by VLDRB.S16 */
+    const int32_t lanes = paired ? 4 : 8;
     (void)groups;
-    for (i = 0; i < len; i += 8) {
-        const mve_pred16_t p = vctp16q((uint32_t)(len - i));
-        const int16x8_t v0 = vldrbq_z_s16(w0 + i, p), u0 = vldrhq_z_s16(x0 + i, p);
+    for (i = 0; i < len; i += lanes) {
+        const mve_pred16_t p = vctp16q((uint32_t)(len - i < lanes ? len - i : lanes));
+        const int16x8_t v0 = vldrbq_z_s16(w0 + ws * i, p), u0 = vldrhq_z_s16(x0 + i, p);
         a00 = vmladavaq_s16(a00, u0, v0);
         if (w1) {
-            const int16x8_t v1 = vldrbq_z_s16(w1 + i, p);
+            const int16x8_t v1 = vldrbq_z_s16(w1 + ws * i, p);
             a01 = vmladavaq_s16(a01, u0, v1);
             if (x1) {
                 a11 = vmladavaq_s16(a11, vldrhq_z_s16(x1 + i, p), v1);
@@ -205,7 +216,11 @@ VMCU_INLINE void vmcu_dot_s16_s8_at(const int16_t *x0, const int16_t *x1, const 
     if (start == 0 && x1 && w1 && groups >= VMCU_DOT_RUN_MIN) {
         int32_t a[4] = {a00, a01, a10, a11};
         i = groups & ~7;
-        vmcu_dot2x2_s16_s8_run(x0, x1, w0, w1, i, a);
+        if (paired) {
+            vmcu_dot2x2p_s16_s8_run(x0, x1, w0, w1, i, a);
+        } else {
+            vmcu_dot2x2_s16_s8_run(x0, x1, w0, w1, i, a);
+        }
         a00 = a[0];
         a01 = a[1];
         a10 = a[2];
@@ -213,14 +228,18 @@ VMCU_INLINE void vmcu_dot_s16_s8_at(const int16_t *x0, const int16_t *x1, const 
     } else if (start == 0 && !x1 && w1 && groups >= VMCU_DOT_RUN_MIN) {
         int32_t a[2] = {a00, a01};
         i = groups & ~7;
-        vmcu_dot1x2_s16_s8_run(x0, w0, w1, i, a);
+        if (paired) {
+            vmcu_dot1x2p_s16_s8_run(x0, w0, w1, i, a);
+        } else {
+            vmcu_dot1x2_s16_s8_run(x0, w0, w1, i, a);
+        }
         a00 = a[0];
         a01 = a[1];
     }
 #endif
     for (; i < groups; i += 4) {
 #if VMCU_DSP
-        const uint32_t v0 = vmcu_load32(w0 + i), v1 = w1 ? vmcu_load32(w1 + i) : 0u;
+        const uint32_t v0 = vmcu_load32(w0 + ws * i), v1 = w1 ? vmcu_load32(w1 + ws * i) : 0u;
         const uint32_t w0l = vmcu_sxtb16(v0), w0h = vmcu_sxtb16_ror8(v0);
         const uint32_t w1l = vmcu_sxtb16(v1), w1h = vmcu_sxtb16_ror8(v1);
         uint32_t xl, xh;
@@ -241,14 +260,14 @@ VMCU_INLINE void vmcu_dot_s16_s8_at(const int16_t *x0, const int16_t *x1, const 
 #else
         static const int8_t order[4] = {0, 2, 1, 3};
         for (int32_t j = 0; j < 4; ++j) {
-            a00 += x0[i + j] * w0[i + order[j]];
+            a00 += x0[i + j] * w0[ws * i + order[j]];
             if (w1) {
-                a01 += x0[i + j] * w1[i + order[j]];
+                a01 += x0[i + j] * w1[ws * i + order[j]];
             }
             if (x1) {
-                a10 += x1[i + j] * w0[i + order[j]];
+                a10 += x1[i + j] * w0[ws * i + order[j]];
                 if (w1) {
-                    a11 += x1[i + j] * w1[i + order[j]];
+                    a11 += x1[i + j] * w1[ws * i + order[j]];
                 }
             }
         }
@@ -271,35 +290,38 @@ VMCU_INLINE void vmcu_dot_s16_s8_at(const int16_t *x0, const int16_t *x1, const 
     vmcu_store_acc2x2(acc, stride, x1 != 0, w1 != 0, a00, a01, a10, a11);
 }
 
-/**
- * vmcu_dot_s16_s8_at from the start over weight rows in the paired layout (kernels/paired_weights.py:
- * a channel pair's rows interleaved word by word), len a multiple of 4: row k's group of four inputs
- * i .. i + 3 at w_k + 2i, each group one vmcu_dot_s16_s8_at of four. The GEMM assembly's paired forms
- * read whole pairs; this is the C the generated kernels fall back to (cores without the assembly, tiles
- * it does not take).
- */
-VMCU_INLINE void vmcu_dot_s16_s8_paired_at(const int16_t *x0, const int16_t *x1, const int8_t *w0, const int8_t *w1,
-                                           int32_t len, int32_t *acc, int32_t stride)
+/** vmcu_dot_s16_s8_rows over rows apart (not paired). */
+VMCU_INLINE void vmcu_dot_s16_s8_at(const int16_t *x0, const int16_t *x1, const int8_t *w0, const int8_t *w1,
+                                    int32_t start, int32_t len, int32_t *acc, int32_t stride)
 {
-    int32_t i;
-    for (i = 0; i < len; i += 4) {
-        vmcu_dot_s16_s8_at(x0 + i, x1 ? x1 + i : 0, w0 + 2 * i, w1 ? w1 + 2 * i : 0, 0, 4, acc, stride);
-    }
+    vmcu_dot_s16_s8_rows(x0, x1, w0, w1, start, len, acc, stride, 0);
 }
 
-/** vmcu_dot_s16_s8_paired_at for two inputs' accumulators acc[2p + k] (vmcu_dot_s16_s8's). */
+/**
+ * vmcu_dot_s16_s8_rows over a paired filter's rows (kernels/paired_weights.py), acc[2p + k] (as
+ * vmcu_dot_s16_s8's): the C the generated kernels fall back to where the GEMM assembly's paired
+ * forms do not take a tile (cores without it, requantizations it does not do).
+ */
 VMCU_INLINE void vmcu_dot_s16_s8_paired(const int16_t *x0, const int16_t *x1, const int8_t *w0, const int8_t *w1,
                                         int32_t len, int32_t *acc)
 {
-    vmcu_dot_s16_s8_paired_at(x0, x1, w0, w1, len, acc, 2);
+    vmcu_dot_s16_s8_rows(x0, x1, w0, w1, 0, len, acc, 2, 1);
 }
 
-/** The same for four weight rows, acc[4p + k] (vmcu_dot4_s16_s8's), as two pairs. */
+/** The same for four weight rows, acc[4p + k] (vmcu_dot4_s16_s8's), as two pairs: on the DSP path, for
+ *  two inputs and the pairs side by side (a GEMM's filter), one call of vmcu_dot2x4p_s16_s8_run. */
 VMCU_INLINE void vmcu_dot4_s16_s8_paired(const int16_t *x0, const int16_t *x1, const int8_t *w0, const int8_t *w1,
                                          const int8_t *w2, const int8_t *w3, int32_t len, int32_t *acc)
 {
-    vmcu_dot_s16_s8_paired_at(x0, x1, w0, w1, len, acc, 4);
-    vmcu_dot_s16_s8_paired_at(x0, x1, w2, w3, len, acc + 2, 4);
+    int32_t start = 0;
+#if VMCU_DOT_RUN
+    if (x1 && len % 8 == 0 && len >= VMCU_DOT4_RUN_MIN && w1 - w0 == 4 && w2 - w0 == 2 * len && w3 - w2 == 4) {
+        start = len;
+        vmcu_dot2x4p_s16_s8_run(x0, x1, w0, w1, len, acc);
+    }
+#endif
+    vmcu_dot_s16_s8_rows(x0, x1, w0, w1, start, len, acc, 4, 1);
+    vmcu_dot_s16_s8_rows(x0, x1, w2, w3, start, len, acc + 2, 4, 1);
 }
 
 #endif /* VMCU_DSP_GEMM_H */

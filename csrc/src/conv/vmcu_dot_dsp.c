@@ -28,21 +28,28 @@
  * rows, 11 instructions per group of four inputs, the row's end in r8.
  *
  * The three expand one row scaffold (VMCU_DOT_ROW, vmcu_gemm_dsp_macros.h) with their own group and
- * end test. The GEMM forms below come in three layouts of the weight rows: int8 rows len apart, int16
- * rows (the `w` forms) and int8 rows interleaved in pairs (the `p` forms, kernels/paired_weights.py).
+ * end test, each also in a `p` form (vmcu_dot2x2p_s16_s8_run, ...) over a paired filter's rows (w1 =
+ * w0 + 4, each row's next group 8 bytes on): the C fallbacks' paired dot products (vmcu_dsp_gemm.h).
+ * The GEMM forms below come in three layouts of the weight rows: int8 rows len apart, int16 rows (the
+ * `w` forms) and int8 rows interleaved in pairs (the `p` forms, kernels/paired_weights.py).
  */
 __asm__(
     "    .pushsection .text.vmcu_dot_s16_s8_runs,\"ax\",%progbits\n"
     "    .syntax unified\n"
     "    .thumb\n"
     VMCU_GEMM_DSP_MACROS
-    "    .macro VMCU_DOT2X2_GROUP\n"
+    /* A group of four inputs of both pixels against both rows: the second row's word r3 past the
+     * first's, which then steps `wstep` bytes (4 for rows apart, 8 for paired rows, r3 = 4). */
+    "    .macro VMCU_DOT2X2_GROUP wstep=4\n"
     "    ldrd r8, r9, [r0], #8\n"
     "    ldrd r10, r11, [r1], #8\n"
     "    ldr lr, [r2, r3]\n"
     "    VMCU_MAC2X2 r5, r7\n"
-    "    ldr lr, [r2], #4\n"
+    "    ldr lr, [r2], #\\wstep\n"
     "    VMCU_MAC2X2 r4, r6\n"
+    "    .endm\n"
+    "    .macro VMCU_DOT2X2P_GROUP\n"
+    "    VMCU_DOT2X2_GROUP 8\n"
     "    .endm\n"
     /* The GEMM's group over both pixels' inputs interleaved (vmcu_widen_s8_pair): one LDM. */
     "    .macro VMCU_GEMM2X2_GROUP\n"
@@ -52,18 +59,21 @@ __asm__(
     "    ldr lr, [r2], #4\n"
     "    VMCU_MAC2X2 r4, r6\n"
     "    .endm\n"
-    "    .macro VMCU_DOT1X2_GROUP\n"
+    "    .macro VMCU_DOT1X2_GROUP wstep=4\n"
     "    ldrd r6, r7, [r0], #8\n"
     "    ldr lr, [r1, r2]\n"
     "    sxtb16 ip, lr\n"
     "    sxtb16 lr, lr, ror #8\n"
     "    smlad r5, r6, ip, r5\n"
     "    smlad r5, r7, lr, r5\n"
-    "    ldr lr, [r1], #4\n"
+    "    ldr lr, [r1], #\\wstep\n"
     "    sxtb16 ip, lr\n"
     "    sxtb16 lr, lr, ror #8\n"
     "    smlad r4, r6, ip, r4\n"
     "    smlad r4, r7, lr, r4\n"
+    "    .endm\n"
+    "    .macro VMCU_DOT1X2P_GROUP\n"
+    "    VMCU_DOT1X2_GROUP 8\n"
     "    .endm\n"
     "    .macro VMCU_DOT2X2_AT_END\n"     /* flags: r0 at the row's end, kept at [sp] */
     "    ldr ip, [sp]\n"
@@ -72,33 +82,40 @@ __asm__(
     "    .macro VMCU_DOT1X2_AT_END\n"     /* flags: r0 at the row's end, kept in r8 */
     "    cmp r0, r8\n"
     "    .endm\n"
-    "    .macro VMCU_DOT2X2_ROW len, loaded=0\n"  /* the 2x2 row: len at [sp + len] (or in ip), its end kept at [sp] */
+    /* The 2x2 row: len at [sp + len] (or in ip), its end kept at [sp]. */
+    "    .macro VMCU_DOT2X2_ROW len, loaded, group\n"
     "    .if \\loaded == 0\n"
     "    ldr ip, [sp, #\\len]\n"
     "    .endif\n"
     "    add lr, r0, ip, lsl #1\n"
     "    str lr, [sp]\n"
-    "    VMCU_DOT_ROW VMCU_DOT2X2_GROUP, VMCU_DOT2X2_AT_END, ip\n"
+    "    VMCU_DOT_ROW \\group, VMCU_DOT2X2_AT_END, ip\n"
     "    .endm\n"
-    "    .global vmcu_dot2x2_s16_s8_run\n"
-    "    .type vmcu_dot2x2_s16_s8_run, %function\n"
+    /* A function's start: global, aligned, Thumb. */
+    "    .macro VMCU_DOT_FUNCTION name\n"
+    "    .global \\name\n"
+    "    .type \\name, %function\n"
     "    .p2align 2\n"
     "    .thumb_func\n"
-    "vmcu_dot2x2_s16_s8_run:\n"
+    "\\name:\n"
+    "    .endm\n"
+    /* vmcu_dot2x2[p]_s16_s8_run */
+    "    .macro VMCU_DOT2X2_RUN name, group\n"
+    "    VMCU_DOT_FUNCTION \\name\n"
     "    push {r3-r11, lr}\n"
     "    ldrd ip, lr, [sp, #40]\n"     /* len, acc */
     "    ldm lr, {r4-r7}\n"            /* a00, a01, a10, a11 */
     "    subs r3, r3, r2\n"            /* w1 - w0 */
-    "    VMCU_DOT2X2_ROW 40, 1\n"
+    "    VMCU_DOT2X2_ROW 40, 1, \\group\n"
     "    ldr ip, [sp, #44]\n"
     "    stm ip, {r4-r7}\n"
     "    pop {r3-r11, pc}\n"
-    "    .size vmcu_dot2x2_s16_s8_run, . - vmcu_dot2x2_s16_s8_run\n"
-    "    .global vmcu_dot2x4_s16_s8_run\n"
-    "    .type vmcu_dot2x4_s16_s8_run, %function\n"
-    "    .p2align 2\n"
-    "    .thumb_func\n"
-    "vmcu_dot2x4_s16_s8_run:\n"
+    "    .size \\name, . - \\name\n"
+    "    .endm\n"
+    /* vmcu_dot2x4[p]_s16_s8_run: after the first pair's row, r2 is len (rows apart) or 2 len (paired:
+     * exactly the second pair's start) past w0. */
+    "    .macro VMCU_DOT2X4_RUN name, group, paired\n"
+    "    VMCU_DOT_FUNCTION \\name\n"
     "    push {r4-r11, lr}\n"
     "    sub sp, sp, #12\n"
     "    ldr lr, [sp, #52]\n"          /* acc */
@@ -106,39 +123,47 @@ __asm__(
     "    ldrd r4, r5, [lr]\n"          /* a00, a01 */
     "    ldrd r6, r7, [lr, #16]\n"     /* a10, a11 */
     "    subs r3, r3, r2\n"            /* w1 - w0 */
-    "    VMCU_DOT2X2_ROW 48\n"
+    "    VMCU_DOT2X2_ROW 48, 0, \\group\n"
     "    ldr ip, [sp, #52]\n"
     "    strd r4, r5, [ip]\n"
     "    strd r6, r7, [ip, #16]\n"
     "    ldrd r4, r5, [ip, #8]\n"      /* a02, a03 */
     "    ldrd r6, r7, [ip, #24]\n"     /* a12, a13 */
     "    ldrd r0, r1, [sp, #4]\n"
+    "    .if \\paired == 0\n"
     "    ldr ip, [sp, #48]\n"
     "    add r2, r2, r3\n"             /* w0 + 2 (w1 - w0): the row pointer, less the len it stepped */
     "    sub r2, r2, ip\n"
     "    add r2, r2, r3\n"
-    "    VMCU_DOT2X2_ROW 48\n"
+    "    .endif\n"
+    "    VMCU_DOT2X2_ROW 48, 0, \\group\n"
     "    ldr ip, [sp, #52]\n"
     "    strd r4, r5, [ip, #8]\n"
     "    strd r6, r7, [ip, #24]\n"
     "    add sp, sp, #12\n"
     "    pop {r4-r11, pc}\n"
-    "    .size vmcu_dot2x4_s16_s8_run, . - vmcu_dot2x4_s16_s8_run\n"
-    "    .global vmcu_dot1x2_s16_s8_run\n"
-    "    .type vmcu_dot1x2_s16_s8_run, %function\n"
-    "    .p2align 2\n"
-    "    .thumb_func\n"
-    "vmcu_dot1x2_s16_s8_run:\n"
+    "    .size \\name, . - \\name\n"
+    "    .endm\n"
+    /* vmcu_dot1x2[p]_s16_s8_run */
+    "    .macro VMCU_DOT1X2_RUN name, group\n"
+    "    VMCU_DOT_FUNCTION \\name\n"
     "    push {r4-r8, lr}\n"
     "    ldr ip, [sp, #24]\n"         /* acc */
     "    ldrd r4, r5, [ip]\n"         /* a0, a1 */
     "    subs r2, r2, r1\n"           /* w1 - w0 */
     "    add r8, r0, r3, lsl #1\n"    /* the row's end */
-    "    VMCU_DOT_ROW VMCU_DOT1X2_GROUP, VMCU_DOT1X2_AT_END, r3\n"
+    "    VMCU_DOT_ROW \\group, VMCU_DOT1X2_AT_END, r3\n"
     "    ldr ip, [sp, #24]\n"
     "    strd r4, r5, [ip]\n"
     "    pop {r4-r8, pc}\n"
-    "    .size vmcu_dot1x2_s16_s8_run, . - vmcu_dot1x2_s16_s8_run\n"
+    "    .size \\name, . - \\name\n"
+    "    .endm\n"
+    "    VMCU_DOT2X2_RUN vmcu_dot2x2_s16_s8_run, VMCU_DOT2X2_GROUP\n"
+    "    VMCU_DOT2X2_RUN vmcu_dot2x2p_s16_s8_run, VMCU_DOT2X2P_GROUP\n"
+    "    VMCU_DOT2X4_RUN vmcu_dot2x4_s16_s8_run, VMCU_DOT2X2_GROUP, 0\n"
+    "    VMCU_DOT2X4_RUN vmcu_dot2x4p_s16_s8_run, VMCU_DOT2X2P_GROUP, 1\n"
+    "    VMCU_DOT1X2_RUN vmcu_dot1x2_s16_s8_run, VMCU_DOT1X2_GROUP\n"
+    "    VMCU_DOT1X2_RUN vmcu_dot1x2p_s16_s8_run, VMCU_DOT1X2P_GROUP\n"
     /* A channel pair's end in either loop: its multipliers in r8-r9, its shifts read and the test
      * for the last pair made (no instruction after it sets the flags), the four accumulators
      * requantized and stored through the frame's output pointers; back to `again` for the next. */
@@ -456,6 +481,12 @@ __asm__(
     "    .purgem VMCU_DOT1X2_GROUP\n"
     "    .purgem VMCU_GEMM2X2_GROUP\n"
     "    .purgem VMCU_DOT2X2_GROUP\n"
+    "    .purgem VMCU_DOT2X2P_GROUP\n"
+    "    .purgem VMCU_DOT1X2P_GROUP\n"
+    "    .purgem VMCU_DOT_FUNCTION\n"
+    "    .purgem VMCU_DOT2X2_RUN\n"
+    "    .purgem VMCU_DOT2X4_RUN\n"
+    "    .purgem VMCU_DOT1X2_RUN\n"
     VMCU_GEMM_DSP_PURGE
     "    .popsection\n");
 
