@@ -6,19 +6,19 @@ profiled runs of the shared models on the tuning's reference core.
 
 COEFFICIENTS: dict[str, dict[str, float]] = {
     "dsp": {
-        "step": 609.5,
-        "pointwise MAC": 0.2055,
-        "window MAC": 0.08705,
-        "depthwise 3x3 MAC": 0.5315,
+        "step": 611.1,
+        "pointwise MAC": 0.2054,
+        "window MAC": 0.08688,
+        "depthwise 3x3 MAC": 0.5309,
         "depthwise large MAC": 1.271,
         "depthwise column MAC": 1.375,
         "fully connected MAC": 1.37,
         "dot vector": 2.571,
-        "depthwise tap": 0.4506,
-        "output value": 12.7,
-        "depthwise row": 24.62,
+        "depthwise tap": 0.4505,
+        "output value": 12.71,
+        "depthwise row": 24.61,
         "add element": 12.27,
-        "element": 0.6139,
+        "element": 0.5968,
     },
     "helium": {
         "step": 237.3,
