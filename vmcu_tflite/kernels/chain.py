@@ -32,9 +32,9 @@ from __future__ import annotations
 from typing import Callable
 
 from ..chain import PIXELS, is_depthwise, is_transpose
-from .conv import conv_pixel, filter_pitch, wide_filter
+from .conv import conv_pixel, filter_pitch, wide_filter, widens_pixels
 from .depthwise import depthwise_pair, depthwise_pixel, pairs_pixels
-from .gemm import ELEMENT_TYPES, WIDEN_BYTES, channel_group, group_width, pair_bytes, whole_words
+from .gemm import ELEMENT_TYPES, channel_group, group_width, pair_bytes, whole_words
 from .index import Const, Ix, Var, floor_div, imax, imin
 from .ir import (Accumulate, AddResidual, Average, Broadcast, Dot, Kernel, Loop, PullRow, PushRow, RAMLoad, RAMStore,
                  RegAlloc, Requantize, Widen, Workspace, loop)
@@ -124,7 +124,7 @@ def _pointwise_pixels(params, j: int, src: str, count: Ix, tile: int, into=None,
     wide = whole_words(c_in)
     int16 = wide_filter(layer)  # int16 rows (`widened_weights.py`): pixels widened in order, even one alone
     paired = getattr(layer, "paired_weights", False)  # rows in pairs (`paired_weights.py`): one pixel widened too
-    widened = (tile > 1 or int16 or paired) and wide * tile * 2 <= WIDEN_BYTES
+    widened = widens_pixels(layer, wide, tile)
     if (int16 or paired) and not widened:
         raise ValueError(f"chain layer {j}: {'int16' if int16 else 'paired'} weights over pixels of {c_in} it does "
                          "not widen")

@@ -56,6 +56,15 @@ class PixelConv:
     weight_rows: int = 2  # per unit, at least 2: the accumulators' stride per pixel
 
 
+def widens_pixels(p, wide: int, tile: int) -> bool:
+    """Whether a 1x1 pass over `tile` pixels (`wide` int16 elements each once widened) widens them once
+    first: for two pixels or more, and a lone one too for int16 rows (`wide_filter`) or paired rows
+    (`paired_weights.py`), whose dot products read only widened inputs; where the copy fits
+    `WIDEN_BYTES`. A convolution's pixels and a chain's 1x1 layers decide it here, alike."""
+    return ((tile > 1 or wide_filter(p) or getattr(p, "paired_weights", False))
+            and wide * tile * 2 <= WIDEN_BYTES)
+
+
 def wide_filter(p) -> bool:
     """Whether the filter is stored widened to int16 (by the converter, in order): a gathered window
     on the DSP tuning, whose 2x2 tile then multiplies words of inputs and weights as they are, with
@@ -117,7 +126,7 @@ def conv_pixel(p, n: Ix, y: Ix, x: Ix, params: str = "p", offsets: str = "offset
     reads = []
     int16 = wide_filter(p)  # int16 rows: the inputs widened in order, a lone pixel's too
     paired = getattr(p, "paired_weights", False)  # rows in pairs (paired_weights.py): a lone pixel widened too
-    widened = way == "gather" or (way == "pixel" and (tile > 1 or int16 or paired) and wide * tile * 2 <= WIDEN_BYTES)
+    widened = way == "gather" or (way == "pixel" and widens_pixels(p, wide, tile))
     if (int16 or paired) and not widened:
         raise ValueError(f"a convolution of {'int16' if int16 else 'paired'} weights over {c_in} inputs it does not "
                          "widen")
