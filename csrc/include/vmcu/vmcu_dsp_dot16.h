@@ -189,20 +189,11 @@ VMCU_INLINE void vmcu_dot_s16_s8(const int16_t *x0, const int16_t *x1, const int
     vmcu_dot_s16_s8_at(x0, x1, w0, w1, 0, len, acc, 2);
 }
 
-/** vmcu_dot_s16_s8 for four weight rows (acc[4p + k]), as two pairs of rows: on the DSP path, for two
- *  inputs and evenly spaced rows (a GEMM's filter), one call of vmcu_dot2x4_s16_s8_run for both. */
+/** vmcu_dot_s16_s8 for four weight rows (acc[4p + k]): vmcu_dot4_s16_s8_rows over rows apart. */
 VMCU_INLINE void vmcu_dot4_s16_s8(const int16_t *x0, const int16_t *x1, const int8_t *w0, const int8_t *w1,
                                     const int8_t *w2, const int8_t *w3, int32_t len, int32_t *acc)
 {
-    int32_t start = 0;
-#if VMCU_DOT_RUN
-    if (x1 && len - len % 4 >= VMCU_DOT4_RUN_MIN && w2 - w1 == w1 - w0 && w3 - w2 == w1 - w0) {
-        start = (len - len % 4) & ~7;
-        vmcu_dot2x4_s16_s8_run(x0, x1, w0, w1, start, acc);
-    }
-#endif
-    vmcu_dot_s16_s8_at(x0, x1, w0, w1, start, len, acc, 4);
-    vmcu_dot_s16_s8_at(x0, x1, w2, w3, start, len, acc + 2, 4);
+    vmcu_dot4_s16_s8_rows(x0, x1, w0, w1, w2, w3, len, acc, 0);
 }
 
 /**

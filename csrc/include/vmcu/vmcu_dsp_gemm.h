@@ -308,20 +308,35 @@ VMCU_INLINE void vmcu_dot_s16_s8_paired(const int16_t *x0, const int16_t *x1, co
     vmcu_dot_s16_s8_rows(x0, x1, w0, w1, 0, len, acc, 2, 1);
 }
 
-/** The same for four weight rows, acc[4p + k] (vmcu_dot4_s16_s8's), as two pairs: on the DSP path, for
- *  two inputs and the pairs side by side (a GEMM's filter), one call of vmcu_dot2x4p_s16_s8_run. */
-VMCU_INLINE void vmcu_dot4_s16_s8_paired(const int16_t *x0, const int16_t *x1, const int8_t *w0, const int8_t *w1,
-                                         const int8_t *w2, const int8_t *w3, int32_t len, int32_t *acc)
+/**
+ * vmcu_dot_s16_s8_rows for four weight rows (acc[4p + k]), as two pairs: on the DSP path, for two inputs
+ * and rows the 2x4 assembly tile takes (evenly spaced, or two pairs of paired rows side by side), one
+ * call of vmcu_dot2x4[p]_s16_s8_run for both.
+ */
+VMCU_INLINE void vmcu_dot4_s16_s8_rows(const int16_t *x0, const int16_t *x1, const int8_t *w0, const int8_t *w1,
+                                       const int8_t *w2, const int8_t *w3, int32_t len, int32_t *acc, int32_t paired)
 {
     int32_t start = 0;
 #if VMCU_DOT_RUN
-    if (x1 && len % 8 == 0 && len >= VMCU_DOT4_RUN_MIN && w1 - w0 == 4 && w2 - w0 == 2 * len && w3 - w2 == 4) {
-        start = len;
-        vmcu_dot2x4p_s16_s8_run(x0, x1, w0, w1, len, acc);
+    if (paired) {
+        if (x1 && len % 8 == 0 && len >= VMCU_DOT4_RUN_MIN && w1 - w0 == 4 && w2 - w0 == 2 * len && w3 - w2 == 4) {
+            start = len;
+            vmcu_dot2x4p_s16_s8_run(x0, x1, w0, w1, len, acc);
+        }
+    } else if (x1 && len - len % 4 >= VMCU_DOT4_RUN_MIN && w2 - w1 == w1 - w0 && w3 - w2 == w1 - w0) {
+        start = (len - len % 4) & ~7;
+        vmcu_dot2x4_s16_s8_run(x0, x1, w0, w1, start, acc);
     }
 #endif
-    vmcu_dot_s16_s8_rows(x0, x1, w0, w1, start, len, acc, 4, 1);
-    vmcu_dot_s16_s8_rows(x0, x1, w2, w3, start, len, acc + 2, 4, 1);
+    vmcu_dot_s16_s8_rows(x0, x1, w0, w1, start, len, acc, 4, paired);
+    vmcu_dot_s16_s8_rows(x0, x1, w2, w3, start, len, acc + 2, 4, paired);
+}
+
+/** vmcu_dot4_s16_s8_rows over a paired filter's rows (vmcu_dot_s16_s8_paired's fallback, four rows). */
+VMCU_INLINE void vmcu_dot4_s16_s8_paired(const int16_t *x0, const int16_t *x1, const int8_t *w0, const int8_t *w1,
+                                         const int8_t *w2, const int8_t *w3, int32_t len, int32_t *acc)
+{
+    vmcu_dot4_s16_s8_rows(x0, x1, w0, w1, w2, w3, len, acc, 1);
 }
 
 #endif /* VMCU_DSP_GEMM_H */
