@@ -4,7 +4,8 @@ Validation builds (vmcu_tflite/validate) compile the C runtime in every CMake pr
 with $VMCU_RUNTIME_CACHE they compile it once per configuration and archive those objects
 (vmcu_tflite/validate/runtime_cache.py). The run's cache is a fresh folder that every xdist
 worker shares (one compiles an entry while the others wait for it), so no build of an earlier
-run is reused; the vmcu-validate processes the tests start inherit it.
+run is reused; the vmcu-validate processes the tests start inherit it. Other builds that every
+worker would make alike are made once in the same folder (`run_folder`).
 
 `shared_plans` lets a test reuse the plan an earlier test of the same worker made of the same model
 with the same arguments (planning a recurrent fixture takes seconds; running it, a fraction of
@@ -32,13 +33,18 @@ from vmcu_tflite.validate.runtime_cache import ENVIRONMENT
 _PLANS: dict[tuple, Program] = {}
 
 
-@pytest.fixture(scope="session", autouse=True)
-def runtime_cache(tmp_path_factory):
+@pytest.fixture(scope="session")
+def run_folder(tmp_path_factory) -> Path:
+    """The folder this run's workers share (under xdist each worker's base folder is inside the
+    run's own), for what one worker makes and the others reuse."""
     base = tmp_path_factory.getbasetemp()
-    # Under xdist each worker's base folder is inside the run's own: the workers share that one.
-    run = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+
+
+@pytest.fixture(scope="session", autouse=True)
+def runtime_cache(run_folder):
     with pytest.MonkeyPatch.context() as patch:
-        patch.setenv(ENVIRONMENT, str(run / "vmcu-runtime-cache"))
+        patch.setenv(ENVIRONMENT, str(run_folder / "vmcu-runtime-cache"))
         yield
 
 

@@ -314,7 +314,7 @@ def frames_streamed(stem: str = "lstm_16x8"):
 
 
 @pytest.mark.parametrize("stem", ["lstm_16x8", "gru_16x8", "lstm_unrolled"])
-def test_a_sequence_unpacked_into_frames_is_pulled_frame_by_frame(stem, tmp_path):
+def test_a_sequence_unpacked_into_frames_is_pulled_frame_by_frame(stem, tmp_path, shared_plans):
     """An unrolled recurrent model UNPACKs its sequence into frames at its start; streamed, each
     frame is pulled into its part just before the first step that reads it, in order, so the
     sequence never exists whole and a frame lives from its time step on: a smaller pool, bit-exact,
@@ -338,7 +338,7 @@ def test_a_sequence_unpacked_into_frames_is_pulled_frame_by_frame(stem, tmp_path
     np.testing.assert_array_equal(again.run(x)[0], whole.run(x)[0])
 
 
-def test_frames_pulled_out_of_order_or_into_the_wrong_part_are_caught():
+def test_frames_pulled_out_of_order_or_into_the_wrong_part_are_caught(shared_plans):
     """Mutations: two frames' rows swapped (the application serves rows once, in order), or a
     frame pulled into another frame's part (its bytes are not the UNPACK's): the interpreter stops."""
     model, program = frames_streamed()

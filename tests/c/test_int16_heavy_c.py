@@ -113,7 +113,7 @@ def test_fixture_on_cortex_m55(model, tmp_path, shared_plans):
 
 @needs_qemu
 @pytest.mark.parametrize("target", ["qemu-cortex-m4", "qemu-cortex-m55"])
-def test_the_mixed_graph_streamed_runs_in_half_tflite_micros_arena(target, tmp_path):
+def test_the_mixed_graph_streamed_runs_in_half_tflite_micros_arena(target, tmp_path, shared_plans):
     """mixed_int8_int16 with its image rows pulled by its int8 backbone's chain: bit-exact on both
     boards, in a pool half TFLite Micro's 320-byte arena head (72 bytes of image rows, 88 of the
     depthwise line ring, the means stored over them)."""
@@ -127,7 +127,7 @@ def test_the_mixed_graph_streamed_runs_in_half_tflite_micros_arena(target, tmp_p
 @needs_qemu
 @pytest.mark.parametrize("target", ["qemu-cortex-m4", "qemu-cortex-m55"])
 @pytest.mark.parametrize("stem", ["lstm_16x8", "gru_16x8"])
-def test_unrolled_recurrent_models_pull_their_frames_bit_exact(stem, target, tmp_path):
+def test_unrolled_recurrent_models_pull_their_frames_bit_exact(stem, target, tmp_path, shared_plans):
     """Streamed, an unrolled LSTM's or GRU's frames are pulled one by one, each just before its time
     step (PULLED_ROW steps, their generated kernels calling vmcu_pull_row): bit-exact on both boards,
     in a smaller pool than with the sequence whole."""

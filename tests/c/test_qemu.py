@@ -50,6 +50,7 @@ needs_riscv = pytest.mark.skipif(not all(shutil.which(t) for t in ("cmake", "ris
 QEMU_BOARDS = [M4, M7, STM32, M0, M3, M33, M55]
 STM32_RAM = 128 * 1024
 KWS = [m for m in REAL_MODELS if m.stem == "mlperf-kws-dscnn"]
+SMALL_REAL_MODELS = [m for m in REAL_MODELS if m.stat().st_size < 400_000]
 HEADED = [m for m in REAL_MODELS if m.stem in ("mlperf-kws-dscnn", "tflm-person_detect", "mcunet-vww1")]
 MEASUREMENTS = {"pool_bytes", "data_bss_without_pool_bytes", "data_bss_bytes", "stack_bytes", "heap_bytes",
                 "ram_total_bytes", "flash_bytes", "flash_model_bytes",
@@ -464,9 +465,12 @@ def test_m55_adds_residuals_four_lanes_at_a_time(tmp_path):
 
 @needs_qemu
 @pytest.mark.skipif(not REAL_MODELS, reason="../shared/models is absent")
-@pytest.mark.parametrize("target", [M4, M7], ids=_id)
-@pytest.mark.parametrize("model", REAL_MODELS, ids=_id)
+@pytest.mark.parametrize("model, target", [(m, M4) for m in REAL_MODELS] + [(m, M7) for m in SMALL_REAL_MODELS],
+                         ids=_id)
 def test_real_model(model, target, tmp_path, shared_plans):
+    """Every shared model on the Cortex-M4; on the M7 (the M4's instruction set and the same C,
+    compiled for its own pipeline) those under 400 KB, enough to run each kernel kind there:
+    benchmarks/cores.py runs every model on every core, bit-exact, where figures are made."""
     _validate_on(model, target, tmp_path)
 
 

@@ -15,6 +15,8 @@ The output bytes must equal the reference kernel's (`vmcu_reference.ops`).
 """
 from __future__ import annotations
 
+import fcntl
+import hashlib
 import re
 import shutil
 import struct
@@ -413,38 +415,53 @@ def pointer_loads(kernel) -> set[str]:
     return {p.stmt.tensor for p in walk(kernel.body) if isinstance(p.stmt, RAMLoad) and p.stmt.into is None}
 
 
+def built_once(source: str, folder: Path) -> dict[str, Path]:
+    """The builds of `source` (start_builds), made by the first of the run's workers that asks and
+    taken from `folder` by the others: the module's tests are spread over the workers, and each
+    compiling the harness three ways (about 1.8 MB of C) cost some 100 s of processor time. A
+    failed build leaves no entry: the next worker that asks builds it again, and fails alike."""
+    entry = folder / hashlib.sha256(source.encode()).hexdigest()[:16]
+    entry.mkdir(parents=True, exist_ok=True)
+    with open(entry / "lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        if not (entry / "ready").exists():
+            (entry / "kernels.c").write_text(source)
+            builds = start_builds(entry / "kernels.c", entry)
+            try:
+                names = {variant: finish(build).name for variant, build in builds.items()}
+            finally:
+                for process, _ in builds.values():
+                    if process.poll() is None:
+                        process.kill()
+                        process.wait()
+            (entry / "ready").write_text("".join(f"{v} {n}\n" for v, n in names.items()))
+    return {variant: entry / name for variant, name in
+            (line.split() for line in (entry / "ready").read_text().splitlines())}
+
+
 @pytest.fixture(scope="module")
-def results(tmp_path_factory):
-    work = tmp_path_factory.mktemp("lower_c")
+def results(run_folder):
     for k, case in enumerate(CASES):
         if case.program is None:
             prepare(case, k)
     source, index = harness_source(CASES)
-    (work / "kernels.c").write_text(source)
     jobs = [job for case in CASES for config in case.configs for job in layouts(case, *config)]
     jobs += [planned_job(case) for case in CASES]
     stdin = b"".join(job.header(index) + job.initial_pool().tobytes() for job in jobs)
-    builds = start_builds(work / "kernels.c", work)
+    builds = built_once(source, run_folder / "lower_c")
     out = {}
-    try:
-        for variant in ("portable", "dsp"):
-            exe = finish(builds[variant])
-            done = subprocess.run([str(exe)], input=stdin, capture_output=True, timeout=120)
-            assert done.returncode == 0, done.stderr.decode()[-4000:]
-            data, at = done.stdout, 0
-            for job in jobs:
-                status, copies = struct.unpack_from("<iI", data, at)
-                pool = np.frombuffer(data, np.int8, job.pool, at + 8)
-                at += 8 + job.pool
-                out.setdefault((job.case.name, variant), []).append((job, status, copies, job.output(pool)))
-            assert at == len(data)
-        if "cortex-m4" in builds:
-            out["cortex-m4"] = finish(builds["cortex-m4"])
-    finally:
-        for process, _ in builds.values():
-            if process.poll() is None:
-                process.kill()
-                process.wait()
+    for variant in ("portable", "dsp"):
+        done = subprocess.run([str(builds[variant])], input=stdin, capture_output=True, timeout=120)
+        assert done.returncode == 0, done.stderr.decode()[-4000:]
+        data, at = done.stdout, 0
+        for job in jobs:
+            status, copies = struct.unpack_from("<iI", data, at)
+            pool = np.frombuffer(data, np.int8, job.pool, at + 8)
+            at += 8 + job.pool
+            out.setdefault((job.case.name, variant), []).append((job, status, copies, job.output(pool)))
+        assert at == len(data)
+    if "cortex-m4" in builds:
+        out["cortex-m4"] = builds["cortex-m4"]
     return out
 
 
