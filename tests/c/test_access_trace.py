@@ -120,7 +120,7 @@ class StepTrace:
 
 
 # How every traced program is compiled: the runtime's sources, the model's and the harness alike.
-CFLAGS = ("-std=c99", "-O1", "-Wall", "-Wextra", "-Werror", "-pedantic", "-DVMCU_TRACE_ACCESS")
+CFLAGS = ("-std=c99", "-O0", "-Wall", "-Wextra", "-Werror", "-pedantic", "-DVMCU_TRACE_ACCESS")
 
 
 def _compile(source: Path, obj: Path, includes: list[Path]) -> Path:

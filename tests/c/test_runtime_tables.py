@@ -160,7 +160,7 @@ def _build_and_run(tmp_path: Path, sanitizer: str) -> dict[str, list[int]]:
     sources = [str(main), *(str(p) for p in sorted(tmp_path.glob("?_model.c"))),
                *(str(p) for p in sorted((runtime / "src").rglob("*.c")))]
     exe = tmp_path / f"tables_{sanitizer}"
-    build = subprocess.run([CC, "-std=gnu99", "-O1", "-g", "-Wall", "-Wextra", "-Werror", f"-fsanitize={sanitizer}",
+    build = subprocess.run([CC, "-std=gnu99", "-O0", "-g", "-Wall", "-Wextra", "-Werror", f"-fsanitize={sanitizer}",
                             "-fno-sanitize-recover=all", "-pthread", f"-I{runtime / 'include'}", f"-I{tmp_path}",
                             *sources, "-lm", "-o", str(exe)], capture_output=True, text=True)
     assert build.returncode == 0, build.stderr[-3000:]

@@ -28,7 +28,7 @@ pytestmark = pytest.mark.skipif(CC is None, reason="no host C compiler")
 def driver(tmp_path_factory):
     exe = tmp_path_factory.mktemp("signal") / "signal_driver"
     sources = [ROOT / "tests/c/signal_driver.c", *sorted((ROOT / "csrc/src").rglob("*.c"))]
-    subprocess.run([CC, "-std=c99", "-O1", "-Wall", "-Wextra", "-Werror", "-pedantic", "-fsanitize=address,undefined",
+    subprocess.run([CC, "-std=c99", "-O0", "-Wall", "-Wextra", "-Werror", "-pedantic", "-fsanitize=address,undefined",
                     "-fno-sanitize-recover=all", f"-I{ROOT / 'csrc/include'}", f"-I{ROOT / 'csrc/src/signal'}",
                     f"-I{ROOT / 'csrc/src'}",
                     *map(str, sources), "-lm", "-o", str(exe)], check=True)

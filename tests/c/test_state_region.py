@@ -106,7 +106,7 @@ def test_state_carries_resets_and_is_checked(model, tmp_path):
     runtime = runtime_dir()
     exe = tmp_path / "state"
     sources = [str(main), str(tmp_path / "m_model.c"), *(str(p) for p in sorted((runtime / "src").rglob("*.c")))]
-    build = subprocess.run([CC, "-std=gnu99", "-O1", "-g", "-Wall", "-Wextra", "-Werror",
+    build = subprocess.run([CC, "-std=gnu99", "-O0", "-g", "-Wall", "-Wextra", "-Werror",
                             "-fsanitize=address,undefined", "-fno-sanitize-recover=all", f"-I{runtime / 'include'}",
                             f"-I{tmp_path}", *sources, "-lm", "-o", str(exe)], capture_output=True, text=True)
     assert build.returncode == 0, build.stderr[-3000:]
@@ -177,7 +177,7 @@ def _build_and_run(program, main_text: str, tmp_path) -> dict[str, list[int]]:
     runtime = runtime_dir()
     exe = tmp_path / "state"
     sources = [str(main), str(tmp_path / "m_model.c"), *(str(p) for p in sorted((runtime / "src").rglob("*.c")))]
-    build = subprocess.run([CC, "-std=gnu99", "-O1", "-g", "-Wall", "-Wextra", "-Werror",
+    build = subprocess.run([CC, "-std=gnu99", "-O0", "-g", "-Wall", "-Wextra", "-Werror",
                             "-fsanitize=address,undefined", "-fno-sanitize-recover=all", f"-I{runtime / 'include'}",
                             f"-I{tmp_path}", *sources, "-lm", "-o", str(exe)], capture_output=True, text=True)
     assert build.returncode == 0, build.stderr[-3000:]

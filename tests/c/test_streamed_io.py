@@ -320,7 +320,7 @@ def _build_and_run(tmp_path: Path) -> tuple[dict[str, list[int]], object, np.nda
     sources = [str(main), str(tmp_path / "s_model.c"), str(tmp_path / "w_model.c"), str(tmp_path / "h_model.c"),
                *(str(p) for p in sorted((runtime / "src").rglob("*.c")))]
     exe = tmp_path / "streamed"
-    build = subprocess.run([CC, "-std=c99", "-pedantic", "-O1", "-g", "-Wall", "-Wextra", "-Werror",
+    build = subprocess.run([CC, "-std=c99", "-pedantic", "-O0", "-g", "-Wall", "-Wextra", "-Werror",
                             "-fsanitize=address,undefined", "-fno-sanitize-recover=all", f"-I{runtime / 'include'}",
                             f"-I{tmp_path}", *sources, "-lm", "-o", str(exe)], capture_output=True, text=True)
     assert build.returncode == 0, build.stderr[-3000:]

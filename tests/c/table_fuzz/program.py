@@ -17,7 +17,7 @@ from .driver import HANG_SECONDS, SANITIZER_ENV, Mutant, Result, run_mutants
 from .sites import Site, model_tables, site_values
 
 CC = shutil.which("gcc")
-CFLAGS = ("-std=gnu99", "-O1", "-g", "-fno-omit-frame-pointer", "-fsanitize=address,undefined",
+CFLAGS = ("-std=gnu99", "-O0", "-g", "-fno-omit-frame-pointer", "-fsanitize=address,undefined",
           "-fno-sanitize-recover=all", "-Wall", "-Wextra")
 TYPE_CODES = {ctype: code for code, ctype in enumerate(INTEGER_TYPES)}  # main.c's switch
 
