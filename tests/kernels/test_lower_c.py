@@ -15,7 +15,6 @@ The output bytes must equal the reference kernel's (`vmcu_reference.ops`).
 """
 from __future__ import annotations
 
-import fcntl
 import hashlib
 import re
 import shutil
@@ -38,6 +37,7 @@ from vmcu_tflite.kernels.lower import lower, render_kernels
 from vmcu_tflite.kernels.schedule import instances, values, walk
 from vmcu_tflite.pipeline import Program, compile_model
 from vmcu_tflite.plan import workspace_id
+from vmcu_tflite.validate.runtime_cache import made_once
 
 ROOT = Path(__file__).resolve().parents[2]
 INCLUDE = ROOT / "csrc" / "include"
@@ -417,26 +417,23 @@ def pointer_loads(kernel) -> set[str]:
 
 def built_once(source: str, folder: Path) -> dict[str, Path]:
     """The builds of `source` (start_builds), made by the first of the run's workers that asks and
-    taken from `folder` by the others: the module's tests are spread over the workers, and each
-    compiling the harness three ways (about 1.8 MB of C) cost some 100 s of processor time. A
-    failed build leaves no entry: the next worker that asks builds it again, and fails alike."""
+    taken from `folder` by the others (`made_once`, the runtime cache's): the module's tests are
+    spread over the workers, and each compiling the harness three ways (about 1.8 MB of C) cost
+    some 100 s of processor time."""
     entry = folder / hashlib.sha256(source.encode()).hexdigest()[:16]
-    entry.mkdir(parents=True, exist_ok=True)
-    with open(entry / "lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
-        if not (entry / "ready").exists():
-            (entry / "kernels.c").write_text(source)
-            builds = start_builds(entry / "kernels.c", entry)
-            try:
-                names = {variant: finish(build).name for variant, build in builds.items()}
-            finally:
-                for process, _ in builds.values():
-                    if process.poll() is None:
-                        process.kill()
-                        process.wait()
-            (entry / "ready").write_text("".join(f"{v} {n}\n" for v, n in names.items()))
-    return {variant: entry / name for variant, name in
-            (line.split() for line in (entry / "ready").read_text().splitlines())}
+
+    def make() -> str:
+        entry.mkdir(parents=True, exist_ok=True)
+        (entry / "kernels.c").write_text(source)
+        builds = start_builds(entry / "kernels.c", entry)
+        try:
+            return "".join(f"{variant} {finish(build).name}\n" for variant, build in builds.items())
+        finally:
+            for process, _ in builds.values():
+                if process.poll() is None:
+                    process.kill()
+                    process.wait()
+    return {variant: entry / name for variant, name in (line.split() for line in made_once(entry, make).splitlines())}
 
 
 @pytest.fixture(scope="module")

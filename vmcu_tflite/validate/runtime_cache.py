@@ -89,18 +89,29 @@ def cached_objects(root: Path, runtime: Path, model_dir_name: str, configure: Se
     project. Processes sharing `root` compile each entry once."""
     key = build_key(runtime, configure, compiler)
     entry = root / key
-    objects = entry / "build" / OBJECTS_FILE
-    if (entry / READY).is_file():
-        return objects
-    root.mkdir(parents=True, exist_ok=True)
-    with open(root / f"{key}.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes, or the process ends
-        if not (entry / READY).is_file():
-            shutil.rmtree(entry, ignore_errors=True)  # what a failed or interrupted build left
-            copy = entry / model_dir_name / "vmcu_runtime"
-            shutil.copytree(runtime, copy)
-            (entry / "CMakeLists.txt").write_text(PROJECT.format(runtime=copy.relative_to(entry).as_posix(),
-                                                                 objects=OBJECTS_FILE))
-            build(entry, entry / "build", configure)
-            (entry / READY).write_text(key + "\n")
-    return objects
+
+    def make() -> str:
+        shutil.rmtree(entry, ignore_errors=True)  # what a failed or interrupted build left
+        copy = entry / model_dir_name / "vmcu_runtime"
+        shutil.copytree(runtime, copy)
+        (entry / "CMakeLists.txt").write_text(PROJECT.format(runtime=copy.relative_to(entry).as_posix(),
+                                                             objects=OBJECTS_FILE))
+        build(entry, entry / "build", configure)
+        return key + "\n"
+    made_once(entry, make)
+    return entry / "build" / OBJECTS_FILE
+
+
+def made_once(entry: Path, make: Callable[[], str]) -> str:
+    """The text of `entry`'s READY file, which `make()` returns once it has made the entry: the
+    first process that asks makes it, under a lock beside it, and the others wait for it. A make
+    that fails writes no READY: the next process that asks makes the entry again."""
+    if not (entry / READY).is_file():
+        entry.parent.mkdir(parents=True, exist_ok=True)
+        with open(entry.parent / f"{entry.name}.lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes, or the process ends
+            if not (entry / READY).is_file():
+                text = make()
+                entry.mkdir(parents=True, exist_ok=True)
+                (entry / READY).write_text(text)
+    return (entry / READY).read_text()
