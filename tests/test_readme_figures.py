@@ -20,7 +20,9 @@ SHARED = ROOT.parent / "shared" / "models"
 ROWS = {"MCUNet-320KB-ImageNet": "mcunet-320kb-1mb_imagenet", "MCUNet-VWW": "mcunet-vww1",
         "MLPerf Tiny KWS DS-CNN": "mlperf-kws-dscnn", "MLPerf Tiny AD01": "mlperf-ad01",
         "TFLite Micro person detection": "tflm-person_detect"}
-pytestmark = pytest.mark.skipif(not SHARED.is_dir(), reason="../shared/models is absent")
+# the plans of the shared models, made once per run with the other modules that plan them alike (tests/conftest.py)
+pytestmark = [pytest.mark.skipif(not SHARED.is_dir(), reason="../shared/models is absent"),
+              pytest.mark.usefixtures("shared_plans")]
 README = " ".join((ROOT / "README.md").read_text().split())
 
 
