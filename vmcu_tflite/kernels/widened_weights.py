@@ -16,15 +16,16 @@ lane-ordered (kernels/ir.py: each group's taps widened and split into those halv
 SXTB16 goes: again a quarter of an instruction per multiply-accumulate, `pixels / 4` per byte, and the
 layers of both kinds are ranked together.
 
-The layers are taken by that gain per byte, most first, until their int16 copies hold
+The layers are taken by that gain per byte, most first (of layers alike, the larger filter first: the
+budget bought by fewer layers), until their int16 copies hold
 `WIDENED_SHARE` of the model's filter bytes, or `WIDENED_FLOOR` bytes where that is more: a small
 model's share would buy no layer at all (KWS DS-CNN: 4 % of its 22 KB of filters is 0.9 KB, its
 1x1 filters 4 KB each), while a few KB of flash are spare on any core that runs the model. An
-explicit share (`--widened-weights`) is taken as given. Only layers whose rows the assembly takes
-unrolled (`UNROLLED_ROWS`) are candidates: elsewhere the C loop would read them, at no gain; depthwise
-layers where their groups are four channels with a multiplier of 1 and whole groups (channels a multiple
-of four). Widening changes no pool access (the plan is the same), only the filter's flash table and the kernel's
-dot products, which the reference interpreter executes as written."""
+explicit share (`--widened-weights`) is taken as given. The candidates: 1x1 layers whose rows the
+assembly takes unrolled (`UNROLLED_ROWS`: elsewhere the C loop would read them, at no gain), and
+depthwise layers of whole four-channel groups (a multiplier of 1, channels a multiple of four).
+Widening changes no pool access (the plan is the same), only the filter's flash table and the
+kernel's dot products, which the reference interpreter executes as written."""
 from __future__ import annotations
 
 from dataclasses import replace
@@ -57,7 +58,6 @@ def widen_weights(steps: tuple, share: float | None = None) -> tuple:
         budget = max(WIDENED_SHARE * filters, WIDENED_FLOOR if WIDENED_SHARE else 0)
     else:
         budget = share * filters
-    # most pixels first; of layers alike, the larger filter first: the budget bought by fewer layers
     ranked = sorted((s for s in steps if _candidate(s)),
                     key=lambda s: (-_pixels(s.params), -int(s.params.filter.size), s.index))
     chosen, used = set(), 0

@@ -249,8 +249,8 @@ class CoreLowering(PoolStatements, DotStatements, RequantizeStatements):
         return loop_bounds(e, self.loops, self.ranges)
 
     def multiple_of_4(self, e: Ix) -> bool:
-        """Whether `e` is a multiple of 4 at every iteration: a sum of such multiples, a loop variable
-        among them where its first value is one and it steps by one."""
+        """Whether `e` is a multiple of 4 at every iteration: a sum of such multiples, among them a loop
+        variable whose first value is one and whose step is one."""
         if isinstance(e, Const):
             return e.value % 4 == 0
         if isinstance(e, Var) and e.name in self.steps:

@@ -358,4 +358,3 @@ def tap(index: str, lane_order: bool) -> str:
     """The C index of a depthwise filter's tap `index` (the int8 filter's): itself, or where a
     lane-ordered filter holds it (vmcu_lane_order)."""
     return f"vmcu_lane_order({index})" if lane_order else index
-
