@@ -153,8 +153,9 @@ def test_depthwise_layers_of_whole_groups_compete_by_pixels(tmp_path):
 @pytest.mark.parametrize("fuse", [False, True], ids=["apart", "fused"])
 def test_lane_ordered_depthwise_filters_are_bit_exact_on_the_host(tmp_path, monkeypatch, fuse):
     """Every depthwise filter widened, lane-ordered: the portable C over them (layers apart: in
-    one-channel planes, their taps loaded once; fused: a chain's pixel pairs) matches the reference interpreter, which reads the
-    emitted tables, and TFLite Micro; every group takes the lane-ordered forms."""
+    one-channel planes, their taps loaded once; fused: a chain's pixel pairs) matches the reference
+    interpreter, which reads the emitted tables, and TFLite Micro; every group takes the lane-ordered
+    forms."""
     monkeypatch.setattr(widened_weights, "WIDENED_SHARE", 1.0)
     model = tmp_path / "separable.tflite"
     model.write_bytes(separable_blocks(width=7))

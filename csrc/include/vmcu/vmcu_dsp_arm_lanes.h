@@ -53,13 +53,13 @@ VMCU_INLINE uint32_t vmcu_half_taps(const void *w, int32_t t, int32_t ws, int32_
  * Half a kernel row of a depthwise group of four channels for two adjacent output pixels whose windows
  * are `shift` (1 or 2: the stride) columns apart (DotLanesPair): for the channels k = half and half + 2
  * (the halfwords SXTAB16 makes of a word, or of its rotation by 8), acc[k] += (x[t xs + k] + x_offset)
- * * w[t ws + k] and acc1[k] += (x[(t + shift) xs + k] + x_offset) * w[t ws + k], t < taps. Pixel 1's tap
- * t - shift and pixel 0's tap t read the same column, so each column's word is loaded and widened
+ * * w[t ws + k] and acc1[k] += (x[(t + shift) xs + k] + x_offset) * w[t ws + k], t < taps. Pixel 1's
+ * tap t - shift and pixel 0's tap t read the same column, so each column's word is loaded and widened
  * once for both, and each tap's weights once: per column two loads, two extensions (one where `w` is a
- * lane-ordered filter, `lanes16`) and four multiply-accumulates. The four accumulators, a column's halfwords and the last taps' weights take
- * at most eleven registers with the pointers and offsets: called for one half over every row of the
- * window, the accumulators stay in registers; the whole group's eight would not, and GCC would store
- * and load them at every row.
+ * lane-ordered filter, `lanes16`) and four multiply-accumulates. The four accumulators, a column's
+ * halfwords and the last taps' weights take at most eleven registers with the pointers and offsets:
+ * called for one half over every row of the window, the accumulators stay in registers; the whole
+ * group's eight would not, and GCC would store and load them at every row.
  */
 VMCU_INLINE void vmcu_mac2x2_row(const int8_t *x, const void *w, int32_t taps, int32_t shift, int32_t xs, int32_t ws,
                                  uint32_t offsets, int32_t half, int32_t lanes16, int32_t acc[4], int32_t acc1[4])

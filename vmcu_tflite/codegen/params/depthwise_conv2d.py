@@ -18,7 +18,8 @@ def emit(step, graph, writer, name):
     form = requant_form(p.filter, p.bias, p.requant, -1)  # the kernel's: its tables' encoding
     taps = negate(p.filter, form, -1)
     if getattr(p, "int16_weights", False):  # lane-ordered int16 (kernels/ir.py), in words for the DSP path's loads
-        filt = writer.array("int32_t", f"{name}_filter", np.ascontiguousarray(lane_order(taps), dtype="<i2").view("<i4"))
+        words = np.ascontiguousarray(lane_order(taps), dtype="<i2").view("<i4")
+        filt = writer.array("int32_t", f"{name}_filter", words)
     else:
         filt = writer.array("int8_t", f"{name}_filter", taps)
     bias = writer.array(bias_ctype(p.bias), f"{name}_bias", negate(p.bias, form, 0))
