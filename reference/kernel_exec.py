@@ -117,14 +117,15 @@ class _Semantics(Statement):
         self.scope[s.name] = Word(int(np.int16(self.integer(s.value))))
 
     def _FlashLoad(self, s: FlashLoad) -> None:
-        array = self.executor.image.array(s.array, s.ctype)
+        array = self.executor.image.array(s.array, "int16_t" if s.lane_order else s.ctype)
         if not s.into:
             self.scope[s.name] = FlashPointer(s.name, self.frame, array, self.value(s.offset))
             return
         which, i = expand(np.full(self.frame.count, s.count * s.lanes, np.int64))
         lane, i = divmod(i, s.count)
-        taps = self.read(FlashPointer(s.name, self.frame, array, self.value(s.offset)), which, lane + i * s.stride,
-                         "a tap")
+        offset = self.value(s.offset)
+        at = _tap(offset[which] + lane + i * s.stride, s.lane_order)  # from the array's start
+        taps = self.read(FlashPointer(s.name, self.frame, array, np.zeros_like(offset)), which, at, "a tap")
         self.write(s.name, which, lane * s.count + i, taps)
 
     # -- the pool -------------------------------------------------------------------------------
@@ -245,10 +246,10 @@ class _Semantics(Statement):
     def _DotLanes(self, s: DotLanes) -> None:
         """acc[l] += (x[x_index + l] + offset) * w[w_index + l], l < lanes."""
         offset = self.offset(s.offsets, s.x_offset)
-        w = s.w if s.w in self.scope else self.flash(s.w, "int8_t")
+        w = s.w if s.w in self.scope else self.flash(s.w, "int16_t" if s.lane_order else "int8_t")
         which, lane = expand(self.value(s.lanes))
         x = self.read(s.x, which, self.value(s.x_index)[which] + lane, "an input")
-        weights = self.read(w, which, self.value(s.w_index)[which] + lane, "a weight")
+        weights = self.read(w, which, _tap(self.value(s.w_index)[which] + lane, s.lane_order), "a weight")
         self.write(s.acc, which, lane, (x + offset) * weights, add=True)
 
     def _DotLanesPair(self, s: DotLanesPair) -> None:
@@ -256,7 +257,7 @@ class _Semantics(Statement):
         (x[x_index + (t + shift) * x_stride + l] + offset) * w[...], t < taps, l < lanes in the half's lanes
         {half, half + 2} (every lane for half None)."""
         offset = self.offset(s.offsets, s.x_offset)
-        w = self.flash(s.w, "int8_t")
+        w = self.flash(s.w, "int16_t" if s.lane_order else "int8_t")
         count = self.value(s.lanes)
         if s.half is None:
             lanes = np.maximum(count, 0)
@@ -266,8 +267,8 @@ class _Semantics(Statement):
         tap, k = i // np.maximum(lanes[which], 1), i % np.maximum(lanes[which], 1)
         lane = k if s.half is None else s.half + 2 * k
         x_at = self.value(s.x_index)[which] + tap * self.value(s.x_stride)[which] + lane
-        weights = self.read(w, which, self.value(s.w_index)[which] + tap * self.value(s.w_stride)[which] + lane,
-                            "a weight")
+        weights = self.read(w, which, _tap(self.value(s.w_index)[which] + tap * self.value(s.w_stride)[which] + lane,
+                                           s.lane_order), "a weight")
         x0 = self.read(s.x, which, x_at, "an input")
         x1 = self.read(s.x, which, x_at + s.shift * self.value(s.x_stride)[which], "an input")
         self.write(s.acc, which, lane, (x0 + offset) * weights, add=True)
@@ -351,3 +352,11 @@ class _Semantics(Statement):
         which, k = expand(self.value(s.count))
         sums = self.read(s.acc, which, k, "a sum")
         self.write(s.dst, which, k, c_arith.average(sums, s.divisor, s.act_min, s.act_max))
+
+
+def _tap(index: np.ndarray, lane_order: bool) -> np.ndarray:
+    """Where a depthwise filter holds the tap the int8 filter holds at `index`: there, or in a
+    lane-ordered filter (kernels/ir.py) at the index with its two lowest bits swapped."""
+    if not lane_order:
+        return index
+    return index ^ (((index ^ (index >> 1)) & 1) * 3)

@@ -130,17 +130,27 @@ def dw_wide_kernel(m: Chain):  # one-channel planes read kernel rows of 5 and 7 
     return x, m.depthwise(x, k=(5, 7), act=1)
 
 
+def dw_twelve(m: Chain):  # whole groups of four channels: a lane-ordered filter's (widened_weights.py)
+    x = m.input((1, 5, 6, 12))
+    return x, m.depthwise(x, k=(3, 3), act=1)
+
+
+def dw_wide_eight(m: Chain):  # in place, two-channel planes of column pairs (5 and 7 taps)
+    x = m.input((1, 6, 9, 8))
+    return x, m.depthwise(x, k=(5, 7), act=3)
+
+
 def dw_padded(m: Chain):
     x = m.input((2, 4, 5, 5))
     return x, m.depthwise(x, k=(2, 3), stride=(1, 2), act=0)
 
 
-def block(lead: str, residual: str | None, k: int = 3, stride: int = 1, c_in: int = 4):
+def block(lead: str, residual: str | None, k: int = 3, stride: int = 1, c_in: int = 4, expand: int = 10):
     def build(m: Chain):
         x = m.input((1, 7, 6, c_in))
         y = x
         if lead == "expand":
-            y = m.conv(y, 10, k=(1, 1), act=3)
+            y = m.conv(y, expand, k=(1, 1), act=3)
         elif lead == "stem":
             y = m.conv(y, 6, k=(3, 3), stride=(2, 2), act=3)
         y = m.depthwise(y, k=(k, k), stride=(stride, stride), act=3)
@@ -159,6 +169,7 @@ class Case:
     fused: bool = False
     seed: int = 0
     tuning: str = "dsp"  # kernels/tuning.py: "helium" shapes eight-channel depthwise groups, four-channel 1x1 tiles
+    widened: float | None = None  # the share of filter bytes for int16 copies (None: the default; fused: none)
     # filled by prepare()
     program: Program | None = None
     step: object = None
@@ -185,6 +196,13 @@ CASES = [
     Case("dw_dilated_strided", dw_dilated_strided, ((8, False), (3, False), (4, True), (8, True))),
     Case("dw_padded", dw_padded, ((5, False), (1, True), (5, True))),
     Case("dw_wide_kernel", dw_wide_kernel, ((1, True), (3, True), (3, False))),
+    # Every filter widened: lane-ordered depthwise filters (groups from channel 6: the DSP path's group test
+    # fails and the scalar loop reads the lane order), one- and two-channel planes' taps loaded from them.
+    Case("dw_lanes16", dw_twelve, ((12, False), (6, False), (8, False), (4, True), (1, True)), widened=1.0),
+    Case("dw_wide_lanes16", dw_wide_eight, ((2, True), (1, True), (8, False), (4, True)), widened=1.0),
+    Case("block_lanes16", block("expand", "first", expand=12), ((4, False), (3, False)), fused=True, widened=1.0),
+    Case("block_halves_lanes16", block("expand", "second", k=5, expand=8), ((4, False), (1, False)), fused=True,
+         widened=1.0),
     Case("block_expand_residual_first", block("expand", "first"), ((4, False), (3, False)), fused=True),
     Case("block_expand_residual_second", block("expand", "second", k=5), ((4, False), (1, False)), fused=True),
     Case("block_stem", block("stem", None), ((5, False), (2, False)), fused=True),
@@ -208,8 +226,8 @@ def prepare(case: Case, index: int) -> None:
     m = Chain(100 + index)
     x, y = case.build(m)
     model = m.build(y)
-    case.program = (chained_program(model, tuning=case.tuning) if case.fused
-                    else compile_model(model, fuse=False, tuning=case.tuning))
+    case.program = (chained_program(model, tuning=case.tuning, widened=case.widened or 0.0) if case.fused
+                    else compile_model(model, fuse=False, tuning=case.tuning, widened=case.widened))
     graph, steps = case.program.graph, case.program.steps
     assert len(steps) == 1, [s.kernel for s in steps]
     case.step = step = steps[0]

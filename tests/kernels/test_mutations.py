@@ -43,8 +43,8 @@ from vmcu_tflite.errors import EXIT_HAZARD, EXIT_OUTPUTS_DIFFER
 from vmcu_tflite.kernels import widened_weights, window
 from vmcu_tflite.kernels.access import min_distance
 from vmcu_tflite.kernels.index import Ix, Var, imin, substitute
-from vmcu_tflite.kernels.ir import (Average, Broadcast, Dot, DotLanes, DotRow, FlashLoad, InitBias, Loop, RAMFree,
-                                    RAMLoad, RAMStore, Requantize, Workspace)
+from vmcu_tflite.kernels.ir import (Average, Broadcast, Dot, DotLanes, DotLanesPair, DotRow, FlashLoad, InitBias, Loop,
+                                    RAMFree, RAMLoad, RAMStore, Requantize, Workspace)
 from vmcu_tflite.pipeline import compile_model
 from vmcu_tflite.planner import streaming
 
@@ -306,6 +306,13 @@ def int16_rows_next_channel(kernel):
                    if isinstance(s, FlashLoad) and s.ctype == "int16_t" else s)
 
 
+def lane_order_ignored(kernel):
+    """A depthwise filter's readers read its lane-ordered int16 table (widened_weights.py) as int8 taps in
+    channel order: no such readers, no mutant."""
+    kinds = (DotLanes, DotLanesPair, FlashLoad)
+    return rewrite(kernel, lambda s: replace(s, lane_order=False) if isinstance(s, kinds) and s.lane_order else s)
+
+
 def dropped(kind):
     return lambda kernel: rewrite(kernel, lambda s: [] if isinstance(s, kind) else s)
 
@@ -361,6 +368,11 @@ class Shifts:
     """A mutant of the emitted params: every requantization shift one larger."""
 
 
+@dataclass(frozen=True)
+class ChannelOrder:
+    """A mutant of the emitted params: lane-ordered depthwise tables written in channel order."""
+
+
 VALUE_CASES = [
     # (id, model, kernel name, first step the error shows in, mutation: a description rewrite, Taps or Shifts)
     ("conv-window-one-row-late", "conv_stack", "conv2d", 0, Taps("rows", ("conv",))),
@@ -384,6 +396,8 @@ VALUE_CASES = [
     ("chain-residual-from-wrong-pixel", "depthwise_block", "layer_chain", 0, residual_from_next_row),
     ("chain-average-wrong-count", "kws_like", "layer_chain", 0, changed(Average, divisor=lambda s: s.divisor + 1)),
     ("widened-rows-next-channel", "widened_chain", "pointwise", 0, int16_rows_next_channel),
+    ("depthwise-lane-order-ignored", "pad_conv", "depthwise_in_place", 2, lane_order_ignored),
+    ("depthwise-table-in-channel-order", "pad_conv", "depthwise_in_place", 1, ChannelOrder()),
 ]
 
 
@@ -408,6 +422,8 @@ def test_value_mutant_is_a_mismatch(case_id, model, name, step, mutation, model_
     elif isinstance(mutation, Shifts):
         for module in REQUANT_EMITTERS:
             monkeypatch.setattr(module, "requant", requant_shift_plus_one(module.requant))
+    elif isinstance(mutation, ChannelOrder):
+        monkeypatch.setattr(depthwise_params, "lane_order", lambda taps: np.asarray(taps).reshape(-1))
     else:
         monkeypatch.setattr(streaming, "describe", _mutated_describe(name, mutation))
         monkeypatch.setattr(interpreter_module, "describe", _mutated_describe(name, mutation))

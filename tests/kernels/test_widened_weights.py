@@ -1,19 +1,22 @@
-"""Which 1x1 layers keep an int16 copy of their filter (`kernels/widened_weights.py`), and the
-portable C over those copies bit-exact with TFLite Micro (the DSP assembly's forms run on the
-Cortex-M4 in tests/c/test_qemu.py)."""
+"""Which 1x1 and depthwise layers keep an int16 copy of their filter (`kernels/widened_weights.py`),
+and the portable C over those copies bit-exact with TFLite Micro (the DSP forms run with emulated
+instructions in tests/kernels/test_lower_c.py, the assembly and the DSP lanes on the Cortex-M4 in
+tests/c/test_qemu.py)."""
 from __future__ import annotations
 
 import importlib.util
 import json
 from dataclasses import replace
 
+import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
 import vmcu_tflite
-from tests.models_under_test import conv_chain
+from tests.models_under_test import conv_chain, left_shift_block, separable_blocks, wide_window_block
 from vmcu_tflite.cli.common import run_tool
 from vmcu_tflite.cli.convert import main as convert_main
+from vmcu_tflite.codegen.params.depthwise_conv2d import lane_order
 from vmcu_tflite.errors import EXIT_BAD_INPUT, UsageError
 from vmcu_tflite.kernels import widened_weights
 from vmcu_tflite.kernels.lower.dsp import UNROLLED_ROWS
@@ -40,7 +43,7 @@ def _steps(tmp_path, channels, hw, tuning="dsp"):
 def test_widening_keeps_to_its_budget_greedily(tmp_path_factory, channels, share):
     """Only pointwise layers whose rows the assembly unrolls; their extra bytes within `share` of
     the filter bytes; and every candidate left out would not have fit after those ranked before it
-    (the same pixels here: ranked by position)."""
+    (the same pixels here: ranked by filter size, the larger first, then by position)."""
     steps = _steps(tmp_path_factory.mktemp("w"), tuple(channels), hw=4)
     widened = widen_weights(steps, share)
     budget = share * sum(s.params.filter.size for s in steps)
@@ -48,7 +51,7 @@ def test_widening_keeps_to_its_budget_greedily(tmp_path_factory, channels, share
     assert all(s.params.input_shape[3] in UNROLLED_ROWS for s in chosen)
     assert sum(s.params.filter.size for s in chosen) <= budget
     used = 0
-    for s in widened:
+    for s in sorted(widened, key=lambda s: (-s.params.filter.size, s.index)):
         if s.params.input_shape[3] not in UNROLLED_ROWS:
             continue
         fits = used + s.params.filter.size <= budget
@@ -123,3 +126,52 @@ def test_the_share_is_an_option_and_a_plan_keeps_it(tmp_path, capsys):
     capsys.readouterr()
     assert convert("bad", "--widened-weights", "150")[0] == EXIT_BAD_INPUT
     assert "not a percentage: '150'" in capsys.readouterr().err and not (tmp_path / "bad").exists()
+
+
+def test_depthwise_layers_of_whole_groups_compete_by_pixels(tmp_path):
+    """A DSP-tuned depthwise layer of whole four-channel groups is a candidate, ranked with the 1x1
+    layers by its output pixels: of a block's 3x3 over 16 channels (144 bytes) and its 1x1 layers,
+    a budget for the 16x3x3 stem and the depthwise filter takes the depthwise one (the stem is no
+    candidate); six channels (a group and a half) are never one, nor is any layer tuned for Helium."""
+    def steps_of(data, tuning="dsp"):
+        path = tmp_path / "block.tflite"
+        path.write_bytes(data)
+        return tuned(build_steps(simplify(read_model(path))), tuning)
+
+    steps = steps_of(left_shift_block(hw=6))
+    kinds = [s.kernel for s in steps]
+    assert kinds == ["CONV_2D", "DEPTHWISE_CONV_2D", "CONV_2D"]
+    filters = sum(s.params.filter.size for s in steps)
+    chosen = widen_weights(steps, 144 / filters)
+    assert [s.params.int16_weights for s in chosen] == [False, True, False]
+    assert all(s.params.int16_weights for s in widen_weights(steps, 1.0)[1:])
+    six = steps_of(wide_window_block(hw=5, channels=6))
+    assert not any(s.params.int16_weights for s in widen_weights(six, 1.0) if s.kernel == "DEPTHWISE_CONV_2D")
+    assert not any(s.params.int16_weights for s in widen_weights(steps_of(left_shift_block(hw=6), "helium"), 1.0))
+
+
+@pytest.mark.parametrize("fuse", [False, True], ids=["apart", "fused"])
+def test_lane_ordered_depthwise_filters_are_bit_exact_on_the_host(tmp_path, monkeypatch, fuse):
+    """Every depthwise filter widened, lane-ordered: the portable C over them (layers apart: in
+    one-channel planes, their taps loaded once; fused: a chain's pixel pairs) matches the reference
+    interpreter, which reads the emitted tables, and TFLite Micro; every group takes the lane-ordered
+    forms."""
+    monkeypatch.setattr(widened_weights, "WIDENED_SHARE", 1.0)
+    model = tmp_path / "separable.tflite"
+    model.write_bytes(separable_blocks(width=7))
+    result = validate(model, HOST, seed=3, work=tmp_path / "run", fuse=fuse)
+    assert result.status == 0 and result.matches_reference and result.matches_tflm is (True if HAVE_TFLM else None)
+    source = "".join(path.read_text() for path in (tmp_path / "run" / "model").glob("*.c"))
+    assert ("vmcu_mac2x2_row_lanes16(" if fuse else "vmcu_lane_order(") in source  # apart: one-channel planes
+    assert "vmcu_mac2x2_row_s8(" not in source and "vmcu_mac4_s8(" not in source  # every group lane-ordered
+
+
+def test_a_lane_ordered_table_holds_each_group_as_the_dsp_splits_a_word():
+    """The emitter's order (codegen/params/depthwise_conv2d.py): tap t of channel c of a group of four
+    at 4 g + (0, 2, 1, 3)[c % 4], written out channel by channel here."""
+    taps = np.arange(2 * 3 * 8, dtype=np.int16).reshape(1, 2, 3, 8)
+    expected = []
+    for tap in taps.reshape(-1, 8):
+        for group in (tap[:4], tap[4:]):
+            expected += [group[0], group[2], group[1], group[3]]
+    assert lane_order(taps).tolist() == expected

@@ -14,6 +14,7 @@ from vmcu_reference.interpreter import Interpreter
 from vmcu_tflite.chain import LayerChainParams
 from vmcu_tflite.fusion import chain_runs, chain_step
 from vmcu_tflite.kernels.tuning import tuned
+from vmcu_tflite.kernels.widened_weights import widen_weights
 from vmcu_tflite.oracle import run_tflm
 from vmcu_tflite.passes import simplify
 from vmcu_tflite.pipeline import Program, compile_model, streamed_ports
@@ -54,12 +55,13 @@ def chains(draw, most: int = 5):
     return g.b.build(), data, len(kinds) + transposed
 
 
-def chained_program(model: bytes, recompute: bool = False, tuning: str = "dsp", pulls: bool = False) -> Program:
+def chained_program(model: bytes, recompute: bool = False, tuning: str = "dsp", pulls: bool = False,
+                    widened: float = 0.0) -> Program:
     """The model's layers as one LAYER_CHAIN step (recomputing its first stage where it can, with
     `recompute`; pulling its input's rows from the application where it can, with `pulls`), its
-    kernels shaped for `tuning`, planned."""
+    kernels shaped for `tuning`, `widened` of its filter bytes for int16 copies (widened_weights.py), planned."""
     graph = simplify(parse_model(model))
-    steps = tuned(build_steps(graph), tuning)
+    steps = widen_weights(tuned(build_steps(graph), tuning), widened)
     runs = chain_runs(graph, steps)
     assert runs == [tuple(range(len(steps)))]
     params = chain_step(graph, steps, runs[0], 0).params

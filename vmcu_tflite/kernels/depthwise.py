@@ -53,12 +53,13 @@ def depthwise_pixel(p, source: str, base, pixel_bytes, channel0, first, end, lan
     e = getattr(p, "element", 1)  # a 16x8 layer's int16 pixels: pool offsets in bytes, indexes in elements
     form = requant_form16(p.bias, p.wide) if e > 1 else requant_form(p.filter, p.bias, p.requant, -1)
     row_start = base + ((n * h + rows.origin + ky * d_h) * w + cols.origin + cols.lo * d_w) * pixel_bytes + in_channel
+    ordered = lane_ordered(p)
     if window is not None:  # the whole window in registers: every tap, no clamps (padding adds 0)
         c_in, pitch = p.input_shape[3], window_cols or k_w
         rows = Taps(Const(0), Const(0), Const(k_h))
         row = [loop("kx", 0, k_w, [
             DotLanes("acc", window, (ky * pitch + window_x + kx) * c_in + in_channel, f"{params}->filter",
-                     (ky * k_w + kx) * c_out + channel, lanes, offsets, f"{params}->input_offset")])]
+                     (ky * k_w + kx) * c_out + channel, lanes, offsets, f"{params}->input_offset", ordered)])]
     elif registers and pixel_bytes * d_w == 1:  # one-channel plane: the window row is contiguous bytes
         row = [RAMLoad("row", source, row_start, cols.hi - cols.lo, max_bytes=k_w),
                DotRow("acc", "row", 0, registers, ky * k_w + cols.lo, cols.hi - cols.lo, offsets,
@@ -76,7 +77,7 @@ def depthwise_pixel(p, source: str, base, pixel_bytes, channel0, first, end, lan
                loop("kx", cols.lo, cols.hi, [
                    DotLanes("acc", "row", (kx - cols.lo) * d_w * pixel_bytes, registers or f"{params}->filter",
                             ky * k_w + kx if registers else (ky * k_w + kx) * c_out + channel, lanes, offsets,
-                            f"{params}->input_offset"),
+                            f"{params}->input_offset", ordered and not registers),
                ])]
     return [
         loop("c", 0, end - first, [
@@ -86,6 +87,11 @@ def depthwise_pixel(p, source: str, base, pixel_bytes, channel0, first, end, lan
             Requantize(dst, dst_base + c, "acc", lanes, channel, params, form),
         ], step=lanes_max),
     ]
+
+
+def lane_ordered(p) -> bool:
+    """Whether the layer's filter is stored lane-ordered in int16 (kernels/ir.py, widened_weights.py)."""
+    return getattr(p, "int16_weights", False)
 
 
 def pairs_pixels(p) -> bool:
@@ -156,7 +162,7 @@ def depthwise_pair(p, source: str, base, pixel_bytes, channel0, first_channel, e
         """A pixel's taps outside [lo, hi), one at a time (its tap t at pixel 0's column t + pixel * shift)."""
         return [loop("kx", a, b, [DotLanes(acc, "row", (kx + pixel * shift - first) * pixel_bytes, f"{params}->filter",
                                            (ky * k_w + kx) * c_out + channel, lanes, offsets,
-                                           f"{params}->input_offset")])
+                                           f"{params}->input_offset", lane_ordered(p))])
                 for a, b in cols.alone(pixel)]
 
     def row(half: int | None, rest: list) -> Loop:  # a half's taps of each kernel row, then `rest`
@@ -165,7 +171,7 @@ def depthwise_pair(p, source: str, base, pixel_bytes, channel0, first_channel, e
                     max_bytes=(k_w + shift) * lanes_max),
             DotLanesPair("acc", "acc1", "row", (lo - first) * pixel_bytes, pixel_bytes, f"{params}->filter",
                          (ky * k_w + lo) * c_out + channel, c_out, imax(hi - lo, 0), lanes, half, shift, offsets,
-                         f"{params}->input_offset"),
+                         f"{params}->input_offset", lane_ordered(p)),
             *rest])
     edges = [*alone("acc", 0), *alone("acc1", 1)]
     # wide windows: each half over every row, its accumulators in registers; 3 taps: both halves per row,
@@ -341,7 +347,8 @@ def column_pairs(p, plane: Ix, first: Ix) -> tuple[list, list, list]:
     edge = 2 * max(left, right)
     before = [RegAlloc("edge", "int8_t", edge, fill="(int8_t)(-p->input_offset)")] if edge else []
     return before, [RegAlloc("taps", "int32_t", 2 * k_h * (k_w + 1)),
-                    FlashLoad("taps", "p->filter", first, True, k_h * k_w, c, lanes=2, row=k_w), copy], row_of_outputs
+                    FlashLoad("taps", "p->filter", first, True, k_h * k_w, c, lanes=2, row=k_w,
+                              lane_order=lane_ordered(p)), copy], row_of_outputs
 
 
 def _in_place_column_pairs(p) -> Kernel:
@@ -358,7 +365,7 @@ def _in_place_column_pairs(p) -> Kernel:
             loop("y", 0, o_h, row_of_outputs, interior=layer_interior(p, 0))])]),
     )
     signature = ("depthwise_in_place", tuple(p.input_shape), tuple(p.output_shape), tuple(p.filter.shape),
-                 p.stride, p.dilation, p.padding, 2, "column pairs")
+                 p.stride, p.dilation, p.padding, 2, "column pairs") + (("lane-ordered",) if lane_ordered(p) else ())
     return Kernel(name="depthwise_in_place", params_type="vmcu_depthwise_params", signature=signature,
                   tensors={"input0": n_ * h * w * c, "output": n_ * o_h * o_w * c}, body=body,
                   workspaces=(Workspace("plane", planes * size, size),),
@@ -390,7 +397,7 @@ def depthwise(params, segment: int) -> Kernel:
     )
     signature = ("depthwise", tuple(p.input_shape), tuple(p.output_shape), tuple(p.filter.shape), p.stride,
                  p.dilation, p.padding, p.depth_multiplier, segment, lanes)
-    signature += (ELEMENT_TYPES[e], p.wide) if e > 1 else ()
+    signature += ((ELEMENT_TYPES[e], p.wide) if e > 1 else ()) + (("lane-ordered",) if lane_ordered(p) else ())
     return Kernel(name="depthwise" if e == 1 else "depthwise_s16", params_type="vmcu_depthwise_params",
                   signature=signature, tensors={"input0": n_ * h * w * c_in * e, "output": n_ * o_h * o_w * c_out * e},
                   body=body, doc=f"DEPTHWISE_CONV_2D {p.filter.shape[1]}x{p.filter.shape[2]} {p.input_shape} -> "
@@ -421,7 +428,8 @@ def depthwise_in_place(params, segment: int) -> Kernel:
     _, k_h, k_w, _ = p.filter.shape
     single = segment == 1
     lanes = 1 if single else depthwise_lanes(p, segment)
-    load_taps = [RegAlloc("taps", "int32_t", k_h * k_w), FlashLoad("taps", "p->filter", q, True, k_h * k_w, c)]
+    load_taps = [RegAlloc("taps", "int32_t", k_h * k_w),
+                 FlashLoad("taps", "p->filter", q, True, k_h * k_w, c, lane_order=lane_ordered(p))]
     # Two pixels at a time where both are left (the stores after both): multi-channel planes as
     # pairs_pixels allows, one-channel planes as plane_pairs does.
     paired = plane_pairs(p) if single else pairs_pixels(p)
@@ -471,7 +479,7 @@ def depthwise_in_place(params, segment: int) -> Kernel:
         ]),
     )
     signature = ("depthwise_in_place", tuple(p.input_shape), tuple(p.output_shape), tuple(p.filter.shape), p.stride,
-                 p.dilation, p.padding, segment, lanes)
+                 p.dilation, p.padding, segment, lanes) + (("lane-ordered",) if lane_ordered(p) else ())
     return Kernel(name="depthwise_in_place", params_type="vmcu_depthwise_params", signature=signature,
                   tensors={"input0": pixels * c, "output": n_ * o_h * o_w * c}, body=body,
                   workspaces=(Workspace("plane", planes * pixels * segment, pixels * segment),),

@@ -24,7 +24,12 @@ exactly the bytes the kernel reads and writes, in the kernel's order:
   four channels per word); `DotLanesPair`: a kernel row's taps for two adjacent pixels at once
   (each input and weight word serves both); `DotRow`: one channel's kernel row over a row of a
   one-channel plane, four taps per word (or two adjacent pixels' rows, each word serving both; or
-  two channels' rows over a two-channel plane, a word two columns of both).
+  two channels' rows over a two-channel plane, a word two columns of both). DotLanes, DotLanesPair
+  and FlashLoad may read a *lane-ordered* depthwise filter (`lane_order`, kernels/widened_weights.py):
+  the int8 filter widened to int16, each group of four channels' taps in the order of the halfwords
+  SXTB16 makes of a word and of its rotation (channels 0, 2, 1, 3), so that the DSP path loads a
+  tap's half group as one word ready for SMLABB/SMLATT: the int8 filter's element j is its element
+  j with bits 0 and 1 of the index swapped.
   `Widen`: a small input every output channel reads (a stem's window), widened to 16 bits once
   with its offset; a Dot over the widened buffer needs no SXTAB16.
 - `Requantize`, `InitBias`, `AddResidual`: TFLite's integer arithmetic on a few values
@@ -153,6 +158,7 @@ class FlashLoad(_IndexFields):
     ctype: str = "int8_t"  # the array's elements: int16_t for a filter widened at conversion (`conv.wide_filter`)
     lanes: int = 1  # with `into`: lane l's count values from offset + l on, at name[l * count] (two channels' taps)
     row: int = 0  # with `into` and two lanes: taps per kernel row, which the C lays out for DotRow's column pairs
+    lane_order: bool = False  # with `into`: the array is a lane-ordered depthwise filter (see the module)
 
 
 @dataclass(frozen=True)
@@ -206,6 +212,7 @@ class DotLanes(_IndexFields):
     lanes: Ix
     offsets: str
     x_offset: str
+    lane_order: bool = False  # w is a lane-ordered depthwise filter (see the module)
 
 
 @dataclass(frozen=True)
@@ -233,6 +240,7 @@ class DotLanesPair(_IndexFields):
     shift: int
     offsets: str
     x_offset: str
+    lane_order: bool = False  # w is a lane-ordered depthwise filter (see the module)
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,5 @@
-"""Which 1x1 layers keep their filter widened to int16 in flash: speed bought with a little flash.
+"""Which 1x1 and depthwise layers keep their filter widened to int16 in flash: speed bought with a
+little flash.
 
 The DSP tuning's 2x2 GEMM tile (two pixels by two output channels) spends, per group of four
 inputs, one LDM of both pixels' widened inputs, two loads of int8 weights and four SXTB16 to
@@ -8,34 +9,48 @@ widened once at conversion the loads become two LDRDs and the SXTB16s go: 11 ins
 layer saves a quarter of an instruction per multiply-accumulate, about `pixels / 4` per byte its
 filter grows: the early layers, with many pixels and few weights, buy the most for the least.
 
-The layers are taken by that gain per byte, most first, until their int16 copies hold
+A depthwise layer's groups of four channels (SMLABB/SMLATT) spend, per tap and half group (channels
+0 and 2, or 1 and 3), one load and one SXTB16 of the int8 weights, which serve a pixel pair's four
+products (vmcu_mac2x2_row_s8), or one pixel's two (vmcu_mac4_s8, a load for both halves). Stored
+lane-ordered (kernels/ir.py: each group's taps widened and split into those halves at conversion) the
+SXTB16 goes: again a quarter of an instruction per multiply-accumulate, `pixels / 4` per byte, and the
+layers of both kinds are ranked together.
+
+The layers are taken by that gain per byte, most first (of layers alike, the larger filter first: the
+budget bought by fewer layers), until their int16 copies hold
 `WIDENED_SHARE` of the model's filter bytes, or `WIDENED_FLOOR` bytes where that is more: a small
 model's share would buy no layer at all (KWS DS-CNN: 4 % of its 22 KB of filters is 0.9 KB, its
 1x1 filters 4 KB each), while a few KB of flash are spare on any core that runs the model. An
-explicit share (`--widened-weights`) is taken as given. Only layers whose rows the assembly takes
-unrolled (`UNROLLED_ROWS`) are candidates: elsewhere the C loop would read them, at no gain. Widening
-changes no pool access (the plan is the same), only the filter's flash table and the kernel's
-dot products, which the reference interpreter executes as written."""
+explicit share (`--widened-weights`) is taken as given. The candidates: 1x1 layers whose rows the
+assembly takes unrolled (`UNROLLED_ROWS`: elsewhere the C loop would read them, at no gain), and
+depthwise layers of whole four-channel groups (a multiplier of 1, channels a multiple of four).
+Widening changes no pool access (the plan is the same), only the filter's flash table and the
+kernel's dot products, which the reference interpreter executes as written."""
 from __future__ import annotations
 
 from dataclasses import replace
 
 from ..chain import is_pointwise
 from .lower.dsp import UNROLLED_ROWS
+from .tuning import depthwise_lanes
 
 WIDENED_SHARE = 0.04  # of the model's filter bytes, for the int16 copies' extra bytes
 WIDENED_FLOOR = 4096  # bytes the default share may round up to
 
 
 def _candidate(step) -> bool:
-    """A pointwise int8 CONV_2D on the DSP tuning whose rows the assembly unrolls."""
+    """An int8 layer on the DSP tuning: a pointwise CONV_2D whose rows the assembly unrolls, or a
+    DEPTHWISE_CONV_2D of whole four-channel groups."""
     p = step.params
-    return (step.kernel == "CONV_2D" and is_pointwise(p) and getattr(p, "element", 1) == 1
-            and getattr(p, "tuning", "dsp") == "dsp" and p.input_shape[3] in UNROLLED_ROWS)
+    if getattr(p, "element", 1) != 1 or getattr(p, "tuning", "dsp") != "dsp":
+        return False
+    if step.kernel == "DEPTHWISE_CONV_2D":
+        return p.depth_multiplier == 1 and p.output_shape[3] % 4 == 0 and depthwise_lanes(p) == 4
+    return step.kernel == "CONV_2D" and is_pointwise(p) and p.input_shape[3] in UNROLLED_ROWS
 
 
 def widen_weights(steps: tuple, share: float | None = None) -> tuple:
-    """`steps` with the chosen 1x1 layers' params marked `int16_weights` (see the module); `share`
+    """`steps` with the chosen layers' params marked `int16_weights` (see the module); `share`
     of the model's filter bytes for their int16 copies, unless None: then `WIDENED_SHARE` of them
     or `WIDENED_FLOOR` bytes, whichever is more (a share of 0 still takes none)."""
     filters = sum(int(s.params.filter.size) for s in steps if hasattr(getattr(s.params, "filter", None), "size"))
@@ -43,7 +58,8 @@ def widen_weights(steps: tuple, share: float | None = None) -> tuple:
         budget = max(WIDENED_SHARE * filters, WIDENED_FLOOR if WIDENED_SHARE else 0)
     else:
         budget = share * filters
-    ranked = sorted((s for s in steps if _candidate(s)), key=lambda s: (-_pixels(s.params), s.index))
+    ranked = sorted((s for s in steps if _candidate(s)),
+                    key=lambda s: (-_pixels(s.params), -int(s.params.filter.size), s.index))
     chosen, used = set(), 0
     for s in ranked:
         extra = int(s.params.filter.size)  # int16 rows: one more byte per weight
@@ -54,6 +70,6 @@ def widen_weights(steps: tuple, share: float | None = None) -> tuple:
 
 
 def _pixels(p) -> int:
-    """Output pixels of a pointwise layer: its 2x2 tiles' count, two pixels each."""
+    """Output pixels of a layer: the uses of each weight."""
     n, h, w, _ = p.output_shape
     return n * h * w

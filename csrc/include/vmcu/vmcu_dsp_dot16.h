@@ -269,24 +269,32 @@ VMCU_INLINE void vmcu_dot_row2_s8(const int8_t *x, const int32_t *w, int32_t len
     acc1[0] = sum1;
 }
 
+/** Tap j of a depthwise filter: int8, or int16 lane-ordered (vmcu_lane_order). */
+static inline int32_t vmcu_filter_tap(const void *filter, int32_t j, int lanes16)
+{
+    return lanes16 ? ((const int16_t *)filter)[vmcu_lane_order(j)] : ((const int8_t *)filter)[j];
+}
+
 /**
  * Two channels' k_h x k_w taps (k_w odd) into `taps` for vmcu_dot_cols_s8: channel l's tap i at
- * filter[l + i * stride] (a depthwise filter, `stride` its channels). On the DSP path kernel row r is
- * 2 (k_w + 1) words from taps + 2 r (k_w + 1) on, channel 0's k_w + 1 then channel 1's: for each word
- * of a two-channel plane's row (columns 2j and 2j + 1 of both channels), the channel's taps (w[2j],
- * w[2j + 1]) for a pixel whose window starts at column 0 of the word, then (w[2j - 1], w[2j]) for the
- * next pixel, whose window starts a column further, the taps outside the row 0. Otherwise the taps in
- * order, channel 1's k_h * k_w after channel 0's.
+ * filter[first + l + i * stride] (a depthwise filter, int8 or lane-ordered int16 as `lanes16` says,
+ * `stride` its channels). On the DSP path kernel row r is 2 (k_w + 1) words from taps + 2 r (k_w + 1)
+ * on, channel 0's k_w + 1 then channel 1's: for each word of a two-channel plane's row (columns 2j and
+ * 2j + 1 of both channels), the channel's taps (w[2j], w[2j + 1]) for a pixel whose window starts at
+ * column 0 of the word, then (w[2j - 1], w[2j]) for the next pixel, whose window starts a column
+ * further, the taps outside the row 0. Otherwise the taps in order, channel 1's k_h * k_w after
+ * channel 0's.
  */
-static inline void vmcu_column_taps_s8(int32_t *taps, const int8_t *filter, int32_t stride, int32_t k_h,
-                                       int32_t k_w)
+static inline void vmcu_column_taps(int32_t *taps, const void *filter, int32_t first, int32_t stride, int32_t k_h,
+                                    int32_t k_w, int lanes16)
 {
 #if VMCU_DSP
-    for (int32_t r = 0; r < k_h; ++r, filter += k_w * stride) {
+    for (int32_t r = 0; r < k_h; ++r, first += k_w * stride) {
         for (int32_t l = 0; l < 2; ++l) {
             for (int32_t t = 0; t <= k_w; t += 2, taps += 2) {
-                const int32_t before = t > 0 ? filter[l + (t - 1) * stride] : 0;
-                const int32_t at = filter[l + t * stride], after = t + 1 < k_w ? filter[l + (t + 1) * stride] : 0;
+                const int32_t before = t > 0 ? vmcu_filter_tap(filter, first + l + (t - 1) * stride, lanes16) : 0;
+                const int32_t at = vmcu_filter_tap(filter, first + l + t * stride, lanes16);
+                const int32_t after = t + 1 < k_w ? vmcu_filter_tap(filter, first + l + (t + 1) * stride, lanes16) : 0;
                 taps[0] = (int32_t)vmcu_pack16(at, after);
                 taps[1] = (int32_t)vmcu_pack16(before, at);
             }
@@ -295,10 +303,23 @@ static inline void vmcu_column_taps_s8(int32_t *taps, const int8_t *filter, int3
 #else
     for (int32_t l = 0; l < 2; ++l) {
         for (int32_t i = 0; i < k_h * k_w; ++i) {
-            taps[l * k_h * k_w + i] = filter[l + i * stride];
+            taps[l * k_h * k_w + i] = vmcu_filter_tap(filter, first + l + i * stride, lanes16);
         }
     }
 #endif
+}
+
+/** vmcu_column_taps over an int8 filter from `filter` on. */
+static inline void vmcu_column_taps_s8(int32_t *taps, const int8_t *filter, int32_t stride, int32_t k_h, int32_t k_w)
+{
+    vmcu_column_taps(taps, filter, 0, stride, k_h, k_w, 0);
+}
+
+/** vmcu_column_taps over a lane-ordered filter, from its tap `first` on. */
+static inline void vmcu_column_taps_lanes16(int32_t *taps, const int16_t *filter, int32_t first, int32_t stride,
+                                            int32_t k_h, int32_t k_w)
+{
+    vmcu_column_taps(taps, filter, first, stride, k_h, k_w, 1);
 }
 
 #if VMCU_DSP

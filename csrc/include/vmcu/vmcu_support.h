@@ -97,6 +97,13 @@ static inline int32_t vmcu_requantize64(int64_t x, int32_t multiplier, int32_t s
     return (int32_t)(uint32_t)(uint64_t)((x * (int64_t)m16 + ((int64_t)1 << (total - 1))) >> total);
 }
 
+/** Where a lane-ordered depthwise filter (int16, each group of four channels' taps in the order 0, 2,
+ *  1, 3: the halfwords SXTB16 makes of a word, then of its rotation) holds the int8 filter's tap j. */
+static inline int32_t vmcu_lane_order(int32_t j)
+{
+    return (j & ~3) | ((j & 1) << 1) | ((j >> 1) & 1);
+}
+
 static inline int32_t vmcu_clamp(int32_t x, int32_t lo, int32_t hi)
 {
     return x < lo ? lo : (x > hi ? hi : x);

@@ -158,7 +158,7 @@ typedef struct {
 /** DEPTHWISE_CONV_2D: filter [1, K_h, K_w, C_out], C_out = C_in * depth_multiplier. */
 typedef struct {
     int32_t input_offset, output_offset;
-    const int8_t *filter;
+    const void *filter; /**< int8_t, or int16_t lane-ordered (word-aligned) where the generated kernel reads it so */
     const void *bias; /**< [C_out] int16_t or int32_t: the type the model's generated kernel reads */
     vmcu_requant requant;
 } vmcu_depthwise_params;

@@ -46,6 +46,7 @@ class CoreLowering(PoolStatements, DotStatements, RequantizeStatements):
         self.whole = whole
         self.ranges: dict[str, tuple[int, int]] = {}  # static range of each loop variable in scope
         self.loops: list[tuple[str, Ix, Ix]] = []  # loops in scope: variable, least and greatest value
+        self.steps: dict[str, tuple[Ix, int]] = {}  # each loop variable in scope: its first value and step
         self.used = first.referenced if first is not None else None
         self.referenced: set[int] = set()
         self.serial = 0
@@ -247,6 +248,17 @@ class CoreLowering(PoolStatements, DotStatements, RequantizeStatements):
         """Least and greatest value of `e` in the loops around the statement being lowered."""
         return loop_bounds(e, self.loops, self.ranges)
 
+    def multiple_of_4(self, e: Ix) -> bool:
+        """Whether `e` is a multiple of 4 at every iteration: a sum of such multiples, among them a loop
+        variable whose first value is one and whose step is one."""
+        if isinstance(e, Const):
+            return e.value % 4 == 0
+        if isinstance(e, Var) and e.name in self.steps:
+            first, step = self.steps[e.name]
+            return step % 4 == 0 and self.multiple_of_4(first)
+        return isinstance(e, Sum) and e.const % 4 == 0 and all(coef % 4 == 0 or self.multiple_of_4(part)
+                                                               for coef, part in e.parts)
+
     def param(self, expr: str, ctype: str) -> str:
         """A local copy of the params field `expr`, declared at the top of the function. The kernel
         stores bytes through int8_t pointers, which may alias anything, so the compiler would
@@ -350,10 +362,12 @@ class CoreLowering(PoolStatements, DotStatements, RequantizeStatements):
         outer = self.ranges
         self.ranges = {**outer, v: loop_range(s, outer)}
         self.loops.append((v, s.lo, greatest(s)))
+        self.steps[v] = (s.lo, s.step)
         self.bodies.append([len(self.lines), depth + 1, {}])
         self.body(s.body, depth + 1)
         self.bodies.pop()
         self.loops.pop()
+        del self.steps[v]
         self.ranges = outer
         self.line(depth, "}")
 
@@ -387,13 +401,20 @@ class CoreLowering(PoolStatements, DotStatements, RequantizeStatements):
                 if not s.row or s.count % s.row or self.lookup(s.name).size < 2 * (s.count + s.count // s.row):
                     raise ValueError(f"kernel {self.kernel.name}: FlashLoad of two lanes into {s.name}, "
                                      f"not {s.count} taps in rows of {s.row}")
+                if s.lane_order:  # the filter's start and the taps' first index: the order maps whole indexes
+                    self.line(depth, f"vmcu_column_taps_lanes16({s.name}, {self.param(s.array, 'int16_t *')}, "
+                                     f"{s.offset.c()}, {s.stride}, {s.count // s.row}, {s.row});")
+                    return
                 filter_ = plus(self.param(s.array, "int8_t *"), paren(s.offset.c()))
                 self.line(depth, f"vmcu_column_taps_s8({s.name}, {filter_}, {s.stride}, {s.count // s.row}, {s.row});")
                 return
             i = self.fresh("i")
             self.line(depth, f"for (int32_t {i} = 0; {i} < {s.count}; ++{i}) {{")
             at = index_sum(paren(s.offset.c()), f"{i} * {s.stride}")
-            self.line(depth + 1, f"{s.name}[{i}] = {self.param(s.array, 'int8_t *')}[{at}];")
+            if s.lane_order:
+                at = f"vmcu_lane_order({at})"
+            self.line(depth + 1, f"{s.name}[{i}] = {self.param(s.array, 'int16_t *' if s.lane_order else 'int8_t *')}"
+                                 f"[{at}];")
             self.line(depth, "}")
             return
         self.declare(s.name, Pointer("flash", ctype=s.ctype))

@@ -36,6 +36,8 @@ class Lanes:
     hi: int
     lane: str  # the lane variable
     scalar: list[str]
+    lanes16: bool = False  # the taps are a lane-ordered filter's (kernels/ir.py)
+    group_test: str = ""  # then the C test that they start a group of four channels, unless known
 
 
 class DotStatements:
@@ -256,14 +258,25 @@ class DotStatements:
         registers = self.lookup(s.w) is not None  # taps a FlashLoad copied into a buffer
         if registers and hi > 1:
             raise ValueError(f"kernel {self.kernel.name}: DotLanes over the taps in {s.w} has one lane")
-        w = self.ref(s.w) if registers else self.param(s.w, "int8_t *")
+        w = self.ref(s.w) if registers else self.filter(s.w, s.lane_order)
         x_offset = self.param(s.x_offset, "int32_t")
         self.ref(s.acc)
         self.ref(s.offsets)
         l = self.fresh("l")
         scalar = [f"{s.acc}[{l}] += ((int32_t){s.x}[{index_sum(x_index, l)}] + {x_offset}) * "
-                  f"{'' if registers else '(int32_t)'}{w}[{index_sum(w_index, l)}];"]
-        self.dot_lanes_code(s, Lanes(plus(s.x, paren(x_index)), plus(w, w_index), x_offset, lo, hi, l, scalar), depth)
+                  f"{'' if registers else '(int32_t)'}{w}[{tap(index_sum(w_index, l), s.lane_order)}];"]
+        self.dot_lanes_code(s, Lanes(plus(s.x, paren(x_index)), plus(w, w_index), x_offset, lo, hi, l, scalar,
+                                     s.lane_order, self.group_test(s.w_index) if s.lane_order else ""), depth)
+
+    def group_test(self, w_index: Ix) -> str:
+        """The C test that a lane-ordered filter's taps from `w_index` on start a group of four channels,
+        which the DSP path loads as two words ("" where the indexes say so: a plane's channels may
+        start mid-group)."""
+        return "" if self.multiple_of_4(w_index) else f"({paren(w_index.c())} & 3) == 0"
+
+    def filter(self, expr: str, lane_order: bool) -> str:
+        """The local of a depthwise filter: int8, or int16 where it is lane-ordered (kernels/ir.py)."""
+        return self.param(expr, "int16_t *" if lane_order else "int8_t *")
 
     def dot_lanes_code(self, s: DotLanes, lanes: Lanes, depth: int) -> None:
         """The loop over a DotLanes' lanes adding each scalar product."""
@@ -303,7 +316,7 @@ class DotStatements:
         if hi > 8 or (hi > 4 and s.half is not None):
             raise ValueError(f"kernel {self.kernel.name}: DotLanesPair of up to {hi} lanes (at most 8, four by halves)")
         x_index, x_step = self.at(s.x, s.x_index), self.at(s.x, s.x_stride)
-        w, w_index, w_step = self.param(s.w, "int8_t *"), paren(s.w_index.c()), paren(s.w_stride.c())
+        w, w_index, w_step = self.filter(s.w, s.lane_order), paren(s.w_index.c()), paren(s.w_stride.c())
         x_offset, taps = self.param(s.x_offset, "int32_t"), paren(s.taps.c())
         for name in (s.acc, s.acc1, s.offsets):
             self.ref(name)
@@ -312,9 +325,9 @@ class DotStatements:
         self.line(depth, f"for (int32_t {t} = 0; {t} < {taps}; ++{t}) {{")
         first, step = (0, f"++{l}") if s.half is None else (s.half, f"{l} += 2")
         self.line(depth + 1, f"for (int32_t {l} = {first}; {l} < {paren(s.lanes.c())}; {step}) {{")
-        at, tap = f"{paren(x_index)} + {t} * {paren(x_step)} + {l}", f"{w_index} + {t} * {w_step} + {l}"
+        at = f"{paren(x_index)} + {t} * {paren(x_step)} + {l}"
         self.code(depth + 2, [
-            f"const int32_t w_{l} = (int32_t){w}[{tap}];",
+            f"const int32_t w_{l} = (int32_t){w}[{tap(f'{w_index} + {t} * {w_step} + {l}', s.lane_order)}];",
             f"{s.acc}[{l}] += ((int32_t){s.x}[{at}] + {x_offset}) * w_{l};",
             f"{s.acc1}[{l}] += ((int32_t){s.x}[{at} + {s.shift} * {paren(x_step)}] + {x_offset}) * w_{l};"])
         self.line(depth + 1, "}")
@@ -339,3 +352,9 @@ class DotStatements:
             self.line(depth, f"for (int32_t {k} = 0; {k} < {hi}; ++{k}) {{")
         else:
             self.line(depth, f"for (int32_t {k} = 0; {k} < {size}; ++{k}) if ({k} < {paren(count.c())}) {{")
+
+
+def tap(index: str, lane_order: bool) -> str:
+    """The C index of a depthwise filter's tap `index` (the int8 filter's): itself, or where a
+    lane-ordered filter holds it (vmcu_lane_order)."""
+    return f"vmcu_lane_order({index})" if lane_order else index

@@ -118,10 +118,11 @@ class DspLowering(CoreLowering):
         x, taps, lo, hi = lanes.x, lanes.taps, lanes.lo, lanes.hi
         if hi in (4, 8):  # four lanes per DSP word
             self.lines.append("#if VMCU_DSP")
-            self.line(depth, f"if ({'1' if lo == hi else f'{s.lanes.c()} == {hi}'}) {{")
+            self.line(depth, f"if ({_all_of('1' if lo == hi else f'{s.lanes.c()} == {hi}', lanes.group_test)}) {{")
             for at in ("", " + 4")[:hi // 4]:
-                self.line(depth + 1, f"vmcu_mac4_s8(vmcu_load32({x}{at}), vmcu_load32({taps}{at}), {s.offsets}, "
-                                     f"{s.acc}{at});")
+                weights = f"{taps}{at}" if lanes.lanes16 else f"vmcu_load32({taps}{at})"
+                self.line(depth + 1, f"vmcu_mac4{'_lanes16' if lanes.lanes16 else '_s8'}(vmcu_load32({x}{at}), "
+                                     f"{weights}, {s.offsets}, {s.acc}{at});")
             self.line(depth, "} else")
             self.lines.append("#endif")
         super().dot_lanes_code(s, lanes, depth)
@@ -131,12 +132,14 @@ class DspLowering(CoreLowering):
         """vmcu_mac2x2_row_s8 on the DSP path for a full group (both lanes of each half), a group of
         eight as its two words of four."""
         full = 8 if self.bounds(s.lanes)[1] > 4 else 4
+        grouped = self.group_test(s.w_index) if s.lane_order else ""
         self.lines.append("#if VMCU_DSP")
-        self.line(depth, f"if ({'1' if lo == full else f'{s.lanes.c()} == {full}'}) {{")
+        self.line(depth, f"if ({_all_of('1' if lo == full else f'{s.lanes.c()} == {full}', grouped)}) {{")
+        helper = "vmcu_mac2x2_row_lanes16" if s.lane_order else "vmcu_mac2x2_row_s8"
         for word in range(0, full, 4):
             at = "" if word == 0 else f" + {word}"
             for half in (0, 1) if s.half is None else (s.half,):
-                self.line(depth + 1, f"vmcu_mac2x2_row_s8({x}{at}, {w}{at}, {taps}, {s.shift}, {x_step}, {w_step}, "
+                self.line(depth + 1, f"{helper}({x}{at}, {w}{at}, {taps}, {s.shift}, {x_step}, {w_step}, "
                                      f"{s.offsets}, {half}, {s.acc}{at}, {s.acc1}{at});")
         self.line(depth, "} else")
         self.lines.append("#endif")
@@ -434,3 +437,8 @@ def _even(e: Ix) -> bool:
     if isinstance(e, Const):
         return e.value % 2 == 0
     return isinstance(e, Sum) and e.const % 2 == 0 and all(coef % 2 == 0 for coef, _ in e.parts)
+
+
+def _all_of(test: str, more: str) -> str:
+    """The C condition `test` and `more` ("" adds nothing)."""
+    return test if not more else more if test == "1" else f"{test} && {more}"

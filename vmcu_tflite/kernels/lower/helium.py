@@ -447,13 +447,15 @@ def lane_accumulator(alloc: RegAlloc, rest) -> bool:
     only InitBias, DotLanes and Requantize touch in the statements after it (`rest`), or one of a
     pixel pair's groups that DotLanesPair adds to as well, all of its lanes at once: on Helium it
     lives in vector registers (eight lanes: the even and the odd channels), stored to the buffer only
-    where a scalar statement reads it."""
+    where a scalar statement reads it. Not over a lane-ordered filter (the DSP tuning's: its C runs
+    the DSP path on a Helium core too)."""
     if alloc.ctype != "int32_t" or alloc.size not in (4, 8):
         return False
     users = [p.stmt for p in walk(rest) if alloc.name in (getattr(p.stmt, "acc", None), getattr(p.stmt, "acc1", None))]
     kinds = (DotLanes, InitBias, Requantize, DotLanesPair)
     return (any(isinstance(u, (DotLanes, DotLanesPair)) for u in users) and all(isinstance(u, kinds) for u in users)
-            and all(u.half is None for u in users if isinstance(u, DotLanesPair)))
+            and all(u.half is None for u in users if isinstance(u, DotLanesPair))
+            and not any(getattr(u, "lane_order", False) for u in users))
 
 
 def wide_lanes(alloc: RegAlloc, rest, scope: dict[str, tuple[int, int]]) -> bool:
