@@ -402,10 +402,10 @@ class CoreLowering(PoolStatements, DotStatements, RequantizeStatements):
                     raise ValueError(f"kernel {self.kernel.name}: FlashLoad of two lanes into {s.name}, "
                                      f"not {s.count} taps in rows of {s.row}")
                 if s.lane_order:  # the filter's start and the taps' first index: the order maps whole indexes
-                    self.line(depth, f"vmcu_column_taps_lanes16({s.name}, {self.param(s.array, 'int16_t *')}, "
+                    self.line(depth, f"vmcu_column_taps_lanes16({s.name}, {self.filter(s.array, True)}, "
                                      f"{s.offset.c()}, {s.stride}, {s.count // s.row}, {s.row});")
                     return
-                filter_ = plus(self.param(s.array, "int8_t *"), paren(s.offset.c()))
+                filter_ = plus(self.filter(s.array, False), paren(s.offset.c()))
                 self.line(depth, f"vmcu_column_taps_s8({s.name}, {filter_}, {s.stride}, {s.count // s.row}, {s.row});")
                 return
             i = self.fresh("i")
@@ -413,8 +413,7 @@ class CoreLowering(PoolStatements, DotStatements, RequantizeStatements):
             at = index_sum(paren(s.offset.c()), f"{i} * {s.stride}")
             if s.lane_order:
                 at = f"vmcu_lane_order({at})"
-            self.line(depth + 1, f"{s.name}[{i}] = {self.param(s.array, 'int16_t *' if s.lane_order else 'int8_t *')}"
-                                 f"[{at}];")
+            self.line(depth + 1, f"{s.name}[{i}] = {self.filter(s.array, s.lane_order)}[{at}];")
             self.line(depth, "}")
             return
         self.declare(s.name, Pointer("flash", ctype=s.ctype))

@@ -36,8 +36,6 @@ class Lanes:
     hi: int
     lane: str  # the lane variable
     scalar: list[str]
-    lanes16: bool = False  # the taps are a lane-ordered filter's (kernels/ir.py)
-    group_test: str = ""  # then the C test that they start a group of four channels, unless known
 
 
 class DotStatements:
@@ -265,8 +263,7 @@ class DotStatements:
         l = self.fresh("l")
         scalar = [f"{s.acc}[{l}] += ((int32_t){s.x}[{index_sum(x_index, l)}] + {x_offset}) * "
                   f"{'' if registers else '(int32_t)'}{w}[{tap(index_sum(w_index, l), s.lane_order)}];"]
-        self.dot_lanes_code(s, Lanes(plus(s.x, paren(x_index)), plus(w, w_index), x_offset, lo, hi, l, scalar,
-                                     s.lane_order, self.group_test(s.w_index) if s.lane_order else ""), depth)
+        self.dot_lanes_code(s, Lanes(plus(s.x, paren(x_index)), plus(w, w_index), x_offset, lo, hi, l, scalar), depth)
 
     def group_test(self, w_index: Ix) -> str:
         """The C test that a lane-ordered filter's taps from `w_index` on start a group of four channels,

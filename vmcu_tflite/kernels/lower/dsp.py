@@ -118,10 +118,11 @@ class DspLowering(CoreLowering):
         x, taps, lo, hi = lanes.x, lanes.taps, lanes.lo, lanes.hi
         if hi in (4, 8):  # four lanes per DSP word
             self.lines.append("#if VMCU_DSP")
-            self.line(depth, f"if ({_all_of('1' if lo == hi else f'{s.lanes.c()} == {hi}', lanes.group_test)}) {{")
+            grouped = self.group_test(s.w_index) if s.lane_order else ""
+            self.line(depth, f"if ({_all_of('1' if lo == hi else f'{s.lanes.c()} == {hi}', grouped)}) {{")
             for at in ("", " + 4")[:hi // 4]:
-                weights = f"{taps}{at}" if lanes.lanes16 else f"vmcu_load32({taps}{at})"
-                self.line(depth + 1, f"vmcu_mac4{'_lanes16' if lanes.lanes16 else '_s8'}(vmcu_load32({x}{at}), "
+                weights = f"{taps}{at}" if s.lane_order else f"vmcu_load32({taps}{at})"
+                self.line(depth + 1, f"vmcu_mac4{'_lanes16' if s.lane_order else '_s8'}(vmcu_load32({x}{at}), "
                                      f"{weights}, {s.offsets}, {s.acc}{at});")
             self.line(depth, "} else")
             self.lines.append("#endif")
