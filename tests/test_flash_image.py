@@ -42,12 +42,15 @@ def test_the_image_holds_the_converters_constants_in_the_cs_layout(model, fuse):
             form = requant_form(layer.filter, layer.bias, layer.requant, axis, table)  # negated channels, tables' encoding
             filter_ = negate(layer.filter, form, axis)
             rows = filter_.reshape(filter_.shape[0], -1)
-            wide = step.kernel != "FULLY_CONNECTED" and not is_depthwise(layer) and wide_filter(layer)
-            if step.kernel == "FULLY_CONNECTED" or is_depthwise(layer):
+            lanes = is_depthwise(layer) and getattr(layer, "int16_weights", False)  # widened_weights.py
+            wide = lanes or (step.kernel != "FULLY_CONNECTED" and not is_depthwise(layer) and wide_filter(layer))
+            if lanes:  # each group of four channels in the order SXTB16 splits a word: 0, 2, 1, 3
+                expected = filter_.reshape(-1, 4)[:, [0, 2, 1, 3]].reshape(-1)
+            elif step.kernel == "FULLY_CONNECTED" or is_depthwise(layer):
                 expected = filter_.reshape(-1)
             else:  # a convolution's rows padded to the pitch its kernel reads
                 expected = np.pad(rows, ((0, 0), (0, filter_pitch(layer) - rows.shape[1]))).reshape(-1)
-            # a gathered window's filter widened to int16 (two to an int32 word), read as the kernel reads it
+            # a gathered window's or a widened layer's filter in int16 (two to an int32 word), read as the kernel reads it
             filter_type = "int16_t" if wide else "int8_t"
             assert image.evaluate(f"{at}->filter").ctype == ("int32_t" if wide else "int8_t")
             np.testing.assert_array_equal(image.array(f"{at}->filter", filter_type), expected)
@@ -59,7 +62,7 @@ def test_the_image_holds_the_converters_constants_in_the_cs_layout(model, fuse):
             assert image.integer(f"{at}->input_offset") == layer.input_offset
             assert image.integer(f"(int8_t)(-{at}->input_offset)") == np.int8(np.int64(-layer.input_offset) & 0xFF)
             checked += 1
-    # the models with gathered stems, and depthwise_block's 1x1 layers (int16 copies within the default's 4 KiB)
+    # the models with gathered stems, and depthwise_block's and kws_like's widened layers (within the default's 4 KiB)
     assert checked and (widened > 0) == (model in ("conv_stack", "kws_like", "depthwise_block"))
 
 
