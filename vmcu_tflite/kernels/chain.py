@@ -248,15 +248,16 @@ def _ends_in_three(params, i: int) -> bool:
 
 def _in_threes(params, i: int) -> bool:
     """Whether stage i's rows go three pixels at a time, the row's last tile the one or two left:
-    where its layers that read whole windows take three in one pass (`_takes_threes`), a depthwise
-    head makes its three in one pass too (`triples_pixels`: each column's word serves the three),
-    and three pixels of its widest layer fit PAIR_BYTES."""
+    where its depthwise head makes three in one pass (`triples_pixels`: each column's word serves
+    the three), its 1x1 layers take three in one pass (`_takes_threes`), and three pixels of its
+    widest layer fit PAIR_BYTES. Not a stage of a 1x1 head: over the int16 rows most chains' 1x1
+    layers get (`widened_weights.py`), a pair's 2x2 tile costs what a third of three pixels does."""
     stage = params.stages[i]
     _, _, w, _ = params.stage_output(stage)
     head = params.layers[stage.first]
     widest = max(params.layers[j].output_shape[3] for j in range(stage.first, stage.end))
     return (w >= 3 and 3 * widest * params.element <= PAIR_BYTES and _takes_threes(params, i)
-            and (not is_depthwise(head) or triples_pixels(head)))
+            and is_depthwise(head) and triples_pixels(head))
 
 
 def _takes_threes(params, i: int) -> bool:
