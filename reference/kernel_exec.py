@@ -255,7 +255,7 @@ class _Semantics(Statement):
     def _DotLanesPair(self, s: DotLanesPair) -> None:
         """acc[l] += (x[x_index + t * x_stride + l] + offset) * w[w_index + t * w_stride + l] and acc1[l] +=
         (x[x_index + (t + shift) * x_stride + l] + offset) * w[...], t < taps, l < lanes in the half's lanes
-        {half, half + 2} (every lane for half None)."""
+        {half, half + 2} (every lane for half None); with acc2, acc2[l] the same from column t + 2 shift."""
         offset = self.offset(s.offsets, s.x_offset)
         w = self.flash(s.w, "int16_t" if s.lane_order else "int8_t")
         count = self.value(s.lanes)
@@ -269,10 +269,9 @@ class _Semantics(Statement):
         x_at = self.value(s.x_index)[which] + tap * self.value(s.x_stride)[which] + lane
         weights = self.read(w, which, _tap(self.value(s.w_index)[which] + tap * self.value(s.w_stride)[which] + lane,
                                            s.lane_order), "a weight")
-        x0 = self.read(s.x, which, x_at, "an input")
-        x1 = self.read(s.x, which, x_at + s.shift * self.value(s.x_stride)[which], "an input")
-        self.write(s.acc, which, lane, (x0 + offset) * weights, add=True)
-        self.write(s.acc1, which, lane, (x1 + offset) * weights, add=True)
+        for pixel, acc in enumerate((s.acc, s.acc1) if s.acc2 is None else (s.acc, s.acc1, s.acc2)):
+            x = self.read(s.x, which, x_at + pixel * s.shift * self.value(s.x_stride)[which], "an input")
+            self.write(acc, which, lane, (x + offset) * weights, add=True)
 
     def _DotRow(self, s: DotRow) -> None:
         """acc[channels * p + l] += sum_i (x[x_index + channels * (p + i) + l] + offset) * w[w_index + l *
@@ -304,7 +303,7 @@ class _Semantics(Statement):
     def _Requantize(self, s: Requantize) -> None:
         """dst[dst_index + k + t * dst_stride] = requantized acc[acc_index + k + t * acc_stride], in the
         form the C takes for the layer (`requant.py`), clamped; with `acc1`, also dst[dst_index +
-        dst_stride + k] = requantized acc1[acc_index + k], with the same constants."""
+        dst_stride + k] = requantized acc1[acc_index + k], with the same constants (and acc2's two strides on)."""
         quant = f"({s.quant})"
         offset = self.integer(f"{quant}->output_offset")
         lo, hi = ((-128, 127) if s.form.saturate else
@@ -319,8 +318,9 @@ class _Semantics(Statement):
         dst_index, dst_stride = self.value(s.dst_index)[which], self.value(s.dst_stride)[which]
         acc_index = self.value(s.acc_index)[which] + k
         sources = [(s.acc, acc_index + t * self.value(s.acc_stride)[which], dst_index + k + t * dst_stride)]
-        if s.acc1 is not None:
-            sources.append((s.acc1, acc_index, dst_index + dst_stride + k))
+        for pixel, acc in enumerate((s.acc1, s.acc2), 1):
+            if acc is not None:
+                sources.append((acc, acc_index, dst_index + pixel * dst_stride + k))
         for acc_name, acc_at, dst_at in sources:
             acc = self.read(acc_name, which, acc_at, "an accumulator")
             if s.form.wide:

@@ -145,9 +145,10 @@ def dw_padded(m: Chain):
     return x, m.depthwise(x, k=(2, 3), stride=(1, 2), act=0)
 
 
-def block(lead: str, residual: str | None, k: int = 3, stride: int = 1, c_in: int = 4, expand: int = 10):
+def block(lead: str, residual: str | None, k: int = 3, stride: int = 1, c_in: int = 4, expand: int = 10,
+          hw: tuple[int, int] = (7, 6)):
     def build(m: Chain):
-        x = m.input((1, 7, 6, c_in))
+        x = m.input((1, *hw, c_in))
         y = x
         if lead == "expand":
             y = m.conv(y, expand, k=(1, 1), act=3)
@@ -203,6 +204,13 @@ CASES = [
     Case("block_lanes16", block("expand", "first", expand=12), ((4, False), (3, False)), fused=True, widened=1.0),
     Case("block_halves_lanes16", block("expand", "second", k=5, expand=8), ((4, False), (1, False)), fused=True,
          widened=1.0),
+    # Rows in threes (chain._in_threes: a 5x5 or 7x7 window at stride 1 over groups of four, 1x1 rows of
+    # 8 or 16): the triples' int8 and lane-ordered filters, windows past both edges, rows of 3k + 1 and
+    # 3k + 2 pixels (the last tile a pixel alone, or a pair).
+    Case("block_threes", block("expand", "second", k=5, expand=8, hw=(5, 7)), ((4, False), (1, False)),
+         fused=True),
+    Case("block_threes_lanes16", block("expand", "first", k=7, expand=16, hw=(4, 8)), ((4, False), (3, False)),
+         fused=True, widened=1.0),
     Case("block_expand_residual_first", block("expand", "first"), ((4, False), (3, False)), fused=True),
     Case("block_expand_residual_second", block("expand", "second", k=5), ((4, False), (1, False)), fused=True),
     Case("block_stem", block("stem", None), ((5, False), (2, False)), fused=True),

@@ -30,6 +30,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from tests.c.kernel_models import Chain
 from tests.models_under_test import conv_chain, wide_window_block
 from tests.planner.test_fusion import Block
 from vmcu_reference import interpreter as interpreter_module
@@ -206,7 +207,20 @@ def model_paths(tmp_path_factory):
     paths["wide_window_block"].write_bytes(wide_window_block(9))
     paths["widened_chain"] = folder / "widened_chain.tflite"  # int16 filter copies (with the share raised)
     paths["widened_chain"].write_bytes(conv_chain(channels=(8, 16, 24, 8), hw=5))
+    paths["threes_block"] = folder / "threes_block.tflite"  # depthwise rows three pixels at a time
+    paths["threes_block"].write_bytes(threes_block())
     return paths
+
+
+def threes_block() -> bytes:
+    """An inverted bottleneck (fused: a pool smaller than its expanded tensor) whose 5x5 depthwise
+    layer makes its rows three pixels at a time (`chain._in_threes`; rows of 13: four triples and a
+    pixel alone)."""
+    m = Chain(7)
+    x = m.input((1, 12, 13, 8))
+    y = m.depthwise(m.conv(x, 48, k=(1, 1), act=3), k=(5, 5), act=3)
+    y = m.conv(y, 8, k=(1, 1))
+    return m.build(m.binary("ADD", y, x, m.info[y][0]))
 
 
 def _mutated_describe(name: str, mutation):
@@ -398,6 +412,8 @@ VALUE_CASES = [
     ("widened-rows-next-channel", "widened_chain", "pointwise", 0, int16_rows_next_channel),
     ("depthwise-lane-order-ignored", "pad_conv", "depthwise_in_place", 2, lane_order_ignored),
     ("depthwise-table-in-channel-order", "pad_conv", "depthwise_in_place", 1, ChannelOrder()),
+    ("chain-triple-third-pixel-into-second", "threes_block", "layer_chain", 0,
+     changed(DotLanesPair, acc2=lambda s: s.acc1 if s.acc2 else s.acc2)),
 ]
 
 

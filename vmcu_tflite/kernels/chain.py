@@ -31,9 +31,9 @@ from __future__ import annotations
 
 from typing import Callable
 
-from ..chain import PIXELS, is_depthwise, is_transpose
+from ..chain import PAIR_BYTES, PIXELS, is_depthwise, is_transpose
 from .conv import conv_pixel, filter_pitch, wide_filter, widens_pixels
-from .depthwise import depthwise_pair, depthwise_pixel, pairs_pixels
+from .depthwise import depthwise_pair, depthwise_pixel, pairs_pixels, triples_pixels
 from .gemm import ELEMENT_TYPES, channel_group, group_width, pair_bytes, whole_words
 from .index import Const, Ix, Var, floor_div, imax, imin
 from .ir import (Accumulate, AddResidual, Average, Broadcast, Dot, Kernel, Loop, PullRow, PushRow, RAMLoad, RAMStore,
@@ -74,6 +74,10 @@ def _head_pixels(params, j: int, source: str, row: Ix, col: Ix, count: Ix, tile:
     if is_depthwise(layer):
         # a 16x8 layer's int16 pixels four channels at a time on every core, one pixel at a time
         lanes = (depthwise_lanes(layer) if params.element == 1 else 4) if layer.depth_multiplier == 1 else 1
+        if tile == 3 and count == Const(3) and window is None and triples_pixels(layer) and params.element == 1:
+            return [*_own(into, buf, tile * c_out, act), loop("n", 0, 1, depthwise_pair(
+                layer, source, 0, layer.input_shape[3], 0, 0, c_out, dst=buf, params=at, offsets=f"off{j}", x=col,
+                y=row, dst_base=base, dst_step=Const(c_out), lanes_max=lanes, pixels=3))], buf
         # a tile's first two pixels (of three: a row's last tile, `_ends_in_three`)
         paired = tile in (PIXELS, 3) and window is None and pairs_pixels(layer) and params.element == 1
         pairs = floor_div(count, 2) if paired else Const(0)
@@ -235,15 +239,35 @@ def _recomputed_pixels(params, i: int, row: Ix, col: Ix, count: Ix, tile: int) -
 
 def _ends_in_three(params, i: int) -> bool:
     """Whether stage i's rows (of an odd width, in pairs) end in a tile of three pixels instead of a
-    pair and a pixel alone: where each of its layers that reads whole windows (a 1x1 or gathered
-    head, the 1x1 layers after it) takes the three in one pass of the DSP assembly
-    (vmcu_gemm3x2[w]_k<len>_...: each weight word loaded and widened once for the three pixels, 21
-    instructions per four inputs where a pair and a pixel alone take 27; 17 against 18 over int16
-    rows): the `dsp` tuning, rows of a length the assembly unrolls; a depthwise head makes the three
-    as a pair and a pixel alone, as before. Not around a line ring or a recomputed stage, whose tiles
-    the other stages' windows follow."""
+    pair and a pixel alone: where each of its layers that reads whole windows takes the three in one
+    pass (`_takes_threes`); a depthwise head makes the three as a pair and a pixel alone, as before.
+    Not where the rows go three pixels at a time throughout (`_in_threes`)."""
+    _, _, w, _ = params.stage_output(params.stages[i])
+    return w % 2 == 1 and w >= 3 and _takes_threes(params, i) and not _in_threes(params, i)
+
+
+def _in_threes(params, i: int) -> bool:
+    """Whether stage i's rows go three pixels at a time, the row's last tile the one or two left:
+    where its depthwise head makes three in one pass (`triples_pixels`: each column's word serves
+    the three), its 1x1 layers take three in one pass (`_takes_threes`), and three pixels of its
+    widest layer fit PAIR_BYTES. Not a stage of a 1x1 head: over the int16 rows most chains' 1x1
+    layers get (`widened_weights.py`), a pair's 2x2 tile costs what a third of three pixels does."""
     stage = params.stages[i]
     _, _, w, _ = params.stage_output(stage)
+    head = params.layers[stage.first]
+    widest = max(params.layers[j].output_shape[3] for j in range(stage.first, stage.end))
+    return (w >= 3 and 3 * widest * params.element <= PAIR_BYTES and _takes_threes(params, i)
+            and is_depthwise(head) and triples_pixels(head))
+
+
+def _takes_threes(params, i: int) -> bool:
+    """Whether each of stage i's layers that reads whole windows (a 1x1 or gathered head, the 1x1
+    layers after it) takes a tile of three pixels in one pass of the DSP assembly
+    (vmcu_gemm3x2[w]_k<len>_...: each weight word loaded and widened once for the three pixels, 21
+    instructions per four inputs where a pair and a pixel alone take 27; 17 against 18 over int16
+    rows): the `dsp` tuning, rows of a length the assembly unrolls, a depthwise head that pairs its
+    pixels. Not around a line ring or a recomputed stage, whose tiles the other stages' windows follow."""
+    stage = params.stages[i]
     head, pointwise = params.layers[stage.first], params.layers[stage.first + 1:stage.end]
     gemms = [(layer, layer.input_shape[3]) for layer in pointwise]
     if is_depthwise(head):
@@ -254,7 +278,7 @@ def _ends_in_three(params, i: int) -> bool:
     else:
         gemms.append((head, filter_pitch(head)))
     recomputed = params.recomputed is not None and i in (params.recomputed, params.recomputed + 1)
-    return (w % 2 == 1 and w >= 3 and params.stage_tile(i) == PIXELS and params.element == 1
+    return (params.stage_tile(i) == PIXELS and params.element == 1
             and params.line_ring is None and not recomputed and len(gemms) > 0
             and all(getattr(layer, "tuning", "dsp") == "dsp" and length in UNROLLED_ROWS for layer, length in gemms))
 
@@ -314,6 +338,10 @@ def _row_pixels(params, i: int, r: Ix, lo: Ix | int = 0, hi: Ix | int | None = N
         made, buf = _stage_pixels(params, i, r, x, count, tile=size)
         return loop(f"x{i}", first, end, [*made, RAMStore(f"ring{i}", (r * w + x) * c * e, count * c * e, buf)],
                     step=size, interior=hint)
+    if hi is None and _in_threes(params, i):  # the rest as a pair, or a pixel alone
+        rest = w % 3
+        return [pixels(Const(lo), Const(w - rest), 3, Const(3), interior),
+                *([pixels(Const(w - rest), Const(w), PIXELS, Const(rest))] if rest else [])]
     if hi is None and _ends_in_three(params, i):
         return [pixels(Const(lo), Const(w - 3), tile, Const(tile), interior),
                 pixels(Const(w - 3), Const(w), 3, Const(3))]
@@ -414,7 +442,11 @@ def layer_chain(params, segment: int) -> Kernel:
                                 t * c_out + first)])])], step=tile, interior=hint)
 
     tile = p.stage_tile(last)
-    if _ends_in_three(p, last):
+    if _in_threes(p, last):  # the rest as a pair, or a pixel alone
+        rest = cols % 3
+        row_body += [columns(0, cols - rest, 3, Const(3), _interior(p, last)),
+                     *([columns(cols - rest, cols, PIXELS, Const(rest))] if rest else [])]
+    elif _ends_in_three(p, last):
         row_body += [columns(0, cols - 3, tile, Const(tile), _interior(p, last)), columns(cols - 3, cols, 3, Const(3))]
     else:
         row_body.append(columns(0, cols, tile, imin(cols - x, tile), _interior(p, last)))

@@ -102,61 +102,79 @@ def pairs_pixels(p) -> bool:
             and depthwise_lanes(p) in (4, 8))
 
 
+def triples_pixels(p) -> bool:
+    """Whether a depthwise layer's output pixels go three at a time (`depthwise_pair` of three): the
+    DSP tuning's groups of four at a stride of 1, where a half group's six accumulators, its last two
+    taps' weights and a column stay in registers (a stride of 2 would keep four taps back), and
+    windows of 5 columns or more, which a pair takes by halves too (a pair takes a 3x3 window's
+    halves in one pass, and the rows' pointers and loops a triple's halves add cost more than the
+    columns it shares: MCUNet-320KB's 3x3 chains ran 7 % slower in threes)."""
+    return (pairs_pixels(p) and p.stride[1] == 1 and p.filter.shape[2] >= 5 and depthwise_lanes(p) == 4
+            and getattr(p, "tuning", "dsp") == "dsp")
+
+
 @dataclass(frozen=True)
 class PairColumns:
-    """The kernel columns of output pixels x and x + 1 along a row, pixel 1's window `shift` (the
-    stride) columns after pixel 0's, so that pixel 1's tap t reads pixel 0's column t + shift."""
+    """The kernel columns of output pixels x, x + 1 (and x + 2: a triple) along a row, pixel p's window
+    p * `shift` (the stride) columns after pixel 0's, so that pixel p's tap t reads pixel 0's column
+    t + p * shift."""
 
-    own: tuple[Taps, Taps]  # each pixel's taps inside the input
-    lo: Ix  # [lo, hi): the taps both pixels have inside the input
+    own: tuple[Taps, ...]  # each pixel's taps inside the input
+    lo: Ix  # [lo, hi): the taps every pixel has inside the input
     hi: Ix
-    first: Ix  # [first, last): the columns either pixel reads, as taps of pixel 0
+    first: Ix  # [first, last): the columns any pixel reads, as taps of pixel 0
     last: Ix
     shift: int
 
     def alone(self, pixel: int) -> tuple[tuple[Ix, Ix], tuple[Ix, Ix]]:
-        """Pixel 0's or 1's taps outside [lo, hi) (at the input's left and right edges): the ranges
+        """Pixel `pixel`'s taps outside [lo, hi) (at the input's left and right edges): the ranges
         before and after them."""
         own = self.own[pixel]
         middle = imin(self.lo, own.hi)
         return (own.lo, middle), (imax(self.hi, middle), own.hi)
 
 
-def pair_columns(p, x: Ix) -> PairColumns:
-    """The columns of output pixels x and x + 1 of the depthwise layer `p` (a dilation of 1 along the row)."""
+def pair_columns(p, x: Ix, pixels: int = 2) -> PairColumns:
+    """The columns of output pixels x to x + pixels - 1 of the depthwise layer `p` (a dilation of 1
+    along the row)."""
     shift = p.stride[1]
     _, k_w = p.filter.shape[1:3]
     w = p.input_shape[2]
-    cols0, cols1 = taps(x, shift, p.padding[1], 1, k_w, w), taps(x + 1, shift, p.padding[1], 1, k_w, w)
-    return PairColumns((cols0, cols1), imax(cols0.lo, cols1.lo), imin(cols0.hi, cols1.hi),
-                       imin(cols0.lo, cols1.lo + shift), imax(cols0.hi, cols1.hi + shift), shift)
+    own = tuple(taps(x + i, shift, p.padding[1], 1, k_w, w) for i in range(pixels))
+    lo, hi, first, last = own[0].lo, own[0].hi, own[0].lo, own[0].hi
+    for i, cols in enumerate(own[1:], 1):
+        lo, hi = imax(lo, cols.lo), imin(hi, cols.hi)
+        first, last = imin(first, cols.lo + i * shift), imax(last, cols.hi + i * shift)
+    return PairColumns(own, lo, hi, first, last, shift)
 
 
 def depthwise_pair(p, source: str, base, pixel_bytes, channel0, first_channel, end_channel, dst: str, params: str,
-                   offsets: str, x: Ix, y: Ix, dst_base: Ix, dst_step: Ix, lanes_max: int = 4) -> list:
-    """Channels [first_channel, end_channel) of output pixels (y, x) and (y, x + 1) into `dst` from
-    `dst_base` on (pixel 1's `dst_step` further), reading `source` as `depthwise_pixel` does (pixel i
-    at base + i * pixel_bytes, holding input channels from `channel0` on), `lanes_max` (4 or 8)
-    channels at a time.
+                   offsets: str, x: Ix, y: Ix, dst_base: Ix, dst_step: Ix, lanes_max: int = 4, pixels: int = 2) -> list:
+    """Channels [first_channel, end_channel) of output pixels (y, x) and (y, x + 1) (and (y, x + 2):
+    `pixels` 3, `triples_pixels`) into `dst` from `dst_base` on (pixel i's i * `dst_step` further),
+    reading `source` as `depthwise_pixel` does (pixel i at base + i * pixel_bytes, holding input
+    channels from `channel0` on), `lanes_max` (4 or 8) channels at a time.
 
-    Each kernel row is one strided load of the input columns either pixel reads; the taps both pixels
-    have inside the input are one DotLanesPair (pixel 1's tap t is pixel 0's column t + stride), and
-    the few that only one of them has (at the input's left and right edges) one tap at a time. Wide
-    windows go over their rows twice, channels 0 and 2 then 1 and 3 (the halfwords of SXTAB16 and of
-    its rotation): a pass's four accumulators stay in registers over the rows, where the group's
-    eight would be stored and loaded at every row. Helium's groups (four or eight) go over each row
-    once: their two pixels' accumulators are two or four vector registers."""
+    Each kernel row is one strided load of the input columns any pixel reads; the taps all pixels
+    have inside the input are one DotLanesPair (pixel i's tap t is pixel 0's column t + i * stride),
+    and the few that only some of them have (at the input's left and right edges) one tap at a time.
+    Wide windows, and every window of a triple, go over their rows twice, channels 0 and 2 then 1 and
+    3 (the halfwords of SXTAB16 and of its rotation): a pass's accumulators stay in registers over
+    the rows, where the group's would be stored and loaded at every row. Helium's groups (four or
+    eight) go over each row once: their two pixels' accumulators are two or four vector registers."""
     _, h, w, _ = p.input_shape
     _, k_h, k_w, c_out = p.filter.shape
     n, c, ky, kx = (Var(v) for v in ("n", "c", "ky", "kx"))
     rows = taps(y, p.stride[0], p.padding[0], p.dilation[0], k_h, h)
-    cols = pair_columns(p, x)
+    cols = pair_columns(p, x, pixels)
     shift, lo, hi, first, last = cols.shift, cols.lo, cols.hi, cols.first, cols.last
     lanes = imin(end_channel - first_channel - c, lanes_max)
     channel = first_channel + c
     form = requant_form(p.filter, p.bias, p.requant, -1)
     row_start = (base + ((n * h + rows.origin + ky * p.dilation[0]) * w + cols.own[0].origin + first) * pixel_bytes
                  + channel - channel0)
+    accs = ("acc", "acc1", "acc2")[:pixels]
+    third = accs[2] if pixels == 3 else None
 
     def alone(acc: str, pixel: int) -> list[Loop]:
         """A pixel's taps outside [lo, hi), one at a time (its tap t at pixel 0's column t + pixel * shift)."""
@@ -168,25 +186,24 @@ def depthwise_pair(p, source: str, base, pixel_bytes, channel0, first_channel, e
     def row(half: int | None, rest: list) -> Loop:  # a half's taps of each kernel row, then `rest`
         return loop("ky", rows.lo, rows.hi, [
             RAMLoad("row", source, row_start, lanes, runs=last - first, run_stride=pixel_bytes,
-                    max_bytes=(k_w + shift) * lanes_max),
+                    max_bytes=(k_w + (pixels - 1) * shift) * lanes_max),
             DotLanesPair("acc", "acc1", "row", (lo - first) * pixel_bytes, pixel_bytes, f"{params}->filter",
                          (ky * k_w + lo) * c_out + channel, c_out, imax(hi - lo, 0), lanes, half, shift, offsets,
-                         f"{params}->input_offset", lane_ordered(p)),
+                         f"{params}->input_offset", lane_ordered(p), acc2=third),
             *rest])
-    edges = [*alone("acc", 0), *alone("acc1", 1)]
-    # wide windows: each half over every row, its accumulators in registers; 3 taps: both halves per row,
-    # where a row's pointer and loop cost more than the accumulators' stores; Helium holds a group of
-    # four in one vector per pixel, so both halves at once
-    halves = k_w >= 5 and lanes_max == 4 and getattr(p, "tuning", "dsp") != "helium"
+    edges = [statement for i, acc in enumerate(accs) for statement in alone(acc, i)]
+    # wide windows and triples: each half over every row, its accumulators in registers; a pair's 3 taps:
+    # both halves per row, where a row's pointer and loop cost more than the accumulators' stores; Helium
+    # holds a group of four in one vector per pixel, so both halves at once
+    halves = (k_w >= 5 or third is not None) and lanes_max == 4 and getattr(p, "tuning", "dsp") != "helium"
     rows_by_half = [row(0, []), row(1, edges)] if halves else [row(None, edges)]
     return [
         loop("c", 0, end_channel - first_channel, [
-            RegAlloc("acc", "int32_t", lanes_max),
-            RegAlloc("acc1", "int32_t", lanes_max),
-            InitBias("acc", f"{params}->bias", channel, lanes, ctype=form.bias),
-            InitBias("acc1", f"{params}->bias", channel, lanes, ctype=form.bias),
+            *(RegAlloc(acc, "int32_t", lanes_max) for acc in accs),
+            *(InitBias(acc, f"{params}->bias", channel, lanes, ctype=form.bias) for acc in accs),
             *rows_by_half,
-            Requantize(dst, dst_base + c, "acc", lanes, channel, params, form, dst_stride=dst_step, acc1="acc1"),
+            Requantize(dst, dst_base + c, "acc", lanes, channel, params, form, dst_stride=dst_step, acc1="acc1",
+                       acc2=third),
         ], step=lanes_max),
     ]
 

@@ -224,7 +224,8 @@ class DotLanesPair(_IndexFields):
     w[w_index + t * w_stride + l] and acc1[l] += (x[x_index + (t + shift) * x_stride + l] + offset) *
     w[w_index + t * w_stride + l]. Pixel 1's tap t reads pixel 0's column t + shift: each input word
     serves both pixels and each widened weight word both, which a tap at a time (DotLanes) cannot
-    share."""
+    share. With `acc2`, a third pixel to the right of both (a stride of 1): acc2[l] += (x[x_index +
+    (t + 2 shift) * x_stride + l] + offset) * w[w_index + t * w_stride + l], each word serving three."""
 
     acc: str
     acc1: str
@@ -241,6 +242,7 @@ class DotLanesPair(_IndexFields):
     offsets: str
     x_offset: str
     lane_order: bool = False  # w is a lane-ordered depthwise filter (see the module)
+    acc2: str | None = None  # a third pixel's accumulators
 
 
 @dataclass(frozen=True)
@@ -290,7 +292,7 @@ class Requantize(_IndexFields):
     `count` channels k from `channel` on and the `pixels` p of a tile: each channel's constants
     are read once for all its pixels. `acc1`: a second pixel's accumulators held in a buffer of
     their own (DotLanesPair's), requantized with the same constants into dst[dst_index + dst_stride
-    + k] (pixels 1)."""
+    + k] (pixels 1); `acc2` a third's, into dst[dst_index + 2 dst_stride + k]."""
 
     dst: str
     dst_index: Ix
@@ -304,6 +306,7 @@ class Requantize(_IndexFields):
     dst_stride: Ix = Const(0)
     acc_stride: Ix = Const(0)
     acc1: str | None = None
+    acc2: str | None = None
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,7 @@
  * vmcu-tflite runtime, a part of vmcu_dsp.h.
  *
  * The DSP extension's depthwise lanes: four channels of one tap per word (SMLABB / SMLATT), and a
- * pixel pair's rows of taps. Compiled only where VMCU_DSP.
+ * pixel pair's or triple's rows of taps. Compiled only where VMCU_DSP.
  *
  * vmcu_dsp.h includes this part after its configuration (VMCU_DSP, VMCU_MVE, VMCU_INLINE) and the
  * parts before it, whose helpers it uses; include vmcu_dsp.h, not this file.
@@ -103,6 +103,65 @@ VMCU_INLINE void vmcu_mac2x2_row_lanes16(const int8_t *x, const int16_t *w, int3
                                          int32_t ws, uint32_t offsets, int32_t half, int32_t acc[4], int32_t acc1[4])
 {
     vmcu_mac2x2_row(x, w, taps, shift, xs, ws, offsets, half, 1, acc, acc1);
+}
+
+/**
+ * Half a kernel row of a depthwise group of four channels for three adjacent output pixels at a stride
+ * of 1 (a DotLanesPair with acc2): vmcu_mac2x2_row's sums with shift 1, and acc2[k] += (x[(t + 2) xs +
+ * k] + x_offset) * w[t ws + k]. Each column's word, loaded and widened once, serves the three pixels'
+ * taps t, t - 1 and t - 2: per column two loads (one extension fewer over a lane-ordered filter) and six
+ * multiply-accumulates, where a pair takes the same loads for four. The six accumulators, a column's
+ * halfwords, the last two taps' weights, the pointers and the offsets take thirteen registers.
+ */
+VMCU_INLINE void vmcu_mac3x2_row(const int8_t *x, const void *w, int32_t taps, int32_t xs, int32_t ws,
+                                 uint32_t offsets, int32_t half, int32_t lanes16, int32_t acc[4], int32_t acc1[4],
+                                 int32_t acc2[4])
+{
+    int32_t p0 = acc[half], p2 = acc[half + 2], q0 = acc1[half], q2 = acc1[half + 2];
+    int32_t r0 = acc2[half], r2 = acc2[half + 2];
+    uint32_t w1 = 0u, w2 = 0u; /* the widened weights of the taps one and two columns back */
+    int32_t t;
+    for (t = 0; t < taps + 2; ++t) {
+        const uint32_t xw = vmcu_load32(x + t * xs);
+        const uint32_t xv = half ? vmcu_offset13(offsets, xw) : vmcu_offset02(offsets, xw);
+        uint32_t wt = 0u;
+        if (t >= 2) { /* pixel 2's tap t - 2 */
+            r0 = vmcu_smlabb(xv, w2, r0);
+            r2 = vmcu_smlatt(xv, w2, r2);
+        }
+        if (t >= 1 && t <= taps) { /* pixel 1's tap t - 1 */
+            q0 = vmcu_smlabb(xv, w1, q0);
+            q2 = vmcu_smlatt(xv, w1, q2);
+        }
+        if (t < taps) {
+            wt = vmcu_half_taps(w, t, ws, half, lanes16);
+            p0 = vmcu_smlabb(xv, wt, p0);
+            p2 = vmcu_smlatt(xv, wt, p2);
+        }
+        w2 = w1;
+        w1 = wt;
+    }
+    acc[half] = p0;
+    acc[half + 2] = p2;
+    acc1[half] = q0;
+    acc1[half + 2] = q2;
+    acc2[half] = r0;
+    acc2[half + 2] = r2;
+}
+
+/** vmcu_mac3x2_row over an int8 filter. */
+VMCU_INLINE void vmcu_mac3x2_row_s8(const int8_t *x, const int8_t *w, int32_t taps, int32_t xs, int32_t ws,
+                                    uint32_t offsets, int32_t half, int32_t acc[4], int32_t acc1[4], int32_t acc2[4])
+{
+    vmcu_mac3x2_row(x, w, taps, xs, ws, offsets, half, 0, acc, acc1, acc2);
+}
+
+/** vmcu_mac3x2_row over a lane-ordered filter (vmcu_lane_order), `w` a group's start. */
+VMCU_INLINE void vmcu_mac3x2_row_lanes16(const int8_t *x, const int16_t *w, int32_t taps, int32_t xs, int32_t ws,
+                                         uint32_t offsets, int32_t half, int32_t acc[4], int32_t acc1[4],
+                                         int32_t acc2[4])
+{
+    vmcu_mac3x2_row(x, w, taps, xs, ws, offsets, half, 1, acc, acc1, acc2);
 }
 
 /** acc[k] += x[k] for k < len (a global average pool's sums): a word of four values at a time, each byte

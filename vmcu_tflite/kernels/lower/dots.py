@@ -315,7 +315,7 @@ class DotStatements:
         x_index, x_step = self.at(s.x, s.x_index), self.at(s.x, s.x_stride)
         w, w_index, w_step = self.filter(s.w, s.lane_order), paren(s.w_index.c()), paren(s.w_stride.c())
         x_offset, taps = self.param(s.x_offset, "int32_t"), paren(s.taps.c())
-        for name in (s.acc, s.acc1, s.offsets):
+        for name in (s.acc, s.acc1, s.offsets) + (() if s.acc2 is None else (s.acc2,)):
             self.ref(name)
         self.lanes_pair_word(s, depth, plus(s.x, paren(x_index)), plus(w, w_index), taps, x_step, w_step, lo)
         t, l = self.fresh("t"), self.fresh("l")
@@ -326,7 +326,9 @@ class DotStatements:
         self.code(depth + 2, [
             f"const int32_t w_{l} = (int32_t){w}[{tap(f'{w_index} + {t} * {w_step} + {l}', s.lane_order)}];",
             f"{s.acc}[{l}] += ((int32_t){s.x}[{at}] + {x_offset}) * w_{l};",
-            f"{s.acc1}[{l}] += ((int32_t){s.x}[{at} + {s.shift} * {paren(x_step)}] + {x_offset}) * w_{l};"])
+            f"{s.acc1}[{l}] += ((int32_t){s.x}[{at} + {s.shift} * {paren(x_step)}] + {x_offset}) * w_{l};",
+            *([] if s.acc2 is None else
+              [f"{s.acc2}[{l}] += ((int32_t){s.x}[{at} + {2 * s.shift} * {paren(x_step)}] + {x_offset}) * w_{l};"])])
         self.line(depth + 1, "}")
         self.line(depth, "}")
 

@@ -442,6 +442,11 @@ class HeliumLowering(DspLowering):
         self.lines.append("#endif")
 
 
+def _accumulators(statement) -> tuple:
+    """The accumulator buffers a statement adds to or reads (a pair's or a triple's each)."""
+    return tuple(getattr(statement, field, None) for field in ("acc", "acc1", "acc2"))
+
+
 def lane_accumulator(alloc: RegAlloc, rest) -> bool:
     """Whether the buffer `alloc` declares is a DotLanes accumulator of four or eight int32 lanes that
     only InitBias, DotLanes and Requantize touch in the statements after it (`rest`), or one of a
@@ -451,7 +456,7 @@ def lane_accumulator(alloc: RegAlloc, rest) -> bool:
     the DSP path on a Helium core too)."""
     if alloc.ctype != "int32_t" or alloc.size not in (4, 8):
         return False
-    users = [p.stmt for p in walk(rest) if alloc.name in (getattr(p.stmt, "acc", None), getattr(p.stmt, "acc1", None))]
+    users = [p.stmt for p in walk(rest) if alloc.name in _accumulators(p.stmt)]
     kinds = (DotLanes, InitBias, Requantize, DotLanesPair)
     return (any(isinstance(u, (DotLanes, DotLanesPair)) for u in users) and all(isinstance(u, kinds) for u in users)
             and all(u.half is None for u in users if isinstance(u, DotLanesPair))
@@ -466,7 +471,7 @@ def wide_lanes(alloc: RegAlloc, rest, scope: dict[str, tuple[int, int]]) -> bool
     Requantize adds to the int64 lanes (the same sums as TFLite's int64 accumulation)."""
     if alloc.ctype != "int64_t" or alloc.size != 4:
         return False
-    users = [p for p in walk(rest) if alloc.name in (getattr(p.stmt, "acc", None), getattr(p.stmt, "acc1", None))]
+    users = [p for p in walk(rest) if alloc.name in _accumulators(p.stmt)]
     if not any(isinstance(u.stmt, DotLanes) for u in users) or any(
             not isinstance(u.stmt, (DotLanes, InitBias, Requantize)) or getattr(u.stmt, "acc1", None) is not None
             for u in users):

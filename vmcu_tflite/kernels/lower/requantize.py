@@ -104,14 +104,17 @@ class RequantizeStatements:
 
     def lower_requantize_pair(self, s: Requantize, depth: int, k: str, constants: tuple[str, str], offset: str,
                               hoisted: bool) -> None:
-        """A Requantize with `acc1` (a depthwise pair): each channel's multiplier and shift read once
-        for both pixels, which two loops over the channels would read twice (the int8 stores between
-        them may alias the tables); `hoisted`: `constants` are locals read where the one channel is fixed."""
+        """A Requantize with `acc1` (a depthwise pair, or with `acc2` a triple): each channel's multiplier
+        and shift read once for every pixel, which a loop over the channels per pixel would read again
+        (the int8 stores between them may alias the tables); `hoisted`: `constants` are locals read
+        where the one channel is fixed."""
         if s.pixels != Const(1):
             raise ValueError(f"kernel {self.kernel.name}: a Requantize of two buffers takes one pixel each")
-        self.ref(s.acc1)
+        accs = (s.acc, s.acc1) if s.acc2 is None else (s.acc, s.acc1, s.acc2)
+        for acc in accs[1:]:
+            self.ref(acc)
         lines, constants = ([], constants) if hoisted else self.channel_constants(constants)
-        for acc, at in ((s.acc, s.dst_index), (s.acc1, s.dst_index + s.dst_stride)):
+        for acc, at in zip(accs, (s.dst_index, s.dst_index + s.dst_stride, s.dst_index + 2 * s.dst_stride)):
             dst = f"{s.dst}[{index_sum(paren(self.at(s.dst, at)), k)}]"
             lines += self.requantized(s, dst, f"{acc}[{index_sum(paren(s.acc_index.c()), k)}]", constants, offset)
         self.for_lanes(depth, k, s.acc, s.count, *self.bounds(s.count), s.acc_index)
