@@ -150,6 +150,21 @@ def test_depthwise_layers_of_whole_groups_compete_by_pixels(tmp_path):
     assert not any(s.params.int16_weights for s in widen_weights(steps_of(left_shift_block(hw=6), "helium"), 1.0))
 
 
+def test_a_share_of_0_asks_for_pixel_pairs_only(tmp_path):
+    """The least flash (`--widened-weights 0`): no fused depthwise layer makes its rows three pixels at a
+    time (chain._in_threes: unrolled triples take more code than pairs); any other share leaves them be."""
+    from tests.kernels.test_mutations import threes_block
+    from vmcu_tflite.kernels.chain import _in_threes
+    from vmcu_tflite.pipeline import compile_model
+
+    def threes(share):
+        chain = [s for s in compile_model(threes_block(), widened=share).steps if s.kernel == "LAYER_CHAIN"]
+        assert len(chain) == 1
+        return [_in_threes(chain[0].params, i) for i in range(len(chain[0].params.stages))]
+    assert threes(None) == threes(0.5) == [False, True]
+    assert threes(0.0) == [False, False]
+
+
 @pytest.mark.parametrize("fuse", [False, True], ids=["apart", "fused"])
 def test_lane_ordered_depthwise_filters_are_bit_exact_on_the_host(tmp_path, monkeypatch, fuse):
     """Every depthwise filter widened, lane-ordered: the portable C over them (layers apart: in

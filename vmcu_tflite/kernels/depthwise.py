@@ -108,9 +108,10 @@ def triples_pixels(p) -> bool:
     taps' weights and a column stay in registers (a stride of 2 would keep four taps back), and
     windows of 5 columns or more, which a pair takes by halves too (a pair takes a 3x3 window's
     halves in one pass, and the rows' pointers and loops a triple's halves add cost more than the
-    columns it shares: MCUNet-320KB's 3x3 chains ran 7 % slower in threes)."""
+    columns it shares: MCUNet-320KB's 3x3 chains ran 2-9 % slower in threes); not where the layer asks for
+    the least code (`pixel_triples`, widened_weights.py)."""
     return (pairs_pixels(p) and p.stride[1] == 1 and p.filter.shape[2] >= 5 and depthwise_lanes(p) == 4
-            and getattr(p, "tuning", "dsp") == "dsp")
+            and getattr(p, "tuning", "dsp") == "dsp" and getattr(p, "pixel_triples", True))
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,11 @@ explicit share (`--widened-weights`) is taken as given. The candidates: 1x1 laye
 assembly takes unrolled (`UNROLLED_ROWS`: elsewhere the C loop would read them, at no gain), and
 depthwise layers of whole four-channel groups (a multiplier of 1, channels a multiple of four).
 Widening changes no pool access (the plan is the same), only the filter's flash table and the
-kernel's dot products, which the reference interpreter executes as written."""
+kernel's dot products, which the reference interpreter executes as written.
+
+A share of 0 asks for the least flash: no layer widened, and no fused depthwise layer making its rows
+three pixels at a time (`pixel_triples`, `kernels/chain._in_threes`), whose unrolled triples take more
+code than pairs (1.5 KB on MCUNet-320KB-ImageNet, which a 1 MB STM32F405 holds only without them)."""
 from __future__ import annotations
 
 from dataclasses import replace
@@ -66,7 +70,11 @@ def widen_weights(steps: tuple, share: float | None = None) -> tuple:
         if used + extra <= budget:
             chosen.add(s.index)
             used += extra
-    return tuple(replace(s, params=replace(s.params, int16_weights=True)) if s.index in chosen else s for s in steps)
+    steps = tuple(replace(s, params=replace(s.params, int16_weights=True)) if s.index in chosen else s for s in steps)
+    if share == 0:  # the least flash: pixel pairs only
+        steps = tuple(replace(s, params=replace(s.params, pixel_triples=False)) if s.kernel == "DEPTHWISE_CONV_2D"
+                      else s for s in steps)
+    return steps
 
 
 def _pixels(p) -> int:

@@ -37,6 +37,7 @@ class DepthwiseConv2DParams:
     element: int = 1  # bytes per activation: 2 for int16 (the 16x8 form)
     wide: bool = False  # int16: accumulates in int64 (an int64 bias) with the 64-bit requantization
     int16_weights: bool = False  # the filter stored lane-ordered in int16 (`kernels/widened_weights.py`)
+    pixel_triples: bool = True  # a chain may make its rows three pixels at a time (`kernels/chain._in_threes`)
 
 
 def prepare(graph: Graph, op: Op) -> DepthwiseConv2DParams:
