@@ -204,13 +204,16 @@ CASES = [
     Case("block_lanes16", block("expand", "first", expand=12), ((4, False), (3, False)), fused=True, widened=1.0),
     Case("block_halves_lanes16", block("expand", "second", k=5, expand=8), ((4, False), (1, False)), fused=True,
          widened=1.0),
-    # Rows in threes (chain._in_threes: a 5x5 or 7x7 window at stride 1 over groups of four, 1x1 rows of
+    # Rows in threes (chain._in_threes: a 5x5 or 7x7 window at stride 1 or 2 over groups of four, 1x1 rows of
     # 8 or 16): the triples' int8 and lane-ordered filters, windows past both edges, rows of 3k + 1 and
     # 3k + 2 pixels (the last tile a pixel alone, or a pair).
     Case("block_threes", block("expand", "second", k=5, expand=8, hw=(5, 7)), ((4, False), (1, False)),
          fused=True, widened=0.001),  # a share that buys no int16 copy (a share of 0 would forbid threes)
     Case("block_threes_lanes16", block("expand", "first", k=7, expand=16, hw=(4, 8)), ((4, False), (3, False)),
          fused=True, widened=1.0),
+    # At a stride of 2, by even taps and then odd ones (two stride-1 passes over every other column).
+    Case("block_threes_strided", block("expand", None, k=5, stride=2, expand=8, hw=(9, 13)), ((5, False), (3, False)),
+         fused=True, widened=0.001),
     Case("block_expand_residual_first", block("expand", "first"), ((4, False), (3, False)), fused=True),
     Case("block_expand_residual_second", block("expand", "second", k=5), ((4, False), (1, False)), fused=True),
     Case("block_stem", block("stem", None), ((5, False), (2, False)), fused=True),

@@ -104,13 +104,13 @@ def pairs_pixels(p) -> bool:
 
 def triples_pixels(p) -> bool:
     """Whether a depthwise layer's output pixels go three at a time (`depthwise_pair` of three): the
-    DSP tuning's groups of four at a stride of 1, where a half group's six accumulators, its last two
-    taps' weights and a column stay in registers (a stride of 2 would keep four taps back), and
-    windows of 5 columns or more, which a pair takes by halves too (a pair takes a 3x3 window's
-    halves in one pass, and the rows' pointers and loops a triple's halves add cost more than the
-    columns it shares: MCUNet-320KB's 3x3 chains ran 2-9 % slower in threes); not where the layer asks for
-    the least code (`pixel_triples`, widened_weights.py)."""
-    return (pairs_pixels(p) and p.stride[1] == 1 and p.filter.shape[2] >= 5 and depthwise_lanes(p) == 4
+    DSP tuning's groups of four, where a half group's six accumulators, its last two taps' weights and
+    a column stay in registers (at a stride of 2, by even and odd taps: each a stride of 1 over every
+    other column), and windows of 5 columns or more, which a pair takes by halves too (a pair takes a
+    3x3 window's halves in one pass, and the rows' pointers and loops a triple's halves add cost more
+    than the columns it shares: MCUNet-320KB's 3x3 chains ran 2-9 % slower in threes); not where the
+    layer asks for the least code (`pixel_triples`, widened_weights.py)."""
+    return (pairs_pixels(p) and p.filter.shape[2] >= 5 and depthwise_lanes(p) == 4
             and getattr(p, "tuning", "dsp") == "dsp" and getattr(p, "pixel_triples", True))
 
 

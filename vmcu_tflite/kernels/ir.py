@@ -224,7 +224,7 @@ class DotLanesPair(_IndexFields):
     w[w_index + t * w_stride + l] and acc1[l] += (x[x_index + (t + shift) * x_stride + l] + offset) *
     w[w_index + t * w_stride + l]. Pixel 1's tap t reads pixel 0's column t + shift: each input word
     serves both pixels and each widened weight word both, which a tap at a time (DotLanes) cannot
-    share. With `acc2`, a third pixel to the right of both (a stride of 1): acc2[l] += (x[x_index +
+    share. With `acc2`, a third pixel to the right of both: acc2[l] += (x[x_index +
     (t + 2 shift) * x_stride + l] + offset) * w[w_index + t * w_stride + l], each word serving three."""
 
     acc: str

@@ -131,11 +131,13 @@ class DspLowering(CoreLowering):
     def lanes_pair_word(self, s: DotLanesPair, depth: int, x: str, w: str, taps: str, x_step: str, w_step: str,
                         lo: int) -> None:
         """vmcu_mac2x2_row_s8 on the DSP path for a full group (both lanes of each half), a group of
-        eight as its two words of four; a triple's half group by vmcu_mac3x2_row_s8 (a stride of 1)."""
+        eight as its two words of four; a triple's half group by vmcu_mac3x2_row_s8, at a stride of 2 as
+        two calls, its even taps then its odd ones (each over every other column: the windows' shift of
+        two columns is one column of those)."""
         full = 8 if self.bounds(s.lanes)[1] > 4 else 4
-        if s.acc2 is not None and (full != 4 or s.shift != 1 or s.half is None):
+        if s.acc2 is not None and (full != 4 or s.shift not in (1, 2) or s.half is None):
             raise ValueError(f"kernel {self.kernel.name}: a DotLanesPair of three pixels takes half a group of four "
-                             "at a stride of 1")
+                             "at a stride of 1 or 2")
         grouped = self.group_test(s.w_index) if s.lane_order else ""
         self.lines.append("#if VMCU_DSP")
         self.line(depth, f"if ({_all_of('1' if lo == full else f'{s.lanes.c()} == {full}', grouped)}) {{")
@@ -145,8 +147,12 @@ class DspLowering(CoreLowering):
             for half in (0, 1) if s.half is None else (s.half,):
                 if s.acc2 is not None:
                     self.ref(s.acc2)
-                    self.line(depth + 1, f"vmcu_mac3x2_row_{form}({x}, {w}, {taps}, {x_step}, {w_step}, {s.offsets}, "
-                                         f"{half}, {s.acc}, {s.acc1}, {s.acc2});")
+                    passes = ([(x, w, taps, x_step, w_step)] if s.shift == 1 else
+                              [(x, w, f"({taps} + 1) / 2", f"2 * {x_step}", f"2 * {w_step}"),
+                               (f"{x} + {x_step}", f"{w} + {w_step}", f"{taps} / 2", f"2 * {x_step}", f"2 * {w_step}")])
+                    for x_at, w_at, count, xs, ws in passes:
+                        self.line(depth + 1, f"vmcu_mac3x2_row_{form}({x_at}, {w_at}, {count}, {xs}, {ws}, "
+                                             f"{s.offsets}, {half}, {s.acc}, {s.acc1}, {s.acc2});")
                     continue
                 self.line(depth + 1, f"vmcu_mac2x2_row_{form}({x}{at}, {w}{at}, {taps}, {s.shift}, {x_step}, "
                                      f"{w_step}, {s.offsets}, {half}, {s.acc}{at}, {s.acc1}{at});")
