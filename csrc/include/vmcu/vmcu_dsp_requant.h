@@ -110,16 +110,19 @@ static inline void vmcu_add_s8_run(const vmcu_binary_arith *p, const int8_t *a, 
         const int32_t *t1 = p->input1_scaled + 128, *t2 = p->input2_scaled + 128;
         if (so <= -1 && mo >= (int32_t)0x40000000) { /* the narrow form: the sum is below 2^30 (above) */
             const int32_t mo2 = (int32_t)((uint32_t)mo * 2u), so1 = -so - 1;
+#if !VMCU_MVE /* Helium's vector loop above takes these runs; in its builds this branch only kept GCC from
+               * inlining the run into the chains (MCUNet-320KB's residual chains: 0.25 M instructions) */
             if (a_step == 1 && b_step == 1 && lo == -128 && hi == 127) {
                 /* two inputs' runs and no activation (a residual ADD): the clamp is SSAT, whose operand
                  * shift takes the narrow form's last halving, and the pointers step alone, which frees
                  * the registers the steps' multiplies and the bounds held (20 instructions an element
-                 * down to 12 on the Cortex-M4) */
+                 * down to 13 on the Cortex-M4) */
                 for (; i < len; ++i) {
                     out[i] = (int8_t)vmcu_sat8(vmcu_requantize_narrow(t1[a[i]] + t2[b[i]], mo2, so1, oo));
                 }
                 return;
             }
+#endif
             for (; i < len; ++i) {
                 out[i] = (int8_t)vmcu_clamp(vmcu_requantize_narrow(t1[a[i * a_step]] + t2[b[i * b_step]], mo2, so1, oo),
                                             lo, hi);
