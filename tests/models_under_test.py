@@ -107,11 +107,11 @@ def signed_scales_block(hw: int = 10, seed: int = 0) -> bytes:
 
 def wide_window_block(hw: int = 9, channels: int = 8, seed: int = 0, windows=(7, 5), width: int | None = None) -> bytes:
     """A 1x1 convolution from 3 channels, depthwise layers of the `windows` (square, SAME, stride 1),
-    and a 1x1 convolution to 32: the wide windows whose in-place planes are two channels of column
-    pairs (`depthwise.column_pair_planes`: the last layer's output sets the pool, so the planes fit
-    it); an odd `width` (default `hw`) leaves each row's last output pixel alone. Each layer's output
-    scale follows its accumulators' spread (about 40 steps), so that its values are rounded, not
-    saturated."""
+    and a 1x1 convolution to 32: the wide windows whose in-place planes are two channels of
+    column pairs (`planes.column_pair_planes`: the last layer's output sets the pool, so the planes
+    fit it), 3x3 windows over 16 channels one-channel planes of padded rows; an odd `width` (default
+    `hw`) leaves each row's last output pixel alone. Each layer's output scale follows its
+    accumulators' spread (about 40 steps), so that its values are rounded, not saturated."""
     rng = np.random.default_rng(seed)
     width = hw if width is None else width
     b = ModelBuilder()

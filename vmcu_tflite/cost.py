@@ -20,7 +20,7 @@ from math import prod
 
 from .chain import KIND as CHAIN, is_depthwise, is_pointwise, is_transpose
 from .cost_table import COEFFICIENTS
-from .kernels.depthwise import column_pair_planes
+from .kernels.planes import column_pair_planes
 from .kernels.tuning import depthwise_lanes
 from .plan import PlannedStep
 from .steps import Step

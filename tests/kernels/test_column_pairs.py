@@ -1,4 +1,4 @@
-"""In-place depthwise planes of two channels whose words are column pairs (`depthwise.column_pairs`):
+"""In-place depthwise planes of two channels whose words are column pairs (`planes.column_pairs`):
 which layers take them, that the planner keeps them in the same pool, and that the interpreter runs
 them bit-exact with TFLite Micro over random shapes (the C: tests/c/test_kernels_host.py and
 tests/c/test_qemu.py)."""
@@ -13,7 +13,7 @@ from hypothesis import given, settings, strategies as st
 from tests.models_under_test import wide_window_block
 from vmcu_reference.inputs import random_inputs
 from vmcu_reference.interpreter import Interpreter
-from vmcu_tflite.kernels.depthwise import column_pair_planes, padded_row, plane_bytes
+from vmcu_tflite.kernels.planes import column_pair_planes, padded_row, plane_bytes
 from vmcu_tflite.oracle import run_tflm
 from vmcu_tflite.pipeline import compile_model
 from vmcu_tflite.planner import vmcu as vmcu_planner
@@ -68,11 +68,16 @@ def test_the_planner_keeps_column_pairs_in_the_same_pool(monkeypatch):
        windows=st.sampled_from([(7,), (5,), (7, 5), (5, 7)]), seed=st.integers(0, 2**31))
 def test_column_pair_planes_are_bit_exact_with_tflite_micro(hw, width, channels, windows, seed):
     pytest.importorskip("tflite_micro")
-    model = wide_window_block(hw, channels, seed, windows, width)
+    check_planes_bit_exact(wide_window_block(hw, channels, seed, windows, width), column_pair_planes, 2, seed)
+
+
+def check_planes_bit_exact(model: bytes, form, segment: int, seed: int) -> None:
+    """Every in-place layer of `model` that takes the planes `form` says, planes of `segment` channels,
+    and the interpreter's outputs those of TFLite Micro."""
     program = compile_model(model, fuse=False)
     for step, planned in zip(program.steps, program.plan.steps):
-        if planned.in_place and column_pair_planes(step.params):
-            assert planned.segment_bytes == 2
+        if planned.in_place and form(step.params):
+            assert planned.segment_bytes == segment
     inputs = random_inputs(program.graph, seed % 1000)
     ours = Interpreter(program).run(inputs).outputs
     theirs, _ = run_tflm(model, inputs, len(ours))

@@ -45,7 +45,7 @@ from vmcu_tflite.kernels import widened_weights, window
 from vmcu_tflite.kernels.access import min_distance
 from vmcu_tflite.kernels.index import Ix, Var, imin, substitute
 from vmcu_tflite.kernels.ir import (Average, Broadcast, Dot, DotLanes, DotLanesPair, DotRow, FlashLoad, InitBias, Loop,
-                                    RAMFree, RAMLoad, RAMStore, Requantize, Workspace)
+                                    RAMFree, RAMLoad, RAMStore, RegAlloc, Requantize, Workspace)
 from vmcu_tflite.pipeline import compile_model
 from vmcu_tflite.planner import streaming
 
@@ -179,8 +179,11 @@ CASES = [
     ("depthwise-segment-one-off", "depthwise_block", "depthwise", "planner", shift_loads("input0", 16)),
     ("depthwise-free-next-pixel", "depthwise_block", "depthwise", "kernel", free_next_iteration("x")),
     ("depthwise-gap-one-segment-short", "depthwise_block", "depthwise", "plan", None),
-    ("in-place-free-before-copy", "pad_conv", "depthwise_in_place", "kernel", free_before_load("input0")),
-    ("in-place-store-next-plane", "pad_conv", "depthwise_in_place", "kernel", shift_stores(8)),
+    ("in-place-free-before-copy", "generic_planes_block", "depthwise_in_place", "kernel", free_before_load("input0")),
+    ("in-place-store-next-pixel", "generic_planes_block", "depthwise_in_place", "kernel", shift_stores(9)),
+    ("padded-plane-free-before-copy", "float_io_classifier", "depthwise_in_place", "kernel",
+     free_before_load("input0")),
+    ("padded-plane-store-next-pixel", "float_io_classifier", "depthwise_in_place", "kernel", shift_stores(8)),
     ("column-pairs-free-before-copy", "wide_window_block", "depthwise_in_place", "kernel", free_before_load("input0")),
     ("fused-ring-one-row-short", "depthwise_block", "layer_chain", "kernel", chain_ring_short),
     ("fused-lead-rows-one-row-late", "depthwise_block", "layer_chain", "kernel", chain_rows_late),
@@ -205,6 +208,8 @@ def model_paths(tmp_path_factory):
     paths["fused_without_lead"] = fused_without_lead(folder / "fused_without_lead.tflite")
     paths["wide_window_block"] = folder / "wide_window_block.tflite"  # two-channel planes of column pairs
     paths["wide_window_block"].write_bytes(wide_window_block(9))
+    paths["generic_planes_block"] = folder / "generic_planes_block.tflite"  # in-place planes of all 9 channels
+    paths["generic_planes_block"].write_bytes(wide_window_block(9, channels=9, windows=(5,)))
     paths["widened_chain"] = folder / "widened_chain.tflite"  # int16 filter copies (with the share raised)
     paths["widened_chain"].write_bytes(conv_chain(channels=(8, 16, 24, 8), hw=5))
     paths["threes_block"] = folder / "threes_block.tflite"  # depthwise rows three pixels at a time
@@ -402,15 +407,17 @@ VALUE_CASES = [
     ("requantize-shift-off-by-one", "fc_batch", "fully_connected", 0, Shifts()),
     ("requantize-next-channel", "fc_batch", "fully_connected", 0, changed(Requantize, channel=lambda s: s.channel + 1)),
     ("fc-missing-init-bias", "fc_batch", "fully_connected", 0, dropped(InitBias)),
-    ("in-place-offset-disagrees", "pad_conv", "depthwise_in_place", 2,
+    ("in-place-offset-disagrees", "generic_planes_block", "depthwise_in_place", 1,
      changed(Broadcast, value=lambda s: s.value.replace("input_offset", "output_offset"))),
+    ("padded-plane-edge-zero", "float_io_classifier", "depthwise_in_place", 1,
+     changed(RegAlloc, fill=lambda s: s.fill and "0")),  # the padding as 0, not the input's zero point
     ("column-pairs-taps-one-late", "wide_window_block", "depthwise_in_place", 1,
      changed(DotRow, w_index=lambda s: s.w_index + 1 if s.channels == 2 else s.w_index)),
     ("chain-ring-row-off-by-one", "conv_stack", "layer_chain", 0, ring_rows_from_next_row),
     ("chain-residual-from-wrong-pixel", "depthwise_block", "layer_chain", 0, residual_from_next_row),
     ("chain-average-wrong-count", "kws_like", "layer_chain", 0, changed(Average, divisor=lambda s: s.divisor + 1)),
     ("widened-rows-next-channel", "widened_chain", "pointwise", 0, int16_rows_next_channel),
-    ("depthwise-lane-order-ignored", "pad_conv", "depthwise_in_place", 2, lane_order_ignored),
+    ("depthwise-lane-order-ignored", "float_io_classifier", "depthwise_in_place", 1, lane_order_ignored),
     ("depthwise-table-in-channel-order", "pad_conv", "depthwise_in_place", 1, ChannelOrder()),
     ("chain-triple-third-pixel-into-second", "threes_block", "layer_chain", 0,
      changed(DotLanesPair, acc2=lambda s: s.acc1 if s.acc2 else s.acc2)),

@@ -19,7 +19,8 @@ from .ir import (Broadcast, DotLanes, DotLanesPair, DotRow, FlashLoad, InitBias,
                  RegAlloc, Requantize, Workspace, loop)
 from .gemm import ELEMENT_TYPES
 from .requant import requant_form, requant_form16
-from .tuning import depthwise_lanes
+from .planes import column_pair_planes, in_place_padded, one_channel_planes_first
+from .tuning import depthwise_lanes, lane_ordered
 from .window import Taps, layer_interior, taps
 
 
@@ -87,11 +88,6 @@ def depthwise_pixel(p, source: str, base, pixel_bytes, channel0, first, end, lan
             Requantize(dst, dst_base + c, "acc", lanes, channel, params, form),
         ], step=lanes_max),
     ]
-
-
-def lane_ordered(p) -> bool:
-    """Whether the layer's filter is stored lane-ordered in int16 (kernels/ir.py, widened_weights.py)."""
-    return getattr(p, "int16_weights", False)
 
 
 def pairs_pixels(p) -> bool:
@@ -267,129 +263,6 @@ def plane_pairs(p) -> bool:
     return p.stride[1] == 1 and p.dilation[1] == 1 and (k_w + 1) % 4 == 0 and _interior_pairs(p)
 
 
-def one_channel_planes_first(p) -> bool:
-    """Whether one-channel planes are an in-place layer's fastest form, so that the planner keeps them
-    where wider planes would fit too: on the DSP and scalar tunings, 3-tap rows that pair
-    (`plane_pairs`). Such a row of a plane is one word for both pixels, two SXTAB16 and four SMLADs
-    for six products, where a four-channel group takes a SMLABB or SMLATT per product and a load and
-    an extension per tap and four channels (measured on the Cortex-M4: person detection's 6x6 and
-    12x12 layers 10-27 % fewer instructions, MCUNet-320KB's 11x11 one 29 %; 7-tap planes run slower
-    than groups, as do Helium's planes, whose rows have no vector form)."""
-    return getattr(p, "tuning", "dsp") != "helium" and p.filter.shape[2] == 3 and plane_pairs(p)
-
-
-def column_pair_planes(p) -> bool:
-    """Whether an in-place layer's planes are two channels wide with padded rows (`column_pairs`), its
-    fastest form: on the DSP and scalar tunings, stride 1 and dilation 1 along the row, kernel rows
-    of 5 or 7 taps (an odd width, so that a pixel pair's window is whole words), an even number of
-    channels. A word of such a plane is two columns of both channels: SXTAB16 and its rotation give
-    each channel a column pair, one SMLAD two taps of a pixel, four SMLADs eight products (measured on the
-    Cortex-M4: MCUNet-320KB's 5x5 and 7x7 layers 1.6-1.9 instructions per multiply-accumulate, where
-    four-channel groups take a SMLABB or SMLATT per product, 2.2-2.8 with their edges). 3-tap
-    rows pair one-channel planes' pixels instead (`one_channel_planes_first`). The padded columns are
-    multiplied too: planes narrower than their windows are left to the groups, which skip them (at
-    least half of the windows' columns inside the input: MCUNet-VWW1's 7x7 layer over 3x3 planes ran
-    twice as long as column pairs)."""
-    _, _, k_w, c = p.filter.shape
-    w, o_w, left = p.input_shape[2], p.output_shape[2], p.padding[1]
-    inside = sum(min(w, x - left + k_w) - max(0, x - left) for x in range(o_w))
-    return (getattr(p, "tuning", "dsp") != "helium" and p.depth_multiplier == 1 and getattr(p, "element", 1) == 1
-            and p.stride[1] == 1 and p.dilation[1] == 1 and k_w in (5, 7) and c % 2 == 0
-            and 2 * inside >= o_w * k_w)
-
-
-def padded_row(p) -> int:
-    """The pixels of a row of a column-pair plane: the input's columns with the layer's padding either
-    side (the input's zero point), as many as the last output pixels' windows need (one more column
-    when the row's outputs are odd in number: the last pixel alone reads its window in whole words)."""
-    o_w, k_w = p.output_shape[2], p.filter.shape[2]
-    return o_w + o_w % 2 + k_w - 1
-
-
-def plane_bytes(p, segment: int) -> int:
-    """The workspace of an in-place layer's `segment`-channel plane (padded rows for column pairs)."""
-    n, h, w, _ = p.input_shape
-    if segment == 2 and column_pair_planes(p):
-        return 2 * n * h * padded_row(p)
-    return segment * n * h * w
-
-
-def column_pairs(p, plane: Ix, first: Ix) -> tuple[list, list, list]:
-    """An in-place layer's two-channel plane (`column_pair_planes`): the buffer of the zero point the
-    rows' padding is copied from (before every plane), the copy of its channels `first` and first + 1
-    into rows padded with it, and a row of outputs four pixels at a time from it (the row's last two
-    and last one on their own), each kernel row one DotRow of two channels over whole words: each
-    word of the row serves two pixel pairs, each pair of taps four pixels. The padding makes every
-    window whole: no edge pixel takes a path of its own."""
-    n_, h, w, c = p.input_shape
-    _, o_h, o_w, _ = p.output_shape
-    _, k_h, k_w, _ = p.filter.shape
-    row, left = padded_row(p), p.padding[1]
-    right = row - left - w
-    n, y, x, r, i, ky = (Var(v) for v in ("n", "y", "x", "r", "i", "ky"))
-    copy = loop("r", 0, n_ * h, [
-        *([RAMStore("plane", plane + r * row * 2, 2 * left, "edge")] if left else []),
-        RAMLoad("px", "input0", r * w * c + first, 2, runs=w, run_stride=c, max_bytes=2 * w),
-        loop("i", 0, w, [
-            RAMStore("plane", plane + (r * row + left + i) * 2, 2, "px", i * c),
-            RAMFree("input0", (r * w + i) * c + first, 2),
-        ]),
-        *([RAMStore("plane", plane + (r * row + left + w) * 2, 2 * right, "edge")] if right else []),
-    ])
-    rows = taps(y, p.stride[0], p.padding[0], p.dilation[0], k_h, h)
-    form = requant_form(p.filter, p.bias, p.requant, -1)
-
-    def outputs(at: Ix, pixels: int) -> list:
-        """Output pixels [at, at + pixels), each kernel row one DotRow over the columns their windows
-        span in whole words, stored from seg."""
-        start = plane + ((n * h + rows.origin + ky * p.dilation[0]) * row + at) * 2
-        columns = k_w + pixels - 1 + (k_w + pixels - 1) % 2
-        t = Var("t")
-        return [
-            RegAlloc("seg", "int8_t", 2 * pixels),
-            RegAlloc("acc", "int32_t", 2 * pixels),
-            *(InitBias("acc", "p->bias", first, 2, acc_index=2 * k, width=2, ctype=form.bias) for k in range(pixels)),
-            loop("ky", rows.lo, rows.hi, [
-                RAMLoad("row", "plane", start, 2 * columns, max_bytes=2 * columns),
-                DotRow("acc", "row", 0, "taps", ky * k_w, k_w, "offsets", "p->input_offset", channels=2,
-                       w_pitch=k_h * k_w, pixels=pixels),
-            ]),
-            Requantize("seg", 0, "acc", 2, first, "p", form, pixels=pixels, dst_stride=Const(2), acc_stride=Const(2)),
-            loop("t", 0, pixels, [RAMStore("output", ((n * o_h + y) * o_w + at + t) * c + first, 2, "seg", t * 2)]),
-        ]
-    quads, rest = divmod(o_w, 4)
-    pair, alone = Var("xp"), Var("xs")  # one trip each: their own scopes
-    row_of_outputs = [loop("x", 0, 4 * quads, outputs(x, 4), step=4),
-                      *([loop("xp", 4 * quads, 4 * quads + 1, outputs(pair, 2))] if rest >= 2 else []),
-                      *([loop("xs", o_w - 1, o_w, outputs(alone, 1))] if rest % 2 else [])]
-    edge = 2 * max(left, right)
-    before = [RegAlloc("edge", "int8_t", edge, fill="(int8_t)(-p->input_offset)")] if edge else []
-    return before, [RegAlloc("taps", "int32_t", 2 * k_h * (k_w + 1)),
-                    FlashLoad("taps", "p->filter", first, True, k_h * k_w, c, lanes=2, row=k_w,
-                              lane_order=lane_ordered(p)), copy], row_of_outputs
-
-
-def _in_place_column_pairs(p) -> Kernel:
-    """`depthwise_in_place` in two-channel planes of column pairs (`column_pairs`)."""
-    n_, h, w, c = p.input_shape
-    _, o_h, o_w, _ = p.output_shape
-    q = Var("q")
-    planes, size = c // 2, plane_bytes(p, 2)
-    before, head, row_of_outputs = column_pairs(p, q * size, q * 2)
-    body = (
-        Broadcast("offsets", "p->input_offset"),
-        *before,
-        loop("q", 0, planes, [*head, loop("n", 0, n_, [
-            loop("y", 0, o_h, row_of_outputs, interior=layer_interior(p, 0))])]),
-    )
-    signature = ("depthwise_in_place", tuple(p.input_shape), tuple(p.output_shape), tuple(p.filter.shape),
-                 p.stride, p.dilation, p.padding, 2, "column pairs") + (("lane-ordered",) if lane_ordered(p) else ())
-    return Kernel(name="depthwise_in_place", params_type="vmcu_depthwise_params", signature=signature,
-                  tensors={"input0": n_ * h * w * c, "output": n_ * o_h * o_w * c}, body=body,
-                  workspaces=(Workspace("plane", planes * size, size),),
-                  doc=f"DEPTHWISE_CONV_2D in place {p.input_shape}, two-channel planes of column pairs")
-
-
 def depthwise(params, segment: int) -> Kernel:
     """Streaming depthwise; `segment` in bytes (whole elements of a 16x8 layer's int16 outputs, read
     four channels at a time with multiplier 1 on every core)."""
@@ -439,8 +312,8 @@ def depthwise_in_place(params, segment: int) -> Kernel:
     plane = q * pixels * segment  # logical offset of plane q in the workspace tensor
     if c % segment:
         raise ValueError(f"in-place depthwise needs planes that divide the {c} channels, not {segment}")
-    if segment == 2 and column_pair_planes(p):
-        return _in_place_column_pairs(p)
+    if segment == 2 and column_pair_planes(p) or segment == 1 and one_channel_planes_first(p):
+        return in_place_padded(p, segment)
     # The plane's pixel-major layout in the workspace: pixel i, channel j at plane + i * segment + j.
     # One-channel planes hold their channel's taps in registers for the whole plane.
     _, k_h, k_w, _ = p.filter.shape

@@ -41,6 +41,11 @@ def depthwise_lanes(p, channels: int | None = None) -> int:
     return 8 if helium else 4
 
 
+def lane_ordered(p) -> bool:
+    """Whether the layer's filter is stored lane-ordered in int16 (kernels/ir.py, widened_weights.py)."""
+    return getattr(p, "int16_weights", False)
+
+
 def tile_channels(p) -> int:
     """Output channels per weight pass of a convolution `p` that reads whole windows: a fused chain's
     1x1 layers and gathered stems (GEMM steps take four on every core, `gemm.group_width`)."""

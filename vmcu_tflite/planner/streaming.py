@@ -17,7 +17,7 @@ from ..graph import Graph
 from ..kernels import describe, is_pointwise
 from ..kernels.access import min_distance as kernel_distance
 from ..kernels.access import output_after_workspaces
-from ..kernels.depthwise import plane_bytes
+from ..kernels.planes import plane_bytes
 from ..lifetimes import Buffer
 from ..ops import SPECS
 from ..plan import workspace_id
@@ -75,7 +75,7 @@ def in_place_segments(channels: int) -> list[int]:
 
 
 def in_place_workspace(step: Step, segment: int) -> int:
-    """One channel segment's plane of the input (`depthwise.plane_bytes`)."""
+    """One channel segment's plane of the input (`planes.plane_bytes`)."""
     return plane_bytes(step.params, segment)
 
 

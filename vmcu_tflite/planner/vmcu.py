@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 from typing import Sequence
 
 from ..graph import Graph
-from ..kernels.depthwise import column_pair_planes, one_channel_planes_first
+from ..kernels.planes import column_pair_planes, one_channel_planes_first
 from ..lifetimes import Buffer, buffer_lifetimes
 from ..ops.pulled_row import KIND as PULLED_ROW
 from ..plan import Plan, PlannedStep, workspace_id
@@ -30,14 +30,16 @@ from .views import view_steps
 def _widen_in_place_segments(steps, streaming, buffers, overlaps, pool, offsets, io, budget):
     """Fewer, larger channel passes where the pool found allows them (the paper's tie-break:
     with the same pool bytes, fewer segments mean fewer modulo wraps and faster kernels), except
-    where one-channel planes (`one_channel_planes_first`) or two-channel planes of column pairs
-    (`column_pair_planes`) are the layer's fastest form."""
+    where one-channel planes (`one_channel_planes_first`: taken where they fit, the workspace a tie
+    may have given a wider plane) or two-channel planes of column pairs (`column_pair_planes`) are
+    the layer's fastest form."""
     for k, chosen in sorted(streaming.items()):
         p = steps[k].params
-        if not chosen.in_place or (chosen.segment_bytes == 1 and one_channel_planes_first(p)):
+        one_channel = chosen.in_place and one_channel_planes_first(p)
+        if not chosen.in_place or (chosen.segment_bytes == 1 and one_channel):
             continue
-        for segment in [2] if column_pair_planes(p) else in_place_segments(p.input_shape[3]):
-            if segment <= chosen.segment_bytes:
+        for segment in [1] if one_channel else [2] if column_pair_planes(p) else in_place_segments(p.input_shape[3]):
+            if segment <= chosen.segment_bytes and not one_channel:
                 break
             size = in_place_workspace(steps[k], segment)
             trial = buffers | {workspace_id(k): Buffer(workspace_id(k), size, k, k)}
