@@ -425,11 +425,11 @@ def test_helium_pairs_a_group_of_four_in_one_pass_on_cortex_m55(tmp_path):
 
 
 @needs_qemu
-@pytest.mark.parametrize("stem", ["kws_like", "depthwise_block"])
+@pytest.mark.parametrize("stem", ["float_io_classifier", "depthwise_block"])
 def test_one_channel_planes_pair_their_pixels_on_cortex_m4(stem, tmp_path):
-    """Unfused, the planner runs these 3x3 depthwise layers in place with one-channel planes: two
-    output pixels per kernel row word (vmcu_dot_row2_s8's SXTAB16 / SMLAD / SMLADX), the plane's
-    edge pixels with their lone taps; bit-exact with TFLite Micro."""
+    """Unfused, the planner runs these 3x3 depthwise layers in place with one-channel planes of padded
+    rows: two output pixels per kernel row word (vmcu_dot_row2_s8's SXTAB16 / SMLAD / SMLADX), the
+    plane's edge pixels too; bit-exact with TFLite Micro."""
     model = next(m for m in FIXTURES if m.stem == stem)
     result = validate(model, M4, seed=3, work=tmp_path / "run", fuse=False)
     assert result.status == 0 and result.matches_reference and result.matches_tflm is (True if HAVE_TFLM else None)

@@ -86,3 +86,13 @@ def test_the_planner_gives_one_channel_planes_a_tie(monkeypatch):
 def test_padded_one_channel_planes_are_bit_exact_with_tflite_micro(hw, width, windows, seed):
     pytest.importorskip("tflite_micro")
     check_planes_bit_exact(wide_window_block(hw, 16, seed, windows, width), one_channel_planes_first, 1, seed)
+
+
+def test_the_tinyengine_style_baseline_keeps_unpadded_planes():
+    """The TinyEngine-style plan (`plan_vmcu(in_place_only=True)`, the memory benchmark's peer) models
+    TinyEngine's one-channel planes, H x W bytes, not ours with their padding."""
+    program = compile_model(wide_window_block(6, 16, 0, (3,), 7), fuse=False)
+    baseline = vmcu_planner.plan_vmcu(program.graph, program.steps, in_place_only=True)
+    planes = {s.index: s.workspace_bytes for s in baseline.steps if s.in_place}
+    ours = {s.index: s.workspace_bytes for s in program.plan.steps if s.in_place}
+    assert planes == {1: 6 * 7} and ours == {1: 6 * padded_row(program.steps[1].params)}

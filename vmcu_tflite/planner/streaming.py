@@ -11,6 +11,7 @@ whole-tensor.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from math import prod
 from typing import Sequence
 
 from ..graph import Graph
@@ -202,7 +203,8 @@ def choose_streaming(graph: Graph, steps: Sequence[Step], buffers: dict[int, Buf
             if not in_place_depthwise(graph, step, t):
                 continue
             for segment in [1] if in_place_only else in_place_segments(step.params.input_shape[3]):
-                cost = in_place_workspace(step, segment)
+                # the baseline's planes are TinyEngine's, unpadded: a plan for its pool bytes, never run
+                cost = prod(step.params.input_shape[:3]) if in_place_only else in_place_workspace(step, segment)
                 if best is None or cost < best[0]:
                     best = (cost, StepStreaming(segment, (Stream(step.index, t, 0, exact=True),), cost, True))
         if step.kernel in WORKSPACE_KINDS:  # its rings (a group's block buffers) are needed whether it streams or not
