@@ -15,7 +15,7 @@ from .kernels.widened_weights import widen_weights
 from .ops.pulled_row import KIND as PULLED_ROW
 from .passes import simplify
 from .plan import Plan
-from .planner.planners import make_plan
+from .planner.planners import PlansOnce
 from .planner.fusion_choice import FusionChoice, choose_fusion, choose_groups
 from .pulled_rows import pull_parts
 from .reader import parse_model, read_model
@@ -40,15 +40,17 @@ def compile_graph(graph: Graph, planner: str = "vmcu", fuse: bool = True, recomp
     filters adding at most `widened` of the filter bytes (kernels/widened_weights.py; None: its default).
 
     `recompute` allows the paper's recomputation; the plan that recomputes is taken only where
-    its pool is smaller than the plan without (multiply-accumulates bought nothing otherwise)."""
-    plain = _compile(graph, planner, fuse, False, tuning, stream_inputs, stream_outputs, widened)
+    its pool is smaller than the plan without (multiply-accumulates bought nothing otherwise): both
+    compilations share their plans, so chains that recompute nothing are not planned twice."""
+    plans = PlansOnce(simplify(graph))
+    plain = _compile(plans, planner, fuse, False, tuning, stream_inputs, stream_outputs, widened)
     if not recompute:
         return plain
-    allowed = _compile(graph, planner, fuse, True, tuning, stream_inputs, stream_outputs, widened)
+    allowed = _compile(plans, planner, fuse, True, tuning, stream_inputs, stream_outputs, widened)
     return allowed if allowed.plan.pool_bytes < plain.plan.pool_bytes else plain
 
 
-def _compile(graph: Graph, planner: str, fuse: bool, recompute: bool, tuning: str, stream_inputs: Sequence[int],
+def _compile(plans: PlansOnce, planner: str, fuse: bool, recompute: bool, tuning: str, stream_inputs: Sequence[int],
              stream_outputs: Sequence[int], widened: float | None) -> Program:
     """compile_graph's plan with or without recomputation.
 
@@ -60,24 +62,24 @@ def _compile(graph: Graph, planner: str, fuse: bool, recompute: bool, tuning: st
     `stream_inputs`/`stream_outputs`: the model's I/O indices that stream row by row
     (streamed_io.py). A streamed input costs the plan nothing where a chain starting at it pulls
     its rows into a ring; that plan is taken when its pool is smaller than the plan without."""
-    simple = simplify(graph)
+    simple = plans.graph
     layers = pair_weights(widen_weights(tuned(build_steps(simple), tuning), widened))
     pulled = {simple.storage_of(simple.inputs[i].tensor): i for i in stream_inputs}
-    steps, fusion, plan = _fused_plan(simple, layers, planner, fuse, recompute, {})
+    steps, fusion, plan = _fused_plan(plans, layers, planner, fuse, recompute, {})
     whole = plan.pool_bytes
     if pulled and planner == "vmcu" and fuse:
         # Chains that pull the streamed inputs into rings, where that lowers the pool; else the
         # rows are pulled into the input's place in the pool (the same plan as without streaming).
         # Line rings (chain.py) where they lower the pool further: they cost instructions.
         for line_rings in (False, True):
-            trial = _fused_plan(simple, layers, planner, fuse, recompute, pulled, line_rings)
+            trial = _fused_plan(plans, layers, planner, fuse, recompute, pulled, line_rings)
             if trial[2].pool_bytes < plan.pool_bytes:
                 steps, fusion, plan = trial
         # A sequence UNPACKed into frames: each frame pulled just before the first step that reads it
         # (pulled_rows.py), where that lowers the pool.
         framed = pull_parts(simple, layers, pulled)
         if framed != layers:
-            trial = _fused_plan(simple, framed, planner, fuse, recompute, pulled)
+            trial = _fused_plan(plans, framed, planner, fuse, recompute, pulled)
             if trial[2].pool_bytes < plan.pool_bytes:
                 steps, fusion, plan = trial
     if stream_outputs and planner == "vmcu" and fuse:
@@ -88,39 +90,39 @@ def _compile(graph: Graph, planner: str, fuse: bool, recompute: bool, tuning: st
             pushing = push_outputs(simple, steps, stream_outputs, lone)
             if pushing == steps:
                 continue
-            trial = make_plan(simple, pushing, planner)
+            trial = plans(pushing, planner)
             if trial.pool_bytes < plan.pool_bytes or (not lone and trial.pool_bytes == plan.pool_bytes):
                 steps, plan = pushing, trial
     # One meaning for tensor_level_bytes whatever was fused: the model's layers at whole-tensor level.
-    baseline = plan.tensor_level_bytes if steps is layers else make_plan(simple, layers, "tensor").pool_bytes
+    baseline = plan.tensor_level_bytes if steps is layers else plans(layers, "tensor").pool_bytes
     streamed = streamed_ports(simple, steps, stream_inputs, stream_outputs)
     streamed = replace(streamed, pool_bytes_whole=whole) if streamed else streamed
     return Program(simple, steps, replace(plan, fusion=fusion, tensor_level_bytes=baseline, tuning=tuning,
                                           streamed_io=streamed, widened_weights=widened))
 
 
-def _fused_plan(simple: Graph, layers: tuple[Step, ...], planner: str, fuse: bool, recompute: bool,
+def _fused_plan(plans: PlansOnce, layers: tuple[Step, ...], planner: str, fuse: bool, recompute: bool,
                 pulled: dict[int, int], line_rings: bool = False):
     """(steps, fusion choices, plan): the chains chosen (pulling the `pulled` inputs where they
     start at one, with line rings if `line_rings`), planned, then the chains the plan leaves room
     for unfused."""
     steps, fusion = layers, ()
     if planner == "vmcu" and fuse:
-        steps, fusion = choose_fusion(simple, layers, recompute, pulled, line_rings)
-    plan = make_plan(simple, steps, planner)
+        steps, fusion = choose_fusion(plans.graph, layers, recompute, pulled, line_rings)
+    plan = plans(steps, planner)
     # A chain that pulls a streamed input stays: apart, its layers would need the input whole.
     needed = tuple(replace(f, fused=f.fused and (f.unfused_bytes > plan.pool_bytes or f.pulls is not None))
                    for f in fusion)
     if needed != fusion:
-        fewer = fuse_chosen(simple, layers, needed)
-        trial = make_plan(simple, fewer, planner)
+        fewer = fuse_chosen(plans.graph, layers, needed)
+        trial = plans(fewer, planner)
         if trial.pool_bytes <= plan.pool_bytes:
             steps, fusion, plan = fewer, needed, trial
     if planner == "vmcu" and fuse:
         # int16 element-wise groups (grouping.py), kept only where the pool gets smaller
-        grouped, groups = choose_groups(simple, steps)
+        grouped, groups = choose_groups(plans.graph, steps)
         if any(g.fused for g in groups):
-            trial = make_plan(simple, grouped, planner)
+            trial = plans(grouped, planner)
             if trial.pool_bytes < plan.pool_bytes:
                 steps, fusion, plan = grouped, fusion + groups, trial
     return steps, fusion, plan
