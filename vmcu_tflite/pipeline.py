@@ -97,8 +97,13 @@ def _compile(plans: PlansOnce, planner: str, fuse: bool, recompute: bool, tuning
     baseline = plan.tensor_level_bytes if steps is layers else plans(layers, "tensor").pool_bytes
     streamed = streamed_ports(simple, steps, stream_inputs, stream_outputs)
     streamed = replace(streamed, pool_bytes_whole=whole) if streamed else streamed
-    return Program(simple, steps, replace(plan, fusion=fusion, tensor_level_bytes=baseline, tuning=tuning,
-                                          streamed_io=streamed, widened_weights=widened))
+    plan = replace(plan, fusion=fusion, tensor_level_bytes=baseline, tuning=tuning, streamed_io=streamed,
+                   widened_weights=widened)
+    in_place = _in_place_ops(plan)
+    if any(s.kernel == "DEPTHWISE_CONV_2D" and getattr(s.params, "int16_weights", False) and set(s.ops) & in_place
+           for s in layers):
+        steps = _steps_for_plan(simple, plan)  # their widened filters' bytes go to other layers (the same plan)
+    return Program(simple, steps, plan)
 
 
 def _fused_plan(plans: PlansOnce, layers: tuple[Step, ...], planner: str, fuse: bool, recompute: bool,
@@ -159,10 +164,22 @@ def fuse_chosen(graph: Graph, steps: tuple[Step, ...], fusion: tuple[FusionChoic
 def program_for_plan(graph: Graph, plan: Plan) -> Program:
     """The steps a saved plan was made for (same simplification, same fused chains), with that plan."""
     simple = simplify(graph)
-    layers = pair_weights(widen_weights(tuned(build_steps(simple), plan.tuning), plan.widened_weights))
+    return Program(simple, _steps_for_plan(simple, plan), plan)
+
+
+def _steps_for_plan(simple: Graph, plan: Plan) -> tuple[Step, ...]:
+    """The steps of `plan` over the simplified graph: its layers (the depthwise layers it runs in
+    place not widened, `widen_weights`), its chains, frames pulled and outputs pushed."""
+    layers = pair_weights(widen_weights(tuned(build_steps(simple), plan.tuning), plan.widened_weights,
+                                        _in_place_ops(plan)))
     framed = {simple.storage_of(simple.inputs[p.index].tensor): p.index for p in plan.streamed_io.inputs if p.parts}
     steps = fuse_chosen(simple, pull_parts(simple, layers, framed) if framed else layers, plan.fusion)
-    return Program(simple, push_outputs(simple, steps, [p.index for p in plan.streamed_io.outputs if p.in_ring]), plan)
+    return push_outputs(simple, steps, [p.index for p in plan.streamed_io.outputs if p.in_ring])
+
+
+def _in_place_ops(plan: Plan) -> frozenset[int]:
+    """The ops of the steps `plan` runs in place, plane by plane."""
+    return frozenset(op for s in plan.steps if s.in_place for op in s.ops)
 
 
 def compile_model(model: str | Path | bytes, planner: str = "vmcu", fuse: bool = True,

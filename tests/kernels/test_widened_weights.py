@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import pickle
 from dataclasses import replace
 
 import numpy as np
@@ -23,6 +24,7 @@ from vmcu_tflite.kernels.lower.dsp import UNROLLED_ROWS
 from vmcu_tflite.kernels.tuning import tuned
 from vmcu_tflite.kernels.widened_weights import widen_weights
 from vmcu_tflite.passes import simplify
+from vmcu_tflite.pipeline import compile_model, program_for_plan
 from vmcu_tflite.reader import read_model
 from vmcu_tflite.steps import build_steps
 from vmcu_tflite.validate.run import validate
@@ -148,6 +150,27 @@ def test_depthwise_layers_of_whole_groups_compete_by_pixels(tmp_path):
     six = steps_of(wide_window_block(hw=5, channels=6))
     assert not any(s.params.int16_weights for s in widen_weights(six, 1.0) if s.kernel == "DEPTHWISE_CONV_2D")
     assert not any(s.params.int16_weights for s in widen_weights(steps_of(left_shift_block(hw=6), "helium"), 1.0))
+
+
+def test_depthwise_layers_the_plan_runs_in_place_keep_int8_filters(tmp_path):
+    """An in-place depthwise layer reads each tap once per plane: widened, its filter would buy
+    nothing. A budget that the 7x7 layer (392 bytes) would take goes to the 1x1 layer (256) once
+    the plan runs both depthwise layers in place; the program's steps say so, and the saved plan
+    rebuilds the same steps."""
+    path = tmp_path / "wide.tflite"
+    path.write_bytes(wide_window_block())
+    steps = tuned(build_steps(simplify(read_model(path))), "dsp")
+    assert [s.kernel for s in steps] == ["CONV_2D", "DEPTHWISE_CONV_2D", "DEPTHWISE_CONV_2D", "CONV_2D"]
+    share = steps[1].params.filter.size / sum(s.params.filter.size for s in steps)
+    assert [s.params.int16_weights for s in widen_weights(steps, share)] == [False, True, False, False]
+    program = compile_model(path, widened=share)
+    in_place = {op for s in program.plan.steps if s.in_place for op in s.ops}
+    assert in_place == set(steps[1].ops) | set(steps[2].ops)
+    assert [s.params.int16_weights for s in widen_weights(steps, share, frozenset(in_place))] == [False, False, False,
+                                                                                                  True]
+    assert [getattr(s.params, "int16_weights", False) for s in program.steps] == [False, False, False, True]
+    rebuilt = program_for_plan(read_model(path), program.plan)
+    assert pickle.dumps(rebuilt.steps) == pickle.dumps(program.steps)  # every field, arrays by value
 
 
 def test_a_share_of_0_asks_for_pixel_pairs_only(tmp_path):

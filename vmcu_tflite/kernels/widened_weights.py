@@ -23,9 +23,12 @@ model's share would buy no layer at all (KWS DS-CNN: 4 % of its 22 KB of filters
 1x1 filters 4 KB each), while a few KB of flash are spare on any core that runs the model. An
 explicit share (`--widened-weights`) is taken as given. The candidates: 1x1 layers whose rows the
 assembly takes unrolled (`UNROLLED_ROWS`: elsewhere the C loop would read them, at no gain), and
-depthwise layers of whole four-channel groups (a multiplier of 1, channels a multiple of four).
-Widening changes no pool access (the plan is the same), only the filter's flash table and the
-kernel's dot products, which the reference interpreter executes as written.
+depthwise layers of whole four-channel groups (a multiplier of 1, channels a multiple of four)
+that the plan does not run in place: in place, a layer's planes read each tap once per plane, so
+its int16 copy would buy nothing (MCUNet-320KB-ImageNet's two 5x5 layers over 22x22x120 held
+6,000 bytes of it). Widening changes no pool access (the plan is the same), only the filter's flash
+table and the kernel's dot products, which the reference interpreter executes as written; so the
+plan is made first, and the layers widened for it (`pipeline._steps_for_plan`).
 
 A share of 0 asks for the least flash: no layer widened, and no fused depthwise layer making its rows
 three pixels at a time (`pixel_triples`, `kernels/chain._in_threes`), whose unrolled triples take more
@@ -42,27 +45,32 @@ WIDENED_SHARE = 0.04  # of the model's filter bytes, for the int16 copies' extra
 WIDENED_FLOOR = 4096  # bytes the default share may round up to
 
 
-def _candidate(step) -> bool:
+def _candidate(step, in_place: frozenset[int]) -> bool:
     """An int8 layer on the DSP tuning: a pointwise CONV_2D whose rows the assembly unrolls, or a
-    DEPTHWISE_CONV_2D of whole four-channel groups."""
+    DEPTHWISE_CONV_2D of whole four-channel groups that does not run in place (`in_place`: its ops)."""
     p = step.params
     if getattr(p, "element", 1) != 1 or getattr(p, "tuning", "dsp") != "dsp":
         return False
     if step.kernel == "DEPTHWISE_CONV_2D":
-        return p.depth_multiplier == 1 and p.output_shape[3] % 4 == 0 and depthwise_lanes(p) == 4
+        return (p.depth_multiplier == 1 and p.output_shape[3] % 4 == 0 and depthwise_lanes(p) == 4
+                and not set(step.ops) & in_place)
     return step.kernel == "CONV_2D" and is_pointwise(p) and p.input_shape[3] in UNROLLED_ROWS
 
 
-def widen_weights(steps: tuple, share: float | None = None) -> tuple:
+def widen_weights(steps: tuple, share: float | None = None, in_place: frozenset[int] = frozenset()) -> tuple:
     """`steps` with the chosen layers' params marked `int16_weights` (see the module); `share`
     of the model's filter bytes for their int16 copies, unless None: then `WIDENED_SHARE` of them
-    or `WIDENED_FLOOR` bytes, whichever is more (a share of 0 still takes none)."""
+    or `WIDENED_FLOOR` bytes, whichever is more (a share of 0 still takes none).
+
+    `in_place`: the ops of the depthwise layers a plan runs in place, plane by plane
+    (`kernels/planes.py`, `depthwise.depthwise_in_place`), which read each tap once per plane: a
+    widened filter would buy them nothing, so the bytes go to the next layers ranked."""
     filters = sum(int(s.params.filter.size) for s in steps if hasattr(getattr(s.params, "filter", None), "size"))
     if share is None:
         budget = max(WIDENED_SHARE * filters, WIDENED_FLOOR if WIDENED_SHARE else 0)
     else:
         budget = share * filters
-    ranked = sorted((s for s in steps if _candidate(s)),
+    ranked = sorted((s for s in steps if _candidate(s, in_place)),
                     key=lambda s: (-_pixels(s.params), -int(s.params.filter.size), s.index))
     chosen, used = set(), 0
     for s in ranked:
