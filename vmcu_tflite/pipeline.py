@@ -11,6 +11,7 @@ from .grouping import GROUP, apply_groups, groups_by_ops
 from .lifetimes import Dataflow
 from .kernels.tuning import tuned
 from .kernels.paired_weights import pair_weights
+from .kernels.planes import taps_in_registers
 from .kernels.widened_weights import widen_weights
 from .ops.pulled_row import KIND as PULLED_ROW
 from .passes import simplify
@@ -99,9 +100,8 @@ def _compile(plans: PlansOnce, planner: str, fuse: bool, recompute: bool, tuning
     streamed = replace(streamed, pool_bytes_whole=whole) if streamed else streamed
     plan = replace(plan, fusion=fusion, tensor_level_bytes=baseline, tuning=tuning, streamed_io=streamed,
                    widened_weights=widened)
-    in_place = _in_place_ops(plan)
-    if any(s.kernel == "DEPTHWISE_CONV_2D" and getattr(s.params, "int16_weights", False) and set(s.ops) & in_place
-           for s in layers):
+    in_place = _taps_per_plane(plan, layers)
+    if any(getattr(s.params, "int16_weights", False) and set(s.ops) & in_place for s in layers):
         steps = _steps_for_plan(simple, plan)  # their widened filters' bytes go to other layers (the same plan)
     return Program(simple, steps, plan)
 
@@ -169,17 +169,21 @@ def program_for_plan(graph: Graph, plan: Plan) -> Program:
 
 def _steps_for_plan(simple: Graph, plan: Plan) -> tuple[Step, ...]:
     """The steps of `plan` over the simplified graph: its layers (the depthwise layers it runs in
-    place not widened, `widen_weights`), its chains, frames pulled and outputs pushed."""
-    layers = pair_weights(widen_weights(tuned(build_steps(simple), plan.tuning), plan.widened_weights,
-                                        _in_place_ops(plan)))
+    place with their taps in registers not widened, `widen_weights`), its chains, frames pulled and
+    outputs pushed."""
+    layers = tuned(build_steps(simple), plan.tuning)
+    layers = pair_weights(widen_weights(layers, plan.widened_weights, _taps_per_plane(plan, layers)))
     framed = {simple.storage_of(simple.inputs[p.index].tensor): p.index for p in plan.streamed_io.inputs if p.parts}
     steps = fuse_chosen(simple, pull_parts(simple, layers, framed) if framed else layers, plan.fusion)
     return push_outputs(simple, steps, [p.index for p in plan.streamed_io.outputs if p.in_ring])
 
 
-def _in_place_ops(plan: Plan) -> frozenset[int]:
-    """The ops of the steps `plan` runs in place, plane by plane."""
-    return frozenset(op for s in plan.steps if s.in_place for op in s.ops)
+def _taps_per_plane(plan: Plan, layers: Sequence[Step]) -> frozenset[int]:
+    """The ops of the depthwise layers (among `layers`) that `plan` runs in place in planes holding
+    their taps in registers (`planes.taps_in_registers`): each tap loaded once per plane."""
+    params = {s.ops: s.params for s in layers}
+    return frozenset(op for s in plan.steps if s.in_place and s.ops in params
+                     and taps_in_registers(params[s.ops], s.segment_bytes) for op in s.ops)
 
 
 def compile_model(model: str | Path | bytes, planner: str = "vmcu", fuse: bool = True,

@@ -21,6 +21,7 @@ from vmcu_tflite.codegen.params.depthwise_conv2d import lane_order
 from vmcu_tflite.errors import EXIT_BAD_INPUT, UsageError
 from vmcu_tflite.kernels import widened_weights
 from vmcu_tflite.kernels.lower.dsp import UNROLLED_ROWS
+from vmcu_tflite.kernels.planes import taps_in_registers
 from vmcu_tflite.kernels.tuning import tuned
 from vmcu_tflite.kernels.widened_weights import widen_weights
 from vmcu_tflite.passes import simplify
@@ -153,10 +154,10 @@ def test_depthwise_layers_of_whole_groups_compete_by_pixels(tmp_path):
 
 
 def test_depthwise_layers_the_plan_runs_in_place_keep_int8_filters(tmp_path):
-    """An in-place depthwise layer reads each tap once per plane: widened, its filter would buy
-    nothing. A budget that the 7x7 layer (392 bytes) would take goes to the 1x1 layer (256) once
-    the plan runs both depthwise layers in place; the program's steps say so, and the saved plan
-    rebuilds the same steps."""
+    """An in-place depthwise layer whose planes hold its taps in registers reads each tap once per
+    plane: widened, its filter would buy nothing. A budget that the 7x7 layer (392 bytes) would
+    take goes to the 1x1 layer (256) once the plan runs both depthwise layers in place; the
+    program's steps say so, and the saved plan rebuilds the same steps."""
     path = tmp_path / "wide.tflite"
     path.write_bytes(wide_window_block())
     steps = tuned(build_steps(simplify(read_model(path))), "dsp")
@@ -164,8 +165,10 @@ def test_depthwise_layers_the_plan_runs_in_place_keep_int8_filters(tmp_path):
     share = steps[1].params.filter.size / sum(s.params.filter.size for s in steps)
     assert [s.params.int16_weights for s in widen_weights(steps, share)] == [False, True, False, False]
     program = compile_model(path, widened=share)
-    in_place = {op for s in program.plan.steps if s.in_place for op in s.ops}
-    assert in_place == set(steps[1].ops) | set(steps[2].ops)
+    in_place = {op for s in program.plan.steps if s.in_place and s.segment_bytes == 2 for op in s.ops}
+    assert in_place == set(steps[1].ops) | set(steps[2].ops)  # two-channel planes of column pairs
+    # planes of four or more channels load a group's taps at every pixel: there widening still pays
+    assert [taps_in_registers(steps[1].params, n) for n in (1, 2, 4, 8)] == [True, True, False, False]
     assert [s.params.int16_weights for s in widen_weights(steps, share, frozenset(in_place))] == [False, False, False,
                                                                                                   True]
     assert [getattr(s.params, "int16_weights", False) for s in program.steps] == [False, False, False, True]

@@ -53,6 +53,13 @@ def column_pair_planes(p) -> bool:
             and 2 * inside >= o_w * k_w)
 
 
+def taps_in_registers(p, segment: int) -> bool:
+    """Whether an in-place layer's `segment`-channel planes hold their taps in registers for the
+    whole plane, each tap loaded once per plane: one-channel planes, and two-channel planes of column
+    pairs (`column_pairs`). Wider planes load a group's taps again at every pixel (DotLanes)."""
+    return segment == 1 or segment == 2 and column_pair_planes(p)
+
+
 def padded_row(p) -> int:
     """The pixels of a row of a padded plane: the input's columns with the layer's padding either side
     (the input's zero point), as many as the last output pixels' windows need (one more column when

@@ -24,11 +24,12 @@ model's share would buy no layer at all (KWS DS-CNN: 4 % of its 22 KB of filters
 explicit share (`--widened-weights`) is taken as given. The candidates: 1x1 layers whose rows the
 assembly takes unrolled (`UNROLLED_ROWS`: elsewhere the C loop would read them, at no gain), and
 depthwise layers of whole four-channel groups (a multiplier of 1, channels a multiple of four)
-that the plan does not run in place: in place, a layer's planes read each tap once per plane, so
-its int16 copy would buy nothing (MCUNet-320KB-ImageNet's two 5x5 layers over 22x22x120 held
-6,000 bytes of it). Widening changes no pool access (the plan is the same), only the filter's flash
-table and the kernel's dot products, which the reference interpreter executes as written; so the
-plan is made first, and the layers widened for it (`pipeline._steps_for_plan`).
+unless the plan runs them in place in planes that hold their taps in registers
+(`planes.taps_in_registers`), which read each tap once per plane: there an int16 copy would buy
+nothing (MCUNet-320KB-ImageNet's two 5x5 layers over 22x22x120 held 6,000 bytes of it).
+Widening changes no pool access (the plan is the same), only the filter's flash table and the
+kernel's dot products, which the reference interpreter executes as written; so the plan is made
+first, and the layers widened for it (`pipeline._steps_for_plan`).
 
 A share of 0 asks for the least flash: no layer widened, and no fused depthwise layer making its rows
 three pixels at a time (`pixel_triples`, `kernels/chain._in_threes`), whose unrolled triples take more
@@ -47,7 +48,7 @@ WIDENED_FLOOR = 4096  # bytes the default share may round up to
 
 def _candidate(step, in_place: frozenset[int]) -> bool:
     """An int8 layer on the DSP tuning: a pointwise CONV_2D whose rows the assembly unrolls, or a
-    DEPTHWISE_CONV_2D of whole four-channel groups that does not run in place (`in_place`: its ops)."""
+    DEPTHWISE_CONV_2D of whole four-channel groups whose ops are not in `in_place`."""
     p = step.params
     if getattr(p, "element", 1) != 1 or getattr(p, "tuning", "dsp") != "dsp":
         return False
@@ -62,9 +63,9 @@ def widen_weights(steps: tuple, share: float | None = None, in_place: frozenset[
     of the model's filter bytes for their int16 copies, unless None: then `WIDENED_SHARE` of them
     or `WIDENED_FLOOR` bytes, whichever is more (a share of 0 still takes none).
 
-    `in_place`: the ops of the depthwise layers a plan runs in place, plane by plane
-    (`kernels/planes.py`, `depthwise.depthwise_in_place`), which read each tap once per plane: a
-    widened filter would buy them nothing, so the bytes go to the next layers ranked."""
+    `in_place`: the ops of the depthwise layers a plan runs in place in planes that read each tap
+    once per plane (`planes.taps_in_registers`): a widened filter would buy them nothing, so the
+    bytes go to the next layers ranked."""
     filters = sum(int(s.params.filter.size) for s in steps if hasattr(getattr(s.params, "filter", None), "size"))
     if share is None:
         budget = max(WIDENED_SHARE * filters, WIDENED_FLOOR if WIDENED_SHARE else 0)
