@@ -417,7 +417,7 @@ VALUE_CASES = [
     ("chain-residual-from-wrong-pixel", "depthwise_block", "layer_chain", 0, residual_from_next_row),
     ("chain-average-wrong-count", "kws_like", "layer_chain", 0, changed(Average, divisor=lambda s: s.divisor + 1)),
     ("widened-rows-next-channel", "widened_chain", "pointwise", 0, int16_rows_next_channel),
-    ("depthwise-lane-order-ignored", "kws_like", "depthwise", 1, lane_order_ignored),  # in place: never widened
+    ("depthwise-lane-order-ignored", "kws_like", "depthwise", 1, lane_order_ignored),  # streamed: widened
     ("depthwise-table-in-channel-order", "pad_conv", "depthwise_in_place", 1, ChannelOrder()),
     ("chain-triple-third-pixel-into-second", "threes_block", "layer_chain", 0,
      changed(DotLanesPair, acc2=lambda s: s.acc1 if s.acc2 else s.acc2)),
