@@ -28,8 +28,8 @@ def _counting(monkeypatch) -> list[int]:
 
 def test_a_streamed_compilation_plans_its_repeated_trials_once(monkeypatch):
     """A streamed block's compilation with recomputation allowed asks for ten plans (five trials in
-    each of its two compilations) whose steps come out the same but for three: it makes three (a
-    streamed LSTM's took 44 s before, 9 s with them made once)."""
+    each of its two compilations) of only three different sets of steps: it makes three. (A
+    streamed LSTM's compilation took 44 s before, 9 s with each plan made once.)"""
     calls = _counting(monkeypatch)
     program = compile_model(BLOCK, recompute=True, stream_inputs=[0])
     assert len(calls) == 3, calls
